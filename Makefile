@@ -1,0 +1,37 @@
+# Two commands do everything on a fresh machine:
+#   make demo   set up .venv, run the whole DAG on the bundled demo -> results/report/report.html
+#   make test   set up .venv, run the test suite
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# CPU wheel by default; on a GPU cluster use e.g. TORCH_INDEX=https://download.pytorch.org/whl/cu128
+TORCH_VERSION ?= 2.13.0
+TORCH_INDEX ?=
+PYTEST_ARGS ?=
+
+export PATH := $(abspath $(BIN)):$(PATH)
+export HF_HUB_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: install demo test clean
+
+install: $(VENV)/.installed
+
+# torch first, pinned (an unpinned torch would pull several GB of CUDA packages), then the rest.
+$(VENV)/.installed: requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet torch==$(TORCH_VERSION) $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
+	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip install --quiet --no-deps -e .
+	$(BIN)/python -c "import datasets, torch, transformers, scispacy, pubmed_parser, snakemake"
+	touch $@
+
+demo: install
+	$(BIN)/snakemake --profile local
+
+test: install
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+clean:
+	rm -rf results .snakemake

@@ -1,0 +1,32 @@
+# biocompact: from raw PubMed to a report comparing compact biomedical transformers.
+#
+#   snakemake --profile local          # run everything on this machine
+#   snakemake --profile slurm          # run on a Slurm GPU cluster
+#
+# One config.yaml drives the DAG; see README.md for stage targets.
+
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/corpus.smk"
+include: "workflow/rules/vocab.smk"
+include: "workflow/rules/pretraining.smk"
+include: "workflow/rules/distillation.smk"
+include: "workflow/rules/finetuning.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    """The whole pipeline: every model fine-tuned on every task, aggregated into the report."""
+    input:
+        "results/report/report.html",
+    default_target: True

@@ -1,0 +1,1 @@
+"""Distillation stage: task-agnostic knowledge distillation from a pretrained teacher."""

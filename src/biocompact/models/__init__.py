@@ -1,0 +1,1 @@
+"""Model architectures: named presets and helpers shared by every training stage."""

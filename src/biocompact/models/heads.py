@@ -1,0 +1,18 @@
+"""Access to the masked-language-modelling head of a Hugging Face model."""
+
+from __future__ import annotations
+
+from torch import nn
+from transformers import PreTrainedModel
+
+# BERT: cls, RoBERTa: lm_head, ALBERT: predictions
+_HEAD_ATTRIBUTES = ("cls", "lm_head", "predictions")
+
+
+def mlm_head(model: PreTrainedModel) -> nn.Module:
+    """The module that maps final hidden states to vocabulary logits."""
+    for attribute in _HEAD_ATTRIBUTES:
+        head = getattr(model, attribute, None)
+        if isinstance(head, nn.Module):
+            return head
+    raise TypeError(f"{type(model).__name__} has no masked-language-modelling head")

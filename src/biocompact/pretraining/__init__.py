@@ -1,0 +1,1 @@
+"""Pretraining stage: masked language modelling from scratch or from a checkpoint."""

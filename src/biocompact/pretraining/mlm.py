@@ -1,0 +1,24 @@
+"""The masked-language-modelling objective, with the MLM head run on masked positions only."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from transformers import PreTrainedModel
+
+from biocompact.training.evaluation import masked_lm_logits
+from biocompact.training.objective import Objective
+
+
+class MaskedLanguageModelling(Objective):
+    def __init__(self, model: PreTrainedModel):
+        super().__init__()
+        self.model = model
+
+    def forward(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        logits, labels = masked_lm_logits(self.model, batch)
+        loss = F.cross_entropy(logits.float(), labels)
+        return loss, {"loss_mlm": loss.detach()}
+
+    def model_to_save(self) -> PreTrainedModel:
+        return self.model

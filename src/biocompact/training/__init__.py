@@ -1,0 +1,1 @@
+"""Training machinery shared by the pretraining and distillation stages."""

@@ -1,0 +1,75 @@
+"""After training: held-out MLM loss / perplexity and a fill-mask probe, so a broken model shows."""
+
+from __future__ import annotations
+
+import math
+
+import datasets
+import torch
+import torch.nn.functional as F
+from transformers import PreTrainedModel, PreTrainedTokenizerBase, pipeline
+
+from biocompact.models.heads import mlm_head
+from biocompact.training.batches import MaskedBatcher
+from biocompact.training.masking import IGNORE_INDEX
+
+EVAL_MASKING_SEED = 12345
+
+
+def masked_lm_logits(model: PreTrainedModel, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    """MLM logits at the masked positions only (the head never sees unmasked tokens)."""
+    hidden = model.base_model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).last_hidden_state
+    selected = batch["labels"] != IGNORE_INDEX
+    return mlm_head(model)(hidden[selected]), batch["labels"][selected]
+
+
+@torch.inference_mode()
+def heldout_loss(
+    model: PreTrainedModel, dataset: datasets.Dataset, batcher: MaskedBatcher, batch_size: int = 32
+) -> tuple[float, int]:
+    """Mean cross-entropy over masked held-out tokens (fixed masking seed) and their count."""
+    model.eval()
+    device = next(model.parameters()).device
+    generator = torch.Generator().manual_seed(EVAL_MASKING_SEED)
+    total, count = 0.0, 0
+    for start in range(0, len(dataset), batch_size):
+        batch = batcher(dataset[start : start + batch_size], generator)
+        logits, labels = masked_lm_logits(model, {k: v.to(device) for k, v in batch.items()})
+        total += float(F.cross_entropy(logits.float(), labels, reduction="sum"))
+        count += labels.numel()
+    return total / max(count, 1), count
+
+
+def fill_mask_probe(
+    model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, probes: list[dict], top_k: int = 5
+) -> list[dict]:
+    """Top-k predictions for each probe ``{"text": "... [MASK] ...", "answer": "..."}``."""
+    fill = pipeline("fill-mask", model=model, tokenizer=tokenizer, top_k=top_k, device=model.device)
+    results = []
+    for probe in probes:
+        text = probe["text"].replace("[MASK]", tokenizer.mask_token)
+        predictions = fill(text)
+        results.append({
+            "text": probe["text"],
+            "answer": probe["answer"],
+            "predictions": [{"token": p["token_str"].strip(), "score": float(p["score"])} for p in predictions],
+        })
+    return results
+
+
+def evaluate_language_model(
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    validation: datasets.Dataset,
+    batcher: MaskedBatcher,
+    probes: list[dict],
+) -> dict:
+    """The ``eval.json`` figures shared by pretraining and distillation."""
+    loss, count = heldout_loss(model, validation, batcher)
+    return {
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "heldout_loss": loss,
+        "perplexity": math.exp(loss),
+        "heldout_tokens": count,
+        "fill_mask": fill_mask_probe(model, tokenizer, probes),
+    }

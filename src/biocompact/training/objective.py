@@ -1,0 +1,33 @@
+"""The interface between the training loop and what is being trained."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+from transformers import PreTrainedModel
+
+
+class Objective(nn.Module):
+    """A trainable objective: ``forward(batch)`` returns the loss and its named terms.
+
+    Submodules whose names start with a prefix in ``frozen`` (a distillation teacher)
+    are neither trained nor checkpointed.
+    """
+
+    frozen: tuple[str, ...] = ()
+
+    def forward(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        raise NotImplementedError
+
+    def model_to_save(self) -> PreTrainedModel:
+        """The Hugging Face model that the stage publishes when training ends."""
+        raise NotImplementedError
+
+    def trainable_state(self) -> dict[str, torch.Tensor]:
+        return {k: v for k, v in self.state_dict().items() if not k.startswith(self.frozen)}
+
+    def load_trainable_state(self, state: dict[str, torch.Tensor]) -> None:
+        missing, unexpected = self.load_state_dict(state, strict=False)
+        missing = [key for key in missing if not key.startswith(self.frozen)]
+        if missing or unexpected:
+            raise RuntimeError(f"checkpoint does not match the objective: missing {missing}, unexpected {unexpected}")

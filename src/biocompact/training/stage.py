@@ -1,0 +1,70 @@
+"""What pretraining and distillation jobs share around the loop: inputs, threads, publishing."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import asdict
+
+import datasets
+import torch
+from transformers import AutoTokenizer, PreTrainedTokenizerBase
+
+from biocompact.atomic import atomic_path, write_json
+from biocompact.training.batches import MaskedBatcher
+from biocompact.training.evaluation import evaluate_language_model
+from biocompact.training.loop import TrainingSettings, train
+from biocompact.training.masking import MaskingSettings
+from biocompact.training.objective import Objective
+
+
+def load_corpus(dataset_dir: str | os.PathLike, tokenizer_dir: str | os.PathLike, masking: dict):
+    """The packed corpus, its tokenizer and a batcher that masks with ``masking`` settings."""
+    corpus = datasets.load_from_disk(str(dataset_dir))
+    tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
+    batcher = MaskedBatcher(tokenizer.pad_token_id, tokenizer.mask_token_id, len(tokenizer), MaskingSettings(**masking))
+    return corpus, tokenizer, batcher
+
+
+def train_and_publish(
+    objective: Objective,
+    corpus: datasets.DatasetDict,
+    tokenizer: PreTrainedTokenizerBase,
+    batcher: MaskedBatcher,
+    settings: TrainingSettings,
+    checkpoint_dir: str | os.PathLike,
+    outputs: dict[str, str],
+    probes: list[dict],
+    description: dict,
+    threads: int,
+) -> dict:
+    """Train (resuming if possible), then write the model folder, the log and ``eval.json``.
+
+    ``outputs`` names the ``model``, ``log`` and ``eval`` paths; the model folder appears
+    only once training has ended.
+    """
+    torch.set_num_threads(threads)
+    log_path = train(objective, corpus["train"], batcher, settings, checkpoint_dir)
+    model = objective.model_to_save()
+    evaluation = {
+        **description,
+        "steps": settings.steps,
+        "train_tokens": _trained_tokens(log_path),
+        "training": asdict(settings),
+        **evaluate_language_model(model, tokenizer, corpus["validation"], batcher, probes),
+    }
+    with atomic_path(outputs["model"], is_dir=True) as folder:
+        model.save_pretrained(folder)
+        tokenizer.save_pretrained(folder)
+    with atomic_path(outputs["log"]) as temporary:
+        shutil.copyfile(log_path, temporary)
+    write_json(outputs["eval"], evaluation)
+    return evaluation
+
+
+def _trained_tokens(log_path: os.PathLike) -> int:
+    """Tokens seen in training, from the last line of the training log."""
+    with open(log_path, encoding="utf-8") as handle:
+        last = handle.readlines()[-1]
+    return json.loads(last)["tokens"]

@@ -1,0 +1,1 @@
+"""Vocabulary stage: train a subword vocabulary with `tokenizers` and measure it."""

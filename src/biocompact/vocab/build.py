@@ -1,0 +1,46 @@
+"""The vocabulary rule: train on training documents, measure on held-out ones."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from itertools import islice
+
+from transformers import AutoTokenizer
+
+from biocompact.atomic import write_json
+from biocompact.locations import resolve_location
+from biocompact.textshards import iter_sentences
+from biocompact.vocab.stats import vocabulary_statistics
+from biocompact.vocab.train import train_vocabulary
+
+
+def build_vocabulary(
+    shards: Sequence[str | os.PathLike],
+    out_tokenizer: str | os.PathLike,
+    out_stats: str | os.PathLike,
+    name: str,
+    settings: dict,
+    heldout_fraction: float,
+    max_heldout_sentences: int,
+) -> dict:
+    """Train vocabulary ``name`` from ``settings`` (its config entry) and write its statistics."""
+    settings = dict(settings)
+    vocab_type = settings.pop("type")
+    reference = settings.pop("reference", None)
+    tokenizer = train_vocabulary(
+        iter_sentences(shards, heldout_fraction, heldout=False), out_tokenizer, vocab_type, **settings
+    )
+    heldout = list(islice(iter_sentences(shards, heldout_fraction, heldout=True), max_heldout_sentences))
+    stats = {
+        "vocab": name,
+        "type": vocab_type,
+        "lowercase": settings.get("lowercase"),
+        **vocabulary_statistics(tokenizer, heldout),
+        "reference": None,
+    }
+    if reference:
+        reference_tokenizer = AutoTokenizer.from_pretrained(resolve_location(reference))
+        stats["reference"] = {"name": reference, **vocabulary_statistics(reference_tokenizer, heldout)}
+    write_json(out_stats, stats)
+    return stats

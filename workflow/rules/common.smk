@@ -1,0 +1,98 @@
+# Names and helpers shared by every rule file: all derived from the validated config.
+
+from pathlib import Path
+
+PUBMED_BASELINE = config["corpus"]["pubmed"]["baseline"]
+PUBMED_UPDATES = config["corpus"]["pubmed"]["updates"]
+PUBMED_STEMS = PUBMED_BASELINE + PUBMED_UPDATES  # NCBI order: baseline, then updates
+VOCABS = list(config["vocabularies"])
+PRETRAINED = list(config["pretraining"])
+DISTILLED = list(config["distillation"])
+EXTERNAL = dict(config["external_models"])
+ALL_MODELS = PRETRAINED + DISTILLED + list(EXTERNAL)
+FINETUNE_MODELS = config["finetuning"]["models"]
+TASKS = list(config["finetuning"]["tasks"])
+SEEDS = config["finetuning"]["seeds"]
+SENTENCE_SHARDS = expand("results/corpus/sentences/{stem}.txt.gz", stem=PUBMED_STEMS)
+
+
+def _check_names():
+    seen = {}
+    for section, names in (("pretraining", PRETRAINED), ("distillation", DISTILLED), ("external_models", EXTERNAL)):
+        for name in names:
+            if name in seen:
+                raise ValueError(f"config: model name {name!r} is used in both {seen[name]} and {section}")
+            seen[name] = section
+    if len(set(PUBMED_STEMS)) != len(PUBMED_STEMS):
+        raise ValueError("config: corpus.pubmed.baseline and updates repeat a file name")
+    for name, settings in config["pretraining"].items():
+        if settings["vocabulary"] not in VOCABS:
+            raise ValueError(f"config: pretraining.{name}.vocabulary {settings['vocabulary']!r} is not in vocabularies")
+    for name, settings in config["distillation"].items():
+        if settings["teacher"] not in PRETRAINED + DISTILLED:
+            raise ValueError(f"config: distillation.{name}.teacher {settings['teacher']!r} is not a pretrained or distilled model")
+    for name in FINETUNE_MODELS:
+        if name not in seen:
+            raise ValueError(f"config: finetuning.models names {name!r}, which is not a model of pretraining, distillation or external_models")
+    for task, settings in config["finetuning"]["tasks"].items():
+        if settings["preset"] not in config["finetuning"]["presets"]:
+            raise ValueError(f"config: finetuning.tasks.{task}.preset {settings['preset']!r} is not in finetuning.presets")
+
+
+_check_names()
+
+
+wildcard_constraints:
+    stem="|".join(PUBMED_STEMS),
+    vocab="|".join(VOCABS),
+    model="|".join(ALL_MODELS),
+    task="|".join(TASKS),
+    seed=r"\d+",
+
+
+def model_dir(name):
+    """The Hugging Face folder (or hub name) of model ``name``."""
+    if name in PRETRAINED:
+        return f"results/pretraining/{name}/model"
+    if name in DISTILLED:
+        return f"results/distillation/{name}/model"
+    return EXTERNAL[name]
+
+
+def model_input(name):
+    """What the DAG must build before model ``name`` can be used ([] for external models)."""
+    return [] if name in EXTERNAL else [model_dir(name)]
+
+
+def model_vocabulary(name):
+    """The vocabulary whose tokenised corpus a pretrained or distilled model trains on."""
+    if name in PRETRAINED:
+        return config["pretraining"][name]["vocabulary"]
+    return model_vocabulary(config["distillation"][name]["teacher"])
+
+
+def task_config(task):
+    """A task's config with its hyperparameters resolved (preset, then task overrides)."""
+    settings = dict(config["finetuning"]["tasks"][task])
+    settings["name"] = task
+    settings["hyperparameters"] = {
+        **config["finetuning"]["presets"][settings["preset"]],
+        **settings["hyperparameters"],
+    }
+    return settings
+
+
+def finetune_config(model, task):
+    """``task_config`` with the per-model overrides of ``finetuning.model_overrides`` applied."""
+    settings = task_config(task)
+    overrides = config["finetuning"]["model_overrides"].get(model, {})
+    settings["hyperparameters"] = {**settings["hyperparameters"], **overrides}
+    return settings
+
+
+def training_settings(section):
+    """The optimisation settings of a pretraining or distillation entry (what the loop needs)."""
+    keys = ("steps", "batch_size", "gradient_accumulation", "learning_rate", "warmup_steps",
+            "weight_decay", "max_grad_norm", "adam_beta1", "adam_beta2", "adam_epsilon",
+            "seed", "log_every", "checkpoint_every")
+    return {key: section[key] for key in keys}

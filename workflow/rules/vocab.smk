@@ -1,0 +1,50 @@
+# Vocabulary stage: subword vocabularies trained with `tokenizers`, and the tokenised corpus.
+
+
+rule train_vocabulary:
+    """Train one vocabulary on the training documents; measure it on held-out ones."""
+    input:
+        shards=SENTENCE_SHARDS,
+    output:
+        tokenizer=directory("results/vocab/{vocab}/tokenizer"),
+        stats="results/vocab/{vocab}/stats.json",
+    params:
+        settings=lambda wc: config["vocabularies"][wc.vocab],
+        heldout_fraction=config["pretraining_data"]["heldout_fraction"],
+        max_heldout_sentences=config["pretraining_data"]["max_heldout_sentences"],
+    log:
+        "results/logs/vocab/train_vocabulary/{vocab}.log",
+    benchmark:
+        "results/benchmarks/vocab/train_vocabulary/{vocab}.tsv"
+    threads: 2
+    resources:
+        mem_mb=8000,
+        runtime=240,
+    conda:
+        "../../envs/torch.yaml"
+    script:
+        "../../scripts/train_vocabulary.py"
+
+
+rule tokenize_corpus:
+    """Tokenise the sentence shards once and pack them into sequences (Arrow, on disk)."""
+    input:
+        shards=SENTENCE_SHARDS,
+        tokenizer="results/vocab/{vocab}/tokenizer",
+    output:
+        directory("results/pretraining_data/{vocab}"),
+    params:
+        max_seq_length=config["pretraining_data"]["max_seq_length"],
+        heldout_fraction=config["pretraining_data"]["heldout_fraction"],
+    log:
+        "results/logs/vocab/tokenize_corpus/{vocab}.log",
+    benchmark:
+        "results/benchmarks/vocab/tokenize_corpus/{vocab}.tsv"
+    threads: 2
+    resources:
+        mem_mb=8000,
+        runtime=240,
+    conda:
+        "../../envs/torch.yaml"
+    script:
+        "../../scripts/tokenize_corpus.py"
