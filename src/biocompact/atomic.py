@@ -26,6 +26,9 @@ def _temporary_sibling(path: Path, is_dir: bool) -> Path:
         return Path(tempfile.mkdtemp(prefix=prefix, dir=path.parent))
     handle, name = tempfile.mkstemp(prefix=prefix, dir=path.parent)
     os.close(handle)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(name, 0o666 & ~umask)  # mkstemp's 0600 would make results private to their writer
     return Path(name)
 
 

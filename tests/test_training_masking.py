@@ -1,0 +1,67 @@
+"""Whole-word masking: never splits a word, masks about 15% of tokens, BERT's 80/10/10."""
+
+import torch
+
+from biocompact.training.masking import IGNORE_INDEX, MaskingSettings, mask_tokens
+
+MASK_ID, VOCAB = 4, 1000
+
+
+def _batch(n_sequences=64, n_words=100, seed=0):
+    generator = torch.Generator().manual_seed(seed)
+    rows_ids, rows_words = [], []
+    for _ in range(n_sequences):
+        words = [-1]
+        for word in range(n_words):
+            words += [word] * int(torch.randint(1, 4, (1,), generator=generator))
+        words.append(-1)
+        rows_words.append(words)
+        rows_ids.append(torch.randint(10, VOCAB, (len(words),), generator=generator).tolist())
+    width = max(map(len, rows_words))
+    ids = torch.tensor([r + [0] * (width - len(r)) for r in rows_ids])
+    words = torch.tensor([r + [-1] * (width - len(r)) for r in rows_words])
+    return ids, words
+
+
+def test_whole_words_are_masked_together_and_about_15_percent():
+    ids, words = _batch()
+    masked, labels = mask_tokens(ids, words, MASK_ID, VOCAB, MaskingSettings(), torch.Generator().manual_seed(1))
+    chosen = labels != IGNORE_INDEX
+    for row in range(ids.shape[0]):
+        for word in words[row].unique().tolist():
+            if word < 0:
+                continue
+            in_word = chosen[row][words[row] == word]
+            assert in_word.all() or not in_word.any(), "a word was split by masking"
+    share = chosen.sum().item() / (words >= 0).sum().item()
+    assert 0.13 < share < 0.17
+    assert not chosen[words < 0].any(), "special or padding tokens were masked"
+    assert torch.equal(labels[chosen], ids[chosen])
+
+
+def test_80_10_10_replacement():
+    ids, words = _batch(n_sequences=200)
+    masked, labels = mask_tokens(ids, words, MASK_ID, VOCAB, MaskingSettings(), torch.Generator().manual_seed(2))
+    chosen = labels != IGNORE_INDEX
+    as_mask = (masked[chosen] == MASK_ID).float().mean().item()
+    unchanged = (masked[chosen] == ids[chosen]).float().mean().item()
+    assert 0.77 < as_mask < 0.83
+    # 10% kept on purpose, plus random replacements that happen to draw the same token (rare)
+    assert 0.08 < unchanged < 0.12
+    assert torch.equal(masked[~chosen], ids[~chosen])
+
+
+def test_every_sequence_gets_a_prediction():
+    ids = torch.tensor([[2, 50, 51, 3]])
+    words = torch.tensor([[-1, 0, 1, -1]])
+    for seed in range(20):
+        _, labels = mask_tokens(ids, words, MASK_ID, VOCAB, MaskingSettings(probability=0.01), torch.Generator().manual_seed(seed))
+        assert (labels != IGNORE_INDEX).sum() == 1
+
+
+def test_token_level_masking_when_whole_word_is_off():
+    ids, words = _batch()
+    settings = MaskingSettings(whole_word=False)
+    _, labels = mask_tokens(ids, words, MASK_ID, VOCAB, settings, torch.Generator().manual_seed(3))
+    share = (labels != IGNORE_INDEX).sum().item() / (words >= 0).sum().item()
+    assert 0.13 < share < 0.17
