@@ -1,0 +1,8 @@
+"""Sum the per-file corpus statistics."""
+from biocompact.corpus.stats import sum_corpus_stats
+from biocompact.runlog import job_logging
+
+with job_logging(snakemake) as log:  # noqa: F821  (snakemake is injected)
+    sum_corpus_stats(
+        snakemake.input.stats, snakemake.input.metas, snakemake.params.stems, snakemake.output[0]
+    )

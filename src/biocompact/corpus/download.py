@@ -1,0 +1,119 @@
+"""Fetch PubMed files from NCBI's layout (a URL or a local folder) and verify their MD5.
+
+``source`` is ``https://``, ``http://``, ``ftp://`` or ``file://`` URL, or a folder path
+(relative to the working directory). Files live at ``{source}/{folder}/{stem}.xml.gz``
+with ``folder`` ``baseline`` or ``updatefiles``, each beside an NCBI-style sidecar
+``{stem}.xml.gz.md5`` that reads ``MD5(pubmed25n0001.xml.gz)= <32 hex digits>``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import logging
+import os
+import re
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from collections.abc import Callable
+from typing import IO, TypeVar
+
+from biocompact.atomic import atomic_path
+from biocompact.corpus.errors import CorpusFileError
+
+LOG = logging.getLogger(__name__)
+
+FOLDERS = ("baseline", "updatefiles")
+URL_SCHEMES = ("http://", "https://", "ftp://", "file://")
+SIDECAR = re.compile(r"MD5\((?P<name>[^)]+)\)\s*=\s*(?P<digest>[0-9a-fA-F]{32})\s*")
+CHUNK_BYTES = 1 << 20
+T = TypeVar("T")
+
+
+def pubmed_url(source: str, folder: str, name: str) -> str:
+    """URL of ``name`` in ``folder`` of ``source``; a folder path becomes a ``file://`` URL."""
+    if folder not in FOLDERS:
+        raise ValueError(f"PubMed folder must be one of {FOLDERS}, got {folder!r}")
+    base = source if source.startswith(URL_SCHEMES) else Path(source).resolve().as_uri()
+    return f"{base.rstrip('/')}/{folder}/{name}"
+
+
+def _is_transient(error: Exception) -> bool:
+    """Server hiccups and dropped connections are retried; missing files are not."""
+    if isinstance(error, urllib.error.HTTPError):
+        return error.code == 429 or error.code >= 500
+    if isinstance(error, urllib.error.URLError):
+        return not isinstance(error.reason, FileNotFoundError)
+    return isinstance(error, (http.client.HTTPException, ConnectionError, TimeoutError))
+
+
+def _with_retries(
+    url: str, read: Callable[[IO[bytes]], T], retries: int, backoff_s: float
+) -> T:
+    """Call ``read(response)`` on ``url``, retrying transient errors with exponential back-off."""
+    for attempt in range(retries + 1):
+        try:
+            with urllib.request.urlopen(url, timeout=60) as response:
+                return read(response)
+        except (urllib.error.URLError, http.client.HTTPException, OSError) as error:
+            if attempt == retries or not _is_transient(error):
+                raise CorpusFileError(url, f"download failed: {error}") from error
+            delay = backoff_s * 2**attempt
+            LOG.warning("%s: %s; retry %d/%d in %.0f s", url, error, attempt + 1, retries, delay)
+            time.sleep(delay)
+    raise AssertionError("unreachable")
+
+
+def read_md5_sidecar(text: str, name: str, url: str) -> str:
+    """The hex digest an NCBI ``.md5`` sidecar states for file ``name``."""
+    match = SIDECAR.fullmatch(text)
+    if match is None:
+        raise CorpusFileError(url, f"not an NCBI MD5 sidecar ('MD5(name)= hex'): {text[:80]!r}")
+    if match["name"] != name:
+        raise CorpusFileError(url, f"sidecar is for {match['name']!r}, not {name!r}")
+    return match["digest"].lower()
+
+
+def _copy_with_md5(response: IO[bytes], target: IO[bytes]) -> str:
+    digest = hashlib.md5()
+    target.seek(0)
+    target.truncate()
+    while chunk := response.read(CHUNK_BYTES):
+        digest.update(chunk)
+        target.write(chunk)
+    return digest.hexdigest()
+
+
+def download_pubmed_file(
+    source: str,
+    folder: str,
+    stem: str,
+    output: str | os.PathLike,
+    verify_md5: bool = True,
+    retries: int = 4,
+    backoff_s: float = 2.0,
+) -> str:
+    """Download ``{source}/{folder}/{stem}.xml.gz`` to ``output``, verified; return its MD5.
+
+    The file appears at ``output`` only when complete and (with ``verify_md5``) matching
+    its sidecar; a mismatch raises :class:`CorpusFileError` naming both digests.
+    """
+    name = f"{stem}.xml.gz"
+    url = pubmed_url(source, folder, name)
+    expected = None
+    if verify_md5:
+        sidecar = _with_retries(
+            url + ".md5", lambda response: response.read().decode("ascii", "replace"),
+            retries, backoff_s,
+        )
+        expected = read_md5_sidecar(sidecar, name, url + ".md5")
+    with atomic_path(output) as temporary, open(temporary, "wb") as target:
+        actual = _with_retries(
+            url, lambda response: _copy_with_md5(response, target), retries, backoff_s
+        )
+        if expected is not None and actual != expected:
+            raise CorpusFileError(url, f"MD5 mismatch: sidecar says {expected}, file has {actual}")
+    LOG.info("%s -> %s (md5 %s%s)", url, output, actual, ", verified" if expected else "")
+    return actual

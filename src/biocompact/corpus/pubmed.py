@@ -1,0 +1,207 @@
+"""Parse PubMed/MEDLINE XML (baseline, update and efetch files) into JSON-lines citations.
+
+The file is streamed with ``lxml.etree.iterparse`` and every handled element is freed, so
+memory stays flat however large the file. ``pubmed_parser.parse_medline_xml`` is not used
+for the records themselves because it ignores ``DeleteCitation`` and the PMID ``Version``,
+cannot drop structured-abstract labels and loses text nested two levels deep
+(``<b><i>Background:</i></b>``); it supplies the publication-year rules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+import os
+import zlib
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+from lxml import etree
+from pubmed_parser.medline_parser import date_extractor
+
+from biocompact.atomic import atomic_open, write_json
+from biocompact.corpus.errors import CorpusFileError
+
+ROOT_TAG = "PubmedArticleSet"
+RECORD_TAGS = ("PubmedArticle", "PubmedBookArticle", "DeleteCitation")
+
+
+@dataclasses.dataclass(frozen=True)
+class Citation:
+    """One PubMed citation, as written to ``parsed/{stem}.jsonl.gz``."""
+
+    pmid: str
+    version: int
+    year: int | None
+    language: str
+    title: str
+    abstract: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Deletion:
+    """A ``DeleteCitation`` entry: the PMID leaves PubMed."""
+
+    pmid: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Skipped:
+    """A record that yields no citation (``reason`` says why)."""
+
+    reason: str
+
+
+Record = Citation | Deletion | Skipped
+
+
+def _text(element: etree._Element | None) -> str:
+    """All text inside ``element`` (nested markup included), whitespace collapsed."""
+    return " ".join("".join(element.itertext()).split()) if element is not None else ""
+
+
+def _pmid(element: etree._Element, where: str) -> tuple[str, int]:
+    pmid = (element.text or "").strip()
+    if not pmid.isdigit():
+        raise ValueError(f"{where}: PMID {pmid!r} is not a number")
+    version = element.get("Version", "1")
+    if not version.isdigit():
+        raise ValueError(f"{where}: PMID {pmid} has Version {version!r}, not a number")
+    return pmid, int(version)
+
+
+def _abstract(article: etree._Element, section_labels: bool) -> str:
+    """Abstract sections, one a line; ``LABEL: text`` when ``section_labels``."""
+    sections = []
+    for section in article.iterfind("Abstract/AbstractText"):
+        text = _text(section)
+        label = section.get("Label", "").strip()
+        if text and section_labels and label:
+            text = f"{label}: {text}"
+        if text:
+            sections.append(text)
+    return "\n".join(sections)
+
+
+def _year(article: etree._Element) -> int | None:
+    journal = article.find("Journal")
+    if journal is None or journal.find("JournalIssue/PubDate") is None:
+        return None
+    year = date_extractor(journal, year_info_only=True)
+    return int(year) if year and year.isdigit() else None
+
+
+def _citation(record: etree._Element, section_labels: bool, where: str) -> Citation:
+    medline = record.find("MedlineCitation")
+    pmid_element = medline.find("PMID") if medline is not None else None
+    if pmid_element is None:
+        raise ValueError(f"{where}: no MedlineCitation/PMID")
+    pmid, version = _pmid(pmid_element, where)
+    article = medline.find("Article")
+    if article is None:
+        raise ValueError(f"{where}: PMID {pmid} has no MedlineCitation/Article")
+    return Citation(
+        pmid=pmid,
+        version=version,
+        year=_year(article),
+        language=";".join(_text(language) for language in article.iterfind("Language")),
+        title=_text(article.find("ArticleTitle")),
+        abstract=_abstract(article, section_labels),
+    )
+
+
+def _open_xml(path: Path):
+    return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
+
+
+def iter_pubmed(path: str | os.PathLike, section_labels: bool = False) -> Iterator[Record]:
+    """Yield the citations, deletions and skipped records of a PubMed XML file, in order.
+
+    Reads ``.xml.gz`` and plain ``.xml``. A corrupt or truncated gzip, malformed XML,
+    bytes that are not valid in the declared encoding, an empty file, a foreign root
+    element or a record without a usable PMID raise :class:`CorpusFileError` naming the
+    file and the line or record.
+    """
+    path = Path(path)
+    if path.stat().st_size == 0:
+        raise CorpusFileError(path, "empty file")
+    index = 0
+    try:
+        with _open_xml(path) as handle:
+            context = etree.iterparse(
+                handle, events=("end",), tag=RECORD_TAGS, resolve_entities=False
+            )
+            for _, element in context:
+                if element.tag == "DeleteCitation":
+                    for pmid_element in element.iterfind("PMID"):
+                        yield Deletion(_pmid(pmid_element, "DeleteCitation")[0])
+                else:
+                    index += 1
+                    if element.tag == "PubmedBookArticle":
+                        yield Skipped("book_article")
+                    else:
+                        yield _citation(element, section_labels, f"record {index}")
+                element.clear(keep_tail=True)
+                while element.getprevious() is not None:
+                    del element.getparent()[0]
+            if context.root.tag != ROOT_TAG:
+                raise CorpusFileError(
+                    path, f"root element is <{context.root.tag}>, expected <{ROOT_TAG}>"
+                )
+    except etree.XMLSyntaxError as error:
+        line = error.position[0] if error.position else "?"
+        raise CorpusFileError(path, f"line {line}: malformed XML: {error.msg}") from error
+    except (EOFError, gzip.BadGzipFile, zlib.error) as error:
+        raise CorpusFileError(path, f"corrupt or truncated gzip: {error}") from error
+    except ValueError as error:
+        if isinstance(error, CorpusFileError):
+            raise
+        raise CorpusFileError(path, str(error)) from error
+
+
+def parse_pubmed(
+    xml: str | os.PathLike,
+    documents: str | os.PathLike,
+    meta: str | os.PathLike,
+    section_labels: bool = False,
+) -> dict:
+    """Write the citations of ``xml`` as JSON lines to ``documents`` and a summary to ``meta``.
+
+    Every citation is written, with or without an abstract, so that a newer version
+    without one still supersedes an older version; the sentence stage skips empty ones.
+    Returns the summary (``file``, ``records``, ``documents``, ``skipped``, ``deleted_pmids``).
+    """
+    records = 0
+    skipped: Counter[str] = Counter()
+    deleted: list[str] = []
+    with atomic_open(documents) as out:
+        for record in iter_pubmed(xml, section_labels):
+            if isinstance(record, Deletion):
+                deleted.append(record.pmid)
+                continue
+            records += 1
+            if isinstance(record, Skipped):
+                skipped[record.reason] += 1
+            else:
+                out.write(json.dumps(dataclasses.asdict(record), ensure_ascii=False) + "\n")
+    summary = {
+        "file": Path(xml).name,
+        "records": records,
+        "documents": records - sum(skipped.values()),
+        "skipped": dict(sorted(skipped.items())),
+        "deleted_pmids": deleted,
+    }
+    write_json(meta, summary)
+    return summary
+
+
+def read_citations(path: str | os.PathLike) -> Iterator[dict]:
+    """The citations of a ``parsed/{stem}.jsonl.gz`` file, as dictionaries, in file order."""
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        for line_number, line in enumerate(handle, start=1):
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as error:
+                raise CorpusFileError(path, f"line {line_number}: invalid JSON: {error}") from error

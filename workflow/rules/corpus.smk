@@ -1,0 +1,122 @@
+# Corpus stage: PubMed download -> parse -> latest versions -> sentences -> statistics.
+
+
+localrules:
+    corpus_download_pubmed,
+
+
+rule corpus_download_pubmed:
+    """Download one PubMed file (URL or folder in NCBI's layout) and verify its MD5 sidecar."""
+    output:
+        "results/corpus/pubmed/raw/{stem}.xml.gz",
+    params:
+        source=config["corpus"]["pubmed"]["source"],
+        folder=lambda wildcards: (
+            "baseline" if wildcards.stem in PUBMED_BASELINE else "updatefiles"
+        ),
+        verify_md5=config["corpus"]["pubmed"]["verify_md5"],
+    log:
+        "results/logs/corpus/download_pubmed/{stem}.log",
+    benchmark:
+        "results/benchmarks/corpus/download_pubmed/{stem}.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=60,
+    conda:
+        "../../envs/corpus.yaml"
+    script:
+        "../../scripts/corpus_download_pubmed.py"
+
+
+rule corpus_parse_pubmed:
+    """Parse one PubMed XML file into JSON-lines citations and a summary of the file."""
+    input:
+        "results/corpus/pubmed/raw/{stem}.xml.gz",
+    output:
+        documents="results/corpus/pubmed/parsed/{stem}.jsonl.gz",
+        meta="results/corpus/pubmed/parsed/{stem}.json",
+    params:
+        section_labels=config["corpus"]["parse"]["section_labels"],
+    log:
+        "results/logs/corpus/parse_pubmed/{stem}.log",
+    benchmark:
+        "results/benchmarks/corpus/parse_pubmed/{stem}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=30,
+    conda:
+        "../../envs/corpus.yaml"
+    script:
+        "../../scripts/corpus_parse_pubmed.py"
+
+
+rule corpus_latest_pubmed:
+    """Apply deletions and newer versions in NCBI order: which file holds each PMID's latest record."""
+    input:
+        documents=expand("results/corpus/pubmed/parsed/{stem}.jsonl.gz", stem=PUBMED_STEMS),
+        metas=expand("results/corpus/pubmed/parsed/{stem}.json", stem=PUBMED_STEMS),
+    output:
+        expand("results/corpus/pubmed/latest/{stem}.keep.txt.gz", stem=PUBMED_STEMS),
+    log:
+        "results/logs/corpus/latest_pubmed/latest_pubmed.log",
+    benchmark:
+        "results/benchmarks/corpus/latest_pubmed/latest_pubmed.tsv"
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards, input: 1000 + 4 * len(input.documents),
+        runtime=120,
+    conda:
+        "../../envs/corpus.yaml"
+    script:
+        "../../scripts/corpus_latest_pubmed.py"
+
+
+rule corpus_split_sentences:
+    """Split the latest citations of one PubMed file into sentences (pretraining text)."""
+    input:
+        documents="results/corpus/pubmed/parsed/{stem}.jsonl.gz",
+        keep="results/corpus/pubmed/latest/{stem}.keep.txt.gz",
+    output:
+        sentences="results/corpus/sentences/{stem}.txt.gz",
+        stats="results/corpus/sentences/{stem}.stats.json",
+    params:
+        include_title=config["corpus"]["parse"]["include_title"],
+        splitter=config["corpus"]["sentences"]["splitter"],
+        model=config["corpus"]["sentences"]["model"],
+    log:
+        "results/logs/corpus/split_sentences/{stem}.log",
+    benchmark:
+        "results/benchmarks/corpus/split_sentences/{stem}.tsv"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=240,
+    conda:
+        "../../envs/corpus.yaml"
+    script:
+        "../../scripts/corpus_split_sentences.py"
+
+
+rule corpus_stats:
+    """Sum the per-file corpus statistics."""
+    input:
+        stats=expand("results/corpus/sentences/{stem}.stats.json", stem=PUBMED_STEMS),
+        metas=expand("results/corpus/pubmed/parsed/{stem}.json", stem=PUBMED_STEMS),
+    output:
+        "results/corpus/stats.json",
+    params:
+        stems=PUBMED_STEMS,
+    log:
+        "results/logs/corpus/stats/stats.log",
+    benchmark:
+        "results/benchmarks/corpus/stats/stats.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=10,
+    conda:
+        "../../envs/corpus.yaml"
+    script:
+        "../../scripts/corpus_stats.py"
