@@ -1,0 +1,218 @@
+"""Aggregate fine-tuning results over seeds: long scores, per-metric summary, averages.
+
+Every expected (model, task, seed) run appears in the outputs: a metrics file that is
+absent or unreadable gives rows with ``status = missing`` and no value. The
+majority-class baselines are one more model (``majority-class``, no seed).
+
+Averages: for each model, the median over seeds of the primary metric of every task
+is averaged (plain mean) over the tasks of a family (``ner``, ``re``, ...) and over all
+tasks (``overall``); tasks without a single successful run are left out of the mean
+and counted in ``n_expected_tasks`` only.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from biocompact.atomic import atomic_open
+
+BASELINE = "majority-class"
+OVERALL = "overall"
+AVERAGE_FORMULA = (
+    "average(model, group) = mean over the tasks t of the group of "
+    "median over seeds s of primary_metric(model, t, s); "
+    "the overall average takes every task as one group"
+)
+SCORE_COLUMNS = ["model", "task", "seed", "metric", "value", "status"]
+STAT_COLUMNS = ["median", "mean", "std", "min", "max"]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One expected result file."""
+
+    model: str
+    task: str
+    seed: int | None
+    path: Path
+
+
+def expected_runs(
+    models: Sequence[str],
+    tasks: Sequence[str],
+    seeds: Sequence[int],
+    metrics_pattern: str,
+    baseline_pattern: str | None = None,
+) -> list[Run]:
+    """The (model, task, seed) grid, plus one baseline run per task when a pattern is given.
+
+    Patterns are ``str.format`` templates with ``{model}``, ``{task}`` and ``{seed}``.
+    """
+    runs = [
+        Run(model, task, int(seed), Path(metrics_pattern.format(model=model, task=task, seed=seed)))
+        for model, task, seed in itertools.product(models, tasks, seeds)
+    ]
+    if baseline_pattern:
+        runs += [Run(BASELINE, task, None, Path(baseline_pattern.format(task=task))) for task in tasks]
+    return runs
+
+
+def _read_metrics(path: Path) -> dict | None:
+    """The parsed metrics file, or None when it is absent or unreadable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("metrics"), dict):
+        return None
+    return data
+
+
+def load_scores(runs: Iterable[Run]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Read every run; return the long scores table and the per-(task, metric) info.
+
+    The info table has ``task, metric, family, primary, definition``. Rows for a missing
+    run repeat the metrics known for its task (one row with an empty metric when none is).
+    """
+    runs = list(runs)
+    loaded = {run: _read_metrics(run.path) for run in runs}
+    info: dict[tuple[str, str], dict] = {}
+    for run, data in loaded.items():
+        if data is None:
+            continue
+        definitions = data.get("definitions") or {}
+        for metric in data["metrics"]:
+            entry = info.setdefault(
+                (run.task, metric),
+                {"family": data.get("family"), "primary": metric == data.get("primary_metric"), "definition": None},
+            )
+            entry["definition"] = entry["definition"] or definitions.get(metric)
+    task_metrics = {
+        task: [metric for (t, metric) in info if t == task] for task in dict.fromkeys(r.task for r in runs)
+    }
+    rows = []
+    for run, data in loaded.items():
+        if data is None:
+            for metric in task_metrics[run.task] or [""]:
+                rows.append((run.model, run.task, run.seed, metric, None, "missing"))
+        else:
+            for metric, value in data["metrics"].items():
+                rows.append((run.model, run.task, run.seed, metric, value, "ok"))
+    scores = pd.DataFrame(rows, columns=SCORE_COLUMNS)
+    scores["seed"] = scores["seed"].astype("Int64")
+    scores["value"] = pd.to_numeric(scores["value"], errors="coerce").astype(float)
+    info_table = pd.DataFrame(
+        [{"task": task, "metric": metric, **entry} for (task, metric), entry in info.items()],
+        columns=["task", "metric", "family", "primary", "definition"],
+    )
+    return scores, info_table
+
+
+def summarise(scores: pd.DataFrame, info: pd.DataFrame) -> pd.DataFrame:
+    """Per (model, task, metric): median, mean, sample std, min, max over the ok seeds.
+
+    ``n_seeds`` counts the seeds with a value, ``n_expected`` the expected runs and
+    ``missing_seeds`` lists the seeds whose run is missing (``;``-separated; ``-`` for a
+    missing run without a seed, i.e. a baseline).
+    """
+    expected = scores.groupby(["model", "task"], sort=False)["seed"].apply(
+        lambda seeds: len(seeds.drop_duplicates()) if seeds.notna().any() else 1
+    )
+    missing = (
+        scores[scores["status"] == "missing"]
+        .groupby(["model", "task"], sort=False)["seed"]
+        .apply(lambda seeds: ";".join(str(s) for s in seeds.dropna().drop_duplicates()) or "-")
+    )
+    grouped = scores.groupby(["model", "task", "metric"], sort=False)["value"]
+    summary = grouped.agg(
+        median="median", mean="mean", std=lambda v: v.std(ddof=1), min="min", max="max", n_seeds="count"
+    ).reset_index()
+    keys = pd.MultiIndex.from_frame(summary[["model", "task"]])
+    summary["n_expected"] = expected.reindex(keys).to_numpy()
+    summary["missing_seeds"] = missing.reindex(keys).fillna("").to_numpy()
+    summary = summary.merge(info, on=["task", "metric"], how="left")
+    # A task without any result has one row with an empty metric: it stands for the primary one.
+    summary["primary"] = summary["primary"].eq(True) | (summary["metric"] == "")
+    columns = ["model", "task", "family", "metric", "primary", *STAT_COLUMNS, "n_seeds", "n_expected"]
+    return summary[columns + ["missing_seeds", "definition"]]
+
+
+def group_averages(summary: pd.DataFrame) -> pd.DataFrame:
+    """Mean of the per-task medians of the primary metric, per model and task family + overall."""
+    primary = summary[summary["primary"]]
+    families = list(dict.fromkeys(primary["family"].dropna()))
+    rows = []
+    for model, table in primary.groupby("model", sort=False):
+        groups = [(family, table[table["family"] == family]) for family in families]
+        for group, members in [*groups, (OVERALL, table)]:
+            if members.empty:
+                continue
+            medians = members["median"].dropna()
+            rows.append(
+                {
+                    "model": model,
+                    "group": group,
+                    "value": medians.mean() if len(medians) else float("nan"),
+                    "n_tasks": len(medians),
+                    "n_expected_tasks": members["task"].nunique(),
+                }
+            )
+    return pd.DataFrame(rows, columns=["model", "group", "value", "n_tasks", "n_expected_tasks"])
+
+
+def summary_markdown(summary: pd.DataFrame, averages: pd.DataFrame) -> str:
+    """The summary as Markdown: primary-metric medians, averages (with formula), all metrics."""
+    primary = summary[summary["primary"]].copy()
+    primary["cell"] = [
+        f"{median:.4f} ({n}/{expected})" if n else f"missing (0/{expected})"
+        for median, n, expected in zip(primary["median"], primary["n_seeds"], primary["n_expected"])
+    ]
+    models = list(dict.fromkeys(summary["model"]))
+    tasks = list(dict.fromkeys(summary["task"]))
+    medians = primary.pivot(index="model", columns="task", values="cell").reindex(index=models, columns=tasks)
+    groups = list(dict.fromkeys(averages["group"]))
+    average_table = averages.pivot(index="model", columns="group", values="value").reindex(
+        index=models, columns=groups
+    )
+    full = summary.drop(columns=["definition"])
+    return "\n\n".join(
+        [
+            "# Fine-tuning summary",
+            "## Primary metric: median over seeds (seeds with a result / expected)",
+            medians.to_markdown(),
+            "## Averages",
+            f"Formula: {AVERAGE_FORMULA}.",
+            average_table.to_markdown(floatfmt=".4f"),
+            "## All metrics",
+            full.to_markdown(index=False, floatfmt=".4f"),
+        ]
+    ) + "\n"
+
+
+def aggregate(
+    scores: str | Path,
+    summary: str | Path,
+    averages: str | Path,
+    markdown: str | Path,
+    models: Sequence[str],
+    tasks: Sequence[str],
+    seeds: Sequence[int],
+    metrics_pattern: str,
+    baseline_pattern: str | None = None,
+) -> pd.DataFrame:
+    """Read the expected runs; write the scores, summary and averages CSVs and the Markdown summary."""
+    score_table, info = load_scores(expected_runs(models, tasks, seeds, metrics_pattern, baseline_pattern))
+    summary_table = summarise(score_table, info)
+    average_table = group_averages(summary_table)
+    for table, path in [(score_table, scores), (summary_table, summary), (average_table, averages)]:
+        with atomic_open(path) as handle:
+            table.to_csv(handle, index=False)
+    with atomic_open(markdown) as handle:
+        handle.write(summary_markdown(summary_table, average_table))
+    return summary_table

@@ -1,0 +1,92 @@
+"""Read result files into pandas tables and plain dicts."""
+
+from __future__ import annotations
+
+import datetime
+import importlib.metadata
+import json
+import platform
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from biocompact.atomic import read_json
+
+PACKAGES = ["biocompact", "torch", "transformers", "tokenizers", "datasets", "snakemake",
+            "pandas", "numpy", "matplotlib", "jinja2", "scispacy", "seqeval"]
+BENCHMARK_COLUMNS = ["s", "max_rss", "cpu_time"]
+
+
+def read_summary(path: str | Path) -> pd.DataFrame:
+    """``summary.csv`` with ``missing_seeds`` and ``definition`` as text."""
+    summary = pd.read_csv(path, dtype={"missing_seeds": str, "definition": str, "metric": str})
+    summary[["missing_seeds", "definition", "metric"]] = summary[["missing_seeds", "definition", "metric"]].fillna("")
+    return summary
+
+
+def read_jsons(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
+    """Every JSON file, in order."""
+    return [read_json(path) for path in paths]
+
+
+def read_train_logs(paths: Iterable[str | Path]) -> pd.DataFrame:
+    """All ``train_log.jsonl`` rows with ``stage`` and ``model`` taken from the path.
+
+    A log lives at ``.../{stage}/{model}/train_log.jsonl``.
+    """
+    frames = []
+    for path in map(Path, paths):
+        with open(path, encoding="utf-8") as handle:
+            rows = [json.loads(line) for line in handle if line.strip()]
+        frame = pd.DataFrame(rows)
+        frame.insert(0, "model", path.parent.name)
+        frame.insert(0, "stage", path.parent.parent.name)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["stage", "model", "step"])
+
+
+def read_benchmarks(folder: str | Path) -> pd.DataFrame:
+    """Every Snakemake benchmark TSV under ``folder``: one row per line, ``stage`` = first subfolder."""
+    folder = Path(folder)
+    frames = []
+    for path in sorted(folder.rglob("*.tsv")):
+        frame = pd.read_csv(path, sep="\t")
+        frame = frame.reindex(columns=BENCHMARK_COLUMNS).apply(pd.to_numeric, errors="coerce")
+        relative = path.relative_to(folder)
+        frame.insert(0, "job", str(relative.with_suffix("")))
+        frame.insert(0, "stage", relative.parts[0] if len(relative.parts) > 1 else "(top level)")
+        frames.append(frame)
+    if not frames:
+        return pd.DataFrame(columns=["stage", "job", *BENCHMARK_COLUMNS])
+    return pd.concat(frames, ignore_index=True)
+
+
+def _version(package: str) -> str:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _git_commit(directory: str | Path) -> str:
+    try:
+        result = subprocess.run(["git", "rev-parse", "HEAD"], cwd=directory, capture_output=True, text=True,
+                                check=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return result.stdout.strip() or "unknown"
+
+
+def provenance(config: dict[str, Any], directory: str | Path = ".") -> dict[str, Any]:
+    """The config as YAML, software versions (from package metadata), git commit and date."""
+    return {
+        "config": yaml.safe_dump(json.loads(json.dumps(config, default=str)), sort_keys=False, allow_unicode=True),
+        "versions": {"python": platform.python_version(), **{p: _version(p) for p in PACKAGES}},
+        "commit": _git_commit(directory),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "platform": platform.platform(),
+    }

@@ -1,0 +1,97 @@
+# Aggregation over seeds, efficiency benchmark and the HTML report.
+# Uses FINETUNE_MODELS, TASKS, SEEDS, PRETRAINED, DISTILLED, VOCABS, model_dir and
+# model_input from common.smk.
+
+FINETUNE_METRICS = "results/finetuning/{model}/{task}/seed{seed}/metrics.json"
+BASELINE_METRICS = "results/baselines/{task}/metrics.json"
+
+
+rule aggregate:
+    """Median over seeds per (model, task, metric), missing runs shown as missing."""
+    input:
+        metrics=expand(FINETUNE_METRICS, model=FINETUNE_MODELS, task=TASKS, seed=SEEDS),
+        baselines=expand(BASELINE_METRICS, task=TASKS),
+    output:
+        scores=report("results/aggregate/scores.csv", caption="../report/scores.rst", category="Results"),
+        summary=report("results/aggregate/summary.csv", caption="../report/summary.rst", category="Results"),
+        averages=report("results/aggregate/averages.csv", caption="../report/averages.rst", category="Results"),
+        markdown="results/aggregate/summary.md",
+    params:
+        models=FINETUNE_MODELS,
+        tasks=TASKS,
+        seeds=SEEDS,
+        metrics_pattern=lambda wildcards: FINETUNE_METRICS,  # a function: no wildcard expansion
+        baseline_pattern=lambda wildcards: BASELINE_METRICS,
+    log:
+        "results/logs/report/aggregate.log",
+    benchmark:
+        "results/benchmarks/report/aggregate.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        "../../envs/report.yaml"
+    script:
+        "../../scripts/aggregate.py"
+
+
+rule efficiency:
+    """Parameters, FLOPs per token, inference throughput, latency and peak memory of one model."""
+    input:
+        lambda wildcards: model_input(wildcards.model),
+    output:
+        report("results/efficiency/{model}.json", caption="../report/efficiency.rst", category="Efficiency"),
+    params:
+        model_path=lambda wildcards: model_dir(wildcards.model),
+        model_name="{model}",
+        batch_sizes=config["efficiency"]["batch_sizes"],
+        sequence_lengths=config["efficiency"]["sequence_lengths"],
+        repeats=config["efficiency"]["repeats"],
+    log:
+        "results/logs/efficiency/{model}.log",
+    benchmark:
+        "results/benchmarks/efficiency/{model}.tsv"
+    threads: 4
+    resources:
+        mem_mb=8000,
+        runtime=60,
+    conda:
+        "../../envs/torch.yaml"
+    script:
+        "../../scripts/efficiency.py"
+
+
+rule report:
+    """The self-contained HTML report from every result file."""
+    input:
+        template=workflow.source_path("../report/report.html.j2"),
+        summary="results/aggregate/summary.csv",
+        scores="results/aggregate/scores.csv",
+        averages="results/aggregate/averages.csv",
+        efficiency=expand("results/efficiency/{model}.json", model=FINETUNE_MODELS),
+        train_logs=expand("results/pretraining/{model}/train_log.jsonl", model=PRETRAINED)
+        + expand("results/distillation/{model}/train_log.jsonl", model=DISTILLED),
+        evals=expand("results/pretraining/{model}/eval.json", model=PRETRAINED)
+        + expand("results/distillation/{model}/eval.json", model=DISTILLED),
+        corpus="results/corpus/stats.json",
+        vocab=expand("results/vocab/{vocab}/stats.json", vocab=VOCABS),
+    output:
+        html=report("results/report/report.html", caption="../report/report.rst", category="Report"),
+    params:
+        benchmarks="results/benchmarks",
+        config=config,
+        title=config["report"]["title"],
+        source_dir=workflow.basedir,
+    log:
+        "results/logs/report/report.log",
+    benchmark:
+        "results/benchmarks/report/report.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../../envs/report.yaml"
+    script:
+        "../../scripts/report.py"
