@@ -1,4 +1,4 @@
-# Names and helpers shared by every rule file: all derived from the validated config.
+# Names and helpers shared by the workflow files, all derived from the validated config.
 
 from pathlib import Path
 

@@ -120,3 +120,14 @@ rule corpus_stats:
         "../../envs/corpus.yaml"
     script:
         "../../scripts/corpus_stats.py"
+
+
+localrules:
+    corpus,
+
+
+rule corpus:
+    """Target: the whole corpus stage (sentence shards and their statistics)."""
+    input:
+        SENTENCE_SHARDS,
+        "results/corpus/stats.json",

@@ -33,3 +33,13 @@ rule distill:
         "../../envs/torch.yaml"
     script:
         "../../scripts/distill.py"
+
+
+localrules:
+    distillation,
+
+
+rule distillation:
+    """Target: every distilled student."""
+    input:
+        expand("results/distillation/{model}/eval.json", model=DISTILLED),

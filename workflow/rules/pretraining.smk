@@ -32,3 +32,13 @@ rule pretrain:
         "../../envs/torch.yaml"
     script:
         "../../scripts/pretrain.py"
+
+
+localrules:
+    pretraining,
+
+
+rule pretraining:
+    """Target: every pretrained model."""
+    input:
+        expand("results/pretraining/{model}/eval.json", model=PRETRAINED),

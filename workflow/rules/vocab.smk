@@ -48,3 +48,14 @@ rule tokenize_corpus:
         "../../envs/torch.yaml"
     script:
         "../../scripts/tokenize_corpus.py"
+
+
+localrules:
+    vocab,
+
+
+rule vocab:
+    """Target: every vocabulary with its statistics and tokenised corpus."""
+    input:
+        expand("results/vocab/{vocab}/stats.json", vocab=VOCABS),
+        expand("results/pretraining_data/{vocab}", vocab=VOCABS),

@@ -1,0 +1,124 @@
+"""End to end: the real DAG on the demo config, in a temporary directory.
+
+Runs the whole pipeline once (a few minutes on 2 cores), then checks every expected
+output, that nothing is left to do, and that changing the fine-tuning learning rate
+re-runs fine-tuning and what follows it, nothing upstream.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+pytestmark = pytest.mark.slow
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO_ROOT / "Snakefile")]
+
+
+def _snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    return subprocess.run(
+        [*SNAKEMAKE, "--directory", str(workdir), "--configfile", str(workdir / "config.yaml"), *args],
+        capture_output=True, text=True, env=env, check=False,
+    )
+
+
+def _planned_jobs(result: subprocess.CompletedProcess) -> dict[str, int]:
+    """The 'Job stats' table of a dry run, as {rule: count}."""
+    jobs: dict[str, int] = {}
+    match = re.search(r"Job stats:\n.*?\n-+\s+-+\n(.*?)\n\s*\n", result.stdout + "\n\n", re.S)
+    if match:
+        for line in match.group(1).splitlines():
+            name, count = line.split()
+            if name != "total":
+                jobs[name] = int(count)
+    return jobs
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory) -> Path:
+    workdir = tmp_path_factory.mktemp("demo")
+    shutil.copy(REPO_ROOT / "config.yaml", workdir / "config.yaml")
+    shutil.copytree(REPO_ROOT / "demo", workdir / "demo")
+    result = _snakemake(workdir, "--cores", "2")
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
+    return workdir
+
+
+@pytest.fixture(scope="module")
+def config(demo_run) -> dict:
+    return yaml.safe_load((demo_run / "config.yaml").read_text())
+
+
+def test_models_load(demo_run, config):
+    from transformers import AutoModel, AutoTokenizer
+
+    folders = [demo_run / "results/pretraining" / name / "model" for name in config["pretraining"]]
+    folders += [demo_run / "results/distillation" / name / "model" for name in config["distillation"]]
+    for folder in folders:
+        model = AutoModel.from_pretrained(folder)
+        tokenizer = AutoTokenizer.from_pretrained(folder)
+        assert model(**tokenizer("BRCA1 mutations", return_tensors="pt")).last_hidden_state.ndim == 3
+
+
+def test_one_metrics_file_per_model_task_seed(demo_run, config):
+    tuning = config["finetuning"]
+    for model in tuning["models"]:
+        for task in tuning["tasks"]:
+            for seed in tuning.get("seeds", [1, 2, 3, 4, 5]):
+                metrics = json.loads((demo_run / f"results/finetuning/{model}/{task}/seed{seed}/metrics.json").read_text())
+                assert (metrics["model"], metrics["task"], metrics["seed"]) == (model, task, seed)
+                assert metrics["primary_metric"] in metrics["metrics"]
+                assert metrics["primary_metric"] in metrics["definitions"]
+
+
+def test_report_medians_equal_medians_of_metrics_files(demo_run, config):
+    summary = pd.read_csv(demo_run / "results/aggregate/summary.csv")
+    html = (demo_run / "results/report/report.html").read_text(encoding="utf-8")
+    tuning = config["finetuning"]
+    for model in tuning["models"]:
+        for task in tuning["tasks"]:
+            runs = [json.loads(p.read_text()) for p in (demo_run / f"results/finetuning/{model}/{task}").glob("seed*/metrics.json")]
+            primary = runs[0]["primary_metric"]
+            median = statistics.median(run["metrics"][primary] for run in runs)
+            row = summary[(summary.model == model) & (summary.task == task) & (summary.metric == primary)]
+            assert row["median"].item() == pytest.approx(median)
+            assert f"{100 * median:.1f}" in html
+
+
+def test_fine_tuned_models_beat_the_majority_baseline(demo_run, config):
+    summary = pd.read_csv(demo_run / "results/aggregate/summary.csv")
+    for task in config["finetuning"]["tasks"]:
+        baseline = json.loads((demo_run / f"results/baselines/{task}/metrics.json").read_text())
+        primary = baseline["primary_metric"]
+        for model in config["finetuning"]["models"]:
+            row = summary[(summary.model == model) & (summary.task == task) & (summary.metric == primary)]
+            assert row["median"].item() > baseline["metrics"][primary] + 0.2, (model, task)
+
+
+def test_nothing_left_to_do_then_learning_rate_change_reruns_only_downstream(demo_run):
+    assert _planned_jobs(_snakemake(demo_run, "-n")) == {}
+
+    config = yaml.safe_load((demo_run / "config.yaml").read_text())
+    for preset in config["finetuning"]["presets"].values():
+        preset["learning_rate"] = preset.get("learning_rate", 5e-5) * 2
+    changed = demo_run / "changed.yaml"
+    changed.write_text(yaml.safe_dump(config))
+    result = subprocess.run(
+        [*SNAKEMAKE, "--directory", str(demo_run), "--configfile", str(changed), "-n"],
+        capture_output=True, text=True, check=False,
+    )
+    planned = _planned_jobs(result)
+    assert set(planned) == {"finetune", "aggregate", "report", "all"}, result.stdout[-3000:]
