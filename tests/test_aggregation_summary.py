@@ -113,3 +113,17 @@ def test_scores_columns_and_markdown(outputs):
     markdown = outputs["markdown"]
     assert AVERAGE_FORMULA in markdown
     assert "0.7300 (4/5)" in markdown and "missing (0/5)" in markdown
+
+
+def test_complete_grid_has_no_missing_seeds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.chdir(tmp_path)
+    for seed, value in enumerate([0.5, 0.7, 0.6], start=1):
+        write_metrics(Path(PATTERN.format(model="m", task="t-ner", seed=seed)), "m", "t-ner", seed, value)
+    write_metrics(Path(BASELINE_PATTERN.format(task="t-ner")), BASELINE, "t-ner", None, 0.0)
+    aggregate("scores.csv", "summary.csv", "averages.csv", "summary.md", ["m"], ["t-ner"], [1, 2, 3],
+              PATTERN, BASELINE_PATTERN)
+    summary = pd.read_csv("summary.csv", keep_default_na=False)
+    f1 = row(summary, model="m", metric="f1")
+    assert f1["median"] == pytest.approx(0.6)
+    assert f1["missing_seeds"] == ""
+    assert (pd.read_csv("scores.csv")["status"] == "ok").all()

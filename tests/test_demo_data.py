@@ -18,8 +18,8 @@ PUBMED_FILES = {
     "baseline/demo25n0002.xml.gz": 1500,
     "updatefiles/demo25n0003.xml.gz": 300,
 }
-NER_COUNTS = {"train": 2000, "devel": 400, "test": 400}
-RE_COUNTS = {"train": 1500, "dev": 300, "test": 400}
+NER_COUNTS = {"train": 800, "devel": 200, "test": 300}
+RE_COUNTS = {"train": 600, "dev": 200, "test": 300}
 
 Sentence = list[tuple[str, str]]
 

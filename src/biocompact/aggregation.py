@@ -135,7 +135,7 @@ def summarise(scores: pd.DataFrame, info: pd.DataFrame) -> pd.DataFrame:
     ).reset_index()
     keys = pd.MultiIndex.from_frame(summary[["model", "task"]])
     summary["n_expected"] = expected.reindex(keys).to_numpy()
-    summary["missing_seeds"] = missing.reindex(keys).fillna("").to_numpy()
+    summary["missing_seeds"] = missing.astype(object).reindex(keys).fillna("").to_numpy()
     summary = summary.merge(info, on=["task", "metric"], how="left")
     # A task without any result has one row with an empty metric: it stands for the primary one.
     summary["primary"] = summary["primary"].eq(True) | (summary["metric"] == "")
