@@ -1,20 +1,23 @@
-"""Rule pretrain: masked-language-model pretraining of one model (resumable)."""
+"""Rule pretrain: masked-language-model pretraining of one model (resumable, data-parallel on its GPUs)."""
 
-from biocompact.pretraining.run import run_pretraining
+from biocompact.pretraining.run import launch_pretraining
 from biocompact.runlog import job_logging
 
 with job_logging(snakemake):  # noqa: F821 (snakemake is injected)
-    run_pretraining(
-        name=snakemake.wildcards.model,
-        dataset_dir=snakemake.input.corpus,
-        tokenizer_dir=snakemake.input.tokenizer,
-        outputs={"model": snakemake.output.model, "log": snakemake.output.log, "eval": snakemake.output.eval},
-        checkpoint_dir=snakemake.params.checkpoint_dir,
-        architecture=snakemake.params.architecture,
-        init=snakemake.params.init,
-        training=snakemake.params.training,
-        masking=snakemake.params.masking,
-        max_seq_length=snakemake.params.max_seq_length,
-        probes=snakemake.params.probes,
-        threads=snakemake.threads,
+    launch_pretraining(
+        {
+            "name": snakemake.wildcards.model,
+            "dataset_dir": snakemake.input.corpus,
+            "tokenizer_dir": snakemake.input.tokenizer,
+            "outputs": {"model": snakemake.output.model, "log": snakemake.output.log, "eval": snakemake.output.eval},
+            "checkpoint_dir": snakemake.params.checkpoint_dir,
+            "architecture": snakemake.params.architecture,
+            "init": snakemake.params.init,
+            "training": snakemake.params.training,
+            "masking": snakemake.params.masking,
+            "max_seq_length": snakemake.params.max_seq_length,
+            "probes": snakemake.params.probes,
+            "threads": snakemake.threads,
+        },
+        gpus=int(getattr(snakemake.resources, "gpu", 0)),
     )

@@ -15,6 +15,8 @@ from biocompact.training.batches import MaskedBatcher
 from biocompact.training.loop import TrainingSettings, train
 from biocompact.training.masking import MaskingSettings
 
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
 VOCAB = 60
 PAD, MASK = 0, 4
 

@@ -1,7 +1,11 @@
-"""Whole-word masking: never splits a word, masks about 15% of tokens, BERT's 80/10/10."""
+"""Whole-word masking: never splits a word, masks about 15% of tokens, BERT's 80/10/10;
+static masking copies; each process's share of a batch."""
 
+import datasets
+import pytest
 import torch
 
+from biocompact.training.batches import BatchStream, DataPosition, MaskedBatcher
 from biocompact.training.masking import IGNORE_INDEX, MaskingSettings, mask_tokens
 
 MASK_ID, VOCAB = 4, 1000
@@ -65,3 +69,43 @@ def test_token_level_masking_when_whole_word_is_off():
     _, labels = mask_tokens(ids, words, MASK_ID, VOCAB, settings, torch.Generator().manual_seed(3))
     share = (labels != IGNORE_INDEX).sum().item() / (words >= 0).sum().item()
     assert 0.13 < share < 0.17
+
+
+def _rows(indices, epoch, n_words=30):
+    """BatchStream-like rows: row i has n_words one-token words."""
+    return {
+        "input_ids": [[2, *range(10 + i, 10 + i + n_words), 3] for i in indices],
+        "word_ids": [[-1, *range(n_words), -1] for _ in indices],
+        "_index": list(indices),
+        "_epoch": [epoch] * len(indices),
+    }
+
+
+def test_static_masking_repeats_every_duplication_factor_epochs():
+    batcher = MaskedBatcher(0, MASK_ID, VOCAB, MaskingSettings(duplication_factor=2))
+    unused = torch.Generator().manual_seed(0)
+
+    def labels(indices, epoch):
+        return batcher(_rows(indices, epoch), unused)["labels"]
+
+    # a row's mask depends on the row and its copy only, not on the batch it is in
+    assert torch.equal(labels([5, 7], 0)[0], labels([5], 0)[0])
+    assert torch.equal(labels([7, 5], 0)[1], labels([5], 0)[0])
+    assert torch.equal(labels([5], 0), labels([5], 2))  # epoch 2 sees copy 0 again
+    assert not torch.equal(labels([5], 0), labels([5], 1))
+    # dynamic masking (the default) draws anew from the caller's generator
+    dynamic = MaskedBatcher(0, MASK_ID, VOCAB, MaskingSettings())
+    first = dynamic(_rows([5], 0), torch.Generator().manual_seed(1))["labels"]
+    second = dynamic(_rows([5], 0), torch.Generator().manual_seed(2))["labels"]
+    assert not torch.equal(first, second)
+
+
+def test_processes_share_each_batch_without_overlap():
+    dataset = datasets.Dataset.from_dict({"input_ids": [[i] for i in range(12)], "word_ids": [[0]] * 12})
+    shares = [next(iter(BatchStream(dataset, 4, seed=1, position=DataPosition(), rank=r, world_size=2)))
+              for r in range(2)]
+    alone = next(iter(BatchStream(dataset, 4, seed=1, position=DataPosition())))
+    assert [len(share["_index"]) for share in shares] == [2, 2]
+    assert sorted(shares[0]["_index"] + shares[1]["_index"]) == sorted(alone["_index"])
+    with pytest.raises(ValueError, match="not divisible"):
+        BatchStream(dataset, 3, seed=1, position=DataPosition(), world_size=2)

@@ -32,18 +32,28 @@ def iter_documents(paths: Iterable[str | os.PathLike]) -> Iterator[Document]:
                 yield document
 
 
-def is_heldout(document: Document, fraction: float) -> bool:
-    """True for a stable pseudo-random ``fraction`` of documents (hash of the first sentence)."""
+def _in_fraction(document: Document, fraction: float, salt: bytes) -> bool:
+    """True for a stable pseudo-random ``fraction`` of documents (hash of salt + first sentence)."""
     if fraction <= 0 or not document:
         return False
-    bucket = zlib.crc32(document[0].encode("utf-8")) % 10_000
+    bucket = zlib.crc32(salt + document[0].encode("utf-8")) % 10_000
     return bucket < fraction * 10_000
 
 
+def is_heldout(document: Document, fraction: float) -> bool:
+    """True for a stable pseudo-random ``fraction`` of documents (hash of the first sentence)."""
+    return _in_fraction(document, fraction, b"")
+
+
+def in_sample(document: Document, fraction: float) -> bool:
+    """True for a stable ``fraction`` of documents, chosen independently of the held-out split."""
+    return fraction >= 1 or _in_fraction(document, fraction, b"sample:")
+
+
 def iter_sentences(
-    paths: Iterable[str | os.PathLike], heldout_fraction: float, heldout: bool
+    paths: Iterable[str | os.PathLike], heldout_fraction: float, heldout: bool, sample_fraction: float = 1.0
 ) -> Iterator[str]:
-    """Sentences of the training (``heldout=False``) or held-out documents."""
+    """Sentences of the training (``heldout=False``) or held-out documents, in a ``sample_fraction`` of them."""
     for document in iter_documents(paths):
-        if is_heldout(document, heldout_fraction) == heldout:
+        if is_heldout(document, heldout_fraction) == heldout and in_sample(document, sample_fraction):
             yield from document

@@ -1,6 +1,9 @@
 # Pretraining stage: masked language modelling from scratch or from a checkpoint.
 # Checkpoints live in results/checkpoints/, outside the rule's outputs, so a job killed
 # by the cluster and resubmitted resumes where it stopped.
+# Several GPUs (a model's resources.gpus > 1): the script checks that the job sees them
+# and starts `torchrun --standalone --nproc_per_node=N -m biocompact.pretraining.run`,
+# one data-parallel process per GPU on the job's node; only rank 0 writes.
 
 
 rule pretrain:
@@ -26,8 +29,9 @@ rule pretrain:
         "results/benchmarks/pretraining/pretrain/{model}.tsv"
     threads: 2
     resources:
-        mem_mb=16000,
-        runtime=1440,
+        **gpu_job_resources(lambda wc: config["pretraining"][wc.model]),
+    # Killed at the time limit or cancelled: resubmitted, resuming from its checkpoint.
+    retries: 3
     conda:
         "../../envs/torch.yaml"
     script:

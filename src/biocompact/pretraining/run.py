@@ -1,8 +1,16 @@
-"""The pretraining job: build or load a model, train it with MLM, publish it."""
+"""The pretraining job: build or load a model, train it with MLM, publish it.
+
+``python -m biocompact.pretraining.run SPEC.json`` runs the job whose keyword arguments
+(those of ``run_pretraining``) are in SPEC.json; torchrun starts it that way, once per GPU.
+"""
 
 from __future__ import annotations
 
+import argparse
+import json
+import logging
 import os
+from pathlib import Path
 
 import torch
 from transformers import AutoModelForMaskedLM
@@ -10,8 +18,12 @@ from transformers import AutoModelForMaskedLM
 from biocompact.locations import resolve_location
 from biocompact.models.presets import build_config
 from biocompact.pretraining.mlm import MaskedLanguageModelling
+from biocompact.training import distributed
+from biocompact.training.launch import data_parallel_processes, run_data_parallel
 from biocompact.training.loop import TrainingSettings
 from biocompact.training.stage import load_corpus, train_and_publish
+
+SPEC_FILE = "job.json"
 
 
 def run_pretraining(
@@ -49,3 +61,25 @@ def run_pretraining(
         MaskedLanguageModelling(model), corpus, tokenizer, batcher, settings,
         checkpoint_dir, outputs, probes, description, threads,
     )
+
+
+def launch_pretraining(spec: dict, gpus: int) -> None:
+    """Run the job ``spec`` (``run_pretraining``'s arguments) here, or data-parallel on ``gpus`` GPUs."""
+    processes = data_parallel_processes(gpus)
+    if processes == 1:
+        run_pretraining(**spec)
+    else:
+        run_data_parallel(__name__, spec, processes, Path(spec["checkpoint_dir"]) / SPEC_FILE)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Run one pretraining job (under torchrun: one process per GPU).")
+    parser.add_argument("spec", type=Path, help="JSON file with the keyword arguments of run_pretraining")
+    spec = json.loads(parser.parse_args(argv).spec.read_text(encoding="utf-8"))
+    logging.basicConfig(level=logging.INFO, format=f"%(asctime)s rank {os.environ.get('RANK', 0)} %(levelname)s %(name)s: %(message)s")
+    with distributed.process_group():
+        run_pretraining(**spec)
+
+
+if __name__ == "__main__":
+    main()

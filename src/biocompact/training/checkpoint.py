@@ -43,6 +43,8 @@ def save_checkpoint(directory: str | os.PathLike, step: int, state: dict, keep: 
         torch.save(state, folder / STATE_FILE)
     for old in sorted(directory.glob(f"{PREFIX}*"), key=_step_of)[:-keep]:
         shutil.rmtree(old, ignore_errors=True)
+    for unfinished in directory.glob(f".{PREFIX}*.tmp-*"):  # left by a job killed while saving
+        shutil.rmtree(unfinished, ignore_errors=True)
     return target
 
 

@@ -1,14 +1,17 @@
 """The training loop shared by pretraining and distillation, readable in one sitting.
 
 AdamW with linear warm-up and decay, gradient accumulation, gradient clipping, bf16
-autocast and fused AdamW on CUDA, a JSON-lines log every ``log_every`` steps and a
-resumable checkpoint every ``checkpoint_every`` steps. A job killed at any moment and
-started again continues from its last checkpoint and ends with the same weights as
-an uninterrupted run (same seed, same device).
+autocast and fused AdamW on CUDA, data parallelism over the processes torchrun starts
+(``biocompact.training.distributed``), a JSON-lines log every ``log_every`` steps (with
+MFU on a GPU), a progress bar on an interactive console, and a resumable checkpoint
+every ``checkpoint_every`` steps. A job killed at any moment and started again
+continues from its last checkpoint and ends with the same weights as an uninterrupted
+run (same seed, same devices).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -18,11 +21,15 @@ from pathlib import Path
 
 import datasets
 import torch
+from torch.nn.parallel import DistributedDataParallel
+from tqdm.auto import tqdm
 from transformers import get_linear_schedule_with_warmup
 
+from biocompact.training import distributed
 from biocompact.training.batches import BatchStream, DataPosition, MaskedBatcher
 from biocompact.training.checkpoint import latest_checkpoint, rng_state, save_checkpoint, set_rng_state
 from biocompact.training.objective import Objective
+from biocompact.training.throughput import FlopCounter, peak_tflops
 
 log = logging.getLogger(__name__)
 
@@ -44,10 +51,20 @@ class TrainingSettings:
     seed: int = 0
     log_every: int = 10
     checkpoint_every: int = 100
+    peak_tflops: float | None = None  # for MFU; None: from the GPU's name (throughput.py)
+
+
+# Settings that change what is logged or saved, not the trained weights: a checkpoint
+# made with other values of these is resumed.
+NEUTRAL_SETTINGS = ("log_every", "checkpoint_every", "peak_tflops")
 
 
 def pick_device() -> torch.device:
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return distributed.device()
+
+
+def _comparable(settings: dict) -> dict:
+    return {key: value for key, value in settings.items() if key not in NEUTRAL_SETTINGS}
 
 
 def _optimizer(objective: Objective, settings: TrainingSettings, device: torch.device) -> torch.optim.AdamW:
@@ -75,11 +92,13 @@ def train(
     """Train ``objective`` for ``settings.steps`` optimizer steps; return the training log path.
 
     The log lives beside the checkpoints so that it survives a killed job and resumes
-    with it; the caller copies it to the stage's outputs when training ends.
+    with it; the caller copies it to the stage's outputs when training ends. Under
+    torchrun every process calls this; only the main one writes.
     """
     checkpoint_dir = Path(checkpoint_dir)
     checkpoint_dir.mkdir(parents=True, exist_ok=True)
     device = pick_device()
+    rank, world_size, main = distributed.rank(), distributed.world_size(), distributed.is_main()
     torch.manual_seed(settings.seed)
     objective.to(device)
     optimizer = _optimizer(objective, settings, device)
@@ -88,7 +107,7 @@ def train(
 
     saved = latest_checkpoint(checkpoint_dir)
     if saved is not None:
-        if saved["settings"] != asdict(settings):
+        if _comparable(saved["settings"]) != _comparable(asdict(settings)):
             raise RuntimeError(
                 f"checkpoints in {checkpoint_dir} were made with other settings; "
                 f"delete that folder to start afresh.\n saved: {saved['settings']}\n now: {asdict(settings)}"
@@ -96,30 +115,45 @@ def train(
         objective.load_trainable_state(saved["objective"])
         optimizer.load_state_dict(saved["optimizer"])
         scheduler.load_state_dict(saved["scheduler"])
-        set_rng_state(saved["rng"])
+        rng = saved["rng"]  # one state per process (a single dict in older checkpoints)
+        set_rng_state(rng[rank] if isinstance(rng, list) and len(rng) == world_size else _first(rng))
         step, position, seen_tokens = saved["step"], DataPosition(**saved["position"]), saved["tokens"]
         log.info("resumed from checkpoint at step %d", step)
     log_path = checkpoint_dir / LOG_FILE
-    _truncate_log(log_path, step)
+    if main:
+        _truncate_log(log_path, step)
 
-    stream = BatchStream(dataset, settings.batch_size, settings.seed, position)
+    stream = BatchStream(dataset, settings.batch_size, settings.seed, position, rank, world_size)
     batches = iter(stream)
+    model = objective
+    if world_size > 1:
+        model = DistributedDataParallel(objective, device_ids=[device.index] if device.type == "cuda" else None)
     autocast = torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda")
+    peak = peak_tflops(device, settings.peak_tflops)
+    count_flops = FlopCounter(objective.model_to_save()) if peak else None
+    progress = tqdm(total=settings.steps, initial=step, desc="training", unit="step", disable=None if main else True)
     objective.train()
-    tokens, started = 0, time.perf_counter()
+    tokens, flops, started = 0, 0.0, time.perf_counter()
     while step < settings.steps:
         terms_sum: dict[str, float] = {}
         for micro_step in range(settings.gradient_accumulation):
             masking_rng = torch.Generator().manual_seed(
-                settings.seed * 1_000_003 + step * settings.gradient_accumulation + micro_step
+                settings.seed * 1_000_003 + step * settings.gradient_accumulation + micro_step + rank * 2**40
             )
             batch = {k: v.to(device, non_blocking=True) for k, v in batcher(next(batches), masking_rng).items()}
-            batch_tokens = int(batch["attention_mask"].sum())
+            # every process sees an equal share of each batch: count this one's x processes
+            batch_tokens = int(batch["attention_mask"].sum()) * world_size
             tokens += batch_tokens
             seen_tokens += batch_tokens
-            with autocast:
-                loss, terms = objective(batch)
-            (loss / settings.gradient_accumulation).backward()
+            if count_flops:
+                flops += count_flops(batch)
+            last_micro_step = micro_step == settings.gradient_accumulation - 1
+            # DDP all-reduces gradients only on the last micro-step of an optimizer step
+            no_sync = model.no_sync() if world_size > 1 and not last_micro_step else contextlib.nullcontext()
+            with no_sync:
+                with autocast:
+                    loss, terms = model(batch)
+                (loss / settings.gradient_accumulation).backward()
             for name, value in {"loss": loss, **terms}.items():
                 terms_sum[name] = terms_sum.get(name, 0.0) + float(value.detach()) / settings.gradient_accumulation
         torch.nn.utils.clip_grad_norm_(
@@ -129,28 +163,41 @@ def train(
         scheduler.step()
         optimizer.zero_grad(set_to_none=True)
         step += 1
+        progress.update()
 
         if step % settings.log_every == 0 or step == settings.steps:
             elapsed = time.perf_counter() - started
             record = {"step": step, **terms_sum, "lr": scheduler.get_last_lr()[0], "tokens": seen_tokens,
                       "tokens_per_second": tokens / elapsed, "elapsed_s": elapsed}
-            with open(log_path, "a", encoding="utf-8") as handle:
-                handle.write(json.dumps(record) + "\n")
-            log.info("step %d/%d loss %.4f (%.0f tokens/s)", step, settings.steps, terms_sum["loss"], record["tokens_per_second"])
-            tokens, started = 0, time.perf_counter()
+            if peak:
+                record["mfu"] = flops / elapsed / (peak * 1e12)  # per device: each has its own peak
+            if main:
+                with open(log_path, "a", encoding="utf-8") as handle:
+                    handle.write(json.dumps(record) + "\n")
+                log.info("step %d/%d loss %.4f (%.0f tokens/s)", step, settings.steps, terms_sum["loss"], record["tokens_per_second"])
+            progress.set_postfix(loss=f"{terms_sum['loss']:.3f}", refresh=False)
+            tokens, flops, started = 0, 0.0, time.perf_counter()
         if step % settings.checkpoint_every == 0 or step == settings.steps:
-            save_checkpoint(checkpoint_dir, step, {
-                "step": step,
-                "tokens": seen_tokens,
-                "position": asdict(stream.position),
-                "settings": asdict(settings),
-                "objective": objective.trainable_state(),
-                "optimizer": optimizer.state_dict(),
-                "scheduler": scheduler.state_dict(),
-                "rng": rng_state(),
-            })
+            rng_states = distributed.gather(rng_state())
+            if main:
+                save_checkpoint(checkpoint_dir, step, {
+                    "step": step,
+                    "tokens": seen_tokens,
+                    "position": asdict(stream.position),
+                    "settings": asdict(settings),
+                    "objective": objective.trainable_state(),
+                    "optimizer": optimizer.state_dict(),
+                    "scheduler": scheduler.state_dict(),
+                    "rng": rng_states,
+                })
+    progress.close()
+    distributed.barrier()
     objective.eval()
     return log_path
+
+
+def _first(rng: dict | list) -> dict:
+    return rng[0] if isinstance(rng, list) else rng
 
 
 def _truncate_log(log_path: Path, step: int) -> None:

@@ -21,6 +21,10 @@ class MaskingSettings:
     replace_with_mask: float = 0.8
     replace_with_random: float = 0.1
     whole_word: bool = True
+    # None: dynamic masking (a new mask every time a sequence is seen, RoBERTa's choice);
+    # D: static masking as in BERT's create_pretraining_data, D fixed masked copies of
+    # every sequence, epoch e seeing copy e mod D.
+    duplication_factor: int | None = None
 
 
 def mask_tokens(

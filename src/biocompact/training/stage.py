@@ -12,6 +12,7 @@ import torch
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
 from biocompact.atomic import atomic_path, write_json
+from biocompact.training import distributed
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.evaluation import evaluate_language_model
 from biocompact.training.loop import TrainingSettings, train
@@ -42,10 +43,13 @@ def train_and_publish(
     """Train (resuming if possible), then write the model folder, the log and ``eval.json``.
 
     ``outputs`` names the ``model``, ``log`` and ``eval`` paths; the model folder appears
-    only once training has ended.
+    only once training has ended. Under torchrun only the main process evaluates and
+    writes; the others return an empty dict.
     """
     torch.set_num_threads(threads)
     log_path = train(objective, corpus["train"], batcher, settings, checkpoint_dir)
+    if not distributed.is_main():
+        return {}
     model = objective.model_to_save()
     evaluation = {
         **description,

@@ -24,18 +24,25 @@ def build_vocabulary(
     heldout_fraction: float,
     max_heldout_sentences: int,
 ) -> dict:
-    """Train vocabulary ``name`` from ``settings`` (its config entry) and write its statistics."""
+    """Train vocabulary ``name`` from ``settings`` (its config entry) and write its statistics.
+
+    Training streams the sentences of a ``sample_fraction`` of the training documents
+    (memory does not grow with the corpus); statistics use held-out documents only.
+    """
     settings = dict(settings)
     vocab_type = settings.pop("type")
     reference = settings.pop("reference", None)
+    sample_fraction = settings.pop("sample_fraction", 1.0)
     tokenizer = train_vocabulary(
-        iter_sentences(shards, heldout_fraction, heldout=False), out_tokenizer, vocab_type, **settings
+        iter_sentences(shards, heldout_fraction, heldout=False, sample_fraction=sample_fraction),
+        out_tokenizer, vocab_type, **settings,
     )
     heldout = list(islice(iter_sentences(shards, heldout_fraction, heldout=True), max_heldout_sentences))
     stats = {
         "vocab": name,
         "type": vocab_type,
         "lowercase": settings.get("lowercase"),
+        "sample_fraction": sample_fraction,
         **vocabulary_statistics(tokenizer, heldout),
         "reference": None,
     }

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 from transformers import BertTokenizerFast, PreTrainedTokenizerBase
@@ -27,8 +27,16 @@ def build_wordpiece(
     lowercase: bool,
     min_frequency: int,
     limit_alphabet: int,
+    extra_special_tokens: Sequence[str] = (),
 ) -> PreTrainedTokenizerBase:
-    """BERT-style WordPiece: BERT normaliser and pre-tokeniser, ``##`` continuation pieces."""
+    """BERT-style WordPiece: BERT normaliser and pre-tokeniser, ``##`` continuation pieces.
+
+    ``extra_special_tokens`` (e.g. the ``@GENE$`` markers of relation-extraction data)
+    follow BERT's five in the vocabulary and are never split or lower-cased.
+    """
+    duplicates = set(extra_special_tokens) & set(BERT_SPECIAL_TOKENS)
+    if duplicates:
+        raise ValueError(f"extra_special_tokens repeats BERT's own special tokens: {sorted(duplicates)}")
     tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     tokenizer.normalizer = normalizers.BertNormalizer(lowercase=lowercase, strip_accents=lowercase)
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
@@ -37,7 +45,7 @@ def build_wordpiece(
         vocab_size=vocab_size,
         min_frequency=min_frequency,
         limit_alphabet=limit_alphabet,
-        special_tokens=BERT_SPECIAL_TOKENS,
+        special_tokens=[*BERT_SPECIAL_TOKENS, *extra_special_tokens],
         show_progress=False,
     )
     tokenizer.train_from_iterator(sentences, trainer)
@@ -48,7 +56,10 @@ def build_wordpiece(
         special_tokens=[("[CLS]", cls_id), ("[SEP]", sep_id)],
     )
     return BertTokenizerFast(
-        tokenizer_object=tokenizer, do_lower_case=lowercase, model_max_length=MODEL_MAX_LENGTH
+        tokenizer_object=tokenizer,
+        do_lower_case=lowercase,
+        model_max_length=MODEL_MAX_LENGTH,
+        extra_special_tokens=list(extra_special_tokens),
     )
 
 

@@ -1,0 +1,69 @@
+"""WordPiece vocabularies: a fast tokenizer folder, casing, extra special tokens, sampling."""
+
+import json
+
+import pytest
+from transformers import AutoTokenizer
+
+from biocompact.textshards import in_sample, is_heldout, iter_documents, iter_sentences
+from biocompact.vocab.build import build_vocabulary
+
+SETTINGS = {"type": "wordpiece", "vocab_size": 200, "min_frequency": 1, "limit_alphabet": 100, "reference": None}
+
+
+@pytest.fixture
+def shard(tmp_path):
+    documents = [
+        f"The @GENE$ gene BRCA{i % 3} is mutated in {i} @DISEASE$ patients.\nTP53 expression was measured in tumours."
+        for i in range(60)
+    ]
+    path = tmp_path / "shard.txt"
+    path.write_text("\n\n".join(documents) + "\n", encoding="utf-8")
+    return path
+
+
+def _build(shard, tmp_path, **settings):
+    stats = build_vocabulary([shard], tmp_path / "tokenizer", tmp_path / "stats.json", "v", {**SETTINGS, **settings},
+                             heldout_fraction=0.2, max_heldout_sentences=100)
+    return AutoTokenizer.from_pretrained(tmp_path / "tokenizer"), stats
+
+
+def test_cased_vocabulary_with_extra_special_tokens(shard, tmp_path):
+    tokenizer, stats = _build(shard, tmp_path, lowercase=False, extra_special_tokens=["@GENE$", "@DISEASE$"])
+    assert tokenizer.is_fast
+    tokens = tokenizer.tokenize("The @GENE$ gene BRCA1 in @DISEASE$")
+    assert tokens[:3] == ["The", "@GENE$", "gene"] and "@DISEASE$" in tokens
+    # BERT's five special tokens first, then the extra ones
+    assert tokenizer.convert_tokens_to_ids(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "@GENE$", "@DISEASE$"]) == list(range(7))
+    assert "@GENE$" in tokenizer.all_special_tokens
+    assert stats["lowercase"] is False and stats["unk_rate"] == 0.0
+    assert json.loads((tmp_path / "stats.json").read_text())["fertility"] == stats["fertility"]
+
+
+def test_uncased_vocabulary_lowercases(shard, tmp_path):
+    tokenizer, _ = _build(shard, tmp_path, lowercase=True)
+    assert tokenizer.tokenize("The TP53") == ["the", "tp53"]
+
+
+def test_extra_special_tokens_may_not_repeat_berts(shard, tmp_path):
+    with pytest.raises(ValueError, match=r"\[MASK\]"):
+        _build(shard, tmp_path, lowercase=True, extra_special_tokens=["[MASK]"])
+
+
+def test_vocabulary_sample_is_stable_and_independent_of_the_heldout_split(shard):
+    documents = [[f"Document {i} first sentence."] for i in range(2000)]
+    sampled = [d for d in documents if in_sample(d, 0.25)]
+    assert 0.22 < len(sampled) / len(documents) < 0.28
+    assert sampled == [d for d in documents if in_sample(list(d), 0.25)]
+    assert all(in_sample(d, 1.0) for d in documents)
+    heldout = [d for d in documents if is_heldout(d, 0.25)]
+    both = [d for d in sampled if is_heldout(d, 0.25)]
+    assert 0.04 < len(both) / len(documents) < 0.085  # about 0.25 x 0.25: the two choices are independent
+    assert len(heldout) != len(both)
+
+
+def test_vocabulary_trains_on_the_sampled_training_documents_only(shard):
+    documents = list(iter_documents([shard]))
+    expected = [s for d in documents if not is_heldout(d, 0.2) and in_sample(d, 0.3) for s in d]
+    assert 0 < len(expected) < len(documents)
+    assert list(iter_sentences([shard], 0.2, heldout=False, sample_fraction=0.3)) == expected
