@@ -9,11 +9,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from biocompact.aggregation import AVERAGE_FORMULA, BASELINE, aggregate
+from biocompact.aggregation import AVERAGE_FORMULAS, BASELINE, aggregate
 
 PATTERN = "ft/{model}/{task}/seed{seed}/metrics.json"
 BASELINE_PATTERN = "baselines/{task}/metrics.json"
-TASKS = {"t-ner": ("ner", "f1"), "t-re": ("re", "binary_f1"), "t-qa": ("qa", "accuracy")}
+TASKS = {"t-ner": ("ner", "f1"), "t-re": ("re", "binary_f1"), "t-qa": ("qa", "accuracy"), "t-ner2": ("ner", "f1")}
+FIXTURE_TASKS = ["t-ner", "t-re", "t-qa"]
 # (model, task) -> one primary-metric value per seed 1..5; None = no file.
 VALUES = {
     ("big", "t-ner"): [0.80, 0.82, 0.81, 0.85, 0.79],
@@ -45,7 +46,7 @@ def outputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, pd.Dat
     broken.write_text("{not json", encoding="utf-8")
     write_metrics(Path(BASELINE_PATTERN.format(task="t-ner")), BASELINE, "t-ner", None, 0.0)
     write_metrics(Path(BASELINE_PATTERN.format(task="t-re")), BASELINE, "t-re", None, 0.5)
-    aggregate("scores.csv", "summary.csv", "averages.csv", "summary.md", ["big", "small"], list(TASKS),
+    aggregate("scores.csv", "summary.csv", "averages.csv", "summary.md", ["big", "small"], FIXTURE_TASKS,
               [1, 2, 3, 4, 5], PATTERN, BASELINE_PATTERN)
     return {"scores": pd.read_csv("scores.csv"), "summary": pd.read_csv("summary.csv"),
             "averages": pd.read_csv("averages.csv"), "markdown": Path("summary.md").read_text()}
@@ -111,7 +112,8 @@ def test_scores_columns_and_markdown(outputs):
     assert list(outputs["scores"].columns) == ["model", "task", "seed", "metric", "value", "status"]
     assert len(outputs["scores"].query("status == 'ok'")) == 2 * (5 + 5 + 4 + 4 + 1 + 1)
     markdown = outputs["markdown"]
-    assert AVERAGE_FORMULA in markdown
+    assert AVERAGE_FORMULAS["tasks"] in markdown
+    assert set(outputs["averages"]["method"]) == {"tasks"}
     assert "0.7300 (4/5)" in markdown and "missing (0/5)" in markdown
 
 
@@ -127,3 +129,26 @@ def test_complete_grid_has_no_missing_seeds(tmp_path: Path, monkeypatch: pytest.
     assert f1["median"] == pytest.approx(0.6)
     assert f1["missing_seeds"] == ""
     assert (pd.read_csv("scores.csv")["status"] == "ok").all()
+
+
+@pytest.mark.parametrize("method, overall", [("tasks", (0.6 + 0.8 + 0.3) / 3), ("groups", ((0.6 + 0.8) / 2 + 0.3) / 2)])
+def test_overall_average_methods(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str, overall: float):
+    monkeypatch.chdir(tmp_path)
+    for task, values in {"t-ner": [0.5, 0.7, 0.6], "t-ner2": [0.8, 0.8, 0.8], "t-re": [0.3, 0.3, 0.3]}.items():
+        for seed, value in enumerate(values, start=1):
+            write_metrics(Path(PATTERN.format(model="m", task=task, seed=seed)), "m", task, seed, value)
+    aggregate("scores.csv", "summary.csv", "averages.csv", "summary.md", ["m"], ["t-ner", "t-ner2", "t-re"],
+              [1, 2, 3], PATTERN, average=method)
+    averages = pd.read_csv("averages.csv")
+    assert row(averages, group="ner")["value"] == pytest.approx(0.7)
+    assert row(averages, group="overall")["value"] == pytest.approx(overall)
+    assert set(averages["method"]) == {method}
+    assert AVERAGE_FORMULAS[method] in Path("summary.md").read_text()
+
+
+def test_unknown_average_method_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="average method 'median'"):
+        aggregate("scores.csv", "summary.csv", "averages.csv", "summary.md", ["m"], ["t-ner"], [1], PATTERN,
+                  average="median")
+    assert not Path("averages.csv").exists()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -14,7 +16,8 @@ import pytest
 
 from biocompact.aggregation import BASELINE, aggregate
 from biocompact.report import build_report
-from biocompact.report.plots import pareto_front
+from biocompact.report.browser import check_page, find_browser
+from biocompact.report.glance import pareto_front
 
 PATTERN = "results/finetuning/{model}/{task}/seed{seed}/metrics.json"
 BASELINE_PATTERN = "results/baselines/{task}/metrics.json"
@@ -76,11 +79,13 @@ def efficiency(model: str, parameters: int, tokens_per_second: float) -> dict:
                    "latency_ms_runs": [], "sequences_per_second": tokens_per_second / 128,
                    "tokens_per_second": tokens_per_second, "peak_memory_mb": 300.0, "flops_per_token": 2 * parameters}
     return {"model": model, "parameters": {"total": parameters, "embedding": 100, "non_embedding": parameters - 100,
-                                           "layers": parameters - 100}, "measurements": [measurement]}
+                                           "layers": parameters - 100},
+            "architecture": {"layers": parameters // 1000, "hidden_size": 8}, "measurements": [measurement]}
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> tuple[str, dict]:
+def report_file(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Path:
+    """The report built from hand-made result files (a missing seed included)."""
     root = tmp_path_factory.mktemp("report")
     results = root / "results"
     for (model, task), values in F1.items():
@@ -94,8 +99,11 @@ def report(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> tuple[s
               str(root / PATTERN), str(root / BASELINE_PATTERN))
     write_json(results / "efficiency/big.json", efficiency("big", 4000, 1000.0))
     write_json(results / "efficiency/small.json", efficiency("small", 1000, 2500.0))
-    logs = {"pretraining/big": [{"step": 10, "loss": 9.0}, {"step": 20, "loss": 7.5}],
-            "distillation/small": [{"step": 10, "loss": 5.0, "loss_mlm": 3.0, "loss_soft": 2.0}]}
+    # Per logged interval: tokens/s x elapsed seconds = the interval's tokens; "tokens" is cumulative.
+    logs = {"pretraining/big": [{"step": 10, "loss": 9.0, "tokens": 1000, "tokens_per_second": 100.0, "elapsed_s": 10.0},
+                                {"step": 20, "loss": 7.5, "tokens": 3000, "tokens_per_second": 200.0, "elapsed_s": 10.0}],
+            "distillation/small": [{"step": 10, "loss": 5.0, "loss_mlm": 3.0, "loss_soft": 2.0, "tokens": 500,
+                                    "tokens_per_second": 125.0, "elapsed_s": 4.0}]}
     for name, rows in logs.items():
         path = results / name / "train_log.jsonl"
         path.parent.mkdir(parents=True)
@@ -130,7 +138,12 @@ def report(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> tuple[s
                  corpus=results / "corpus/stats.json", vocab=[results / "vocab/wp/stats.json"],
                  benchmarks=results / "benchmarks", config={"report": {"title": "Fixture"}}, title="Fixture report",
                  source_dir=repo_root)
-    html = output.read_text(encoding="utf-8")
+    return output
+
+
+@pytest.fixture(scope="module")
+def report(report_file: Path) -> tuple[str, dict]:
+    html = report_file.read_text(encoding="utf-8")
     parser = Tables()
     parser.feed(html)
     return html, parser.tables
@@ -142,21 +155,40 @@ def rows_by_first_cell(table) -> dict[str, list[tuple[str, str, set[str]]]]:
 
 def test_results_table_medians_spread_and_ranks(report):
     _, tables = report
-    header = [cell[0] for cell in tables["results-table"][0]]
-    assert header == ["Model", "ner-a (f1)", "re-b (f1)", "NER avg.", "RE avg.", "Overall"]
-    rows = rows_by_first_cell(tables["results-table"])
-    big_ner, big_re, *_, big_overall = rows["big"][1:]
+    table = tables["results-table"]
+    assert [cell[0] for cell in table[0]] == ["Task (metric)", "big", "small", BASELINE]
+    rows = rows_by_first_cell(table)
+    assert list(rows) == ["Named entity recognition (NER)", "ner-a (f1)", "NER average",
+                          "Relation extraction (RE)", "re-b (f1)", "RE average", "Overall average"]
+    big_ner, small_ner, baseline_ner = rows["ner-a (f1)"][1:]
     assert big_ner[0] == "82.0 ± 2.0" and "b" in big_ner[2]  # median 0.82, sd of .80/.82/.84
     assert "min-max 80.0-84.0" in big_ner[1]
-    small_ner = rows["small"][1]
     assert small_ner[0] == "72.0 ± 2.8 (2/3 seeds)" and "u" in small_ner[2]  # (0.70 + 0.74) / 2
     assert "missing seeds: 2" in small_ner[1]
+    assert baseline_ner[0] == "0.0" and not baseline_ner[2]  # the baseline is not ranked
+    big_re, small_re, baseline_re = rows["re-b (f1)"][1:]
     assert big_re[0] == "61.0 ± 2.6" and "u" in big_re[2]
-    assert rows["small"][2][0] == "64.0 ± 2.0" and "b" in rows["small"][2][2]
-    assert big_overall[0] == "71.5"  # (0.82 + 0.61) / 2
-    assert rows["small"][-1][0] == "68.0"  # (0.72 + 0.64) / 2
-    baseline = rows[BASELINE]
-    assert [cell[0] for cell in baseline[1:3]] == ["0.0", "50.0"] and not baseline[1][2]
+    assert small_re[0] == "64.0 ± 2.0" and "b" in small_re[2]
+    assert baseline_re[0] == "50.0" and not baseline_re[2]
+    assert [cell[0] for cell in rows["NER average"][1:]] == ["82.0", "72.0", "0.0"]
+    overall = rows["Overall average"][1:]
+    assert [cell[0] for cell in overall] == ["71.5", "68.0", "25.0"]  # (.82 + .61) / 2, (.72 + .64) / 2
+    assert "b" in overall[0][2] and "u" in overall[1][2]
+
+
+def test_at_a_glance(report):
+    html, tables = report
+    assert re.search(r"Most accurate</dt><dd>big: overall average 71\.5", html)
+    # small: 2.5x big's 1,000 tokens/s with 25% of its parameters, 68.0 / 71.5 = 95.1% of its average.
+    assert re.search(r"Fastest</dt><dd>small: 2\.50x the throughput of big \(2,500 vs 1,000 tokens/s, "
+                     r"cpu, batch 8, length 128\) with 25% of its parameters, keeping 95\.1% of its overall "
+                     r"average \(68\.0 vs 71\.5\)", html)
+    assert re.search(r"Smallest</dt><dd>small \(1,000 parameters\)", html)
+    glance = tables["glance-table"]
+    assert glance[0][5][0] == "Speed-up vs big (cpu, batch 8, length 128)"
+    assert [[cell[0] for cell in row] for row in glance[1:]] == [
+        ["big", "71.5", "100.0%", "4,000", "100%", "1.00x", "yes"],
+        ["small", "68.0", "95.1%", "1,000", "25%", "2.50x", "yes"]]
 
 
 def test_all_metrics_and_definitions(report):
@@ -168,13 +200,16 @@ def test_all_metrics_and_definitions(report):
     assert definitions[("ner-a", "accuracy")] == "share of correct predictions"
 
 
-def test_headline_efficiency_and_cost(report):
+def test_efficiency_training_speed_and_cost(report):
     html, tables = report
-    assert re.search(r"Best on average</dt><dd>big \(overall average 71\.5\)", html)
-    assert re.search(r"Fastest</dt><dd>small \(2,500 tokens/s", html)
-    assert re.search(r"Smallest</dt><dd>small \(1,000 parameters\)", html)
+    sizes = rows_by_first_cell(tables["size-table"])
+    assert [cell[0] for cell in sizes["small"][3:]] == ["1,000", "100", "900", "25%"]
     efficiency = rows_by_first_cell(tables["efficiency-table"])
-    assert efficiency["small"][10][0] == "2.50x" and efficiency["big"][10][0] == "1.00x"
+    assert efficiency["small"][8][0] == "2.50x" and efficiency["big"][8][0] == "1.00x"
+    assert efficiency["big"][5][0] == "1,024.00"  # latency 1024000 / 1000 tokens/s
+    training = {row[1][0]: [c[0] for c in row] for row in tables["training-speed-table"][1:]}
+    assert training["big"] == ["pretraining", "big", "20", "3,000", "20.0", "150"]  # (1000 + 2000) / 20 s
+    assert training["small"] == ["distillation", "small", "10", "500", "4.0", "125"]
     cost = {row[0][0]: [c[0] for c in row] for row in tables["cost-table"][1:]}
     assert cost["finetuning"][1:] == ["2", "15.5", "7.8", "20.0"]
     assert cost["total"][1:3] == ["3", "115.5"]
@@ -190,7 +225,7 @@ def test_models_corpus_and_vocab(report):
     assert [c[0] for c in tables["per-year-table"][2]] == ["2020", "234"]
     vocab = rows_by_first_cell(tables["vocab-table"])
     assert vocab["wp"][4][0] == "1.346" and vocab["minilm (reference for wp)"][2][0] == "30,522"
-    assert html.count("<svg") == 4  # seed spread, speed, size, training curves
+    assert html.count("<svg") == 5  # seed spread, accuracy vs speed and vs size, speed-up, training curves
     assert "loss_soft" in html
 
 
@@ -201,7 +236,8 @@ def test_self_contained_with_provenance(report):
     versions = {row[0][0]: row[1][0] for row in tables["versions-table"][1:]}
     assert versions["pandas"] == pd.__version__ and "python" in versions
     assert "title: Fixture" in html
-    assert re.search(r"from commit <code>[0-9a-f]{40}</code>", html)
+    assert re.search(r"from commit <code>[0-9a-f]{40}( \(\+ uncommitted changes\))?</code>", html)
+    assert "Bioformer, Table 3: (8 NER + 4 RE + 2 DC + 1 QA) / 15" in html
 
 
 def test_pareto_front():
@@ -216,3 +252,50 @@ def test_report_does_not_import_the_training_stack():
             "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """Debian's chromium, installed with apt-get when missing (needs root), else the test is skipped."""
+    if browser := find_browser():
+        return browser
+    if not shutil.which("apt-get"):
+        pytest.skip("chromium is not installed and there is no apt-get to install it")
+    if os.geteuid() != 0:
+        pytest.skip("chromium is not installed; installing it (apt-get install -y chromium) needs root")
+    environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    install = ["apt-get", "install", "-y", "chromium"]
+    if subprocess.run(install, env=environment, capture_output=True).returncode != 0:
+        subprocess.run(["apt-get", "update"], env=environment, capture_output=True)
+        result = subprocess.run(install, env=environment, capture_output=True, text=True)
+        if result.returncode != 0:
+            pytest.skip(f"apt-get install chromium failed: {result.stderr.strip()[-300:]}")
+    browser = find_browser()
+    if browser is None:
+        pytest.skip("apt-get installed chromium but no chromium binary is on PATH")
+    return browser
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_report_renders_in_headless_chromium(report_file: Path, chromium: str, tmp_path: Path):
+    page = check_page(report_file, width=1280, browser=chromium)
+    screenshot = tmp_path / "report.png"
+    screenshot.write_bytes(page.screenshot)
+    width, height = png_size(page.screenshot)
+    assert width >= 1200 and height > 3000, (width, height)  # the whole page, not one screen
+    assert page.console_errors == []
+    assert page.requests == [report_file.resolve().as_uri()] and page.external_requests == []
+
+
+def test_browser_check_sees_errors_and_external_requests(chromium: str, tmp_path: Path):
+    page = tmp_path / "bad.html"
+    page.write_text('<!DOCTYPE html><html><body><img src="https://example.invalid/x.png">'
+                    '<script>console.error("boom"); missing_function();</script></body></html>', encoding="utf-8")
+    result = check_page(page, browser=chromium)
+    assert "boom" in result.console_errors
+    assert any("missing_function" in error for error in result.console_errors)
+    assert result.external_requests == ["https://example.invalid/x.png"]

@@ -5,9 +5,11 @@ absent or unreadable gives rows with ``status = missing`` and no value. The
 majority-class baselines are one more model (``majority-class``, no seed).
 
 Averages: for each model, the median over seeds of the primary metric of every task
-is averaged (plain mean) over the tasks of a family (``ner``, ``re``, ...) and over all
-tasks (``overall``); tasks without a single successful run are left out of the mean
-and counted in ``n_expected_tasks`` only.
+is averaged (plain mean) over the tasks of a family (``ner``, ``re``, ...); the
+``overall`` average is, by the configured method, the mean over all tasks (``tasks``,
+Bioformer's Table 3: group averages weighted by their number of tasks) or the mean of
+the group averages (``groups``, every family weighs the same). Tasks without a single
+successful run are left out of the means and counted in ``n_expected_tasks`` only.
 """
 
 from __future__ import annotations
@@ -24,13 +26,20 @@ from biocompact.atomic import atomic_open
 
 BASELINE = "majority-class"
 OVERALL = "overall"
-AVERAGE_FORMULA = (
+GROUP_FORMULA = (
     "average(model, group) = mean over the tasks t of the group of "
-    "median over seeds s of primary_metric(model, t, s); "
-    "the overall average takes every task as one group"
+    "median over seeds s of primary_metric(model, t, s)"
 )
+AVERAGE_FORMULAS = {
+    "tasks": GROUP_FORMULA + "; overall(model) = mean over all tasks t of median over seeds of "
+    "primary_metric(model, t, s) = sum over groups g of n_g * average(model, g) / sum over g of n_g, "
+    "n_g = number of tasks of group g (Bioformer, Table 3: (8 NER + 4 RE + 2 DC + 1 QA) / 15)",
+    "groups": GROUP_FORMULA + "; overall(model) = mean over the groups g of average(model, g) "
+    "(every task family weighs the same, whatever its number of tasks)",
+}
 SCORE_COLUMNS = ["model", "task", "seed", "metric", "value", "status"]
 STAT_COLUMNS = ["median", "mean", "std", "min", "max"]
+AVERAGE_COLUMNS = ["model", "group", "value", "n_tasks", "n_expected_tasks", "method"]
 
 
 @dataclass(frozen=True)
@@ -143,30 +152,34 @@ def summarise(scores: pd.DataFrame, info: pd.DataFrame) -> pd.DataFrame:
     return summary[columns + ["missing_seeds", "definition"]]
 
 
-def group_averages(summary: pd.DataFrame) -> pd.DataFrame:
-    """Mean of the per-task medians of the primary metric, per model and task family + overall."""
+def group_averages(summary: pd.DataFrame, method: str = "tasks") -> pd.DataFrame:
+    """Mean of the per-task medians of the primary metric per model and task family, and
+    the overall average by ``method`` (a key of ``AVERAGE_FORMULAS``, recorded per row)."""
+    if method not in AVERAGE_FORMULAS:
+        raise ValueError(f"average method {method!r}: expected one of {sorted(AVERAGE_FORMULAS)}")
     primary = summary[summary["primary"]]
     families = list(dict.fromkeys(primary["family"].dropna()))
     rows = []
     for model, table in primary.groupby("model", sort=False):
-        groups = [(family, table[table["family"] == family]) for family in families]
-        for group, members in [*groups, (OVERALL, table)]:
-            if members.empty:
-                continue
+        model_rows = []
+        for family in families:
+            members = table[table["family"] == family]
             medians = members["median"].dropna()
-            rows.append(
-                {
-                    "model": model,
-                    "group": group,
-                    "value": medians.mean() if len(medians) else float("nan"),
-                    "n_tasks": len(medians),
-                    "n_expected_tasks": members["task"].nunique(),
-                }
-            )
-    return pd.DataFrame(rows, columns=["model", "group", "value", "n_tasks", "n_expected_tasks"])
+            if not members.empty:
+                model_rows.append({"group": family, "value": medians.mean() if len(medians) else float("nan"),
+                                   "n_tasks": len(medians), "n_expected_tasks": members["task"].nunique()})
+        medians = table["median"].dropna()
+        if method == "tasks":
+            overall = medians.mean() if len(medians) else float("nan")
+        else:
+            overall = pd.Series([row["value"] for row in model_rows], dtype=float).mean()
+        model_rows.append({"group": OVERALL, "value": overall, "n_tasks": len(medians),
+                           "n_expected_tasks": table["task"].nunique()})
+        rows += [{"model": model, **row, "method": method} for row in model_rows]
+    return pd.DataFrame(rows, columns=AVERAGE_COLUMNS)
 
 
-def summary_markdown(summary: pd.DataFrame, averages: pd.DataFrame) -> str:
+def summary_markdown(summary: pd.DataFrame, averages: pd.DataFrame, method: str = "tasks") -> str:
     """The summary as Markdown: primary-metric medians, averages (with formula), all metrics."""
     primary = summary[summary["primary"]].copy()
     primary["cell"] = [
@@ -187,7 +200,7 @@ def summary_markdown(summary: pd.DataFrame, averages: pd.DataFrame) -> str:
             "## Primary metric: median over seeds (seeds with a result / expected)",
             medians.to_markdown(),
             "## Averages",
-            f"Formula: {AVERAGE_FORMULA}.",
+            f"Formula (`{method}`): {AVERAGE_FORMULAS[method]}.",
             average_table.to_markdown(floatfmt=".4f"),
             "## All metrics",
             full.to_markdown(index=False, floatfmt=".4f"),
@@ -205,14 +218,18 @@ def aggregate(
     seeds: Sequence[int],
     metrics_pattern: str,
     baseline_pattern: str | None = None,
+    average: str = "tasks",
 ) -> pd.DataFrame:
-    """Read the expected runs; write the scores, summary and averages CSVs and the Markdown summary."""
+    """Read the expected runs; write the scores, summary and averages CSVs and the Markdown summary.
+
+    ``average`` is the overall-average method (a key of ``AVERAGE_FORMULAS``).
+    """
     score_table, info = load_scores(expected_runs(models, tasks, seeds, metrics_pattern, baseline_pattern))
     summary_table = summarise(score_table, info)
-    average_table = group_averages(summary_table)
+    average_table = group_averages(summary_table, average)
     for table, path in [(score_table, scores), (summary_table, summary), (average_table, averages)]:
         with atomic_open(path) as handle:
             table.to_csv(handle, index=False)
     with atomic_open(markdown) as handle:
-        handle.write(summary_markdown(summary_table, average_table))
+        handle.write(summary_markdown(summary_table, average_table, average))
     return summary_table

@@ -7,7 +7,8 @@ BASELINE_METRICS = "results/baselines/{task}/metrics.json"
 
 
 rule aggregate:
-    """Median over seeds per (model, task, metric), missing runs shown as missing."""
+    """Median over seeds per (model, task, metric), missing runs shown as missing; family and
+    overall averages by the method of report.average."""
     input:
         metrics=expand(FINETUNE_METRICS, model=FINETUNE_MODELS, task=TASKS, seed=SEEDS),
         baselines=expand(BASELINE_METRICS, task=TASKS),
@@ -15,13 +16,14 @@ rule aggregate:
         scores=report("results/aggregate/scores.csv", caption="../report/scores.rst", category="Results"),
         summary=report("results/aggregate/summary.csv", caption="../report/summary.rst", category="Results"),
         averages=report("results/aggregate/averages.csv", caption="../report/averages.rst", category="Results"),
-        markdown="results/aggregate/summary.md",
+        markdown=report("results/aggregate/summary.md", caption="../report/summary_md.rst", category="Results"),
     params:
         models=FINETUNE_MODELS,
         tasks=TASKS,
         seeds=SEEDS,
         metrics_pattern=lambda wildcards: FINETUNE_METRICS,  # a function: no wildcard expansion
         baseline_pattern=lambda wildcards: BASELINE_METRICS,
+        average=config["report"]["average"],
     log:
         "results/logs/report/aggregate.log",
     benchmark:

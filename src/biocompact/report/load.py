@@ -72,13 +72,23 @@ def _version(package: str) -> str:
         return "not installed"
 
 
-def _git_commit(directory: str | Path) -> str:
+def _git(directory: str | Path, *arguments: str) -> str | None:
+    """The output of a git command in ``directory``, or None when git or the repository is absent."""
     try:
-        result = subprocess.run(["git", "rev-parse", "HEAD"], cwd=directory, capture_output=True, text=True,
+        result = subprocess.run(["git", *arguments], cwd=directory, capture_output=True, text=True,
                                 check=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
+        return None
+    return result.stdout.strip()
+
+
+def _git_commit(directory: str | Path) -> str:
+    """The commit of ``directory``, with ``(+ uncommitted changes)`` when tracked files differ from it."""
+    commit = _git(directory, "rev-parse", "HEAD")
+    if not commit:
         return "unknown"
-    return result.stdout.strip() or "unknown"
+    changes = _git(directory, "status", "--porcelain", "--untracked-files=no")
+    return commit + (" (+ uncommitted changes)" if changes else "")
 
 
 def provenance(config: dict[str, Any], directory: str | Path = ".") -> dict[str, Any]:

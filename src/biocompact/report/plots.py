@@ -9,7 +9,7 @@ import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from matplotlib.ticker import NullFormatter
+from matplotlib.ticker import EngFormatter, NullFormatter
 
 from biocompact.aggregation import BASELINE
 
@@ -36,48 +36,52 @@ def _grid(n_panels: int, columns: int = 3, size: tuple[float, float] = (4.2, 3.2
 
 
 def seed_spread(scores: pd.DataFrame, summary: pd.DataFrame) -> str:
-    """Per task: every seed's primary-metric score (x 100) per model, the median as a bar."""
+    """Per task: every seed's primary-metric score (x 100) per model, the median as a bar;
+    a model with missing seeds is labelled with the seeds it has (e.g. ``small (2/3)``)."""
     primary = summary[summary["primary"] & (summary["model"] != BASELINE) & (summary["n_seeds"] > 0)]
     tasks = list(dict.fromkeys(primary["task"]))
     models = list(dict.fromkeys(primary["model"]))
     figure, axes = _grid(max(len(tasks), 1))
     jitter = np.random.default_rng(0)
     for axis, task in zip(axes, tasks):
-        metric = primary.loc[primary["task"] == task, "metric"].iloc[0]
+        rows = primary[primary["task"] == task].set_index("model")
+        metric = rows["metric"].iloc[0]
+        labels = []
         for x, model in enumerate(models):
             values = scores[(scores["model"] == model) & (scores["task"] == task) & (scores["metric"] == metric)]
             values = values["value"].dropna() * 100
-            axis.scatter(x + jitter.uniform(-0.12, 0.12, len(values)), values, s=18, alpha=0.75)
+            axis.scatter(x + jitter.uniform(-0.12, 0.12, len(values)), values, s=18, alpha=0.75, color=f"C{x}")
             if len(values):
                 axis.hlines(values.median(), x - 0.25, x + 0.25, color="black", linewidth=2)
-        axis.set_xticks(range(len(models)), models, rotation=30, ha="right")
+            seeds = rows.loc[model, ["n_seeds", "n_expected"]] if model in rows.index else None
+            partial = seeds is not None and seeds["n_seeds"] < seeds["n_expected"]
+            labels.append(f"{model} ({seeds['n_seeds']}/{seeds['n_expected']})" if partial else model)
+        axis.set_xticks(range(len(models)), labels, rotation=30, ha="right")
+        axis.set_xlim(-0.5, len(models) - 0.5)
         axis.set_title(task)
         axis.set_ylabel(f"{metric} x 100")
         axis.grid(axis="y", alpha=0.3)
     return to_svg(figure)
 
 
-def pareto_front(x: pd.Series, y: pd.Series, maximise_x: bool) -> pd.Series:
-    """True for the points no other point beats on both x and y (y is maximised)."""
-    sign = 1 if maximise_x else -1
-    points = list(zip(sign * x.to_numpy(), y.to_numpy()))
-    return pd.Series(
-        [not any(a >= px and b >= py and (a, b) != (px, py) for a, b in points) for px, py in points],
-        index=x.index,
-    )
+def tradeoff(frame: pd.DataFrame, x: str, xlabel: str) -> str:
+    """Overall average (x 100) against ``x``, the models of the ``pareto`` column joined by a line.
 
-
-def tradeoff(frame: pd.DataFrame, x: str, xlabel: str, maximise_x: bool) -> str:
-    """Overall average (x 100) against ``x`` (log scale), the Pareto front drawn as a line."""
+    The x axis is logarithmic when the values span more than a factor of 10; tick labels
+    use SI prefixes (``20k``, ``4M``).
+    """
     figure = Figure(figsize=(6, 4.2), layout="constrained")
     axis = figure.subplots()
-    front = frame[pareto_front(frame[x], frame["overall"], maximise_x)].sort_values(x)
+    front = frame[frame["pareto"]].sort_values(x)
     axis.plot(front[x], front["overall"] * 100, color="tab:red", linestyle="--", label="Pareto front", zorder=1)
     axis.scatter(frame[x], frame["overall"] * 100, zorder=2)
     for _, row in frame.iterrows():
         axis.annotate(row["model"], (row[x], row["overall"] * 100), textcoords="offset points", xytext=(5, 5))
-    axis.set_xscale("log")
-    axis.xaxis.set_minor_formatter(NullFormatter())
+    if frame[x].max() > 10 * frame[x].min():
+        axis.set_xscale("log")
+        axis.xaxis.set_minor_formatter(NullFormatter())
+    axis.xaxis.set_major_formatter(EngFormatter(sep=""))
+    axis.margins(0.2)
     axis.set_xlabel(xlabel)
     axis.set_ylabel("overall average x 100")
     axis.legend()
@@ -85,17 +89,58 @@ def tradeoff(frame: pd.DataFrame, x: str, xlabel: str, maximise_x: bool) -> str:
     return to_svg(figure)
 
 
+def speedup(frame: pd.DataFrame, reference: str) -> str:
+    """Relative inference speed-up against ``reference`` per model and setting (as in Bioformer's
+    Figure 3D), beside each model's peak memory per device."""
+    figure = Figure(figsize=(11, 0.6 + 0.45 * len(frame)), layout="constrained")
+    speed_axis, memory_axis = figure.subplots(1, 2, width_ratios=[2, 1])
+    settings = frame[["device", "batch_size", "sequence_length"]].drop_duplicates().reset_index(drop=True)
+    models = list(dict.fromkeys(frame["model"]))
+    height = 0.8 / len(settings)
+    for index, setting in settings.iterrows():
+        selected = (frame[settings.columns] == setting).all(axis=1)
+        rows = frame[selected].set_index("model").reindex(models)
+        label = f"{setting['device']}, batch {setting['batch_size']}, length {setting['sequence_length']}"
+        positions = np.arange(len(models)) + (index - (len(settings) - 1) / 2) * height
+        speed_axis.barh(positions, rows["speedup"], height=height, label=label, color=f"C{index}")
+    speed_axis.axvline(1, color="black", linewidth=1)
+    speed_axis.set_yticks(range(len(models)), models)
+    speed_axis.invert_yaxis()
+    speed_axis.set_xlabel(f"inference speed-up vs {reference} (tokens/s ratio)")
+    speed_axis.legend(fontsize="small")
+    speed_axis.grid(axis="x", alpha=0.3)
+    memory = frame.groupby(["model", "device"], sort=False)["peak_memory_mb"].max().unstack().reindex(models)
+    for index, device in enumerate(memory.columns):
+        positions = np.arange(len(models)) + (index - (len(memory.columns) - 1) / 2) * 0.8 / len(memory.columns)
+        memory_axis.barh(positions, memory[device], height=0.8 / len(memory.columns), label=device,
+                         color=f"C{index + len(settings)}")
+    memory_axis.set_yticks(range(len(models)), models)
+    memory_axis.invert_yaxis()
+    memory_axis.set_xlabel("peak memory (MB)")
+    memory_axis.legend(fontsize="small")
+    memory_axis.grid(axis="x", alpha=0.3)
+    return to_svg(figure)
+
+
 def training_curves(logs: pd.DataFrame) -> str:
-    """Per model: the total loss and every ``loss_*`` term against the step."""
+    """Per model: the total loss and every ``loss_*`` term against the step (log scale when they
+    span more than a factor of 10, so that small terms stay visible); a term equal to the total at every step is drawn once, as ``loss``."""
     runs = list(logs.groupby(["stage", "model"], sort=False))
     figure, axes = _grid(max(len(runs), 1))
     for axis, ((stage, model), log) in zip(axes, runs):
-        for column in [c for c in log.columns if (c == "loss" or c.startswith("loss_")) and log[c].notna().any()]:
+        terms = [c for c in log.columns if c.startswith("loss_") and log[c].notna().any()]
+        same = [c for c in terms if np.allclose(log[c], log["loss"], equal_nan=True)]
+        label = "loss" + (f" (= {', '.join(same)})" if same else "")
+        axis.plot(log["step"], log["loss"], label=label, linewidth=2, color="black")
+        for index, column in enumerate(c for c in terms if c not in same):
             points = log[["step", column]].dropna()
-            axis.plot(points["step"], points[column], label=column, linewidth=2 if column == "loss" else 1)
+            axis.plot(points["step"], points[column], label=column, linewidth=1.2, color=f"C{index}")
+        values = log[["loss", *terms]].to_numpy(dtype=float)
+        if (values[~np.isnan(values)] > 0).all() and np.nanmax(values) > 10 * np.nanmin(values):
+            axis.set_yscale("log")
         axis.set_title(f"{model} ({stage})")
         axis.set_xlabel("step")
         axis.set_ylabel("loss")
         axis.legend(fontsize="small")
-        axis.grid(alpha=0.3)
+        axis.grid(alpha=0.3, which="both")
     return to_svg(figure)

@@ -9,9 +9,9 @@ from typing import Any
 import jinja2
 import pandas as pd
 
-from biocompact.aggregation import AVERAGE_FORMULA
+from biocompact.aggregation import AVERAGE_FORMULAS
 from biocompact.atomic import atomic_open, read_json
-from biocompact.report import load, plots, tables
+from biocompact.report import costs, glance, load, plots, tables
 
 
 def render(template: str | Path, context: dict[str, Any]) -> str:
@@ -23,23 +23,37 @@ def render(template: str | Path, context: dict[str, Any]) -> str:
     return environment.get_template(template.name).render(**context)
 
 
+def average_formula(averages: pd.DataFrame) -> str:
+    """The formula of the overall average, named by the ``method`` column of ``averages.csv``."""
+    methods = set(averages["method"]) if "method" in averages else set()
+    if len(methods) != 1 or not methods <= set(AVERAGE_FORMULAS):
+        raise ValueError(f"averages: expected one averaging method of {sorted(AVERAGE_FORMULAS)}, "
+                         f"found {sorted(map(str, methods))}")
+    method = methods.pop()
+    return f"{method}: {AVERAGE_FORMULAS[method]}"
+
+
 def _results_context(summary: pd.DataFrame, scores: pd.DataFrame, averages: pd.DataFrame,
-                     efficiency: pd.DataFrame) -> dict[str, Any]:
+                     results: list[dict[str, Any]]) -> dict[str, Any]:
+    efficiency = costs.efficiency_frame(results)
+    tradeoff = glance.tradeoff_frame(averages, efficiency) if not efficiency.empty else pd.DataFrame()
     context = {
-        "headline": tables.headline(averages, efficiency),
+        "headline": glance.headline(averages, tradeoff, efficiency),
+        "glance": glance.glance_table(tradeoff, efficiency) if not tradeoff.empty else None,
         "results": tables.results_table(summary, averages),
-        "average_formula": AVERAGE_FORMULA,
+        "average_formula": average_formula(averages),
         "metrics": tables.metrics_table(summary),
         "definitions": tables.definitions_table(summary),
         "seed_spread_svg": plots.seed_spread(scores, summary),
-        "efficiency": tables.efficiency_table(efficiency) if not efficiency.empty else None,
+        "sizes": costs.size_table(results) if results else None,
+        "efficiency": costs.speed_table(efficiency) if not efficiency.empty else None,
+        "speedup_svg": plots.speedup(efficiency, costs.largest_model(efficiency)) if not efficiency.empty else None,
         "speed_svg": None,
         "size_svg": None,
     }
-    tradeoff = tables.tradeoff_frame(averages, efficiency) if not efficiency.empty else pd.DataFrame()
     if not tradeoff.empty:
-        context["speed_svg"] = plots.tradeoff(tradeoff, "tokens_per_second", "tokens per second", maximise_x=True)
-        context["size_svg"] = plots.tradeoff(tradeoff, "parameters", "parameters", maximise_x=False)
+        context["speed_svg"] = plots.tradeoff(tradeoff, "tokens_per_second", "inference tokens per second")
+        context["size_svg"] = plots.tradeoff(tradeoff, "parameters", "parameters")
     return context
 
 
@@ -48,6 +62,7 @@ def _models_context(train_logs: Sequence[str | Path], evals: Sequence[str | Path
     results = load.read_jsons(evals)
     return {
         "curves_svg": plots.training_curves(logs) if not logs.empty else None,
+        "training_speed": costs.training_throughput_table(logs),
         "model_evals": tables.model_eval_table(results, [Path(path).parent.parent.name for path in evals]),
         "fill_mask": tables.fill_mask_table(results),
     }
@@ -75,15 +90,14 @@ def build_report(
     folder of Snakemake benchmark TSVs (first subfolder = stage); ``source_dir`` is the
     workflow's git checkout, whose commit is recorded.
     """
-    efficiency_frame = tables.efficiency_frame(load.read_jsons(efficiency))
     context = {
         "title": title,
         **_results_context(load.read_summary(summary), pd.read_csv(scores), pd.read_csv(averages),
-                           efficiency_frame),
+                           load.read_jsons(efficiency)),
         **_models_context(train_logs, evals),
         "corpus": tables.corpus_tables(read_json(corpus)) if corpus else None,
         "vocab": tables.vocab_table(load.read_jsons(vocab)) if vocab else None,
-        "compute_cost": tables.compute_cost_table(load.read_benchmarks(benchmarks)),
+        "compute_cost": costs.compute_cost_table(load.read_benchmarks(benchmarks)),
         "provenance": load.provenance(config or {}, source_dir),
     }
     html = render(template, context)

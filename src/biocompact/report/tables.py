@@ -11,21 +11,34 @@ import pandas as pd
 
 from biocompact.aggregation import BASELINE, OVERALL
 
+FAMILY_NAMES = {"ner": "Named entity recognition (NER)", "re": "Relation extraction (RE)",
+                "qa": "Question answering (QA)", "dc": "Document classification (DC)"}
+
 
 @dataclass
 class Cell:
-    """One table cell: shown text, hover text, rank in its column (1 best, 2 second), a note."""
+    """One table cell: shown text, hover text, rank in its row or column (1 best, 2 second), a
+    note, whether it is a number (right-aligned) and how many columns it spans."""
 
     text: str
     title: str = ""
     rank: int = 0
     note: str = ""
+    numeric: bool = False
+    colspan: int = 1
 
 
 @dataclass
 class Table:
+    """Header and rows of cells; ``row_classes`` gives a CSS class per row (``""`` for none)."""
+
     columns: list[str]
     rows: list[list[Cell]] = field(default_factory=list)
+    row_classes: list[str] = field(default_factory=list)
+
+    def add(self, cells: list[Cell], row_class: str = "") -> None:
+        self.rows.append(cells)
+        self.row_classes.append(row_class)
 
 
 def missing(value: Any) -> bool:
@@ -43,65 +56,88 @@ def number(value: float, digits: int = 0) -> str:
 
 
 def frame_table(frame: pd.DataFrame, formats: dict[str, Callable[[Any], str]] | None = None) -> Table:
-    """A DataFrame as a Table; columns without a format are shown with ``str``."""
+    """A DataFrame as a Table; columns with a format are numbers, the others text (``str``)."""
     formats = formats or {}
-    rows = [
-        [Cell(formats.get(column, lambda v: "" if missing(v) else str(v))(value)) for column, value in row.items()]
-        for _, row in frame.iterrows()
-    ]
-    return Table(list(frame.columns), rows)
+    table = Table(list(frame.columns))
+    for _, row in frame.iterrows():
+        table.add([
+            Cell(formats[column](value), numeric=True) if column in formats
+            else Cell("" if missing(value) else str(value))
+            for column, value in row.items()
+        ])
+    return table
 
 
-def _ranks(values: pd.Series, models: pd.Series) -> pd.Series:
+def ranks(values: pd.Series, models: Sequence[str]) -> list[int]:
     """1 for the best, 2 for the second best value (ties share a rank); the baseline is not ranked."""
-    ranked = values.where(models != BASELINE).rank(method="dense", ascending=False)
-    return ranked.where(ranked <= 2).fillna(0).astype(int)
+    ranked = values.where(pd.Series(list(models), index=values.index) != BASELINE).rank(
+        method="dense", ascending=False)
+    return ranked.where(ranked <= 2).fillna(0).astype(int).tolist()
 
 
-def _score_cell(row: pd.Series, rank: int) -> Cell:
+def _score_cell(row: pd.Series | None, rank: int) -> Cell:
+    if row is None:
+        return Cell("", numeric=True)
     seeds = f"{row['n_seeds']}/{row['n_expected']} seeds"
     if row["n_seeds"] == 0:
-        return Cell("missing", f"no result; missing seeds: {row['missing_seeds']}", note=seeds)
+        return Cell("missing", f"no result; missing seeds: {row['missing_seeds']}", note=seeds, numeric=True)
     spread = "" if missing(row["std"]) else f" ± {percent(row['std'])}"
     title = f"median {percent(row['median'])}; min-max {percent(row['min'])}-{percent(row['max'])}; {seeds}"
     if row["n_seeds"] < row["n_expected"]:
         title += f"; missing seeds: {row['missing_seeds']}"
     note = seeds if row["n_seeds"] < row["n_expected"] else ""
-    return Cell(percent(row["median"]) + spread, title, rank, note)
+    return Cell(percent(row["median"]) + spread, title, rank, note, numeric=True)
 
 
-def group_label(group: str) -> str:
-    return "Overall" if group == OVERALL else f"{group.upper()} avg."
+def _average_cell(average: pd.Series | None, rank: int) -> Cell:
+    if average is None:
+        return Cell("", numeric=True)
+    tasks = f"{average['n_tasks']}/{average['n_expected_tasks']} tasks"
+    partial = average["n_tasks"] < average["n_expected_tasks"]
+    return Cell(percent(average["value"]) or "missing", tasks, rank, tasks if partial else "", numeric=True)
+
+
+def family_name(family: str) -> str:
+    return FAMILY_NAMES.get(family, family.upper())
+
+
+def models_in_order(summary: pd.DataFrame) -> list[str]:
+    """The models of the summary in config order, the baseline last."""
+    models = list(dict.fromkeys(summary["model"]))
+    return [m for m in models if m != BASELINE] + [m for m in models if m == BASELINE]
 
 
 def results_table(summary: pd.DataFrame, averages: pd.DataFrame) -> Table:
-    """Models x tasks (primary metric, median ± std over seeds), then group and overall averages."""
-    primary = summary[summary["primary"]].copy()
-    primary["rank"] = primary.groupby("task", sort=False)["median"].transform(
-        lambda values: _ranks(values, primary.loc[values.index, "model"])
-    )
-    averages = averages.copy()
-    averages["rank"] = averages.groupby("group", sort=False)["value"].transform(
-        lambda values: _ranks(values, averages.loc[values.index, "model"])
-    )
-    tasks = list(dict.fromkeys(primary["task"]))
-    groups = list(dict.fromkeys(averages["group"]))
-    metric_of = primary.drop_duplicates("task").set_index("task")["metric"]
-    table = Table(["Model", *[f"{task} ({metric_of[task] or '?'})" for task in tasks], *map(group_label, groups)])
-    for model in dict.fromkeys(primary["model"]):
-        scores = primary[primary["model"] == model].set_index("task")
-        cells = [Cell(model)] + [_score_cell(scores.loc[task], scores.loc[task, "rank"]) for task in tasks]
-        model_averages = averages[averages["model"] == model].set_index("group")
-        for group in groups:
-            if group not in model_averages.index:
-                cells.append(Cell(""))
-                continue
-            average = model_averages.loc[group]
-            tasks_note = f"{average['n_tasks']}/{average['n_expected_tasks']} tasks"
-            partial = average["n_tasks"] < average["n_expected_tasks"]
-            cells.append(Cell(percent(average["value"]) or "missing", tasks_note, average["rank"],
-                              tasks_note if partial else ""))
-        table.rows.append(cells)
+    """The seeds' layout: one row per task (primary metric, median ± std over seeds), one column
+    per model (baseline last), tasks grouped by family with the family average after them,
+    the overall average last. Ranks are per row."""
+    primary = summary[summary["primary"]]
+    models = models_in_order(summary)
+    table = Table(["Task (metric)", *models])
+
+    def add_row(label: Cell, values: dict[str, pd.Series], cell: Callable, value_key: str, row_class: str) -> None:
+        present = [model for model in models if model in values]
+        row_ranks = dict(zip(present, ranks(pd.Series([values[m][value_key] for m in present], dtype=float),
+                                            present)))
+        table.add([label] + [cell(values.get(model), row_ranks.get(model, 0)) for model in models], row_class)
+
+    def average_row(group: str, label: str) -> None:
+        rows = averages[averages["group"] == group]
+        if not rows.empty:
+            add_row(Cell(label), {row["model"]: row for _, row in rows.iterrows()}, _average_cell, "value", "average")
+
+    families = list(dict.fromkeys(primary["family"].fillna("")))
+    for family in families:
+        members = primary[primary["family"].fillna("") == family]
+        table.add([Cell(family_name(family) if family else "Tasks without a result", colspan=len(models) + 1)],
+                  "section")
+        for task, rows in members.groupby("task", sort=False):
+            metric = rows["metric"].iloc[0] or "?"
+            by_model = {row["model"]: row for _, row in rows.iterrows()}
+            add_row(Cell(f"{task} ({metric})"), by_model, _score_cell, "median", "")
+        if family:
+            average_row(family, f"{family.upper()} average")
+    average_row(OVERALL, "Overall average")
     return table
 
 
@@ -118,85 +154,6 @@ def metrics_table(summary: pd.DataFrame) -> Table:
 def definitions_table(summary: pd.DataFrame) -> Table:
     frame = summary[summary["metric"] != ""].drop_duplicates(["task", "metric"])
     return frame_table(frame[["task", "metric", "definition"]])
-
-
-def efficiency_frame(results: Sequence[dict[str, Any]]) -> pd.DataFrame:
-    """One row per (model, device, batch size, sequence length), with the speed-up against
-    the largest model (most parameters) on the same setting."""
-    rows = [
-        {"model": result["model"], "parameters": result["parameters"]["total"],
-         "non_embedding": result["parameters"]["non_embedding"], **measurement}
-        for result in results
-        for measurement in result["measurements"]
-    ]
-    frame = pd.DataFrame(rows)
-    if frame.empty:
-        return frame
-    largest = frame.loc[frame["parameters"].idxmax(), "model"]
-    setting = ["device", "batch_size", "sequence_length"]
-    reference = frame[frame["model"] == largest].set_index(setting)["tokens_per_second"]
-    frame["speedup"] = frame["tokens_per_second"].to_numpy() / reference.reindex(
-        pd.MultiIndex.from_frame(frame[setting])).to_numpy()
-    return frame
-
-
-def reference_setting(frame: pd.DataFrame) -> pd.DataFrame:
-    """The measurements on the CPU (GPU if none) with the largest batch, then the longest sequences."""
-    device = "cpu" if (frame["device"] == "cpu").any() else frame["device"].iloc[0]
-    rows = frame[frame["device"] == device]
-    rows = rows[rows["batch_size"] == rows["batch_size"].max()]
-    return rows[rows["sequence_length"] == rows["sequence_length"].max()]
-
-
-def efficiency_table(frame: pd.DataFrame) -> Table:
-    columns = ["model", "parameters", "non_embedding", "flops_per_token", "device", "batch_size", "sequence_length",
-               "latency_ms", "sequences_per_second", "tokens_per_second", "speedup", "peak_memory_mb"]
-    formats = {"parameters": number, "non_embedding": number, "flops_per_token": number,
-               "latency_ms": lambda v: number(v, 2), "sequences_per_second": lambda v: number(v, 1),
-               "tokens_per_second": number, "speedup": lambda v: f"{v:.2f}x", "peak_memory_mb": number}
-    headers = ["model", "parameters", "non-embedding", "FLOPs/token", "device", "batch", "length", "latency (ms)",
-               "sequences/s", "tokens/s", "speed-up", "peak memory (MB)"]
-    table = frame_table(frame[columns], formats)
-    table.columns = headers
-    return table
-
-
-def headline(averages: pd.DataFrame, efficiency: pd.DataFrame) -> dict[str, str]:
-    """Best overall average, fastest (reference setting) and smallest model, as sentences."""
-    lines = {}
-    overall = averages[(averages["group"] == OVERALL) & (averages["model"] != BASELINE)].dropna(subset=["value"])
-    if not overall.empty:
-        best = overall.loc[overall["value"].idxmax()]
-        lines["Best on average"] = f"{best['model']} (overall average {percent(best['value'])})"
-    if not efficiency.empty:
-        reference = reference_setting(efficiency)
-        fastest = reference.loc[reference["tokens_per_second"].idxmax()]
-        lines["Fastest"] = (
-            f"{fastest['model']} ({number(fastest['tokens_per_second'])} tokens/s, {fastest['device']}, "
-            f"batch {fastest['batch_size']}, length {fastest['sequence_length']})"
-        )
-        smallest = efficiency.loc[efficiency["parameters"].idxmin()]
-        lines["Smallest"] = f"{smallest['model']} ({number(smallest['parameters'])} parameters)"
-    return lines
-
-
-def tradeoff_frame(averages: pd.DataFrame, efficiency: pd.DataFrame) -> pd.DataFrame:
-    """Overall average, tokens/s (reference setting) and parameters per model."""
-    overall = averages[averages["group"] == OVERALL][["model", "value"]].rename(columns={"value": "overall"})
-    speed = reference_setting(efficiency)[["model", "tokens_per_second", "parameters"]]
-    return overall.merge(speed, on="model").dropna()
-
-
-def compute_cost_table(benchmarks: pd.DataFrame) -> Table:
-    """Per stage: jobs, summed wall-clock and CPU time, the largest peak RSS."""
-    cost = benchmarks.groupby("stage").agg(
-        jobs=("job", "nunique"), wall_s=("s", "sum"), cpu_s=("cpu_time", "sum"), max_rss_mb=("max_rss", "max")
-    ).reset_index()
-    total = pd.DataFrame([{"stage": "total", "jobs": cost["jobs"].sum(), "wall_s": cost["wall_s"].sum(),
-                           "cpu_s": cost["cpu_s"].sum(), "max_rss_mb": cost["max_rss_mb"].max()}])
-    cost = pd.concat([cost, total], ignore_index=True) if not cost.empty else cost
-    return frame_table(cost, {"wall_s": lambda v: number(v, 1), "cpu_s": lambda v: number(v, 1),
-                              "max_rss_mb": lambda v: number(v, 1)})
 
 
 def model_eval_table(evals: Sequence[dict[str, Any]], stages: Sequence[str]) -> Table:
