@@ -1,0 +1,142 @@
+"""The `slurm` profile on a real-scale config, without a cluster: a dry run lists every job's
+resources and threads, and the Slurm plugin's own code turns them into the sbatch options
+each job would be submitted with (GPUs, CPUs, memory, time limit, partition, account).
+Run with `pytest -s` to see them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake_executor_plugin_slurm.submit_string import get_submit_command
+from snakemake_executor_plugin_slurm.utils import set_gres_string
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+REAL_SCALE = REPO_ROOT / "configs" / "pubmed-full.yaml"
+JOB_HEADER = re.compile(r"^rule (\w+):$")
+
+
+class Resources(dict):
+    """A job's resources as the plugin reads them (``.get`` and attribute access)."""
+
+    __getattr__ = dict.__getitem__
+
+
+class PlannedJob:
+    """What the plugin needs of a job to build its sbatch command."""
+
+    def __init__(self, rule: str, wildcards: str, threads: int, resources: dict) -> None:
+        self.name = rule
+        self.wildcards = wildcards
+        self.threads = threads
+        self.resources = Resources(resources)
+
+    def sbatch(self) -> str:
+        """The sbatch options the Slurm plugin would submit this job with."""
+        params = {
+            "run_uuid": "RUN",
+            "slurm_logfile": "LOG",
+            "comment_str": "COMMENT",
+            "account": f"-A {self.resources['slurm_account']}" if "slurm_account" in self.resources else "",
+            "partition": f"-p {self.resources['slurm_partition']}",
+            "workdir": None,
+        }
+        command = get_submit_command(self, params) + set_gres_string(self)
+        return command.split("--comment COMMENT", 1)[1].strip()
+
+
+def _value(text: str) -> int | str:
+    return int(text) if text.isdigit() else text
+
+
+def dry_run(workdir: Path, **environment: str) -> list[PlannedJob]:
+    """Every job of a `snakemake --profile slurm -n` on the real-scale config (threads not
+    capped by the dry run's cores, as on a cluster)."""
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--snakefile", str(REPO_ROOT / "Snakefile"),
+         "--profile", str(REPO_ROOT / "slurm"), "--configfile", str(REAL_SCALE),
+         "--directory", str(workdir), "--dry-run", "--cores", "1024"],
+        capture_output=True, text=True, check=False, cwd=workdir, env={**os.environ, **environment},
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    jobs, rule, fields = [], None, {}
+    for line in result.stdout.splitlines():
+        if match := JOB_HEADER.match(line):
+            rule, fields = match.group(1), {}
+        elif rule and ":" in line:
+            key, value = (part.strip() for part in line.split(":", 1))
+            fields[key] = value
+            if key == "resources":
+                pairs = (item.split("=", 1) for item in value.split(", "))
+                jobs.append(PlannedJob(rule, fields.get("wildcards", ""), int(fields.get("threads", 1)),
+                                       {name: _value(amount) for name, amount in pairs}))
+                rule = None
+    return jobs
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    """A working directory holding (empty) copies of the real-scale config's task files."""
+    folder = tmp_path_factory.mktemp("real-scale")
+    config = yaml.safe_load(REAL_SCALE.read_text())
+    for task in config["finetuning"]["tasks"].values():
+        for split in ("train", "dev", "test"):
+            path = folder / task[split]
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.touch()
+    return folder
+
+
+@pytest.fixture(scope="module")
+def planned(workdir) -> dict[str, list[PlannedJob]]:
+    jobs: dict[str, list[PlannedJob]] = {}
+    for job in dry_run(workdir):
+        jobs.setdefault(job.name, []).append(job)
+    print("\n".join(f"{job.name}[{job.wildcards}]: sbatch {job.sbatch()}"
+                    for group in jobs.values() for job in group[:1]))
+    return jobs
+
+
+def test_pretraining_is_one_multi_gpu_task_on_one_node(planned):
+    (job,) = planned["pretrain"]
+    options = job.sbatch()
+    for option in ("-p gpu", "--gpus=4", "--cpus-per-gpu=8", "--mem 128000", "-t 2880", "--nodes=1"):
+        assert option in options, (option, options)
+    assert "--ntasks-per-gpu" not in options and "--cpus-per-task" not in options, options
+
+
+def test_distillation_and_fine_tuning_request_their_own_gpus(planned):
+    (distill,) = planned["distill"]
+    assert {"--gpus=2", "--cpus-per-gpu=8", "--nodes=1"} <= set(distill.sbatch().split())
+    assert "-t 1440" in distill.sbatch() and "--mem 64000" in distill.sbatch()
+    finetune = planned["finetune"]
+    assert len(finetune) == 2 * 3 * 5
+    for job in finetune:
+        options = job.sbatch()
+        assert {"--gpus=1", "--cpus-per-gpu=4", "--nodes=1"} <= set(options.split()), options
+        assert "-p gpu" in options and "--mem 16000" in options and "-t 240" in options
+
+
+def test_cpu_rules_go_to_the_cpu_partition_with_their_threads(planned):
+    for rule in ("corpus_parse_pubmed", "corpus_split_sentences", "train_vocabulary", "tokenize_corpus",
+                 "aggregate", "report"):
+        job = planned[rule][0]
+        options = job.sbatch()
+        assert "-p cpu" in options and "--gpus" not in options, (rule, options)
+        assert f"--cpus-per-task={job.threads}" in options, (rule, options)
+        assert re.search(r"--mem \d+", options) and re.search(r"-t \d+", options), options
+    assert planned["train_vocabulary"][0].threads == 2
+
+
+def test_partition_and_account_come_from_the_one_documented_place(workdir):
+    jobs = dry_run(workdir, BIOCOMPACT_GPU_PARTITION="a100", BIOCOMPACT_CPU_PARTITION="short",
+                   BIOCOMPACT_SLURM_ACCOUNT="bionlp")
+    by_rule = {job.name: job for job in jobs}
+    assert "-A bionlp -p a100" in by_rule["pretrain"].sbatch()
+    assert "-A bionlp -p short" in by_rule["corpus_parse_pubmed"].sbatch()
