@@ -5,9 +5,20 @@
 #
 # One config.yaml drives the DAG; see README.md for stage targets.
 
+import os
+
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
+
+# Rule scripts import the `biocompact` package from src/: make it importable in every
+# job, also inside the per-rule conda environments of `--sdm conda`, where it is not
+# installed. Cluster jobs inherit this environment.
+os.environ.update(
+    PYTHONPATH=os.pathsep.join(
+        filter(None, [os.path.join(workflow.basedir, "src"), os.environ.get("PYTHONPATH")])
+    )
+)
 
 
 configfile: "config.yaml"
