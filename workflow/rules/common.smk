@@ -2,9 +2,13 @@
 
 from pathlib import Path
 
-PUBMED_BASELINE = config["corpus"]["pubmed"]["baseline"]
-PUBMED_UPDATES = config["corpus"]["pubmed"]["updates"]
+from biocompact.corpus.listing import pubmed_file_names
+
+# A list, a numbered range or "all" (NCBI's listing, fetched once and cached).
+PUBMED_BASELINE = pubmed_file_names(config["corpus"]["pubmed"], "baseline", "results/corpus/pubmed/listing")
+PUBMED_UPDATES = pubmed_file_names(config["corpus"]["pubmed"], "updates", "results/corpus/pubmed/listing")
 PUBMED_STEMS = PUBMED_BASELINE + PUBMED_UPDATES  # NCBI order: baseline, then updates
+PMC_FILES = config["corpus"]["pmc"]["files"]
 VOCABS = list(config["vocabularies"])
 PRETRAINED = list(config["pretraining"])
 DISTILLED = list(config["distillation"])
@@ -13,7 +17,9 @@ ALL_MODELS = PRETRAINED + DISTILLED + list(EXTERNAL)
 FINETUNE_MODELS = config["finetuning"]["models"]
 TASKS = list(config["finetuning"]["tasks"])
 SEEDS = config["finetuning"]["seeds"]
-SENTENCE_SHARDS = expand("results/corpus/sentences/{stem}.txt.gz", stem=PUBMED_STEMS)
+SENTENCE_SHARDS = expand("results/corpus/sentences/{stem}.txt.gz", stem=PUBMED_STEMS) + expand(
+    "results/corpus/sentences/pmc/{pmc_file}.txt.gz", pmc_file=PMC_FILES
+)
 
 
 def _check_names():
@@ -44,6 +50,7 @@ _check_names()
 
 wildcard_constraints:
     stem="|".join(PUBMED_STEMS),
+    pmc_file="|".join(PMC_FILES) or "(?!)",
     vocab="|".join(VOCABS),
     model="|".join(ALL_MODELS),
     task="|".join(TASKS),
@@ -94,5 +101,39 @@ def training_settings(section):
     """The optimisation settings of a pretraining or distillation entry (what the loop needs)."""
     keys = ("steps", "batch_size", "gradient_accumulation", "learning_rate", "warmup_steps",
             "weight_decay", "max_grad_norm", "adam_beta1", "adam_beta2", "adam_epsilon",
-            "seed", "log_every", "checkpoint_every")
+            "seed", "log_every", "checkpoint_every", "peak_tflops")
     return {key: section[key] for key in keys}
+
+
+def gpu_job_resources(entry):
+    """Slurm resources of a GPU job from a config ``resources`` block (schema: gpu_job).
+
+    ``entry(wildcards)`` is the config entry holding the block. In the Slurm plugin's
+    names: ``gpu`` becomes --gpus, ``cpus_per_gpu`` --cpus-per-gpu, or ``cpus_per_task``
+    --cpus-per-task for a job without GPUs.
+    """
+
+    def pick(key):
+        return lambda wildcards: entry(wildcards)["resources"][key]
+
+    def cpus_without_gpu(wildcards):
+        block = entry(wildcards)["resources"]
+        return 0 if block["gpus"] else block["cpus_per_gpu"]
+
+    return {
+        "gpu": pick("gpus"),
+        "cpus_per_gpu": pick("cpus_per_gpu"),
+        "cpus_per_task": cpus_without_gpu,
+        "mem_mb": pick("mem_mb"),
+        "runtime": pick("runtime"),
+    }
+
+
+def gpu_job_threads(entry):
+    """Threads of a GPU job: every CPU it asks for (Snakemake caps them at --cores locally)."""
+
+    def threads(wildcards):
+        block = entry(wildcards)["resources"]
+        return max(1, block["gpus"]) * block["cpus_per_gpu"]
+
+    return threads

@@ -27,7 +27,7 @@ rule pretrain:
         "results/logs/pretraining/pretrain/{model}.log",
     benchmark:
         "results/benchmarks/pretraining/pretrain/{model}.tsv"
-    threads: 2
+    threads: gpu_job_threads(lambda wc: config["pretraining"][wc.model])
     resources:
         **gpu_job_resources(lambda wc: config["pretraining"][wc.model]),
     # Killed at the time limit or cancelled: resubmitted, resuming from its checkpoint.
