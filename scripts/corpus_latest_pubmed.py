@@ -3,4 +3,7 @@ from biocompact.corpus.updates import write_keep_lists
 from biocompact.runlog import job_logging
 
 with job_logging(snakemake) as log:  # noqa: F821  (snakemake is injected)
-    write_keep_lists(snakemake.input.documents, snakemake.input.metas, snakemake.output)
+    write_keep_lists(
+        snakemake.input.documents, snakemake.input.metas, snakemake.output.keep,
+        snakemake.output.pmids,
+    )

@@ -1,8 +1,9 @@
-"""Sum the per-file corpus statistics."""
+"""Sum the per-file corpus statistics (PubMed and PMC)."""
 from biocompact.corpus.stats import sum_corpus_stats
 from biocompact.runlog import job_logging
 
 with job_logging(snakemake) as log:  # noqa: F821  (snakemake is injected)
     sum_corpus_stats(
-        snakemake.input.stats, snakemake.input.metas, snakemake.params.stems, snakemake.output[0]
+        snakemake.input.stats, snakemake.input.metas, snakemake.params.stems, snakemake.output[0],
+        snakemake.input.pmc_stats, snakemake.input.pmc_metas, snakemake.params.pmc_files,
     )

@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from biocompact.corpus import download
-from biocompact.corpus.download import download_pubmed_file, pubmed_url, read_md5_sidecar
+from biocompact.corpus.download import (
+    download_file,
+    download_pubmed_file,
+    pubmed_url,
+    read_md5_sidecar,
+    source_url,
+)
 from biocompact.corpus.errors import CorpusFileError
 
 PAYLOAD = b"\x1f\x8b pretend this is a gzipped PubMed file"
@@ -110,3 +116,17 @@ def test_client_errors_are_not_retried(tmp_path, monkeypatch):
     with pytest.raises(CorpusFileError, match="404"):
         download_pubmed_file("https://example.org/pubmed", "baseline", "x", tmp_path / "x.xml.gz")
     assert len(calls) == 1
+
+
+def test_pmc_file_with_and_without_sidecar(tmp_path):
+    folder = tmp_path / "pmc"
+    folder.mkdir()
+    (folder / "bulk.tar.gz").write_bytes(PAYLOAD)
+    url = source_url(str(folder), "bulk.tar.gz")
+    assert url == (folder / "bulk.tar.gz").as_uri()
+    assert download_file(url, tmp_path / "a", verify_md5=False) == DIGEST
+    with pytest.raises(CorpusFileError, match=r"bulk\.tar\.gz\.md5: download failed"):
+        download_file(url, tmp_path / "b")
+    (folder / "bulk.tar.gz.md5").write_text(f"MD5(bulk.tar.gz)= {DIGEST}\n")
+    assert download_file(url, tmp_path / "b") == DIGEST
+    assert (tmp_path / "b").read_bytes() == PAYLOAD

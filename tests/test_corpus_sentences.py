@@ -118,14 +118,21 @@ def test_corpus_stats(tmp_path):
         "files": ["a", "b"], "records": 13, "documents": 5, "sentences": 50, "words": 500,
         "characters": 5000, "per_year": {"2000": 2, "2001": 2, "2002": 3},
         "skipped": {"book_article": 2, "no_abstract": 2, "not_latest": 5},
+        "sources": {
+            "pubmed": {"records": 13, "documents": 5, "sentences": 50, "words": 500,
+                       "characters": 5000},
+            "pmc": {"records": 0, "documents": 0, "sentences": 0, "words": 0, "characters": 0},
+        },
     }
 
 
 def test_corpus_stage_never_imports_torch(repo_root):
     code = (
         "import sys\n"
-        "from biocompact.corpus import download, pubmed, sentences, stats, updates\n"
+        "from biocompact.corpus import download, listing, pmc, pubmed, sentence_eval\n"
+        "from biocompact.corpus import sentence_rules, sentences, stats, updates\n"
         "list(sentences.build_splitter().split(['One. Two.']))\n"
+        "list(sentences.build_splitter('scispacy').split(['One. Two.']))\n"
         "assert not {'torch', 'transformers'} & set(sys.modules), 'torch imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=repo_root, timeout=120)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+import numpy as np
+
 from biocompact.corpus.pubmed import parse_pubmed, read_citations
 from biocompact.corpus.updates import latest_records, read_keep_list, write_keep_lists
 
@@ -72,7 +74,10 @@ def test_real_files(shared_data, tmp_path):
     xml = [shared_data / "pubmed" / f"{stem}.xml.gz" for stem in REAL_STEMS]
     documents, metas = parse_all(tmp_path, xml)
     keep = [tmp_path / "latest" / f"{Path(stem).name}.keep.txt.gz" for stem in REAL_STEMS]
-    write_keep_lists(documents, metas, keep)
+    write_keep_lists(documents, metas, keep, tmp_path / "latest" / "pmids.npy")
+    pmids = np.load(tmp_path / "latest" / "pmids.npy")
+    assert pmids.dtype == np.int64 and len(pmids) == 26 + 26 + 28 + 32 + 30 + 28 + 30 + 30
+    assert list(pmids) == sorted(int(p) for path in keep for p in read_keep_list(path))
     # distinct PMIDs per file: the files do not overlap, versions 2-4 repeat PMIDs within a file
     assert [len(read_keep_list(path)) for path in keep] == [26, 26, 28, 32, 30, 28, 30, 30]
     winners = latest_records(documents, metas).set_index("pmid")

@@ -1,8 +1,13 @@
-# Corpus stage: PubMed download -> parse -> latest versions -> sentences -> statistics.
+# Corpus stage: PubMed download -> parse -> latest versions -> sentences -> statistics;
+# PMC Open Access download -> parse -> sentences (de-duplicated against PubMed) beside it.
+
+PMC = config["corpus"]["pmc"]
+SENTENCES = config["corpus"]["sentences"]
 
 
 localrules:
     corpus_download_pubmed,
+    corpus_download_pmc,
 
 
 rule corpus_download_pubmed:
@@ -58,7 +63,8 @@ rule corpus_latest_pubmed:
         documents=expand("results/corpus/pubmed/parsed/{stem}.jsonl.gz", stem=PUBMED_STEMS),
         metas=expand("results/corpus/pubmed/parsed/{stem}.json", stem=PUBMED_STEMS),
     output:
-        expand("results/corpus/pubmed/latest/{stem}.keep.txt.gz", stem=PUBMED_STEMS),
+        keep=expand("results/corpus/pubmed/latest/{stem}.keep.txt.gz", stem=PUBMED_STEMS),
+        pmids="results/corpus/pubmed/latest/pmids.npy",
     log:
         "results/logs/corpus/latest_pubmed/latest_pubmed.log",
     benchmark:
@@ -83,8 +89,8 @@ rule corpus_split_sentences:
         stats="results/corpus/sentences/{stem}.stats.json",
     params:
         include_title=config["corpus"]["parse"]["include_title"],
-        splitter=config["corpus"]["sentences"]["splitter"],
-        model=config["corpus"]["sentences"]["model"],
+        splitter=SENTENCES["splitter"],
+        model=SENTENCES["model"],
     log:
         "results/logs/corpus/split_sentences/{stem}.log",
     benchmark:
@@ -99,15 +105,95 @@ rule corpus_split_sentences:
         "../../scripts/corpus_split_sentences.py"
 
 
+rule corpus_download_pmc:
+    """Download one PMC Open Access file (bulk package or article), MD5-verified if configured."""
+    output:
+        "results/corpus/pmc/raw/{pmc_file}",
+    params:
+        source=PMC["source"],
+        verify_md5=PMC["verify_md5"],
+    log:
+        "results/logs/corpus/download_pmc/{pmc_file}.log",
+    benchmark:
+        "results/benchmarks/corpus/download_pmc/{pmc_file}.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=120,
+    conda:
+        "../../envs/corpus.yaml"
+    script:
+        "../../scripts/corpus_download_pmc.py"
+
+
+rule corpus_parse_pmc:
+    """Stream the articles of one PMC file into JSON-lines documents (sampled, body paragraphs)."""
+    input:
+        "results/corpus/pmc/raw/{pmc_file}",
+    output:
+        documents="results/corpus/pmc/parsed/{pmc_file}.jsonl.gz",
+        meta="results/corpus/pmc/parsed/{pmc_file}.json",
+    params:
+        options={
+            key: PMC[key]
+            for key in ("captions", "tables", "references", "sample_fraction", "seed")
+        },
+    log:
+        "results/logs/corpus/parse_pmc/{pmc_file}.log",
+    benchmark:
+        "results/benchmarks/corpus/parse_pmc/{pmc_file}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=120,
+    conda:
+        "../../envs/corpus.yaml"
+    script:
+        "../../scripts/corpus_parse_pmc.py"
+
+
+rule corpus_split_pmc:
+    """Split the parsed articles of one PMC file into sentences (pretraining text)."""
+    input:
+        documents="results/corpus/pmc/parsed/{pmc_file}.jsonl.gz",
+        **(
+            {"pubmed_pmids": "results/corpus/pubmed/latest/pmids.npy"}
+            if PMC["dedupe_pubmed"]
+            else {}
+        ),
+    output:
+        sentences="results/corpus/sentences/pmc/{pmc_file}.txt.gz",
+        stats="results/corpus/sentences/pmc/{pmc_file}.stats.json",
+    params:
+        include_title=config["corpus"]["parse"]["include_title"],
+        splitter=SENTENCES["splitter"],
+        model=SENTENCES["model"],
+    log:
+        "results/logs/corpus/split_pmc/{pmc_file}.log",
+    benchmark:
+        "results/benchmarks/corpus/split_pmc/{pmc_file}.tsv"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=480,
+    conda:
+        "../../envs/corpus.yaml"
+    script:
+        "../../scripts/corpus_split_pmc.py"
+
+
 rule corpus_stats:
-    """Sum the per-file corpus statistics."""
+    """Sum the per-file corpus statistics (PubMed and PMC)."""
     input:
         stats=expand("results/corpus/sentences/{stem}.stats.json", stem=PUBMED_STEMS),
         metas=expand("results/corpus/pubmed/parsed/{stem}.json", stem=PUBMED_STEMS),
+        pmc_stats=expand("results/corpus/sentences/pmc/{f}.stats.json", f=PMC_FILES),
+        pmc_metas=expand("results/corpus/pmc/parsed/{f}.json", f=PMC_FILES),
     output:
         "results/corpus/stats.json",
     params:
         stems=PUBMED_STEMS,
+        pmc_files=PMC_FILES,
     log:
         "results/logs/corpus/stats/stats.log",
     benchmark:

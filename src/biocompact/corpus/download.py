@@ -1,9 +1,10 @@
-"""Fetch PubMed files from NCBI's layout (a URL or a local folder) and verify their MD5.
+"""Fetch corpus files (a URL or a local folder) and verify their MD5.
 
 ``source`` is ``https://``, ``http://``, ``ftp://`` or ``file://`` URL, or a folder path
-(relative to the working directory). Files live at ``{source}/{folder}/{stem}.xml.gz``
+(relative to the working directory). PubMed files live at ``{source}/{folder}/{stem}.xml.gz``
 with ``folder`` ``baseline`` or ``updatefiles``, each beside an NCBI-style sidecar
-``{stem}.xml.gz.md5`` that reads ``MD5(pubmed25n0001.xml.gz)= <32 hex digits>``.
+``{stem}.xml.gz.md5`` that reads ``MD5(pubmed25n0001.xml.gz)= <32 hex digits>``; PMC files
+(bulk packages or articles) at ``{source}/{name}``, with such a sidecar when verified.
 """
 
 from __future__ import annotations
@@ -32,12 +33,17 @@ CHUNK_BYTES = 1 << 20
 T = TypeVar("T")
 
 
+def source_url(source: str, *parts: str) -> str:
+    """URL of ``parts`` below ``source``; a folder path becomes a ``file://`` URL."""
+    base = source if source.startswith(URL_SCHEMES) else Path(source).resolve().as_uri()
+    return "/".join([base.rstrip("/"), *parts])
+
+
 def pubmed_url(source: str, folder: str, name: str) -> str:
-    """URL of ``name`` in ``folder`` of ``source``; a folder path becomes a ``file://`` URL."""
+    """URL of ``name`` in ``folder`` (``baseline`` or ``updatefiles``) of ``source``."""
     if folder not in FOLDERS:
         raise ValueError(f"PubMed folder must be one of {FOLDERS}, got {folder!r}")
-    base = source if source.startswith(URL_SCHEMES) else Path(source).resolve().as_uri()
-    return f"{base.rstrip('/')}/{folder}/{name}"
+    return source_url(source, folder, name)
 
 
 def _is_transient(error: Exception) -> bool:
@@ -49,7 +55,7 @@ def _is_transient(error: Exception) -> bool:
     return isinstance(error, (http.client.HTTPException, ConnectionError, TimeoutError))
 
 
-def _with_retries(
+def with_retries(
     url: str, read: Callable[[IO[bytes]], T], retries: int, backoff_s: float
 ) -> T:
     """Call ``read(response)`` on ``url``, retrying transient errors with exponential back-off."""
@@ -86,6 +92,35 @@ def _copy_with_md5(response: IO[bytes], target: IO[bytes]) -> str:
     return digest.hexdigest()
 
 
+def download_file(
+    url: str,
+    output: str | os.PathLike,
+    verify_md5: bool = True,
+    retries: int = 4,
+    backoff_s: float = 2.0,
+) -> str:
+    """Download ``url`` to ``output``, verified against ``{url}.md5``; return its MD5.
+
+    The file appears at ``output`` only when complete and (with ``verify_md5``) matching
+    its sidecar; a mismatch raises :class:`CorpusFileError` naming both digests.
+    """
+    expected = None
+    if verify_md5:
+        sidecar = with_retries(
+            url + ".md5", lambda response: response.read().decode("ascii", "replace"),
+            retries, backoff_s,
+        )
+        expected = read_md5_sidecar(sidecar, url.rsplit("/", 1)[-1], url + ".md5")
+    with atomic_path(output) as temporary, open(temporary, "wb") as target:
+        actual = with_retries(
+            url, lambda response: _copy_with_md5(response, target), retries, backoff_s
+        )
+        if expected is not None and actual != expected:
+            raise CorpusFileError(url, f"MD5 mismatch: sidecar says {expected}, file has {actual}")
+    LOG.info("%s -> %s (md5 %s%s)", url, output, actual, ", verified" if expected else "")
+    return actual
+
+
 def download_pubmed_file(
     source: str,
     folder: str,
@@ -95,25 +130,6 @@ def download_pubmed_file(
     retries: int = 4,
     backoff_s: float = 2.0,
 ) -> str:
-    """Download ``{source}/{folder}/{stem}.xml.gz`` to ``output``, verified; return its MD5.
-
-    The file appears at ``output`` only when complete and (with ``verify_md5``) matching
-    its sidecar; a mismatch raises :class:`CorpusFileError` naming both digests.
-    """
-    name = f"{stem}.xml.gz"
-    url = pubmed_url(source, folder, name)
-    expected = None
-    if verify_md5:
-        sidecar = _with_retries(
-            url + ".md5", lambda response: response.read().decode("ascii", "replace"),
-            retries, backoff_s,
-        )
-        expected = read_md5_sidecar(sidecar, name, url + ".md5")
-    with atomic_path(output) as temporary, open(temporary, "wb") as target:
-        actual = _with_retries(
-            url, lambda response: _copy_with_md5(response, target), retries, backoff_s
-        )
-        if expected is not None and actual != expected:
-            raise CorpusFileError(url, f"MD5 mismatch: sidecar says {expected}, file has {actual}")
-    LOG.info("%s -> %s (md5 %s%s)", url, output, actual, ", verified" if expected else "")
-    return actual
+    """Download ``{source}/{folder}/{stem}.xml.gz`` to ``output`` (see :func:`download_file`)."""
+    url = pubmed_url(source, folder, f"{stem}.xml.gz")
+    return download_file(url, output, verify_md5, retries, backoff_s)

@@ -1,9 +1,11 @@
 """Split the latest PubMed citations into sentences: the pretraining text format.
 
 A document is its title (one sentence of its own, when ``include_title``) followed by the
-sentences of its abstract. The abstract is split on its section lines first and any
-overlong section is cut at a space into pieces of at most ``max_chars`` characters, so a
-pathological record cannot stall the segmenter or exceed spaCy's ``max_length``.
+sentences of its abstract. The abstract is split on its section lines (paragraphs) first.
+Two splitters: ``rules`` (default, :mod:`biocompact.corpus.sentence_rules`, linear in the
+text) and ``scispacy`` (scispaCy's tokenizer with pySBD, or a scispaCy model), for which
+any overlong section is cut at a space into pieces of at most ``max_chars`` characters,
+so a pathological record cannot stall the segmenter or exceed spaCy's ``max_length``.
 """
 
 from __future__ import annotations
@@ -18,8 +20,11 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from biocompact.atomic import atomic_open, write_json
 from biocompact.corpus.pubmed import read_citations
+from biocompact.corpus.sentence_rules import split_text
 from biocompact.corpus.updates import read_keep_list
 
 if TYPE_CHECKING:
@@ -27,7 +32,7 @@ if TYPE_CHECKING:
 
 LOG = logging.getLogger(__name__)
 
-SPLITTERS = ("scispacy",)
+SPLITTERS = ("rules", "scispacy")
 MAX_CHARS = 10_000
 
 
@@ -58,6 +63,15 @@ def chunks(paragraph: str, max_chars: int = MAX_CHARS) -> Iterator[str]:
         paragraph = paragraph[cut:].lstrip()
     if paragraph:
         yield paragraph
+
+
+class RuleSplitter:
+    """The biomedical rule splitter, applied to each line (section) of a text."""
+
+    def split(self, documents: Iterable[str]) -> Iterator[list[str]]:
+        """Yield the sentences of each text; its lines are never joined into one sentence."""
+        for text in documents:
+            yield [sentence for line in text.split("\n") for sentence in split_text(line)]
 
 
 class ScispacySplitter:
@@ -116,11 +130,17 @@ def _load_model(name: str) -> Language:
     return nlp
 
 
-def build_splitter(splitter: str = "scispacy", model: str | None = None) -> ScispacySplitter:
+def build_splitter(
+    splitter: str = "rules", model: str | None = None
+) -> RuleSplitter | ScispacySplitter:
     """The sentence splitter named in ``config["corpus"]["sentences"]``."""
     if splitter not in SPLITTERS:
         raise ValueError(f"unknown sentence splitter {splitter!r}; choose from {SPLITTERS}")
-    return ScispacySplitter(model)
+    if splitter == "scispacy":
+        return ScispacySplitter(model)
+    if model is not None:
+        raise ValueError(f"sentences.model {model!r} needs splitter: scispacy, not {splitter!r}")
+    return RuleSplitter()
 
 
 def latest_citations(
@@ -142,13 +162,60 @@ def latest_citations(
     return list(latest.values()), records - len(latest)
 
 
+def _write_documents(
+    documents: Iterable[tuple[str, str, int | None]],
+    segmenter: RuleSplitter | ScispacySplitter,
+    sentences: str | os.PathLike,
+    stats: str | os.PathLike,
+    skipped: dict[str, int],
+    empty_reason: str,
+) -> dict:
+    """Write ``(title, text, year)`` documents as sentences, and their statistics.
+
+    A document whose text has no sentence is skipped and counted as ``empty_reason``;
+    ``skipped`` holds the other reasons, read once ``documents`` is exhausted.
+    Returns the statistics.
+    """
+    totals: Counter[str] = Counter()
+    per_year: Counter[str] = Counter()
+    empty = 0
+    for_titles, for_texts = itertools.tee(documents)
+    with atomic_open(sentences) as out:
+        texts = (text for _, text, _ in for_texts)
+        for (title, _, year), body in zip(for_titles, segmenter.split(texts)):
+            if not body:
+                empty += 1
+                continue
+            title = " ".join(title.split())
+            lines = [title, *body] if title else body
+            out.write("\n".join(lines) + "\n\n")
+            totals.update(
+                documents=1,
+                sentences=len(lines),
+                words=sum(len(line.split()) for line in lines),
+                characters=sum(len(line) for line in lines),
+            )
+            per_year[str(year) if year is not None else "unknown"] += 1
+    result = {
+        "documents": totals["documents"],
+        "sentences": totals["sentences"],
+        "words": totals["words"],
+        "characters": totals["characters"],
+        "per_year": dict(sorted(per_year.items())),
+        "skipped": {empty_reason: empty, **skipped},
+    }
+    write_json(stats, result)
+    LOG.info("%s: %d documents, %d sentences", sentences, result["documents"], result["sentences"])
+    return result
+
+
 def split_sentences(
     documents: str | os.PathLike,
     keep: str | os.PathLike,
     sentences: str | os.PathLike,
     stats: str | os.PathLike,
     include_title: bool = True,
-    splitter: str = "scispacy",
+    splitter: str = "rules",
     model: str | None = None,
 ) -> dict:
     """Write the sentences of the latest citations of one file, and their statistics.
@@ -160,34 +227,46 @@ def split_sentences(
     version or deleted). Returns the statistics.
     """
     citations, not_latest = latest_citations(documents, keep)
-    totals: Counter[str] = Counter()
-    per_year: Counter[str] = Counter()
-    skipped = {"no_abstract": 0, "not_latest": not_latest}
-    segmenter = build_splitter(splitter, model)
-    with atomic_open(sentences) as out:
-        abstracts = (citation["abstract"] for citation in citations)
-        for citation, body in zip(citations, segmenter.split(abstracts)):
-            if not body:
-                skipped["no_abstract"] += 1
-                continue
-            title = " ".join(citation["title"].split()) if include_title else ""
-            lines = [title, *body] if title else body
-            out.write("\n".join(lines) + "\n\n")
-            totals.update(
-                documents=1,
-                sentences=len(lines),
-                words=sum(len(line.split()) for line in lines),
-                characters=sum(len(line) for line in lines),
-            )
-            per_year[str(citation["year"]) if citation["year"] is not None else "unknown"] += 1
-    result = {
-        "documents": totals["documents"],
-        "sentences": totals["sentences"],
-        "words": totals["words"],
-        "characters": totals["characters"],
-        "per_year": dict(sorted(per_year.items())),
-        "skipped": skipped,
-    }
-    write_json(stats, result)
-    LOG.info("%s: %d documents, %d sentences", sentences, result["documents"], result["sentences"])
-    return result
+    items = (
+        (citation["title"] if include_title else "", citation["abstract"], citation["year"])
+        for citation in citations
+    )
+    return _write_documents(
+        items, build_splitter(splitter, model), sentences, stats,
+        {"not_latest": not_latest}, "no_abstract",
+    )
+
+
+def split_pmc_sentences(
+    documents: str | os.PathLike,
+    sentences: str | os.PathLike,
+    stats: str | os.PathLike,
+    pubmed_pmids: str | os.PathLike | None = None,
+    include_title: bool = True,
+    splitter: str = "rules",
+    model: str | None = None,
+) -> dict:
+    """Write the sentences of the parsed PMC articles of one file, and their statistics.
+
+    A document is the title, the abstract and the body paragraphs. With ``pubmed_pmids``
+    (the sorted ``.npy`` of :func:`biocompact.corpus.updates.write_keep_lists`), an article
+    whose PMID is in the PubMed corpus keeps only its body: its title and abstract are
+    already there (counted as ``skipped["abstract_in_pubmed"]``). Articles are streamed.
+    """
+    in_pubmed = np.load(pubmed_pmids) if pubmed_pmids is not None else np.array([], np.int64)
+    duplicates = {"abstract_in_pubmed": 0}
+
+    def items() -> Iterator[tuple[str, str, int | None]]:
+        for article in read_citations(documents):
+            pmid = int(article["pmid"]) if article["pmid"].isdigit() else -1
+            position = np.searchsorted(in_pubmed, pmid)
+            if position < len(in_pubmed) and in_pubmed[position] == pmid:
+                duplicates["abstract_in_pubmed"] += 1
+                yield "", article["body"], article["year"]
+            else:
+                text = "\n".join(filter(None, (article["abstract"], article["body"])))
+                yield article["title"] if include_title else "", text, article["year"]
+
+    return _write_documents(
+        items(), build_splitter(splitter, model), sentences, stats, duplicates, "no_text"
+    )

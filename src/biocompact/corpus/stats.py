@@ -16,32 +16,47 @@ def sum_corpus_stats(
     parse_metas: Sequence[str | os.PathLike],
     stems: Sequence[str],
     output: str | os.PathLike,
+    pmc_stats: Sequence[str | os.PathLike] = (),
+    pmc_metas: Sequence[str | os.PathLike] = (),
+    pmc_files: Sequence[str] = (),
 ) -> dict:
-    """Add up the ``sentences/{stem}.stats.json`` and ``parsed/{stem}.json`` files of ``stems``.
+    """Add up the ``sentences/{stem}.stats.json`` and ``parsed/{stem}.json`` files of ``stems``
+    (PubMed) and those of ``pmc_files`` (PMC, listed as ``pmc/{file}``).
 
-    The result has ``files`` (the stems), ``records`` (citations parsed), the
-    sentence-stage totals and ``per_year``, and ``skipped`` merging both stages' reasons.
+    The result has ``files``, ``records`` (records parsed), the sentence-stage totals and
+    ``per_year``, ``skipped`` merging both stages' reasons, and ``sources``: the totals
+    of ``pubmed`` and ``pmc`` apart.
     """
-    if not len(sentence_stats) == len(parse_metas) == len(stems):
-        raise ValueError(
-            f"{len(stems)} stems, {len(sentence_stats)} stats files, {len(parse_metas)} metas"
-        )
+    sources = {
+        "pubmed": (sentence_stats, parse_metas, stems),
+        "pmc": (pmc_stats, pmc_metas, pmc_files),
+    }
     totals: Counter[str] = Counter()
     per_year: Counter[str] = Counter()
     skipped: Counter[str] = Counter()
-    for stats_path, meta_path in zip(sentence_stats, parse_metas):
-        stats, meta = read_json(stats_path), read_json(meta_path)
-        totals.update({key: stats[key] for key in TOTALS})
-        totals["records"] += meta["records"]
-        per_year.update(stats["per_year"])
-        skipped.update(stats["skipped"])
-        skipped.update(meta["skipped"])
+    by_source = {}
+    for source, (stats_paths, meta_paths, names) in sources.items():
+        if not len(stats_paths) == len(meta_paths) == len(names):
+            raise ValueError(
+                f"{source}: {len(names)} files, {len(stats_paths)} stats, {len(meta_paths)} metas"
+            )
+        source_totals: Counter[str] = Counter()
+        for stats_path, meta_path in zip(stats_paths, meta_paths):
+            stats, meta = read_json(stats_path), read_json(meta_path)
+            source_totals.update({key: stats[key] for key in TOTALS})
+            source_totals["records"] += meta["records"]
+            per_year.update(stats["per_year"])
+            skipped.update(stats["skipped"])
+            skipped.update(meta["skipped"])
+        totals.update(source_totals)
+        by_source[source] = {key: source_totals[key] for key in ("records", *TOTALS)}
     result = {
-        "files": list(stems),
+        "files": [*stems, *(f"pmc/{name}" for name in pmc_files)],
         "records": totals["records"],
         **{key: totals[key] for key in TOTALS},
         "per_year": dict(sorted(per_year.items())),
         "skipped": dict(sorted(skipped.items())),
+        "sources": by_source,
     }
     write_json(output, result)
     return result

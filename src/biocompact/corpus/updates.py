@@ -71,11 +71,16 @@ def write_keep_lists(
     documents: Sequence[str | os.PathLike],
     metas: Sequence[str | os.PathLike],
     keep: Sequence[str | os.PathLike],
+    pmids: str | os.PathLike | None = None,
 ) -> None:
-    """Write, for each parsed file, the PMIDs whose latest record lives in it (``keep[i]``)."""
+    """Write, for each parsed file, the PMIDs whose latest record lives in it (``keep[i]``),
+    and all of them, sorted, as an int64 ``.npy`` array to ``pmids`` (for de-duplication)."""
     if len(keep) != len(documents):
         raise ValueError(f"{len(documents)} document files but {len(keep)} keep lists")
     winners = latest_records(documents, metas)
+    if pmids is not None:
+        with atomic_open(pmids, "wb") as out:
+            np.save(out, np.sort(winners["pmid"].to_numpy(dtype=np.int64)))
     by_file = dict(tuple(winners.groupby("file")["pmid"]))
     for index, path in enumerate(keep):
         pmids = by_file.get(index, pd.Series(dtype=np.int64))
