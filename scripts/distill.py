@@ -16,6 +16,7 @@ with job_logging(snakemake):  # noqa: F821 (snakemake is injected)
         student_architecture=snakemake.params.student_architecture,
         temperature=snakemake.params.temperature,
         alpha=snakemake.params.alpha,
+        layer_map=snakemake.params.layer_map,
         training=snakemake.params.training,
         masking=snakemake.params.masking,
         probes=snakemake.params.probes,

@@ -1,11 +1,19 @@
-"""DistilBioBERT loss terms (seed 000 eq. 1-4) against hand-computed values."""
+"""Distillation loss terms (seed 000 eq. 1-3, 6-8, 10) against hand-computed values."""
 
 import math
 
 import pytest
 import torch
 
-from biocompact.distillation.losses import cosine_alignment_loss, mlm_loss, soft_mlm_loss
+from biocompact.distillation.losses import (
+    attention_kl_loss,
+    attention_mse_loss,
+    cosine_alignment_loss,
+    hidden_mse_loss,
+    mlm_loss,
+    soft_cross_entropy_loss,
+    soft_mlm_loss,
+)
 
 
 def test_mlm_loss_is_cross_entropy_on_masked_tokens():
@@ -39,3 +47,53 @@ def test_cosine_alignment_ignores_padding():
     mask = torch.tensor([[1, 1, 0]])
     # token 1: cos = 0 -> 1; token 2: cos = 1 -> 0; token 3 is padding
     assert cosine_alignment_loss(student, teacher, mask).item() == pytest.approx(0.5)
+
+
+def test_soft_cross_entropy_is_eq_8_with_temperature():
+    student = torch.tensor([[0.0, math.log(3.0)]])  # softmax = [1/4, 3/4]
+    teacher = torch.tensor([[0.0, 0.0]])  # [1/2, 1/2]
+    expected = -(0.5 * math.log(0.25) + 0.5 * math.log(0.75))
+    assert soft_cross_entropy_loss(student, teacher).item() == pytest.approx(expected, rel=1e-6)
+    # T = 2: student softmax([0, ln3 / 2]) = [1, sqrt 3] / (1 + sqrt 3); teacher stays uniform; no T^2
+    s = [1 / (1 + math.sqrt(3)), math.sqrt(3) / (1 + math.sqrt(3))]
+    expected_t2 = -(0.5 * math.log(s[0]) + 0.5 * math.log(s[1]))
+    assert soft_cross_entropy_loss(student, teacher, 2.0).item() == pytest.approx(expected_t2, rel=1e-6)
+    # mean over rows (tokens): a second row with loss ln 2 averages in
+    both = soft_cross_entropy_loss(torch.cat([student, teacher]), torch.cat([teacher, teacher]))
+    assert both.item() == pytest.approx((expected + math.log(2)) / 2, rel=1e-6)
+
+
+def test_hidden_mse_averages_real_tokens_and_units():
+    student = torch.tensor([[[1.0, 2.0], [3.0, 4.0], [100.0, 100.0]]])
+    teacher = torch.tensor([[[1.0, 0.0], [3.0, 5.0], [0.0, 0.0]]])
+    mask = torch.tensor([[1, 1, 0]])
+    # squared errors 0, 4, 0, 1 over 2 real tokens x 2 units; the padding token is left out
+    assert hidden_mse_loss(student, teacher, mask).item() == pytest.approx(5 / 4)
+
+
+# One sequence of three tokens, the last one padding; two heads. Probabilities per query row.
+ATTENTION_MASK = torch.tensor([[1, 1, 0]])
+STUDENT_MAPS = torch.tensor([[
+    [[0.5, 0.5, 0.0], [0.25, 0.75, 0.0], [0.1, 0.2, 0.7]],
+    [[0.5, 0.5, 0.0], [0.5, 0.5, 0.0], [0.3, 0.3, 0.4]],
+]])
+TEACHER_MAPS = torch.tensor([[
+    [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.9, 0.1, 0.0]],
+    [[0.5, 0.5, 0.0], [0.5, 0.5, 0.0], [0.2, 0.2, 0.6]],
+]])
+
+
+def test_attention_mse_is_mean_over_heads_of_per_head_mse():
+    # head 1: squared errors 0.25, 0.25, 0.0625, 0.0625 over its 4 real (query, key) entries; head 2: 0
+    expected = (0.625 / 4 + 0.0) / 2
+    loss = attention_mse_loss(STUDENT_MAPS.log(), TEACHER_MAPS.log(), ATTENTION_MASK)
+    assert loss.item() == pytest.approx(expected, rel=1e-6)
+
+
+def test_attention_kl_is_teacher_first_per_query_averaged_over_heads_and_tokens():
+    # head 1, query 1: KL([1, 0] || [1/2, 1/2]) = ln 2; query 2: KL([1/2, 1/2] || [1/4, 3/4])
+    query_2 = 0.5 * math.log(0.5 / 0.25) + 0.5 * math.log(0.5 / 0.75)
+    expected = (math.log(2) + query_2 + 0.0 + 0.0) / (2 * 2)  # H = 2 heads, N = 2 real tokens
+    loss = attention_kl_loss(STUDENT_MAPS.log(), TEACHER_MAPS.log(), ATTENTION_MASK)
+    assert loss.item() == pytest.approx(expected, rel=1e-6)
+    assert attention_kl_loss(STUDENT_MAPS.log(), STUDENT_MAPS.log(), ATTENTION_MASK).item() == pytest.approx(0.0, abs=1e-7)

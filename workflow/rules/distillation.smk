@@ -1,11 +1,20 @@
 # Distillation stage: task-agnostic distillation of a student from a pretrained teacher.
 
+# Students whose student_init names a model of this config (seed 001: an MLM-pretrained
+# student): that model's folder is an input, built first.
+STUDENT_FROM_MODEL = {
+    name: entry["student_init"]
+    for name, entry in config["distillation"].items()
+    if entry["student_init"] in ALL_MODELS
+}
+
 
 rule distill:
     """Distil one student from its teacher on the teacher's tokenised corpus."""
     input:
         teacher=lambda wc: model_dir(config["distillation"][wc.model]["teacher"]),
         corpus=lambda wc: f"results/pretraining_data/{model_vocabulary(wc.model)}",
+        student=lambda wc: model_input(STUDENT_FROM_MODEL[wc.model]) if wc.model in STUDENT_FROM_MODEL else [],
     output:
         model=directory("results/distillation/{model}/model"),
         log="results/distillation/{model}/train_log.jsonl",
@@ -13,11 +22,16 @@ rule distill:
     params:
         checkpoint_dir="results/checkpoints/distillation/{model}",
         method=lambda wc: config["distillation"][wc.model]["method"],
-        student_init=lambda wc: config["distillation"][wc.model]["student_init"],
+        student_init=lambda wc: (
+            model_dir(STUDENT_FROM_MODEL[wc.model])
+            if wc.model in STUDENT_FROM_MODEL
+            else config["distillation"][wc.model]["student_init"]
+        ),
         student_layers=lambda wc: config["distillation"][wc.model]["student_layers"],
         student_architecture=lambda wc: config["distillation"][wc.model].get("student_architecture"),
         temperature=lambda wc: config["distillation"][wc.model]["temperature"],
         alpha=lambda wc: config["distillation"][wc.model]["alpha"],
+        layer_map=lambda wc: config["distillation"][wc.model]["layer_map"],
         training=lambda wc: training_settings(config["distillation"][wc.model]),
         masking=config["masking"],
         probes=config["probes"],
@@ -25,10 +39,11 @@ rule distill:
         "results/logs/distillation/distill/{model}.log",
     benchmark:
         "results/benchmarks/distillation/distill/{model}.tsv"
-    threads: 2
+    threads: gpu_job_threads(lambda wc: config["distillation"][wc.model])
     resources:
-        mem_mb=16000,
-        runtime=1440,
+        **gpu_job_resources(lambda wc: config["distillation"][wc.model]),
+    # Killed at the time limit or cancelled: resubmitted, resuming from its checkpoint.
+    retries: 3
     conda:
         "../../envs/torch.yaml"
     script:

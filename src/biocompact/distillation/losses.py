@@ -1,9 +1,10 @@
 """Distillation loss terms, each a direct transcription of its equation in the seed papers.
 
 Conventions: sums over tokens in the papers are averaged over the tokens that take part
-(masked tokens for the MLM terms, non-padding tokens for hidden-state alignment), as
-DistilBERT's reference implementation does, so the weights alpha do not depend on the
-batch size.
+(masked tokens for the MLM terms, non-padding tokens for hidden states and attention
+maps), as DistilBERT's reference implementation does, so the weights alpha do not depend
+on the batch size. Attention maps are passed as log-probabilities ``(batch, heads, query,
+key)`` whose padded keys carry (numerically) zero probability.
 """
 
 from __future__ import annotations
@@ -29,10 +30,70 @@ def soft_mlm_loss(student_logits: torch.Tensor, teacher_logits: torch.Tensor, te
     return kl / student_logits.shape[0] * temperature**2
 
 
+def soft_cross_entropy_loss(
+    student_logits: torch.Tensor, teacher_logits: torch.Tensor, temperature: float = 1.0
+) -> torch.Tensor:
+    """Seed 000 eq. 8: -(1/N) sum_n sum_i f_t(X)_i^n ln f_s(X)_i^n over the rows (tokens).
+
+    Both distributions at temperature T (TinyBERT's prediction-layer loss; T = 1 is eq. 8).
+    """
+    teacher_probs = F.softmax(teacher_logits.float() / temperature, dim=-1)
+    student_log_probs = F.log_softmax(student_logits.float() / temperature, dim=-1)
+    return -(teacher_probs * student_log_probs).sum(dim=-1).mean()
+
+
 def cosine_alignment_loss(
     student_hidden: torch.Tensor, teacher_hidden: torch.Tensor, attention_mask: torch.Tensor
 ) -> torch.Tensor:
-    """Seed 000 eq. 3: mean over real tokens of 1 - cos(h_t, h_s)."""
+    """Seed 000 eq. 3 (and the hidden-state half of eq. 10): mean over real tokens of 1 - cos(h_t, h_s)."""
     selected = attention_mask.bool()
     cosine = F.cosine_similarity(student_hidden[selected].float(), teacher_hidden[selected].float(), dim=-1)
     return (1.0 - cosine).mean()
+
+
+def hidden_mse_loss(
+    student_hidden: torch.Tensor, teacher_hidden: torch.Tensor, attention_mask: torch.Tensor
+) -> torch.Tensor:
+    """Seed 000 eq. 6 (first term) and eq. 7: MSE over the real tokens' hidden units.
+
+    ``student_hidden`` is already projected to the teacher's width (h_s W_h, E_s W_e).
+    """
+    selected = attention_mask.bool()
+    return F.mse_loss(student_hidden[selected].float(), teacher_hidden[selected].float())
+
+
+def _query_key_mask(attention_mask: torch.Tensor) -> torch.Tensor:
+    """(batch, 1, query, key): True where both the query and the key are real tokens."""
+    real = attention_mask.bool()
+    return real[:, None, :, None] & real[:, None, None, :]
+
+
+def attention_mse_loss(
+    student_log_probs: torch.Tensor, teacher_log_probs: torch.Tensor, attention_mask: torch.Tensor
+) -> torch.Tensor:
+    """Seed 000 eq. 6 (second term): (1/H) sum_heads MSE(a_s^i, a_t^i).
+
+    The MSE of each head runs over the (real query, real key) entries of its map; every
+    head has the same number of them, so the mean over heads is the mean over all entries.
+    """
+    difference = (student_log_probs.float().exp() - teacher_log_probs.float().exp()) ** 2
+    return difference[_query_key_mask(attention_mask).expand_as(difference)].mean()
+
+
+def attention_kl_loss(
+    student_log_probs: torch.Tensor, teacher_log_probs: torch.Tensor, attention_mask: torch.Tensor
+) -> torch.Tensor:
+    """Seed 000 eq. 10 (second term): (1/HN) sum_heads sum_tokens D_KL over each query's key distribution.
+
+    Eq. 10 prints D_KL(a_s || a_t); this computes D_KL(a_t || a_s), teacher first, as eq. 2
+    does for the outputs, as MobileBERT (eq. 12's source) defines it and as the authors'
+    released CompactBioBERT code computes it: the student is fitted to the teacher's maps.
+    N counts the real query tokens; padded keys carry no probability in either map.
+    """
+    student_log_probs, teacher_log_probs = student_log_probs.float(), teacher_log_probs.float()
+    keys = attention_mask.bool()[:, None, None, :]
+    teacher_probs = teacher_log_probs.exp()
+    pointwise = torch.special.xlogy(teacher_probs, teacher_probs) - teacher_probs * student_log_probs
+    per_query = torch.where(keys, pointwise, torch.zeros_like(pointwise)).sum(dim=-1)
+    queries = attention_mask.bool()[:, None, :].expand_as(per_query)
+    return per_query[queries].mean()

@@ -1,60 +1,277 @@
-"""Distillation methods as training objectives, selected by name from the config."""
+"""Distillation methods as training objectives, selected by name from the config.
+
+Every method runs the student with gradients and the frozen teacher in inference mode,
+and computes only what its loss reads: the MLM heads only at the positions the loss uses,
+hidden states of every layer and attention maps only for the layer-wise methods, and the
+teacher's attention maps only for the layers the map g sends students to.
+
+Each loss term is returned (and logged) on its own; the weights ``alpha`` name the terms
+of the method (the seed's alpha_1..3, or TinyBERT's lambdas).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
+from torch import nn
 from transformers import PreTrainedModel
 
-from biocompact.distillation.losses import cosine_alignment_loss, mlm_loss, soft_mlm_loss
+from biocompact.distillation.attention import attention_log_probs
+from biocompact.distillation.layer_map import resolve_layer_map
+from biocompact.distillation.losses import (
+    attention_kl_loss,
+    attention_mse_loss,
+    cosine_alignment_loss,
+    hidden_mse_loss,
+    mlm_loss,
+    soft_cross_entropy_loss,
+    soft_mlm_loss,
+)
 from biocompact.models.heads import mlm_head
 from biocompact.training.masking import IGNORE_INDEX
 from biocompact.training.objective import Objective
 
+LAYER_TERMS = ("hidden", "attention")  # per-layer terms, weighted by alpha["layer"]
 
-class DistilBertObjective(Objective):
-    """DistilBioBERT (seed 000 eq. 4): alpha_mlm L_mlm + alpha_soft L_softMLM + alpha_align L_align.
 
-    The frozen teacher runs without gradients; its MLM head only on the masked positions.
-    """
+@dataclass
+class Activations:
+    """What one model produced on a batch, as far as a distillation loss reads it."""
+
+    hidden_states: tuple[torch.Tensor, ...]  # embeddings, then layers 1..L; only the last if not layer-wise
+    logits: torch.Tensor  # MLM logits at the head positions, one row per position
+    attention: dict[int, torch.Tensor]  # layer -> log attention probabilities (batch, heads, query, key)
+
+    def clone(self) -> Activations:
+        """A copy made of ordinary tensors (inference-mode tensors cannot enter autograd)."""
+        return Activations(
+            tuple(hidden.clone() for hidden in self.hidden_states),
+            self.logits.clone(),
+            {layer: maps.clone() for layer, maps in self.attention.items()},
+        )
+
+
+def compute_activations(
+    model: PreTrainedModel,
+    batch: dict[str, torch.Tensor],
+    positions: torch.Tensor,
+    all_layers: bool,
+    attention_layers: list[int],
+) -> Activations:
+    """Encoder outputs, the MLM head at ``positions`` only, attention maps of ``attention_layers``."""
+    output = model.base_model(
+        input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], output_hidden_states=all_layers
+    )
+    hidden = tuple(output.hidden_states) if all_layers else (output.last_hidden_state,)
+    attention = {
+        layer: attention_log_probs(model, layer, hidden[layer - 1], batch["attention_mask"])
+        for layer in attention_layers
+    }
+    return Activations(hidden, mlm_head(model)(hidden[-1][positions]), attention)
+
+
+class DistillationObjective(Objective):
+    """Student, frozen teacher and the weighted sum of a method's loss terms."""
 
     frozen = ("teacher.",)
-    default_alpha = {"mlm": 2.0, "soft": 5.0, "align": 1.0}
+    method = ""
+    default_alpha: dict[str, float] = {}
+    default_temperature = 2.0
+    layer_wise = False  # layer-to-layer terms through the map g (seed 000 eq. 5)
+    head_on_every_token = False  # eq. 8 reads the outputs at every token; eqs. 1-2 at the masked ones
 
-    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, temperature: float, alpha: dict):
+    def __init__(
+        self,
+        student: PreTrainedModel,
+        teacher: PreTrainedModel,
+        temperature: float | None = None,
+        alpha: dict | None = None,
+        layer_map: list[int] | None = None,
+    ):
         super().__init__()
-        if student.config.hidden_size != teacher.config.hidden_size:
+        alpha = dict(alpha or {})
+        unknown = sorted(set(alpha) - set(self.default_alpha))
+        if unknown:
             raise ValueError(
-                "the distilbert method aligns hidden states with a cosine and needs equal widths: "
-                f"student {student.config.hidden_size}, teacher {teacher.config.hidden_size}"
+                f"alpha.{unknown[0]} is not a loss term of the {self.method} method; "
+                f"its terms are {sorted(self.default_alpha)}"
             )
         self.student = student
         self.teacher = teacher.eval().requires_grad_(False)
-        self.temperature = temperature
+        self.temperature = self.default_temperature if temperature is None else temperature
         self.alpha = {**self.default_alpha, **alpha}
+        self.layer_map: list[int] = []
+        if self.layer_wise:
+            self._check_layer_wise(layer_map)
+        elif layer_map is not None:
+            raise ValueError(f"layer_map is used by the layer-wise methods only, not by {self.method}")
 
-    def train(self, mode: bool = True) -> DistilBertObjective:
+    def _check_layer_wise(self, layer_map: list[int] | None) -> None:
+        n_student = self.student.config.num_hidden_layers
+        self.layer_map = resolve_layer_map(n_student, self.teacher.config.num_hidden_layers, layer_map)
+        weights = self.alpha["layer"]
+        if isinstance(weights, list) and len(weights) != n_student:
+            raise ValueError(f"alpha.layer lists {len(weights)} weights for a {n_student}-layer student")
+        heads = self.student.config.num_attention_heads, self.teacher.config.num_attention_heads
+        if heads[0] != heads[1]:
+            raise ValueError(
+                f"the {self.method} method compares attention maps head by head and needs as many heads: "
+                f"student {heads[0]}, teacher {heads[1]}"
+            )
+
+    def width_projection(self, learned: bool, purpose: str = "") -> nn.Module:
+        """Identity for equal widths; else a learned linear map to the teacher's width, or an error."""
+        student_width, teacher_width = self.student.config.hidden_size, self.teacher.config.hidden_size
+        if student_width == teacher_width:
+            return nn.Identity()
+        if not learned:
+            raise ValueError(
+                f"the {self.method} method {purpose} and needs equal widths: "
+                f"student {student_width}, teacher {teacher_width}"
+            )
+        return nn.Linear(student_width, teacher_width)
+
+    def train(self, mode: bool = True) -> DistillationObjective:
         super().train(mode)
         self.teacher.eval()
         return self
 
+    def student_activations(self, batch: dict[str, torch.Tensor], positions: torch.Tensor) -> Activations:
+        layers = list(range(1, len(self.layer_map) + 1))
+        return compute_activations(self.student, batch, positions, self.layer_wise, layers)
+
+    def teacher_activations(self, batch: dict[str, torch.Tensor], positions: torch.Tensor) -> Activations:
+        with torch.inference_mode():
+            teacher = compute_activations(self.teacher, batch, positions, self.layer_wise, sorted(set(self.layer_map)))
+        return teacher.clone()
+
+    def loss_terms(
+        self, student: Activations, teacher: Activations, batch: dict[str, torch.Tensor]
+    ) -> dict[str, torch.Tensor]:
+        """The method's loss terms: scalars, or one value per student layer for ``LAYER_TERMS``."""
+        raise NotImplementedError
+
     def forward(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-        inputs = {"input_ids": batch["input_ids"], "attention_mask": batch["attention_mask"]}
-        selected = batch["labels"] != IGNORE_INDEX
-        student_hidden = self.student.base_model(**inputs).last_hidden_state
-        with torch.no_grad():
-            teacher_hidden = self.teacher.base_model(**inputs).last_hidden_state
-            teacher_logits = mlm_head(self.teacher)(teacher_hidden[selected])
-        student_logits = mlm_head(self.student)(student_hidden[selected])
-        terms = {
-            "mlm": mlm_loss(student_logits, batch["labels"][selected]),
-            "soft": soft_mlm_loss(student_logits, teacher_logits, self.temperature),
-            "align": cosine_alignment_loss(student_hidden, teacher_hidden, batch["attention_mask"]),
-        }
-        loss = sum(self.alpha[name] * value for name, value in terms.items())
-        return loss, {f"loss_{name}": value.detach() for name, value in terms.items()}
+        if self.head_on_every_token:
+            positions = batch["attention_mask"].bool()
+        else:
+            positions = batch["labels"] != IGNORE_INDEX
+        student = self.student_activations(batch, positions)
+        teacher = self.teacher_activations(batch, positions)
+        terms = self.loss_terms(student, teacher, batch)
+        loss = sum((self._weight(name, value) * value).sum() for name, value in terms.items())
+        return loss, {f"loss_{name}": value.detach().sum() for name, value in terms.items()}
+
+    def _weight(self, term: str, value: torch.Tensor) -> torch.Tensor:
+        weight = self.alpha["layer" if term in LAYER_TERMS else term]
+        return torch.as_tensor(weight, dtype=value.dtype, device=value.device)
 
     def model_to_save(self) -> PreTrainedModel:
         return self.student
 
 
-METHODS: dict[str, type[Objective]] = {"distilbert": DistilBertObjective}
+def _masked_labels(batch: dict[str, torch.Tensor]) -> torch.Tensor:
+    return batch["labels"][batch["labels"] != IGNORE_INDEX]
+
+
+class DistilBertObjective(DistillationObjective):
+    """DistilBioBERT (seed 000 eq. 4): alpha_1 L_mlm + alpha_2 L_softMLM + alpha_3 L_align."""
+
+    method = "distilbert"
+    default_alpha = {"mlm": 2.0, "soft": 5.0, "align": 1.0}
+    learned_projection = False
+
+    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **settings):
+        super().__init__(student, teacher, **settings)
+        self.projection = self.width_projection(self.learned_projection, "aligns the last hidden states with a cosine")
+
+    def loss_terms(self, student: Activations, teacher: Activations, batch: dict[str, torch.Tensor]) -> dict:
+        return {
+            "mlm": mlm_loss(student.logits, _masked_labels(batch)),
+            "soft": soft_mlm_loss(student.logits, teacher.logits, self.temperature),
+            "align": cosine_alignment_loss(
+                self.projection(student.hidden_states[-1]), teacher.hidden_states[-1], batch["attention_mask"]
+            ),
+        }
+
+
+class LargeToBaseObjective(DistilBertObjective):
+    """Large-to-base (seed 001 section 7): 5.0 L_mlm + 2.0 KL at T = 2 + 1.0 cosine through a
+    learned projection of the student's last hidden states to the teacher's width."""
+
+    method = "lewis"
+    default_alpha = {"mlm": 5.0, "soft": 2.0, "align": 1.0}
+    learned_projection = True
+
+
+class TinyBertObjective(DistillationObjective):
+    """TinyBioBERT (seed 000 eq. 9): lambda_0 L_embed + sum_l lambda_l L_layer(l) + lambda_M+1 L_output.
+
+    ``alpha`` holds the lambdas: ``embedding``, ``layer`` (one number, or one per student
+    layer) and ``output``. W_e and W_h are learned when the widths differ (eq. 6-7).
+    """
+
+    method = "tinybert"
+    default_alpha = {"embedding": 1.0, "layer": 1.0, "output": 1.0}
+    default_temperature = 1.0
+    layer_wise = True
+    head_on_every_token = True
+
+    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **settings):
+        super().__init__(student, teacher, **settings)
+        self.embedding_projection = self.width_projection(learned=True)
+        self.hidden_projection = self.width_projection(learned=True)
+
+    def loss_terms(self, student: Activations, teacher: Activations, batch: dict[str, torch.Tensor]) -> dict:
+        mask = batch["attention_mask"]
+        pairs = list(enumerate(self.layer_map, start=1))
+        return {
+            "embedding": hidden_mse_loss(
+                self.embedding_projection(student.hidden_states[0]), teacher.hidden_states[0], mask
+            ),
+            "hidden": torch.stack([
+                hidden_mse_loss(self.hidden_projection(student.hidden_states[s]), teacher.hidden_states[t], mask)
+                for s, t in pairs
+            ]),
+            "attention": torch.stack([
+                attention_mse_loss(student.attention[s], teacher.attention[t], mask) for s, t in pairs
+            ]),
+            "output": soft_cross_entropy_loss(student.logits, teacher.logits, self.temperature),
+        }
+
+
+class CompactObjective(DistillationObjective):
+    """CompactBioBERT (seed 000 eq. 11): alpha_1 L_mlm + alpha_2 L_softMLM + alpha_3 sum_l L_compact(l).
+
+    L_compact(l) (eq. 10): cosine on the hidden states plus attention-map KL of student
+    layer l against teacher layer g(l). ``alpha.layer`` may also give one weight per layer.
+    """
+
+    method = "compact"
+    default_alpha = {"mlm": 1.0, "soft": 5.0, "layer": 3.0}
+    layer_wise = True
+
+    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **settings):
+        super().__init__(student, teacher, **settings)
+        self.width_projection(False, "aligns hidden states layer by layer with a cosine")
+
+    def loss_terms(self, student: Activations, teacher: Activations, batch: dict[str, torch.Tensor]) -> dict:
+        mask = batch["attention_mask"]
+        pairs = list(enumerate(self.layer_map, start=1))
+        return {
+            "mlm": mlm_loss(student.logits, _masked_labels(batch)),
+            "soft": soft_mlm_loss(student.logits, teacher.logits, self.temperature),
+            "hidden": torch.stack([
+                cosine_alignment_loss(student.hidden_states[s], teacher.hidden_states[t], mask) for s, t in pairs
+            ]),
+            "attention": torch.stack([
+                attention_kl_loss(student.attention[s], teacher.attention[t], mask) for s, t in pairs
+            ]),
+        }
+
+
+METHODS: dict[str, type[DistillationObjective]] = {
+    objective.method: objective
+    for objective in (DistilBertObjective, TinyBertObjective, CompactObjective, LargeToBaseObjective)
+}

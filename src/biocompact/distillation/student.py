@@ -17,7 +17,7 @@ def every_other_layer(n_teacher_layers: int) -> list[int]:
 
 
 def student_from_teacher_layers(teacher: PreTrainedModel, layers: list[int] | None) -> PreTrainedModel:
-    """Copy of the teacher keeping only ``layers`` (embeddings and MLM head copied as they are)."""
+    """Trainable copy of the teacher keeping only ``layers`` (embeddings and MLM head copied as they are)."""
     n_layers = teacher.config.num_hidden_layers
     layers = every_other_layer(n_layers) if layers is None else layers
     if not layers or any(not 0 <= index < n_layers for index in layers):
@@ -26,7 +26,7 @@ def student_from_teacher_layers(teacher: PreTrainedModel, layers: list[int] | No
     encoder = student.base_model.encoder
     encoder.layer = torch.nn.ModuleList(encoder.layer[index] for index in layers)
     student.config.num_hidden_layers = len(layers)
-    return student
+    return student.requires_grad_(True)
 
 
 def initialise_student(
@@ -39,6 +39,7 @@ def initialise_student(
     elif init == "random":
         config = build_config(architecture or {}, vocab_size=teacher.config.vocab_size,
                               max_position_embeddings=teacher.config.max_position_embeddings)
+        config.pad_token_id = teacher.config.pad_token_id
         student = AutoModelForMaskedLM.from_config(config)
     else:
         student = AutoModelForMaskedLM.from_pretrained(resolve_location(init))
