@@ -1,4 +1,4 @@
-"""Rule pretrain: masked-language-model pretraining of one model (resumable, data-parallel on its GPUs)."""
+"""Rule pretrain: pretraining of one model with its objective (resumable, data-parallel on its GPUs)."""
 
 from biocompact.pretraining.run import launch_pretraining
 from biocompact.runlog import job_logging
@@ -18,6 +18,9 @@ with job_logging(snakemake):  # noqa: F821 (snakemake is injected)
             "max_seq_length": snakemake.params.max_seq_length,
             "probes": snakemake.params.probes,
             "threads": snakemake.threads,
+            "family": snakemake.params.family,
+            "objective": snakemake.params.objective,
+            "objective_options": snakemake.params.electra,  # read by the electra objective only
         },
         gpus=int(getattr(snakemake.resources, "gpu", 0)),
     )

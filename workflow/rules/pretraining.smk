@@ -7,7 +7,7 @@
 
 
 rule pretrain:
-    """Pretrain one model with (whole-word) masked language modelling."""
+    """Pretrain one model with its family's objective (MLM, ELECTRA, ALBERT's MLM + SOP)."""
     input:
         corpus=lambda wc: f"results/pretraining_data/{model_vocabulary(wc.model)}",
         tokenizer=lambda wc: f"results/vocab/{model_vocabulary(wc.model)}/tokenizer",
@@ -19,6 +19,9 @@ rule pretrain:
         checkpoint_dir="results/checkpoints/pretraining/{model}",
         architecture=lambda wc: config["pretraining"][wc.model].get("architecture", {}),
         init=lambda wc: config["pretraining"][wc.model]["init"],
+        family=lambda wc: config["pretraining"][wc.model]["family"],
+        objective=lambda wc: config["pretraining"][wc.model]["objective"],
+        electra=lambda wc: config["pretraining"][wc.model]["electra"],
         training=lambda wc: training_settings(config["pretraining"][wc.model]),
         masking=config["masking"],
         max_seq_length=config["pretraining_data"]["max_seq_length"],

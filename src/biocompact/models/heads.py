@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from torch import nn
-from transformers import PreTrainedModel
+from transformers import ElectraForMaskedLM, PreTrainedModel
 
 # BERT: cls, RoBERTa: lm_head, ALBERT: predictions
 _HEAD_ATTRIBUTES = ("cls", "lm_head", "predictions")
@@ -11,6 +11,8 @@ _HEAD_ATTRIBUTES = ("cls", "lm_head", "predictions")
 
 def mlm_head(model: PreTrainedModel) -> nn.Module:
     """The module that maps final hidden states to vocabulary logits."""
+    if isinstance(model, ElectraForMaskedLM):  # ELECTRA's generator: transform, then decoder
+        return nn.Sequential(model.generator_predictions, model.generator_lm_head)
     for attribute in _HEAD_ATTRIBUTES:
         head = getattr(model, attribute, None)
         if isinstance(head, nn.Module):

@@ -1,8 +1,12 @@
-"""Named encoder architectures (the seeds' model shapes) and how to build their configs."""
+"""Named encoder architectures (the seeds' model shapes) and how to build their configs.
+
+A model family (``bert``, ``roberta``, ``electra``, ``albert``) is a transformers config
+class; a preset gives the shape, the architecture's other keys are fields of that class.
+"""
 
 from __future__ import annotations
 
-from transformers import BertConfig, PretrainedConfig
+from transformers import AlbertConfig, BertConfig, ElectraConfig, PretrainedConfig, RobertaConfig
 
 # name: (layers, hidden, heads, intermediate)
 PRESETS: dict[str, tuple[int, int, int, int]] = {
@@ -12,13 +16,37 @@ PRESETS: dict[str, tuple[int, int, int, int]] = {
     "bioformer-8L": (8, 512, 8, 2048),  # Bioformer-8L (seed 002)
     "bioformer-16L": (16, 384, 6, 1536),  # Bioformer-16L (seed 002)
     "distil-6L-768": (6, 768, 12, 3072),  # DistilBERT / DistilBioBERT (seed 000)
-    "base-12L-768": (12, 768, 12, 3072),  # BERT-base
-    "large-24L-1024": (24, 1024, 16, 4096),  # BERT-large
+    "electra-small": (12, 256, 4, 1024),  # ELECTRA-small discriminator
+    "base-12L-768": (12, 768, 12, 3072),  # BERT-base, RoBERTa-base (seed 001), BioM-ELECTRA/ALBERT-base (seed 004)
+    "large-24L-1024": (24, 1024, 16, 4096),  # BERT-large, BioM-ELECTRA-large (seed 004)
 }
 
+FAMILIES: dict[str, type[PretrainedConfig]] = {
+    "bert": BertConfig,
+    "roberta": RobertaConfig,
+    "electra": ElectraConfig,
+    "albert": AlbertConfig,
+}
 
-def build_config(architecture: dict, vocab_size: int, max_position_embeddings: int = 512) -> PretrainedConfig:
-    """A ``BertConfig`` from ``{"preset": name, **overrides}`` (overrides are BertConfig fields)."""
+# factorised embedding size of ALBERT (paper, section 3.1) and ELECTRA-small
+FACTORISED_EMBEDDING_SIZE = 128
+
+
+def build_config(
+    architecture: dict,
+    vocab_size: int,
+    max_position_embeddings: int = 512,
+    family: str = "bert",
+    pad_token_id: int = 0,
+) -> PretrainedConfig:
+    """The ``family``'s config from ``{"preset": name, **overrides}`` (overrides are its fields).
+
+    RoBERTa numbers positions from ``pad_token_id + 1``, so it gets that many more
+    position embeddings. ALBERT and ELECTRA default to factorised embeddings of 128 (or
+    the hidden size if smaller); ALBERT shares one group of layers (its config's default).
+    """
+    if family not in FAMILIES:
+        raise ValueError(f"unknown model family {family!r}; known: {sorted(FAMILIES)}")
     settings = dict(architecture)
     preset = settings.pop("preset", None)
     values: dict = {}
@@ -33,4 +61,11 @@ def build_config(architecture: dict, vocab_size: int, max_position_embeddings: i
             "intermediate_size": intermediate,
         }
     values.update(settings)
-    return BertConfig(vocab_size=vocab_size, max_position_embeddings=max_position_embeddings, **values)
+    if family == "roberta":
+        max_position_embeddings += pad_token_id + 1
+    if family in ("albert", "electra"):
+        hidden = values.get("hidden_size", FAMILIES[family]().hidden_size)
+        values.setdefault("embedding_size", min(FACTORISED_EMBEDDING_SIZE, hidden))
+    return FAMILIES[family](
+        vocab_size=vocab_size, max_position_embeddings=max_position_embeddings, pad_token_id=pad_token_id, **values
+    )

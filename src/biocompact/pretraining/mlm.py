@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
-from transformers import PreTrainedModel
+from transformers import AutoModelForMaskedLM, PretrainedConfig, PreTrainedModel, PreTrainedTokenizerBase
 
+from biocompact.training.batches import MaskedBatcher
 from biocompact.training.evaluation import masked_lm_logits
 from biocompact.training.objective import Objective
 
@@ -22,3 +23,15 @@ class MaskedLanguageModelling(Objective):
 
     def model_to_save(self) -> PreTrainedModel:
         return self.model
+
+
+def build_mlm(
+    config: PretrainedConfig | None,
+    location: str | None,
+    options: dict,
+    tokenizer: PreTrainedTokenizerBase,
+    batcher: MaskedBatcher,
+) -> tuple[Objective, MaskedBatcher]:
+    """MLM (BERT, RoBERTa) on a new model of ``config`` or the saved one at ``location``."""
+    model = AutoModelForMaskedLM.from_pretrained(location) if location else AutoModelForMaskedLM.from_config(config)
+    return MaskedLanguageModelling(model), batcher

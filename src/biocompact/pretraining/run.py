@@ -1,4 +1,4 @@
-"""The pretraining job: build or load a model, train it with MLM, publish it.
+"""The pretraining job: build or load a model of a family, train it with its objective, publish it.
 
 ``python -m biocompact.pretraining.run SPEC.json`` runs the job whose keyword arguments
 (those of ``run_pretraining``) are in SPEC.json; torchrun starts it that way, once per GPU.
@@ -13,11 +13,10 @@ import os
 from pathlib import Path
 
 import torch
-from transformers import AutoModelForMaskedLM
 
 from biocompact.locations import resolve_location
 from biocompact.models.presets import build_config
-from biocompact.pretraining.mlm import MaskedLanguageModelling
+from biocompact.pretraining.objectives import objective_entry
 from biocompact.training import distributed
 from biocompact.training.launch import data_parallel_processes, run_data_parallel
 from biocompact.training.loop import TrainingSettings
@@ -39,27 +38,40 @@ def run_pretraining(
     max_seq_length: int,
     probes: list[dict],
     threads: int = 1,
+    family: str = "bert",
+    objective: str | None = None,
+    objective_options: dict | None = None,
 ) -> dict:
-    """Pretrain model ``name`` from scratch (``init="scratch"``) or continue from a checkpoint."""
+    """Pretrain model ``name`` from scratch (``init="scratch"``) or continue from a checkpoint.
+
+    ``family`` (bert, roberta, electra, albert) picks the architecture, ``objective``
+    (mlm, electra, albert; default: the family's own) the loss; ``objective_options``
+    are the objective's settings (ELECTRA: ``generator_fraction``, ``discriminator_weight``).
+    """
     corpus, tokenizer, batcher = load_corpus(dataset_dir, tokenizer_dir, masking)
     settings = TrainingSettings(**training)
+    objective, entry = objective_entry(objective, family)
+    config, location = None, None
     if init == "scratch":
-        config = build_config(architecture, vocab_size=len(tokenizer), max_position_embeddings=max(512, max_seq_length))
-        config.pad_token_id = tokenizer.pad_token_id
-        torch.manual_seed(settings.seed)
-        model = AutoModelForMaskedLM.from_config(config)
+        # sentence-order input holds one [SEP] more than the packed sequence
+        longest = max_seq_length + (objective == "albert")
+        config = build_config(architecture, vocab_size=len(tokenizer), max_position_embeddings=max(512, longest),
+                              family=family, pad_token_id=tokenizer.pad_token_id)
     else:
-        model = AutoModelForMaskedLM.from_pretrained(resolve_location(init))
-        if model.config.vocab_size < len(tokenizer):
-            raise ValueError(
-                f"{init} has a vocabulary of {model.config.vocab_size} tokens but the corpus was "
-                f"tokenised with {len(tokenizer)}: continued pretraining needs the checkpoint's own "
-                "vocabulary (a vocabulary of type 'pretrained' pointing at it)"
-            )
-    description = {"model": name, "init": init, "architecture": model.config.to_diff_dict()}
+        location = resolve_location(init)
+    torch.manual_seed(settings.seed)
+    trainable, batcher = entry.build(config, location, objective_options or {}, tokenizer, batcher)
+    model = trainable.model_to_save()
+    if model.config.vocab_size < len(tokenizer):
+        raise ValueError(
+            f"{init} has a vocabulary of {model.config.vocab_size} tokens but the corpus was "
+            f"tokenised with {len(tokenizer)}: continued pretraining needs the checkpoint's own "
+            "vocabulary (a vocabulary of type 'pretrained' pointing at it)"
+        )
+    description = {"model": name, "init": init, "family": family, "objective": objective,
+                   "architecture": model.config.to_diff_dict()}
     return train_and_publish(
-        MaskedLanguageModelling(model), corpus, tokenizer, batcher, settings,
-        checkpoint_dir, outputs, probes, description, threads,
+        trainable, corpus, tokenizer, batcher, settings, checkpoint_dir, outputs, probes, description, threads,
     )
 
 

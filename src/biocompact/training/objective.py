@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import datasets
 import torch
 from torch import nn
-from transformers import PreTrainedModel
+from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+from biocompact.training.batches import MaskedBatcher
+from biocompact.training.evaluation import evaluate_language_model
 
 
 class Objective(nn.Module):
@@ -22,6 +26,12 @@ class Objective(nn.Module):
     def model_to_save(self) -> PreTrainedModel:
         """The Hugging Face model that the stage publishes when training ends."""
         raise NotImplementedError
+
+    def evaluate(
+        self, tokenizer: PreTrainedTokenizerBase, validation: datasets.Dataset, batcher: MaskedBatcher, probes: list[dict]
+    ) -> dict:
+        """The ``eval.json`` figures of the trained model: held-out MLM loss and fill-mask probes."""
+        return evaluate_language_model(self.model_to_save(), tokenizer, validation, batcher, probes)
 
     def trainable_state(self) -> dict[str, torch.Tensor]:
         return {k: v for k, v in self.state_dict().items() if not k.startswith(self.frozen)}

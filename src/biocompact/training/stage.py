@@ -14,7 +14,6 @@ from transformers import AutoTokenizer, PreTrainedTokenizerBase
 from biocompact.atomic import atomic_path, write_json
 from biocompact.training import distributed
 from biocompact.training.batches import MaskedBatcher
-from biocompact.training.evaluation import evaluate_language_model
 from biocompact.training.loop import TrainingSettings, train
 from biocompact.training.masking import MaskingSettings
 from biocompact.training.objective import Objective
@@ -56,7 +55,7 @@ def train_and_publish(
         "steps": settings.steps,
         "train_tokens": _trained_tokens(log_path),
         "training": asdict(settings),
-        **evaluate_language_model(model, tokenizer, corpus["validation"], batcher, probes),
+        **objective.evaluate(tokenizer, corpus["validation"], batcher, probes),
     }
     with atomic_path(outputs["model"], is_dir=True) as folder:
         model.save_pretrained(folder)

@@ -1,7 +1,10 @@
 """Train a subword vocabulary on streamed sentences and save it as a Hugging Face tokenizer folder.
 
-A vocabulary type is one builder function in ``BUILDERS``; adding byte-level BPE or
-unigram is a new builder plus a config value.
+A vocabulary type is one builder function in ``BUILDERS`` plus a config value:
+``wordpiece`` (BERT), ``bpe`` (RoBERTa's byte-level BPE, seed 001) and ``unigram``
+(ALBERT's SentencePiece-style unigram model, seed 004). Every builder takes the same
+settings (those of the config's vocabulary entry) and returns a fast tokenizer whose
+special tokens are the ones its model family expects.
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
-from transformers import BertTokenizerFast, PreTrainedTokenizerBase
+from tokenizers import AddedToken
+from transformers import BertTokenizerFast, PreTrainedTokenizerBase, PreTrainedTokenizerFast
 
 from biocompact.atomic import atomic_path
 
@@ -63,7 +67,115 @@ def build_wordpiece(
     )
 
 
-BUILDERS: dict[str, Callable[..., PreTrainedTokenizerBase]] = {"wordpiece": build_wordpiece}
+# RoBERTa's special tokens, in its order (<pad> is id 1, as RoBERTa's position ids expect)
+ROBERTA_SPECIAL_TOKENS = {"cls": "<s>", "pad": "<pad>", "sep": "</s>", "unk": "<unk>", "mask": "<mask>"}
+# ALBERT's special tokens, in its order
+ALBERT_SPECIAL_TOKENS = {"pad": "<pad>", "unk": "<unk>", "cls": "[CLS]", "sep": "[SEP]", "mask": "[MASK]"}
+
+
+def _special_token_list(specials: dict[str, str], extra_special_tokens: Sequence[str]) -> list[str]:
+    duplicates = set(extra_special_tokens) & set(specials.values())
+    if duplicates:
+        raise ValueError(f"extra_special_tokens repeats the vocabulary's own special tokens: {sorted(duplicates)}")
+    return [*specials.values(), *extra_special_tokens]
+
+
+def _wrap(
+    tokenizer: Tokenizer, specials: dict[str, str], extra_special_tokens: Sequence[str], pair_type_ids: bool
+) -> PreTrainedTokenizerBase:
+    """Add the ``[CLS] A [SEP] (B [SEP])`` post-processor and wrap as a transformers fast tokenizer.
+
+    ``pair_type_ids``: the second segment gets token type 1 (ALBERT) or 0 (RoBERTa).
+    """
+    cls, sep = specials["cls"], specials["sep"]
+    # like RoBERTa's: "a <mask>" masks the word together with its leading space
+    mask = AddedToken(specials["mask"], lstrip=True, normalized=False, special=True)
+    tokenizer.add_special_tokens([mask])
+    ids = [(cls, tokenizer.token_to_id(cls)), (sep, tokenizer.token_to_id(sep))]
+    second = ":1" if pair_type_ids else ""
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single=f"{cls} $A {sep}", pair=f"{cls} $A {sep} $B{second} {sep}{second}", special_tokens=ids
+    )
+    input_names = ["input_ids", "token_type_ids", "attention_mask"] if pair_type_ids else ["input_ids", "attention_mask"]
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer,
+        model_max_length=MODEL_MAX_LENGTH,
+        bos_token=cls,
+        eos_token=sep,
+        cls_token=cls,
+        sep_token=sep,
+        pad_token=specials["pad"],
+        unk_token=specials["unk"],
+        mask_token=mask,
+        extra_special_tokens=list(extra_special_tokens),
+        model_input_names=input_names,
+    )
+
+
+def build_byte_level_bpe(
+    sentences: Iterable[str],
+    vocab_size: int,
+    lowercase: bool,
+    min_frequency: int,
+    limit_alphabet: int,
+    extra_special_tokens: Sequence[str] = (),
+) -> PreTrainedTokenizerBase:
+    """RoBERTa-style byte-level BPE (seed 001): no unknown tokens, words are the pre-tokeniser's.
+
+    The alphabet is the 256 bytes, so ``limit_alphabet`` does not apply.
+    """
+    special_tokens = _special_token_list(ROBERTA_SPECIAL_TOKENS, extra_special_tokens)
+    tokenizer = Tokenizer(models.BPE())
+    if lowercase:
+        tokenizer.normalizer = normalizers.Lowercase()
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        special_tokens=special_tokens,
+        show_progress=False,
+    )
+    tokenizer.train_from_iterator(sentences, trainer)
+    return _wrap(tokenizer, ROBERTA_SPECIAL_TOKENS, extra_special_tokens, pair_type_ids=False)
+
+
+def build_unigram(
+    sentences: Iterable[str],
+    vocab_size: int,
+    lowercase: bool,
+    min_frequency: int,
+    limit_alphabet: int,
+    extra_special_tokens: Sequence[str] = (),
+) -> PreTrainedTokenizerBase:
+    """ALBERT-style unigram language model over ``▁``-prefixed words (SentencePiece's scheme).
+
+    Unigram training keeps pieces by likelihood over every character seen, so
+    ``min_frequency`` and ``limit_alphabet`` do not apply.
+    """
+    special_tokens = _special_token_list(ALBERT_SPECIAL_TOKENS, extra_special_tokens)
+    tokenizer = Tokenizer(models.Unigram())
+    steps = [normalizers.NFKC(), normalizers.Replace("``", '"'), normalizers.Replace("''", '"')]
+    tokenizer.normalizer = normalizers.Sequence([*steps, normalizers.Lowercase()] if lowercase else steps)
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace()
+    tokenizer.decoder = decoders.Metaspace()
+    trainer = trainers.UnigramTrainer(
+        vocab_size=vocab_size,
+        special_tokens=special_tokens,
+        unk_token=ALBERT_SPECIAL_TOKENS["unk"],
+        max_piece_length=16,
+        show_progress=False,
+    )
+    tokenizer.train_from_iterator(sentences, trainer)
+    return _wrap(tokenizer, ALBERT_SPECIAL_TOKENS, extra_special_tokens, pair_type_ids=True)
+
+
+BUILDERS: dict[str, Callable[..., PreTrainedTokenizerBase]] = {
+    "wordpiece": build_wordpiece,
+    "bpe": build_byte_level_bpe,
+    "unigram": build_unigram,
+}
 
 
 def train_vocabulary(

@@ -1,0 +1,221 @@
+"""Pretraining objectives of the model families: hand-checked batches and short runs on demo text."""
+
+import json
+import random
+
+import pytest
+import torch
+import torch.nn.functional as F
+from transformers import (
+    AlbertConfig,
+    AlbertForMaskedLM,
+    AutoModelForSequenceClassification,
+    AutoModelForTokenClassification,
+    AutoTokenizer,
+    ElectraConfig,
+    RobertaConfig,
+)
+
+from biocompact.corpus.sentences import RuleSplitter
+from biocompact.demo import DEFAULT_SEED, build_lexicon, make_citation
+from biocompact.models.presets import build_config
+from biocompact.pretraining.albert import MaskedLmAndSentenceOrder, SentenceOrderBatcher, split_point
+from biocompact.pretraining.electra import build_electra, replace_tokens
+from biocompact.pretraining.objectives import objective_entry
+from biocompact.pretraining.run import run_pretraining
+from biocompact.tokenized_corpus import build_tokenized_corpus
+from biocompact.training.batches import MaskedBatcher
+from biocompact.training.masking import IGNORE_INDEX, MaskingSettings
+from biocompact.vocab.build import build_vocabulary
+
+CLS, SEP, PAD, MASK, PERIOD = 2, 3, 0, 4, 1
+TINY = {"num_hidden_layers": 2, "hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64}
+
+
+# ---- configs and the objective registry
+
+
+def test_each_family_builds_its_own_config():
+    assert isinstance(build_config(TINY, 100, 64, family="roberta", pad_token_id=1), RobertaConfig)
+    # RoBERTa numbers positions from pad_token_id + 1
+    assert build_config(TINY, 100, 64, family="roberta", pad_token_id=1).max_position_embeddings == 66
+    albert = build_config({"preset": "base-12L-768"}, 100, family="albert")
+    assert isinstance(albert, AlbertConfig) and albert.embedding_size == 128 and albert.num_hidden_groups == 1
+    electra = build_config(TINY, 100, family="electra")
+    assert isinstance(electra, ElectraConfig) and electra.embedding_size == 32
+    with pytest.raises(ValueError, match="unknown model family 'gpt'"):
+        build_config(TINY, 100, family="gpt")
+
+
+def test_objective_defaults_to_the_family_and_must_fit_it():
+    assert objective_entry(None, "electra")[0] == "electra"
+    assert objective_entry(None, "roberta")[0] == "mlm"
+    assert objective_entry("mlm", "albert")[0] == "mlm"
+    with pytest.raises(ValueError, match="objective 'electra' trains models of family electra, not 'bert'"):
+        objective_entry("electra", "bert")
+
+
+# ---- ELECTRA
+
+
+def test_discriminator_labels_are_exactly_the_replaced_positions():
+    input_ids = torch.tensor([[CLS, MASK, 11, MASK, 13, SEP]])
+    labels = torch.tensor([[IGNORE_INDEX, 10, IGNORE_INDEX, 12, 99, IGNORE_INDEX]])  # 99: the 80/10/10 rule put a random 13 there
+    # samples at the three predicted positions: a replacement, the original, a replacement
+    corrupted, replaced = replace_tokens(input_ids, labels, torch.tensor([20, 12, 21]))
+    assert corrupted.tolist() == [[CLS, 20, 11, 12, 21, SEP]]
+    assert replaced.tolist() == [[0, 1, 0, 0, 1, 0]]
+
+
+def test_electra_generator_is_a_quarter_wide_and_shares_the_embeddings():
+    config = build_config({"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 128},
+                          vocab_size=40, family="electra")
+    objective, _ = build_electra(config, None, {}, None, None)
+    generator = objective.generator.config
+    assert (generator.hidden_size, generator.num_attention_heads, generator.intermediate_size) == (16, 1, 32)
+    assert generator.num_hidden_layers == 2 and objective.discriminator_weight == 50.0
+    assert objective.generator.electra.embeddings is objective.discriminator.electra.embeddings
+    assert objective.generator.generator_lm_head.weight is objective.discriminator.electra.embeddings.word_embeddings.weight
+    assert objective.model_to_save() is objective.discriminator
+    options = {"generator_fraction": 0.5, "discriminator_weight": 10.0}
+    assert build_electra(config, None, options, None, None)[0].generator.config.hidden_size == 32
+
+
+def test_electra_loss_is_generator_mlm_plus_weighted_detection(one_torch_thread):
+    config = build_config(TINY, vocab_size=40, family="electra")
+    torch.manual_seed(0)
+    objective, _ = build_electra(config, None, {"discriminator_weight": 50.0}, None, None)
+    objective.eval()
+    batch = {
+        "input_ids": torch.tensor([[CLS, MASK, 11, MASK, 13, SEP, PAD], [CLS, 14, MASK, 16, 17, 18, SEP]]),
+        "attention_mask": torch.tensor([[1, 1, 1, 1, 1, 1, 0], [1, 1, 1, 1, 1, 1, 1]]),
+        "labels": torch.tensor([[-100, 10, -100, 12, -100, -100, -100], [-100, -100, 15, -100, -100, -100, -100]]),
+    }
+    seen = {}
+    corrupt = objective.corrupt
+
+    def recording(*args, **kwargs):
+        seen["corrupted"], seen["replaced"] = corrupt(*args, **kwargs)
+        return seen["corrupted"], seen["replaced"]
+
+    objective.corrupt = recording
+    loss, terms = objective(batch)
+    masked = batch["labels"] != IGNORE_INDEX
+    assert torch.equal(seen["replaced"].bool(), masked & (seen["corrupted"] != torch.where(masked, batch["labels"], 0)))
+    assert torch.equal(seen["corrupted"][~masked], batch["input_ids"][~masked])
+    # the transformers models' own losses on the same inputs
+    generator_loss = objective.generator(**{k: batch[k] for k in ("input_ids", "attention_mask", "labels")}).loss
+    detection_loss = objective.discriminator(input_ids=seen["corrupted"], attention_mask=batch["attention_mask"],
+                                             labels=seen["replaced"]).loss
+    assert torch.allclose(terms["loss_mlm"], generator_loss) and torch.allclose(terms["loss_rtd"], detection_loss)
+    assert torch.allclose(loss, generator_loss + 50.0 * detection_loss)
+
+
+# ---- ALBERT
+
+
+def test_split_point_prefers_a_sentence_end_near_the_middle():
+    ends = frozenset({PERIOD})
+    # "a b . c d e f ." -> after the first "." (index 3) rather than the middle word (4)
+    assert split_point([5, 6, PERIOD, 8, 9, 10, 11, PERIOD], [0, 1, 2, 3, 4, 5, 6, 7], ends) == 3
+    # no sentence end: the word start nearest the middle (3 of 6 tokens)
+    assert split_point([5, 6, 7, 8, 9, 10], [0, 0, 0, 1, 1, 2], ends) == 3
+    # one word: its middle
+    assert split_point([5, 6, 7, 8], [0, 0, 0, 0], ends) == 2
+
+
+def _sentence_order_batch(seed: int):
+    inner = MaskedBatcher(PAD, MASK, 40, MaskingSettings(probability=0.01))
+    batcher = SentenceOrderBatcher(inner, CLS, SEP, frozenset({PERIOD}))
+    rows = {"input_ids": [[CLS, 5, 6, PERIOD, 8, 9, SEP], [CLS, 7, 8, SEP]],
+            "word_ids": [[-1, 0, 1, 2, 3, 4, -1], [-1, 0, 1, -1]]}
+    generator = torch.Generator().manual_seed(seed)
+    swaps = (torch.rand(2, generator=torch.Generator().manual_seed(seed)) < 0.5).tolist()
+    batch = batcher(rows, generator)
+    original = torch.where(batch["labels"] != IGNORE_INDEX, batch["labels"], batch["input_ids"])
+    return swaps, batch, original
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sentence_order_batch_swaps_segments_and_sets_token_types(seed):
+    swaps, batch, original = _sentence_order_batch(seed)
+    if swaps[0]:
+        assert original[0].tolist() == [CLS, 8, 9, SEP, 5, 6, PERIOD, SEP]
+        assert batch["token_type_ids"][0].tolist() == [0, 0, 0, 0, 1, 1, 1, 1]
+    else:
+        assert original[0].tolist() == [CLS, 5, 6, PERIOD, SEP, 8, 9, SEP]
+        assert batch["token_type_ids"][0].tolist() == [0, 0, 0, 0, 0, 1, 1, 1]
+    expected_second = [CLS, 8, SEP, 7, SEP] if swaps[1] else [CLS, 7, SEP, 8, SEP]
+    assert original[1].tolist()[:5] == expected_second
+    assert batch["attention_mask"][1].tolist() == [1, 1, 1, 1, 1, 0, 0, 0]
+    assert batch["sentence_order_label"].tolist() == [int(s) for s in swaps]
+    # [CLS] and the two [SEP] are never masked
+    assert not (batch["labels"] != IGNORE_INDEX)[original == SEP].any()
+
+
+def test_albert_loss_is_mlm_plus_sentence_order(one_torch_thread):
+    torch.manual_seed(0)
+    objective = MaskedLmAndSentenceOrder(AlbertForMaskedLM(build_config(TINY, vocab_size=40, family="albert")))
+    objective.eval()
+    _, batch, _ = _sentence_order_batch(0)
+    loss, terms = objective(batch)
+    model_inputs = {k: batch[k] for k in ("input_ids", "attention_mask", "token_type_ids", "labels")}
+    mlm = objective.model(**model_inputs).loss
+    pooled = objective.model.albert(**{k: v for k, v in model_inputs.items() if k != "labels"}).last_hidden_state[:, 0]
+    order = F.cross_entropy(objective.sentence_order_head(pooled), batch["sentence_order_label"])
+    assert torch.allclose(terms["loss_mlm"], mlm) and torch.allclose(terms["loss_sop"], order)
+    assert torch.allclose(loss, mlm + order)
+
+
+# ---- a tiny model of each family a few steps on demo text, through the pretraining job
+
+
+@pytest.fixture(scope="module")
+def demo_shard(tmp_path_factory):
+    """Sentences of 150 demo PubMed abstracts, one document per abstract."""
+    rng = random.Random(DEFAULT_SEED)
+    lexicon = build_lexicon(random.Random(f"{DEFAULT_SEED}-lexicon"))
+    citations = [make_citation(rng, lexicon, pmid, 2020) for pmid in range(1, 151)]
+    texts = ["\n".join([c.title, *(text for _, text in c.abstract)]) for c in citations if c.abstract]
+    documents = ["\n".join(sentences) for sentences in RuleSplitter().split(texts)]
+    path = tmp_path_factory.mktemp("demo") / "sentences.txt"
+    path.write_text("\n\n".join(documents) + "\n", encoding="utf-8")
+    return path
+
+
+FAMILY_RUNS = {  # family: (vocabulary type, objective, loss terms)
+    "roberta": ("bpe", None, ["loss_mlm"]),
+    "electra": ("wordpiece", None, ["loss_mlm", "loss_rtd"]),
+    "albert": ("unigram", None, ["loss_mlm", "loss_sop"]),
+}
+
+
+@pytest.mark.parametrize("family", FAMILY_RUNS)
+def test_family_pretrains_with_decreasing_loss_and_fine_tunes(family, demo_shard, tmp_path, one_torch_thread):
+    vocab_type, objective, terms = FAMILY_RUNS[family]
+    settings = {"type": vocab_type, "vocab_size": 500, "lowercase": True, "min_frequency": 2, "limit_alphabet": 200}
+    build_vocabulary([demo_shard], tmp_path / "tokenizer", tmp_path / "stats.json", "v", settings,
+                     heldout_fraction=0.1, max_heldout_sentences=200)
+    build_tokenized_corpus([demo_shard], tmp_path / "tokenizer", tmp_path / "data", max_seq_length=64,
+                           heldout_fraction=0.1)
+    outputs = {"model": str(tmp_path / "model"), "log": str(tmp_path / "log.jsonl"), "eval": str(tmp_path / "eval.json")}
+    run_pretraining(
+        name=family, dataset_dir=tmp_path / "data", tokenizer_dir=tmp_path / "tokenizer", outputs=outputs,
+        checkpoint_dir=tmp_path / "checkpoints", architecture={"preset": "demo-2L-128"}, init="scratch",
+        training={"steps": 60, "batch_size": 16, "learning_rate": 2e-3, "warmup_steps": 3, "log_every": 1,
+                  "checkpoint_every": 60},
+        masking={}, max_seq_length=64, probes=[{"text": "The patient was diagnosed with [MASK].", "answer": "cancer"}],
+        family=family, objective=objective,
+    )
+    log = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
+    assert all(term in log[0] for term in terms)
+    assert sum(r["loss"] for r in log[-5:]) < 0.9 * sum(r["loss"] for r in log[:5]), [r["loss"] for r in log]
+    evaluation = json.loads((tmp_path / "eval.json").read_text())
+    assert evaluation["family"] == family and evaluation["heldout_loss"] > 0 and evaluation["fill_mask"]
+    # the saved folder is what fine-tuning loads
+    tokenizer = AutoTokenizer.from_pretrained(tmp_path / "model")
+    tagger = AutoModelForTokenClassification.from_pretrained(tmp_path / "model", num_labels=3)
+    classifier = AutoModelForSequenceClassification.from_pretrained(tmp_path / "model", num_labels=2)
+    inputs = tokenizer(["BRCA1 mutations in tumours"], return_tensors="pt")
+    assert tagger(**inputs).logits.shape[-1] == 3 and classifier(**inputs).logits.shape == (1, 2)
+    assert tagger.config.model_type == family

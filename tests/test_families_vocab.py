@@ -1,0 +1,76 @@
+"""Vocabulary types of the model families: byte-level BPE (RoBERTa) and unigram (ALBERT)."""
+
+import pytest
+from transformers import AutoTokenizer
+
+from biocompact.tokenized_corpus import build_tokenized_corpus
+from biocompact.vocab.build import build_vocabulary
+
+SETTINGS = {"vocab_size": 300, "lowercase": True, "min_frequency": 1, "limit_alphabet": 100, "reference": None}
+SPECIALS = {  # type: (cls, sep, pad, mask, unk) and their ids, in each family's order
+    "bpe": (("<s>", "</s>", "<pad>", "<mask>", "<unk>"), (0, 2, 1, 4, 3)),
+    "unigram": (("[CLS]", "[SEP]", "<pad>", "[MASK]", "<unk>"), (2, 3, 0, 4, 1)),
+}
+
+
+@pytest.fixture
+def shard(tmp_path):
+    documents = [
+        f"The BRCA{i % 3} gene is mutated in {i} breast cancer patients.\nTP53 expression was measured in tumours."
+        for i in range(60)
+    ]
+    path = tmp_path / "shard.txt"
+    path.write_text("\n\n".join(documents) + "\n", encoding="utf-8")
+    return path
+
+
+def _build(shard, tmp_path, vocab_type, **settings):
+    stats = build_vocabulary([shard], tmp_path / "tokenizer", tmp_path / "stats.json", "v",
+                             {**SETTINGS, "type": vocab_type, **settings}, heldout_fraction=0.2, max_heldout_sentences=100)
+    return AutoTokenizer.from_pretrained(tmp_path / "tokenizer"), stats
+
+
+@pytest.mark.parametrize("vocab_type", ["bpe", "unigram"])
+def test_saved_folder_is_a_fast_tokenizer_with_the_family_special_tokens(shard, tmp_path, vocab_type):
+    tokenizer, stats = _build(shard, tmp_path, vocab_type, extra_special_tokens=["@GENE$"])
+    tokens, ids = SPECIALS[vocab_type]
+    assert tokenizer.is_fast
+    assert (tokenizer.cls_token, tokenizer.sep_token, tokenizer.pad_token, tokenizer.mask_token, tokenizer.unk_token) == tokens
+    assert (tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id, tokenizer.mask_token_id,
+            tokenizer.unk_token_id) == ids
+    assert tokenizer.convert_tokens_to_ids("@GENE$") == 5
+    encoded = tokenizer("tp53 gene", "brca1")
+    assert encoded["input_ids"][0] == ids[0] and encoded["input_ids"][-1] == ids[1]
+    assert encoded["input_ids"].count(ids[1]) == 2
+    # ALBERT's second segment has token type 1; RoBERTa has no token types
+    assert ("token_type_ids" in encoded) == (vocab_type == "unigram")
+    assert stats["type"] == vocab_type and stats["unk_rate"] == 0.0 and stats["fertility"] >= 1.0
+
+
+@pytest.mark.parametrize("vocab_type", ["bpe", "unigram"])
+def test_word_ids_are_the_pre_tokeniser_words(shard, tmp_path, vocab_type):
+    tokenizer, _ = _build(shard, tmp_path, vocab_type)
+    encoding = tokenizer(["tumours were measured"], add_special_tokens=False)
+    words = encoding.word_ids(0)
+    assert words[0] == 0 and words[-1] == 2 and sorted(set(words)) == [0, 1, 2]
+    assert words == sorted(words)
+    # every word's pieces decode back to the word
+    for word, text in enumerate(["tumours", "were", "measured"]):
+        pieces = [token for token, w in zip(encoding["input_ids"][0], words) if w == word]
+        assert tokenizer.decode(pieces).strip() == text
+
+
+def test_byte_level_bpe_lowercases_only_when_asked(shard, tmp_path):
+    cased, _ = _build(shard, tmp_path, "bpe", lowercase=False)
+    assert "".join(cased.tokenize("TP53")).lstrip("Ġ") == "TP53"
+    assert cased.unk_token_id not in cased("Ωmega ☃")["input_ids"]  # bytes: nothing is unknown
+
+
+@pytest.mark.parametrize("vocab_type", ["bpe", "unigram"])
+def test_packed_corpus_is_framed_with_the_vocabulary_cls_and_sep(shard, tmp_path, vocab_type):
+    tokenizer, _ = _build(shard, tmp_path, vocab_type)
+    splits = build_tokenized_corpus([shard], tmp_path / "tokenizer", tmp_path / "data", max_seq_length=32,
+                                    heldout_fraction=0.2)
+    row = splits["train"][0]
+    assert row["input_ids"][0] == tokenizer.cls_token_id and row["input_ids"][-1] == tokenizer.sep_token_id
+    assert row["word_ids"][0] == row["word_ids"][-1] == -1 and min(row["word_ids"][1:-1]) == 0
