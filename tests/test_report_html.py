@@ -136,7 +136,10 @@ def report_file(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Pa
                              results / "distillation/small/train_log.jsonl"],
                  evals=[results / "pretraining/big/eval.json", results / "distillation/small/eval.json"],
                  corpus=results / "corpus/stats.json", vocab=[results / "vocab/wp/stats.json"],
-                 benchmarks=results / "benchmarks", config={"report": {"title": "Fixture"}}, title="Fixture report",
+                 benchmarks=results / "benchmarks",
+                 config={"report": {"title": "Fixture"}, "vocabularies": {"wp": {"type": "wordpiece"}},
+                         "pretraining": {"big": {"vocabulary": "wp"}}},
+                 title="Fixture report",
                  source_dir=repo_root)
     return output
 
@@ -227,6 +230,15 @@ def test_models_corpus_and_vocab(report):
     assert vocab["wp"][4][0] == "1.346" and vocab["minilm (reference for wp)"][2][0] == "30,522"
     assert html.count("<svg") == 5  # seed spread, accuracy vs speed and vs size, speed-up, training curves
     assert "loss_soft" in html
+
+
+def test_design_choices_table(report, report_file: Path):
+    _, tables = report
+    averages = pd.read_csv(report_file.parent.parent / "summary/averages.csv")
+    overall = averages[(averages.model == "big") & (averages.group == "overall")]["value"].item()
+    rows = rows_by_first_cell(tables["ablation-table"])
+    assert list(rows) == ["big"]  # pretrained models only
+    assert [c[0] for c in rows["big"]] == ["big", "bert", "mlm", "wp", "wordpiece", "2.5133", f"{100 * overall:.1f}"]
 
 
 def test_self_contained_with_provenance(report):

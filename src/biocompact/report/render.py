@@ -57,13 +57,16 @@ def _results_context(summary: pd.DataFrame, scores: pd.DataFrame, averages: pd.D
     return context
 
 
-def _models_context(train_logs: Sequence[str | Path], evals: Sequence[str | Path]) -> dict[str, Any]:
+def _models_context(train_logs: Sequence[str | Path], evals: Sequence[str | Path], config: dict[str, Any],
+                    averages: pd.DataFrame) -> dict[str, Any]:
     logs = load.read_train_logs(train_logs)
     results = load.read_jsons(evals)
+    stages = [Path(path).parent.parent.name for path in evals]
     return {
+        "ablation": tables.ablation_table(results, stages, config, averages),
         "curves_svg": plots.training_curves(logs) if not logs.empty else None,
         "training_speed": costs.training_throughput_table(logs),
-        "model_evals": tables.model_eval_table(results, [Path(path).parent.parent.name for path in evals]),
+        "model_evals": tables.model_eval_table(results, stages),
         "fill_mask": tables.fill_mask_table(results),
     }
 
@@ -90,11 +93,12 @@ def build_report(
     folder of Snakemake benchmark TSVs (first subfolder = stage); ``source_dir`` is the
     workflow's git checkout, whose commit is recorded.
     """
+    averages_frame = pd.read_csv(averages)
     context = {
         "title": title,
-        **_results_context(load.read_summary(summary), pd.read_csv(scores), pd.read_csv(averages),
+        **_results_context(load.read_summary(summary), pd.read_csv(scores), averages_frame,
                            load.read_jsons(efficiency)),
-        **_models_context(train_logs, evals),
+        **_models_context(train_logs, evals, config or {}, averages_frame),
         "corpus": tables.corpus_tables(read_json(corpus)) if corpus else None,
         "vocab": tables.vocab_table(load.read_jsons(vocab)) if vocab else None,
         "compute_cost": costs.compute_cost_table(load.read_benchmarks(benchmarks)),

@@ -165,6 +165,33 @@ def model_eval_table(evals: Sequence[dict[str, Any]], stages: Sequence[str]) -> 
     return frame_table(frame.reindex(columns=columns), formats)
 
 
+def ablation_table(evals: Sequence[dict[str, Any]], stages: Sequence[str], config: dict[str, Any],
+                   averages: pd.DataFrame) -> Table:
+    """Design choices of each pretrained model beside its overall fine-tuning average (seed 001, table 3).
+
+    Held-out losses are only comparable between models that share a vocabulary.
+    """
+    vocabularies = config.get("vocabularies", {})
+    overall = averages[averages["group"] == OVERALL].set_index("model")["value"]
+    rows = []
+    for result, stage in zip(evals, stages):
+        if stage != "pretraining":
+            continue
+        vocabulary = config.get("pretraining", {}).get(result["model"], {}).get("vocabulary")
+        rows.append({
+            "model": result["model"],
+            "family": result.get("family", "bert"),
+            "objective": result.get("objective", "mlm"),
+            "vocabulary": vocabulary,
+            "vocabulary type": vocabularies.get(vocabulary, {}).get("type"),
+            "heldout_loss": result.get("heldout_loss"),
+            "overall average": overall.get(result["model"]),
+        })
+    columns = ["model", "family", "objective", "vocabulary", "vocabulary type", "heldout_loss", "overall average"]
+    return frame_table(pd.DataFrame(rows, columns=columns),
+                       {"heldout_loss": lambda v: number(v, 4), "overall average": percent})
+
+
 def fill_mask_table(evals: Sequence[dict[str, Any]]) -> Table:
     """One row per probe sentence and model: top predictions with their probability."""
     rows = [
