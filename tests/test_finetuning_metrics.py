@@ -83,3 +83,59 @@ def test_primary_metric_defaults_and_validation():
         re.primary_metric({"metric": "binary_f1"}, CHEMPROT_LABELS)
     with pytest.raises(ValueError, match="unknown task family 'qa'"):
         get_family("qa")
+
+
+def test_yesno_metrics_by_hand_and_against_scikit_learn():
+    from sklearn.metrics import roc_auc_score
+
+    from biocompact.finetuning.metrics import ScoredLabel, yesno_metrics
+
+    gold = ["yes", "yes", "no", "yes", "no"]
+    p_yes = [0.9, 0.4, 0.3, 0.8, 0.6]
+    predicted = [ScoredLabel("yes" if p > 0.5 else "no", (1 - p, p)) for p in p_yes]
+    scores = score(yesno_metrics(["no", "yes"], "question"), gold, predicted)
+    # predicted yes, no, no, yes, yes: correct 3/5; F1 yes 2/3 (TP 2, FP 1, FN 1), F1 no 1/2
+    # AUC: pairs (yes, no) ranked right: 0.9>0.3, 0.9>0.6, 0.4>0.3, 0.8>0.3, 0.8>0.6 -> 5 of 6
+    assert scores == pytest.approx({"accuracy": 0.6, "macro_f1": (2 / 3 + 1 / 2) / 2, "roc_auc": 5 / 6})
+    assert scores["roc_auc"] == pytest.approx(roc_auc_score([g == "yes" for g in gold], p_yes))
+    single = score(yesno_metrics(["no", "yes"], "q"), ["yes"], [ScoredLabel("no", (0.6, 0.4))])
+    assert single == {"accuracy": 0.0, "macro_f1": 0.0, "roc_auc": 0.5}
+
+
+def test_multilabel_sentence_and_abstract_level():
+    from sklearn.metrics import f1_score as sklearn_f1
+    from sklearn.preprocessing import MultiLabelBinarizer
+
+    from biocompact.finetuning.metrics import multilabel_metrics
+
+    labels = ["0", "1", "2"]
+    gold = [("d1", frozenset({"0"})), ("d1", frozenset()), ("d2", frozenset({"1", "2"}))]
+    predicted = [frozenset(), frozenset({"0"}), frozenset({"1"})]
+    scores = score(multilabel_metrics(labels), gold, predicted)
+    # sentences: TP 1 (d2 "1"), FP 1 (d1 s1 "0"), FN 2 ("0" of s0, "2") -> micro F1 2/5
+    # per label F1: "0" 0, "1" 1, "2" 0 -> macro 1/3
+    # abstracts: d1 gold {0} pred {0}; d2 gold {1,2} pred {1}: TP 2, FN 1 -> F1 4/5
+    assert scores == pytest.approx({"micro_f1": 0.4, "macro_f1": 1 / 3, "abstract_micro_f1": 0.8})
+    binarise = MultiLabelBinarizer(classes=labels).fit_transform
+    expected = sklearn_f1(binarise([g for _, g in gold]), binarise(predicted), average="micro")
+    assert scores["micro_f1"] == pytest.approx(expected)
+
+
+def test_classification_metrics_agree_with_scikit_learn_on_chemprot_style_labels():
+    from sklearn.metrics import f1_score as sklearn_f1
+
+    metrics = classification_metrics(CHEMPROT_LABELS, negative_label="false")
+    scores = score(metrics, CHEMPROT_GOLD, CHEMPROT_PRED)
+    positives = ["CPR:3", "CPR:4"]
+    assert scores["micro_f1"] == sklearn_f1(
+        CHEMPROT_GOLD, CHEMPROT_PRED, labels=positives, average="micro"
+    )
+
+
+def test_families_by_format():
+    assert get_family("dc", "hoc_tsv").default_metric == "abstract_micro_f1"
+    assert get_family("dc", "blue_tsv").name == "dc"
+    assert get_family("nli").primary_metric({}, ["0", "1"]) == "accuracy"
+    assert get_family("qa_factoid").primary_metric({}, []) == "mrr"
+    with pytest.raises(ValueError, match="unknown dc format 'conll'"):
+        get_family("dc", "conll")

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from biocompact.finetuning.bioasq import read_bioasq_golden, read_squad_json, read_yesno_json
 from biocompact.finetuning.readers import (
     DatasetFormatError,
+    read_hoc_tsv,
     read_ner_biobert_tsv,
     read_ner_conll,
+    read_nli_jsonl,
     read_re_biobert_tsv,
     read_re_blue_tsv,
 )
@@ -116,3 +120,137 @@ def test_blue_tsv_header_is_skipped(tmp_path):
         "CPR:3",
         2,
     )
+
+
+GAD_COUNTS = [(4796, 534)] + [(4797, 533)] * 8 + [(4798, 532)]
+
+
+def test_gad_every_fold_has_exact_counts(shared_data):
+    counts = [
+        tuple(len(read_re_biobert_tsv(shared_data / "re" / "GAD" / str(fold) / f"{split}.tsv"))
+              for split in ("train", "test"))
+        for fold in range(1, 11)
+    ]  # fmt: skip
+    assert counts == GAD_COUNTS
+
+
+def test_chemprot_positive_pair_files(shared_data):
+    folder = shared_data / "re" / "chemprot"
+    train, test = (read_re_blue_tsv(folder / f"{name}.tsv") for name in ("ftrain", "ftest"))
+    assert (len(train), len(test)) == (6570, 3458)
+    labels = [example.label for example in train]
+    assert sorted(set(labels)) == ["CPR:3", "CPR:4", "CPR:5", "CPR:6", "CPR:9"]
+    assert labels.count("CPR:4") == 3345 and "@CHEMICAL$" in train[0].text
+
+
+@pytest.mark.parametrize(
+    ("split", "sentences", "abstracts", "positives"),
+    [("train", 10527, 1108, 3713), ("dev", 1496, 157, 512), ("test", 2896, 315, 1018)],
+)
+def test_hoc_sentences_abstracts_and_labels(shared_data, split, sentences, abstracts, positives):
+    examples = read_hoc_tsv(shared_data / "dc" / "hoc" / f"{split}.tsv")
+    assert len(examples) == sentences
+    assert len({example.document for example in examples}) == abstracts
+    assert sum(len(example.labels) for example in examples) == positives
+    assert {label for example in examples for label in example.labels} == set("0123456789")
+
+
+def test_hoc_first_rows(shared_data):
+    examples = read_hoc_tsv(shared_data / "dc" / "hoc" / "train.tsv")
+    assert (examples[0].id, examples[0].document, examples[0].labels, examples[0].line) == (
+        "11724768_s0", "11724768", frozenset(), 2,
+    )  # fmt: skip
+    assert examples[3].labels == frozenset({"8"})
+
+
+def test_bioasq_factoid_snippets_and_questions(shared_data):
+    folder = shared_data / "qa" / "bioasq"
+    train = read_squad_json(folder / "BioASQ-train-factoid-7b.json")
+    test = read_squad_json(folder / "BioASQ-test-factoid-7b.json")
+    assert (len(train), len({s.question_id for s in train})) == (4231, 530)
+    assert (len(test), len({s.question_id for s in test})) == (512, 162)
+    first = train[0]
+    assert (first.question_id, first.answers, first.starts) == (
+        "56bc751eac7ad10019000013", ("Bazex syndrome",), (31,),
+    )  # fmt: skip
+    assert all(s.answers == () for s in test)
+
+
+def test_bioasq_golden_and_yesno(shared_data):
+    folder = shared_data / "qa" / "bioasq"
+    golden = read_bioasq_golden(folder / "7B_golden.json")
+    kinds = [question.type for question in golden.values()]
+    assert (kinds.count("factoid"), kinds.count("yesno"), kinds.count("list")) == (162, 140, 88)
+    assert golden["5be48c39133db5eb7800001d"].answer == ("PD-L1 status",)
+    yesno = read_yesno_json(folder / "BioASQ-test-yesno-7b.json")
+    assert (len(yesno), len({example.group for example in yesno})) == (488, 140)
+    answers = [golden[q].answer for q in {example.group for example in yesno}]
+    assert (answers.count("yes"), answers.count("no")) == (94, 46)
+
+
+def test_nli_jsonl_pairs(tmp_path):
+    path = write(
+        tmp_path / "a.jsonl",
+        '{"sentence1": "No fever.", "sentence2": "Has fever.", "gold_label": "contradiction", '
+        '"pairID": "p1"}\n\n{"sentence1": "A", "sentence2": "B", "gold_label": "neutral"}\n',
+    )
+    first, second = read_nli_jsonl(path)
+    assert (first.id, first.text, first.text_pair, first.label) == (
+        "p1", "No fever.", "Has fever.", "contradiction",
+    )  # fmt: skip
+    assert (second.id, second.line) == ("1", 3)
+
+
+SQUAD_OK = {"data": [{"paragraphs": [{"context": "BRCA1 causes cancer.", "qas": [
+    {"id": "0123456789abcdef01234567_001", "question": "What?",
+     "answers": [{"text": "BRCA1", "answer_start": 0}]}]}]}]}  # fmt: skip
+
+
+def squad(answer_start: int = 0, qas_id: str = "0123456789abcdef01234567_001") -> str:
+    text = json.dumps(SQUAD_OK, indent=1)
+    return text.replace('"answer_start": 0', f'"answer_start": {answer_start}').replace(
+        "0123456789abcdef01234567_001", qas_id
+    )
+
+
+@pytest.mark.parametrize(
+    ("reader", "text", "message"),
+    [
+        (read_hoc_tsv, "labels\tsentence\tindex\n0_1,1_2\ts\td_s0\n", r"a\.tsv:2: malformed labels"),
+        (read_hoc_tsv, "0_1\ts\n", r"a\.tsv:1: expected 3 tab-separated columns"),
+        (read_nli_jsonl, '{"sentence1": "a", "sentence2": "b"}\n', r"a\.tsv:1: missing .*gold_label"),
+        (read_nli_jsonl, '{"sentence1": "a",\n', r"a\.tsv:1: malformed JSON"),
+        (read_squad_json, squad(answer_start=1), r"a\.tsv:\d+: .*_001: answer 'BRCA1' at offset 1 "
+         r"does not match its context \('RCA1 '"),
+        (read_squad_json, squad(qas_id="q1"), r"a\.tsv:\d+: id 'q1' does not start with a 24"),
+        (read_squad_json, "[1, 2", r"a\.tsv:1: malformed JSON"),
+        (read_squad_json, '{"data": []}', r"a\.tsv: no examples"),
+    ],
+)  # fmt: skip
+def test_malformed_new_formats_name_file_and_line(tmp_path, reader, text, message):
+    with pytest.raises(DatasetFormatError, match=message):
+        reader(write(tmp_path / "a.tsv", text))
+
+
+def test_squad_error_names_the_line_of_the_question(tmp_path):
+    path = write(tmp_path / "a.tsv", squad(answer_start=3))
+    line = next(n for n, row in enumerate(squad().splitlines(), 1) if "_001" in row)
+    with pytest.raises(DatasetFormatError, match=rf"a\.tsv:{line}: "):
+        read_squad_json(path)
+
+
+def test_pubmedqa_one_example_per_question(tmp_path):
+    from biocompact.finetuning.bioasq import read_pubmedqa_json
+
+    entries = {
+        "123": {"QUESTION": "Does X help?", "CONTEXTS": ["A.", "B."], "final_decision": "maybe"},
+        "456": {"QUESTION": "Q?", "CONTEXTS": ["C."]},
+    }
+    path = write(tmp_path / "a.json", json.dumps({"123": entries["123"]}, indent=1))
+    (example,) = read_pubmedqa_json(path)
+    assert (example.id, example.text, example.text_pair, example.label, example.group) == (
+        "123", "Does X help?", "A. B.", "maybe", "123",
+    )  # fmt: skip
+    bad = write(tmp_path / "b.json", json.dumps(entries, indent=1))
+    with pytest.raises(DatasetFormatError, match=r"b\.json:\d+: 456: needs QUESTION"):
+        read_pubmedqa_json(bad)

@@ -179,3 +179,112 @@ def test_warmup_ratio_of_one_is_rejected(tiny_model, re_task, tmp_path):
     task = {**re_task, "hyperparameters": {**HYPERPARAMETERS, "warmup_ratio": 1.0}}
     with pytest.raises(ValueError, match=r"warmup_ratio must be in \[0, 1\)"):
         run(tiny_model, task, tmp_path)
+
+
+QA_HYPERPARAMETERS = {
+    **HYPERPARAMETERS, "max_seq_length": 64, "doc_stride": 32, "max_answer_length": 30,
+    "n_best": 5,
+}  # fmt: skip
+
+
+def squad_subset(source: Path, target: Path, count: int, answers: dict | None = None) -> Path:
+    """The first ``count`` (question, snippet) entries of a SQuAD file; ``answers`` sets a
+    yes/no ``answer`` per question id."""
+    data = json.loads(source.read_text())
+    paragraphs = [p for article in data["data"] for p in article["paragraphs"]][:count]
+    for paragraph in paragraphs:
+        for qa in paragraph["qas"]:
+            if answers is not None:
+                qa["answer"] = answers[qa["id"][:24]]
+    target.write_text(json.dumps({"data": [{"title": "t", "paragraphs": paragraphs}]}))
+    return target
+
+
+def test_factoid_qa_scored_per_question_against_the_golden_file(tiny_model, shared_data, tmp_path):
+    folder = shared_data / "qa" / "bioasq"
+    task = {
+        "family": "qa_factoid", "format": "squad_json",
+        "train": str(squad_subset(folder / "BioASQ-train-factoid-7b.json", tmp_path / "tr.json", 60)),
+        "test": str(squad_subset(folder / "BioASQ-test-factoid-7b.json", tmp_path / "te.json", 12)),
+        "golden": str(folder / "7B_golden.json"), "hyperparameters": QA_HYPERPARAMETERS,
+    }  # fmt: skip
+    (tmp_path / "out").mkdir()
+    record, predictions = run(tiny_model, task, tmp_path / "out")
+    assert record["primary_metric"] == "mrr"
+    assert set(record["metrics"]) == {"strict_accuracy", "lenient_accuracy", "mrr"}
+    assert record["dev_source"].startswith("10% of train") and record["labels"] == []
+    assert record["features"] > record["test_examples"] == 12  # long snippets give 2+ windows
+    rows = [row.split("\t") for row in predictions.splitlines()]
+    questions = {json.loads(t.read_text())["data"][0]["paragraphs"][i]["qas"][0]["id"][:24]
+                 for t in [tmp_path / "te.json"] for i in range(12)}  # fmt: skip
+    assert rows[0] == ["question", "gold", "predicted"] and {r[0] for r in rows[1:]} == questions
+    assert all(1 <= len(json.loads(r[2])) <= 5 for r in rows[1:])
+
+
+def test_yesno_questions_scored_per_question(tiny_model, shared_data, tmp_path):
+    folder = shared_data / "qa" / "bioasq"
+    golden = json.loads((folder / "7B_golden.json").read_text())["questions"]
+    answers = {q["id"]: q["exact_answer"] for q in golden if q["type"] == "yesno"}
+    source = folder / "BioASQ-test-yesno-7b.json"
+    task = {
+        "family": "qa_yesno", "format": "bioasq_yesno_json",
+        "train": str(squad_subset(source, tmp_path / "tr.json", 80, answers)),
+        "test": str(squad_subset(source, tmp_path / "te.json", 30)),
+        "golden": str(folder / "7B_golden.json"), "hyperparameters": HYPERPARAMETERS,
+    }  # fmt: skip
+    (tmp_path / "out").mkdir()
+    record, predictions = run(tiny_model, task, tmp_path / "out")
+    assert (record["primary_metric"], record["labels"]) == ("accuracy", ["no", "yes"])
+    assert set(record["metrics"]) == {"accuracy", "macro_f1", "roc_auc"}
+    snippets = json.loads((tmp_path / "te.json").read_text())["data"][0]["paragraphs"]
+    questions = list(dict.fromkeys(p["qas"][0]["id"][:24] for p in snippets))
+    rows = [row.split("\t") for row in predictions.splitlines()]
+    assert rows[0] == ["question", "gold", "predicted", "probabilities"]
+    assert [row[0] for row in rows[1:]] == questions and len(questions) < 30
+    assert [row[1] for row in rows[1:]] == [answers[q] for q in questions]
+    with pytest.raises(DatasetFormatError, match=r"te\.json:\d+: .*no yes/no answer"):
+        run(tiny_model, {**task, "golden": None}, tmp_path / "out")
+
+
+def test_hoc_multilabel_sentence_and_abstract_scores(tiny_model, shared_data, tmp_path):
+    source = shared_data / "dc" / "hoc"
+    # HoC's dev file holds all 10 labels in its first 170 sentences: it trains here
+    for split, name, count in (("train", "dev", 170), ("dev", "train", 40), ("test", "test", 40)):
+        (tmp_path / f"{split}.tsv").write_text(lines(source / f"{name}.tsv", 0, count + 1))
+    task = {
+        "family": "dc", "format": "hoc_tsv",
+        **{split: str(tmp_path / f"{split}.tsv") for split in ("train", "dev", "test")},
+        "hyperparameters": HYPERPARAMETERS,
+    }  # fmt: skip
+    (tmp_path / "out").mkdir()
+    record, predictions = run(tiny_model, task, tmp_path / "out")
+    assert record["primary_metric"] == "abstract_micro_f1"
+    assert set(record["metrics"]) == {"micro_f1", "macro_f1", "abstract_micro_f1"}
+    assert record["test_examples"] == 40 and "OR-ed" in record["definitions"]["abstract_micro_f1"]
+    assert predictions.splitlines()[1].split("\t")[0] == "11872299_s0"
+
+
+def test_cross_validation_folds_with_a_grid_report_the_median(tiny_model, shared_data, tmp_path):
+    for fold in ("1", "2"):
+        source = shared_data / "re" / "GAD" / fold
+        (tmp_path / fold).mkdir()
+        (tmp_path / fold / "train.tsv").write_text(lines(source / "train.tsv", 0, 50))
+        (tmp_path / fold / "test.tsv").write_text(lines(source / "test.tsv", 0, 21))
+    task = {
+        "family": "re", "format": "biobert_tsv", "folds": [1, 2],
+        "train": str(tmp_path / "{fold}" / "train.tsv"), "test": str(tmp_path / "{fold}" / "test.tsv"),
+        "hyperparameters": {**HYPERPARAMETERS, "grid": {"learning_rate": [1e-3, 1e-4]}},
+    }  # fmt: skip
+    (tmp_path / "out").mkdir()
+    record, predictions = run(tiny_model, task, tmp_path / "out")
+    folds = record["folds"]
+    assert list(folds) == ["1", "2"] and record["fold_aggregate"] == "median over folds"
+    for name, value in record["metrics"].items():
+        assert value == pytest.approx((folds["1"]["metrics"][name] + folds["2"]["metrics"][name]) / 2)
+    assert (record["test_examples"], folds["1"]["train_examples"]) == (40, 45)
+    grid = record["grid_search"]["1"]
+    assert [point["learning_rate"] for point in grid] == [1e-3, 1e-4]
+    assert predictions.startswith("# fold 1\nindex\tgold\tpredicted\n")
+    assert predictions.count("# fold") == 2
+    baseline = majority_baseline(task, str(tmp_path / "baseline.json"))
+    assert list(baseline["folds"]) == ["1", "2"]

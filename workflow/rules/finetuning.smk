@@ -9,7 +9,8 @@ localrules:
 
 
 rule finetune:
-    """Fine-tune one model on one task with one seed; evaluate the best dev checkpoint on test."""
+    """Fine-tune one model on one task with one seed (every fold of a cross-validated task, every
+    grid point of its preset); score the best dev evaluation once on test."""
     input:
         model=lambda wc: model_input(wc.model),
         data=lambda wc: task_files(task_config(wc.task)),
@@ -25,8 +26,7 @@ rule finetune:
         "results/benchmarks/finetuning/finetune/{model}/{task}/seed{seed}.tsv"
     threads: 1
     resources:
-        mem_mb=4000,
-        runtime=120,
+        **gpu_job_resources(lambda wc: config["finetuning"]),
     conda:
         "../../envs/torch.yaml"
     script:

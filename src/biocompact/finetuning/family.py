@@ -1,5 +1,5 @@
-"""What a task family (NER, relation extraction, later QA, document classification, NLI)
-must provide to the shared training and baseline code."""
+"""What a task family (NER, relation extraction, QA, document classification, NLI) must
+provide to the shared training and baseline code."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ class Encoded:
     dataset: Dataset
     alignment: list = field(default_factory=list)
     stats: dict[str, int] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
 
 
 class TaskFamily(ABC):
@@ -40,6 +41,15 @@ class TaskFamily(ABC):
                 f"unknown {self.name} format {fmt!r} for {path}; known: {sorted(self.readers)}"
             )
         return self.readers[fmt](path)
+
+    def read_split(self, task: Mapping, split: str) -> list:
+        """Read the task's ``split`` file (families with a golden file attach it here)."""
+        return self.read(task[split], task["format"])
+
+    def group(self, example: Any) -> str | None:
+        """The unit scored as one (a question, an abstract) that dev carving keeps whole;
+        None when every example stands alone."""
+        return None
 
     def build_model(self, model_path: str, labels: Sequence[str]) -> PreTrainedModel:
         """Load ``model_path`` with a freshly initialised head for ``labels``."""

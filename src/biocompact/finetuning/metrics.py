@@ -9,10 +9,21 @@ from seqeval.metrics import f1_score as entity_f1
 from seqeval.metrics import precision_score as entity_precision
 from seqeval.metrics import recall_score as entity_recall
 from seqeval.scheme import IOB2
-from sklearn.metrics import accuracy_score, f1_score
+from sklearn.metrics import accuracy_score, f1_score, roc_auc_score
+from sklearn.preprocessing import MultiLabelBinarizer
+
+from biocompact.finetuning import bioasq
 
 BINARY_LABELS = ("0", "1")
 POSITIVE_BINARY_LABEL = "1"
+
+
+@dataclass(frozen=True)
+class ScoredLabel:
+    """A predicted label with the probability of every training label (in their order)."""
+
+    label: str
+    probabilities: tuple[float, ...]
 
 
 @dataclass(frozen=True)
@@ -35,7 +46,7 @@ def definitions(metrics: Mapping[str, Metric]) -> dict[str, str]:
     return {name: metric.definition for name, metric in metrics.items()}
 
 
-def _entity(function: Callable, name: str) -> Metric:
+def _entity(function: Callable, name: str, training: str) -> Metric:
     def compute(gold: Sequence, predicted: Sequence) -> float:
         return function(
             gold, predicted, mode="strict", scheme=IOB2, average="micro", zero_division=0
@@ -43,18 +54,19 @@ def _entity(function: Callable, name: str) -> Metric:
 
     return Metric(
         f"entity-level micro {name}, seqeval strict IOB2 (an entity counts only when its type "
-        "and both boundaries match exactly); words are scored by their first sub-token, words "
-        "beyond max_seq_length are predicted O",
+        f"and both boundaries match exactly); trained with {training} labelled, words are "
+        "scored by their first sub-token, words beyond max_seq_length are predicted O",
         compute,
     )
 
 
-def ner_metrics() -> dict[str, Metric]:
+def ner_metrics(label_all_subtokens: bool = False) -> dict[str, Metric]:
     """Entity-level precision, recall and F1 over sentences of IOB2 tags."""
+    training = "every sub-token" if label_all_subtokens else "the first sub-token of each word"
     return {
-        "f1": _entity(entity_f1, "F1"),
-        "precision": _entity(entity_precision, "precision"),
-        "recall": _entity(entity_recall, "recall"),
+        "f1": _entity(entity_f1, "F1", training),
+        "precision": _entity(entity_precision, "precision", training),
+        "recall": _entity(entity_recall, "recall", training),
     }
 
 
@@ -95,3 +107,116 @@ def classification_metrics(
             ),
         )
     return metrics
+
+
+def factoid_metrics() -> dict[str, Metric]:
+    """BioASQ factoid strict/lenient accuracy and MRR over questions (gold: synonyms,
+    predicted: up to 5 ranked answers), as the official BioASQ evaluation computes them."""
+    scope = (
+        "per question, its snippets' candidate answers merged (case-insensitive, scores "
+        "summed) into the 5 best; answers and golden synonyms lower-cased and compared for "
+        "equality, as in the official BioASQ evaluation (EvaluatorTask1b -phaseB -e 5)"
+    )
+    return {
+        "strict_accuracy": Metric(
+            f"share of questions whose first answer is a golden synonym; {scope}",
+            bioasq.strict_accuracy,
+        ),
+        "lenient_accuracy": Metric(
+            f"share of questions with a golden synonym among the 5 answers; {scope}",
+            bioasq.lenient_accuracy,
+        ),
+        "mrr": Metric(
+            f"mean reciprocal rank of the first golden synonym among the 5 answers (0 when "
+            f"none); {scope}",
+            bioasq.mean_reciprocal_rank,
+        ),
+    }
+
+
+def _roc_auc(labels: Sequence[str], positive: str) -> Callable[[Sequence, Sequence], float]:
+    def compute(gold: Sequence[str], predicted: Sequence[ScoredLabel]) -> float:
+        if len(set(gold)) < 2:
+            return 0.5
+        if len(labels) == 2:
+            column = list(labels).index(positive)
+            scores = [p.probabilities[column] for p in predicted]
+            return roc_auc_score([label == positive for label in gold], scores)
+        matrix = [p.probabilities for p in predicted]
+        return roc_auc_score(gold, matrix, labels=list(labels), multi_class="ovr", average="macro")
+
+    return compute
+
+
+def yesno_metrics(labels: Sequence[str], unit: str) -> dict[str, Metric]:
+    """Accuracy, macro-F1 over the training labels and ROC AUC of yes/no(/maybe) answers,
+    one per ``unit`` (e.g. question)."""
+    positive = "yes" if "yes" in labels else labels[-1]
+    return {
+        "accuracy": Metric(
+            f"share of {unit}s answered correctly",
+            lambda gold, pred: accuracy_score(gold, [p.label for p in pred]),
+        ),
+        "macro_f1": Metric(
+            f"unweighted mean of the F1 of each class {list(labels)} over {unit}s (BioASQ's "
+            "macro F1 = (F1 yes + F1 no) / 2; a class never predicted nor gold scores 0)",
+            lambda gold, pred: f1_score(
+                gold, [p.label for p in pred], labels=list(labels), average="macro", zero_division=0
+            ),
+        ),
+        "roc_auc": Metric(
+            (
+                f"ROC AUC of the predicted probability of {positive!r} per {unit}"
+                if len(labels) == 2
+                else f"macro one-vs-rest ROC AUC over {list(labels)} per {unit}"
+            )
+            + "; 0.5 when gold holds a single class",
+            _roc_auc(labels, positive),
+        ),
+    }
+
+
+def _indicators(labels: Sequence[str], label_sets: Sequence[frozenset]) -> object:
+    return MultiLabelBinarizer(classes=list(labels)).fit_transform(label_sets)
+
+
+def _by_document(gold: Sequence[tuple[str, frozenset]], predicted: Sequence[frozenset]) -> tuple:
+    documents: dict[str, list[set]] = {}
+    for (document, labels), guess in zip(gold, predicted):
+        merged = documents.setdefault(document, [set(), set()])
+        merged[0] |= labels
+        merged[1] |= guess
+    return [g for g, _ in documents.values()], [p for _, p in documents.values()]
+
+
+def multilabel_metrics(labels: Sequence[str]) -> dict[str, Metric]:
+    """Micro/macro F1 over the label set at sentence level and micro F1 at document level
+    (gold: (document, label set) per sentence; predicted: label set per sentence)."""
+
+    def f1(average: str, documents: bool) -> Callable[[Sequence, Sequence], float]:
+        def compute(gold: Sequence, predicted: Sequence) -> float:
+            if documents:
+                gold_sets, predicted_sets = _by_document(gold, predicted)
+            else:
+                gold_sets, predicted_sets = [labels for _, labels in gold], predicted
+            return f1_score(
+                _indicators(labels, gold_sets), _indicators(labels, predicted_sets),
+                average=average, zero_division=0,
+            )  # fmt: skip
+
+        return compute
+
+    return {
+        "micro_f1": Metric(
+            f"sentence-level micro F1 over the labels {list(labels)} (BLUE)", f1("micro", False)
+        ),
+        "macro_f1": Metric(
+            f"sentence-level unweighted mean of per-label F1 over {list(labels)}",
+            f1("macro", False),
+        ),
+        "abstract_micro_f1": Metric(
+            f"abstract-level micro F1 over {list(labels)}: the labels of an abstract's sentences "
+            "OR-ed into the abstract, gold and predicted alike (BLURB)",
+            f1("micro", True),
+        ),
+    }

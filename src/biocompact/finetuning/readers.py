@@ -8,10 +8,16 @@ mode sees typed entities.
 Relation extraction / sentence classification: BioBERT TSV (``sentence<TAB>label``,
 test files with an ``index<TAB>sentence<TAB>label`` header) and BLUE TSV
 (``id<TAB>sentence<TAB>label``, header optional).
+
+Multi-label document classification: BLUE HoC TSV (``labels<TAB>sentence<TAB>index``,
+labels ``0_0,1_1,...``, index ``PMID_sN``). Sentence pairs: MedNLI JSONL
+(``sentence1``, ``sentence2``, ``gold_label``, ``pairID``). Question answering readers are
+in ``biocompact.finetuning.bioasq``.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -46,17 +52,37 @@ class TaggedSentence:
 
 @dataclass(frozen=True)
 class LabelledText:
-    """One classification example (a sentence with masked entities, a document...)."""
+    """One classification example (a sentence with masked entities, a document, a
+    premise/hypothesis or question/context pair with ``text_pair``); examples sharing a
+    ``group`` (a question asked of several snippets) are scored as one."""
 
     id: str
     text: str
     label: str
     source: str
     line: int
+    text_pair: str | None = None
+    group: str | None = None
 
     def label_positions(self) -> Iterator[tuple[int, str]]:
         """(line, label) of the gold label, for label checks."""
         yield self.line, self.label
+
+
+@dataclass(frozen=True)
+class MultiLabelText:
+    """One multi-label example: a sentence of ``document`` with the set of its labels."""
+
+    id: str
+    text: str
+    labels: frozenset[str]
+    document: str
+    source: str
+    line: int
+
+    def label_positions(self) -> Iterator[tuple[int, str]]:
+        """(line, label) of every gold label, for label checks."""
+        return ((self.line, label) for label in sorted(self.labels))
 
 
 def _lines(path: str | Path) -> Iterator[tuple[int, str]]:
@@ -65,7 +91,20 @@ def _lines(path: str | Path) -> Iterator[tuple[int, str]]:
             yield number, line.rstrip("\r\n")
 
 
-def _non_empty(path: str | Path, examples: list) -> list:
+def _json_lines(path: str | Path) -> Iterator[tuple[int, dict]]:
+    for number, line in _lines(path):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise DatasetFormatError(path, number, f"malformed JSON ({error.msg})") from None
+        if not isinstance(record, dict):
+            raise DatasetFormatError(path, number, "expected a JSON object")
+        yield number, record
+
+
+def non_empty(path: str | Path, examples: list) -> list:
     if not examples:
         raise DatasetFormatError(path, None, "no examples (empty split)")
     return examples
@@ -109,7 +148,7 @@ def _read_tagged(
         tokens.append(cells[0])
         tags.append(normalise_tag(cells[-1], path, number))
     flush()
-    return _non_empty(path, sentences)
+    return non_empty(path, sentences)
 
 
 def read_ner_biobert_tsv(path: str | Path) -> list[TaggedSentence]:
@@ -152,7 +191,7 @@ def _read_labelled(path: str | Path, with_id: bool) -> list[LabelledText]:
             )
         example_id = cells[0] if with_id else str(len(examples))
         examples.append(LabelledText(example_id, cells[-2], cells[-1], str(path), number))
-    return _non_empty(path, examples)
+    return non_empty(path, examples)
 
 
 def read_re_biobert_tsv(path: str | Path) -> list[LabelledText]:
@@ -164,3 +203,57 @@ def read_re_biobert_tsv(path: str | Path) -> list[LabelledText]:
 def read_re_blue_tsv(path: str | Path) -> list[LabelledText]:
     """Read BLUE TSV: ``id<TAB>sentence<TAB>label``, with or without a header line."""
     return _read_labelled(path, with_id=True)
+
+
+_HOC_LABEL = re.compile(r"^(\w+)_([01])$")
+
+
+def read_hoc_tsv(path: str | Path) -> list[MultiLabelText]:
+    """Read BLUE HoC TSV: ``labels<TAB>sentence<TAB>index`` after a header; ``labels`` is a
+    comma-separated list of ``<label>_<0|1>``, ``index`` is ``<document>_s<N>``."""
+    examples: list[MultiLabelText] = []
+    for number, line in _lines(path):
+        cells = line.split("\t")
+        if number == 1 and cells == ["labels", "sentence", "index"]:
+            continue
+        if len(cells) != 3 or not cells[1] or not cells[2]:
+            raise DatasetFormatError(
+                path,
+                number,
+                f"expected 3 tab-separated columns labels, sentence, index, got {len(cells)}",
+            )
+        flags = [_HOC_LABEL.match(flag) for flag in cells[0].split(",")]
+        if not all(flags):
+            raise DatasetFormatError(
+                path, number, f"malformed labels {cells[0]!r} (expected e.g. 0_0,1_1,...)"
+            )
+        positive = frozenset(flag.group(1) for flag in flags if flag.group(2) == "1")
+        document = cells[2].rsplit("_", 1)[0]
+        examples.append(MultiLabelText(cells[2], cells[1], positive, document, str(path), number))
+    return non_empty(path, examples)
+
+
+NLI_FIELDS = ("sentence1", "sentence2", "gold_label")
+
+
+def read_nli_jsonl(path: str | Path) -> list[LabelledText]:
+    """Read MedNLI-style JSONL: one object a line with ``sentence1`` (premise),
+    ``sentence2`` (hypothesis), ``gold_label`` and optionally ``pairID``."""
+    examples: list[LabelledText] = []
+    for number, record in _json_lines(path):
+        missing = [
+            key for key in NLI_FIELDS if not (isinstance(record.get(key), str) and record[key])
+        ]
+        if missing:
+            raise DatasetFormatError(path, number, f"missing or empty field(s) {missing}")
+        examples.append(
+            LabelledText(
+                str(record.get("pairID", len(examples))),
+                record["sentence1"],
+                record["gold_label"],
+                str(path),
+                number,
+                text_pair=record["sentence2"],
+            )
+        )
+    return non_empty(path, examples)

@@ -1,13 +1,51 @@
-"""The metrics.json record shared by fine-tuning runs and baselines (docs/outputs.md)."""
+"""The metrics.json record shared by fine-tuning runs and baselines (docs/outputs.md), and
+the predictions file of one or more cross-validation folds."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any
 
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.metrics import definitions
 from biocompact.finetuning.splits import Splits
+
+FOLD_AGGREGATE = "median over folds"
+
+
+@dataclass
+class FoldResult:
+    """What one fold (the only one for a task without folds) produced."""
+
+    fold: str | None
+    splits: Splits
+    test_metrics: dict[str, float]
+    dev_metrics: dict[str, float]
+    predictions: list
+    best_epoch: float | None = None
+    best_step: int | None = None
+    train_seconds: float = 0.0
+    hyperparameters: Mapping | None = None
+    grid_search: list[dict] | None = None
+    stats: dict[str, int] = field(default_factory=dict)
+
+
+def _median(values: Sequence[Mapping[str, float]]) -> dict[str, float]:
+    return {name: statistics.median(v[name] for v in values) for name in values[0]}
+
+
+def _fold_entry(result: FoldResult) -> dict[str, Any]:
+    return {
+        "metrics": result.test_metrics,
+        "dev_metrics": result.dev_metrics,
+        "best_epoch": result.best_epoch,
+        "train_examples": len(result.splits.train),
+        "dev_examples": len(result.splits.dev),
+        "test_examples": len(result.splits.test),
+        "dev_source": result.splits.dev_source,
+    }
 
 
 def metrics_record(
@@ -17,33 +55,57 @@ def metrics_record(
     seed: int | None,
     task: Mapping,
     family: TaskFamily,
-    splits: Splits,
-    test_metrics: Mapping[str, float],
-    dev_metrics: Mapping[str, float],
-    best_epoch: int | None,
-    train_seconds: float,
+    results: Sequence[FoldResult],
     model_path: str | None,
-    **extra: Any,
 ) -> dict[str, Any]:
-    """Assemble one metrics.json record (the task name defaults to the config's ``name``);
-    ``extra`` keys are appended at the end."""
-    return {
+    """Assemble one metrics.json record (the task name defaults to the config's ``name``).
+
+    One fold: its scores. Cross-validation: every metric is the median over folds, each
+    fold's scores are under ``folds``, example counts are totals over folds and
+    ``best_epoch`` is null. Family statistics (truncation...) and the grid search, when
+    there is one, come last."""
+    first = results[0]
+    labels = first.splits.labels
+    cross_validated = first.fold is not None
+    record = {
         "model": model,
         "task": task_name or task.get("name"),
         "seed": seed,
         "family": family.name,
-        "primary_metric": family.primary_metric(task, splits.labels),
-        "metrics": dict(test_metrics),
-        "dev_metrics": dict(dev_metrics),
-        "definitions": definitions(family.metrics(task, splits.labels)),
-        "best_epoch": best_epoch,
-        "train_examples": len(splits.train),
-        "dev_examples": len(splits.dev),
-        "test_examples": len(splits.test),
-        "train_seconds": round(train_seconds, 3),
-        "hyperparameters": task.get("hyperparameters"),
+        "primary_metric": family.primary_metric(task, labels),
+        "metrics": _median([r.test_metrics for r in results]),
+        "dev_metrics": _median([r.dev_metrics for r in results]),
+        "definitions": definitions(family.metrics(task, labels)),
+        "best_epoch": None if cross_validated else first.best_epoch,
+        "train_examples": sum(len(r.splits.train) for r in results),
+        "dev_examples": sum(len(r.splits.dev) for r in results),
+        "test_examples": sum(len(r.splits.test) for r in results),
+        "train_seconds": round(sum(r.train_seconds for r in results), 3),
+        "hyperparameters": first.hyperparameters or task.get("hyperparameters"),
         "model_path": model_path,
-        "dev_source": splits.dev_source,
-        "labels": splits.labels,
-        **extra,
+        "dev_source": first.splits.dev_source,
+        "labels": labels,
     }
+    if cross_validated:
+        record["fold_aggregate"] = FOLD_AGGREGATE
+        record["folds"] = {r.fold: _fold_entry(r) for r in results}
+    else:
+        record["best_step"] = first.best_step
+    for name in first.stats:
+        record[name] = sum(r.stats[name] for r in results)
+    if first.grid_search:
+        record["grid_search"] = (
+            {r.fold: r.grid_search for r in results} if cross_validated else first.grid_search
+        )
+    return record
+
+
+def write_fold_predictions(
+    handle: IO[str], family: TaskFamily, results: Sequence[FoldResult]
+) -> None:
+    """The family's prediction rows of each fold; with folds, each fold's rows follow a
+    ``# fold <name>`` line."""
+    for result in results:
+        if result.fold is not None:
+            handle.write(f"# fold {result.fold}\n")
+        family.write_predictions(handle, result.splits.test, result.predictions)

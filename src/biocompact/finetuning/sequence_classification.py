@@ -1,4 +1,5 @@
-"""Relation extraction (and other single-label sentence classification) from the [CLS] head."""
+"""Single-label text (or text pair) classification from the [CLS] head: relation
+extraction, single-label document classification, NLI."""
 
 from __future__ import annotations
 
@@ -16,16 +17,25 @@ from transformers import (
 
 from biocompact.finetuning.family import Encoded, TaskFamily
 from biocompact.finetuning.metrics import Metric, classification_metrics
-from biocompact.finetuning.readers import LabelledText, read_re_biobert_tsv, read_re_blue_tsv
+from biocompact.finetuning.readers import LabelledText
 
 
 class SequenceClassification(TaskFamily):
-    """One text, one label; scored with accuracy and binary/micro/macro F1."""
+    """One text (or pair), one label; scored with accuracy and binary/micro/macro F1."""
 
-    name = "re"
     model_class = AutoModelForSequenceClassification
-    readers = {"biobert_tsv": read_re_biobert_tsv, "blue_tsv": read_re_blue_tsv}
-    default_metric = "micro_f1"
+
+    def __init__(
+        self,
+        name: str,
+        readers: Mapping[str, Callable[[str], list]],
+        default_metric: str = "micro_f1",
+        binary_default: bool = True,
+    ) -> None:
+        self.name = name
+        self.readers = dict(readers)
+        self.default_metric = default_metric
+        self.binary_default = binary_default
 
     def metrics(self, task: Mapping, labels: Sequence[str]) -> dict[str, Metric]:
         return classification_metrics(
@@ -33,8 +43,10 @@ class SequenceClassification(TaskFamily):
         )
 
     def primary_metric(self, task: Mapping, labels: Sequence[str]) -> str:
-        """Binary tasks default to ``binary_f1``, others to ``micro_f1``."""
-        if not task.get("metric") and "binary_f1" in self.metrics(task, labels):
+        """The task's metric; else ``binary_f1`` for 0/1 tasks (when ``binary_default``),
+        else the family default."""
+        binary = self.binary_default and "binary_f1" in self.metrics(task, labels)
+        if not task.get("metric") and binary:
             return "binary_f1"
         return super().primary_metric(task, labels)
 
@@ -48,10 +60,15 @@ class SequenceClassification(TaskFamily):
         labels: Sequence[str],
         task: Mapping,
     ) -> Encoded:
-        """Tokenise each text, truncated to max_seq_length; count truncated examples."""
+        """Tokenise each text (with its pair), truncated to max_seq_length (the longer of
+        the pair first); count truncated examples."""
         label_ids = {label: i for i, label in enumerate(labels)}
+        pairs = [example.text_pair for example in examples]
+        if any(pair is None for pair in pairs) and any(pair is not None for pair in pairs):
+            raise ValueError("examples mix single texts and text pairs")
         encoding = tokenizer(
             [example.text for example in examples],
+            None if pairs[0] is None else pairs,
             truncation=True,
             max_length=task["hyperparameters"]["max_seq_length"],
         )

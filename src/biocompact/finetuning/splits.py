@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from sklearn.model_selection import train_test_split
+from sklearn.model_selection import GroupShuffleSplit, train_test_split
 
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.readers import DatasetFormatError
@@ -41,17 +41,28 @@ def check_known_labels(examples: Sequence, labels: Sequence[str]) -> None:
                 )
 
 
+def carve_dev(train: list, family: TaskFamily) -> tuple[list, list]:
+    """A fixed 10% of ``train`` as dev; whole groups (questions, abstracts) when the family
+    groups its examples."""
+    groups = [family.group(example) for example in train]
+    if all(group is None for group in groups):
+        return train_test_split(train, test_size=DEV_FRACTION, random_state=DEV_SPLIT_SEED)
+    splitter = GroupShuffleSplit(n_splits=1, test_size=DEV_FRACTION, random_state=DEV_SPLIT_SEED)
+    kept, carved = next(splitter.split(train, groups=groups))
+    return [train[i] for i in sorted(kept)], [train[i] for i in sorted(carved)]
+
+
 def load_splits(task: Mapping, family: TaskFamily) -> Splits:
-    """Read train, dev and test; without a dev file, carve a fixed 10% of train."""
-    fmt = task["format"]
-    train = family.read(task["train"], fmt)
+    """Read train (its first ``max_train_examples`` when set), dev and test; without a dev
+    file, carve a fixed 10% of train."""
+    train = family.read_split(task, "train")[: task.get("max_train_examples")]
     if task.get("dev"):
-        dev = family.read(task["dev"], fmt)
+        dev = family.read_split(task, "dev")
         dev_source = str(task["dev"])
     else:
-        train, dev = train_test_split(train, test_size=DEV_FRACTION, random_state=DEV_SPLIT_SEED)
+        train, dev = carve_dev(train, family)
         dev_source = f"{DEV_FRACTION:.0%} of train, split with fixed seed {DEV_SPLIT_SEED}"
-    test = family.read(task["test"], fmt)
+    test = family.read_split(task, "test")
     labels = training_labels(train)
     check_known_labels(dev, labels)
     check_known_labels(test, labels)

@@ -1,19 +1,38 @@
-"""Registry of task families by the config's ``family`` key."""
+"""Registry of task families by the config's ``family`` key (and file ``format`` where a
+family has several implementations, e.g. single- and multi-label document classification)."""
 
 from __future__ import annotations
 
 from biocompact.finetuning.family import TaskFamily
+from biocompact.finetuning.multilabel_classification import MultiLabelClassification
+from biocompact.finetuning.question_answering import ExtractiveQuestionAnswering
+from biocompact.finetuning.readers import read_nli_jsonl, read_re_biobert_tsv, read_re_blue_tsv
 from biocompact.finetuning.sequence_classification import SequenceClassification
 from biocompact.finetuning.token_classification import TokenClassification
+from biocompact.finetuning.yesno import YesNoQuestions
 
-FAMILIES: dict[str, TaskFamily] = {
-    "ner": TokenClassification(),
-    "re": SequenceClassification(),
+TEXT_READERS = {"biobert_tsv": read_re_biobert_tsv, "blue_tsv": read_re_blue_tsv}
+
+FAMILIES: dict[str, tuple[TaskFamily, ...]] = {
+    "ner": (TokenClassification(),),
+    "re": (SequenceClassification("re", TEXT_READERS),),
+    "dc": (MultiLabelClassification(), SequenceClassification("dc", TEXT_READERS)),
+    "nli": (
+        SequenceClassification(
+            "nli", {"mednli_jsonl": read_nli_jsonl}, "accuracy", binary_default=False
+        ),
+    ),
+    "qa_factoid": (ExtractiveQuestionAnswering(),),
+    "qa_yesno": (YesNoQuestions(),),
 }
 
 
-def get_family(name: str) -> TaskFamily:
-    """The task family registered as ``name``."""
+def get_family(name: str, fmt: str | None = None) -> TaskFamily:
+    """The task family registered as ``name`` that reads ``fmt`` (its first one if None)."""
     if name not in FAMILIES:
         raise ValueError(f"unknown task family {name!r}; known: {sorted(FAMILIES)}")
-    return FAMILIES[name]
+    for family in FAMILIES[name]:
+        if fmt is None or fmt in family.readers:
+            return family
+    formats = sorted(fmt for family in FAMILIES[name] for fmt in family.readers)
+    raise ValueError(f"unknown {name} format {fmt!r}; known: {formats}")

@@ -1,17 +1,23 @@
-"""Fine-tune one model on one task with one seed; evaluate the best dev epoch on test."""
+"""Fine-tune one model on one task with one seed: per cross-validation fold (when the
+task has folds) and per grid point (when the preset has a grid), train, keep the best dev
+evaluation, evaluate the chosen model once on test; write predictions and metrics.json."""
 
 from __future__ import annotations
 
+import itertools
 import logging
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import torch
+from datasets import Dataset
 from transformers import (
     AutoTokenizer,
     EvalPrediction,
+    PreTrainedModel,
+    PreTrainedTokenizerBase,
     PrinterCallback,
     Trainer,
     TrainerCallback,
@@ -21,13 +27,16 @@ from transformers import (
 from transformers.utils.logging import disable_progress_bar
 
 from biocompact.atomic import atomic_open, write_json
-from biocompact.finetuning.record import metrics_record
-from biocompact.finetuning.splits import load_splits
+from biocompact.finetuning.family import TaskFamily
+from biocompact.finetuning.record import FoldResult, metrics_record, write_fold_predictions
+from biocompact.finetuning.splits import Splits, load_splits
+from biocompact.finetuning.task_files import fold_tasks
 from biocompact.finetuning.tasks import get_family
 
 logger = logging.getLogger(__name__)
 
 EVAL_PREFIX = "eval_"
+GRID_KEYS = ("learning_rate", "batch_size", "epochs")
 
 
 class KeepBestModel(TrainerCallback):
@@ -36,20 +45,23 @@ class KeepBestModel(TrainerCallback):
     Trainer's own ``load_best_model_at_end`` needs a full checkpoint (weights and
     optimizer state) written to disk at every evaluation; for compact models on CPU that
     costs about as much as an epoch of training, while a state dict in memory is cheap.
-    Ties keep the earlier epoch.
+    Ties keep the earlier evaluation.
     """
 
-    def __init__(self, metric: str, metric_names: list[str]) -> None:
+    def __init__(self, metric: str, metric_names: list[str], by_epoch: bool) -> None:
         self.metric = metric
         self.metric_names = metric_names
-        self.best_epoch: int | None = None
+        self.by_epoch = by_epoch
+        self.best_epoch: float | None = None
+        self.best_step: int | None = None
         self.dev_metrics: dict[str, float] = {}
         self.state_dict: dict[str, torch.Tensor] = {}
 
     def on_evaluate(self, args, state, control, metrics=None, model=None, **kwargs) -> None:
         value = metrics[EVAL_PREFIX + self.metric]
-        if self.best_epoch is None or value > self.dev_metrics[self.metric]:
-            self.best_epoch = round(state.epoch)
+        if self.best_step is None or value > self.dev_metrics[self.metric]:
+            self.best_epoch = round(state.epoch) if self.by_epoch else round(state.epoch, 2)
+            self.best_step = state.global_step
             self.dev_metrics = {name: metrics[EVAL_PREFIX + name] for name in self.metric_names}
             self.state_dict = {
                 name: tensor.detach().to("cpu", copy=True)
@@ -58,16 +70,20 @@ class KeepBestModel(TrainerCallback):
 
 
 class LogProgress(TrainerCallback):
-    """Send the Trainer's per-epoch logs (loss, dev metrics) to the job log."""
+    """Send the Trainer's logs (loss, dev metrics) to the job log."""
 
     def on_log(self, args, state, control, logs=None, **kwargs) -> None:
         logger.info("epoch %.2f step %d: %s", state.epoch or 0, state.global_step, logs)
 
 
-def _training_arguments(hyperparameters: Mapping, seed: int, output_dir: str) -> TrainingArguments:
+def _training_arguments(
+    hyperparameters: Mapping, seed: int, output_dir: str, evaluate: bool = True
+) -> TrainingArguments:
     if not 0 <= hyperparameters["warmup_ratio"] < 1:
         # Trainer reads warmup_steps >= 1 as a number of steps, not a ratio
         raise ValueError(f"warmup_ratio must be in [0, 1), got {hyperparameters['warmup_ratio']}")
+    eval_steps = hyperparameters.get("eval_steps")
+    strategy = ("steps" if eval_steps else "epoch") if evaluate else "no"
     return TrainingArguments(
         output_dir=output_dir,
         num_train_epochs=hyperparameters["epochs"],
@@ -76,8 +92,10 @@ def _training_arguments(hyperparameters: Mapping, seed: int, output_dir: str) ->
         learning_rate=hyperparameters["learning_rate"],
         warmup_steps=hyperparameters["warmup_ratio"],  # a float in [0, 1) is a ratio of all steps
         weight_decay=hyperparameters["weight_decay"],
-        eval_strategy="epoch",
-        logging_strategy="epoch",
+        eval_strategy=strategy,
+        eval_steps=eval_steps,
+        logging_strategy="steps" if eval_steps else "epoch",
+        logging_steps=eval_steps or 500,
         save_strategy="no",  # see KeepBestModel
         report_to=[],
         disable_tqdm=True,
@@ -85,6 +103,137 @@ def _training_arguments(hyperparameters: Mapping, seed: int, output_dir: str) ->
         seed=seed,
         data_seed=seed,
         dataloader_pin_memory=torch.cuda.is_available(),
+    )
+
+
+def _trainer(
+    model: PreTrainedModel, arguments: TrainingArguments, family: TaskFamily,
+    tokenizer: PreTrainedTokenizerBase, train: Dataset | None,
+    callbacks: Sequence[TrainerCallback] = (), **kwargs: Any,
+) -> Trainer:  # fmt: skip
+    """A Trainer logging to the job log instead of printing."""
+    trainer = Trainer(
+        model=model,
+        args=arguments,
+        data_collator=family.data_collator(tokenizer),
+        train_dataset=train,
+        callbacks=[*callbacks, LogProgress()],
+        **kwargs,
+    )
+    trainer.remove_callback(PrinterCallback)
+    return trainer
+
+
+def grid_points(hyperparameters: Mapping) -> list[dict[str, Any]]:
+    """Every combination of the preset's ``grid`` values over its other settings (the
+    settings themselves when the grid is empty); grid order: the keys as listed."""
+    grid = {key: values for key, values in (hyperparameters.get("grid") or {}).items() if values}
+    base = {key: value for key, value in hyperparameters.items() if key != "grid"}
+    return [
+        {**base, **dict(zip(grid, values))} for values in itertools.product(*grid.values())
+    ]
+
+
+def _intermediate_model(
+    model_path: str, family: TaskFamily, tokenizer, task: Mapping, hyperparameters: Mapping,
+    seed: int, labels: list[str],
+) -> PreTrainedModel:  # fmt: skip
+    """A fresh model for ``labels``; first trained on the task's ``intermediate`` file
+    (same format, no dev selection) for ``intermediate_epochs`` when one is given."""
+    set_seed(seed)  # before the new head is initialised
+    model = family.build_model(model_path, labels)
+    if task.get("intermediate"):
+        examples = family.read(task["intermediate"], task["format"])
+        data = family.encode(examples, tokenizer, labels, task).dataset
+        settings = {**hyperparameters, "epochs": hyperparameters["intermediate_epochs"]}
+        with tempfile.TemporaryDirectory(prefix="biocompact-intermediate-") as scratch:
+            arguments = _training_arguments(settings, seed, scratch, evaluate=False)
+            _trainer(model, arguments, family, tokenizer, data).train()
+        logger.info(
+            "intermediate fine-tuning on %d examples of %s", len(examples), task["intermediate"]
+        )
+    return model
+
+
+def _train_point(
+    model_path: str, family: TaskFamily, tokenizer, task: Mapping, splits: Splits,
+    encoded: tuple, hyperparameters: Mapping, seed: int,
+) -> tuple[PreTrainedModel, KeepBestModel, float]:  # fmt: skip
+    """Train one grid point; the model comes back holding its best dev weights."""
+    train, dev = encoded
+    primary = family.primary_metric(task, splits.labels)
+    metric_names = list(family.metrics(task, splits.labels))
+
+    def dev_scores(prediction: EvalPrediction) -> dict[str, float]:
+        predicted = family.decode(prediction.predictions, dev, splits.labels)
+        return family.score(splits.dev, predicted, task, splits.labels)
+
+    model = _intermediate_model(
+        model_path, family, tokenizer, task, hyperparameters, seed, splits.labels
+    )
+    best = KeepBestModel(primary, metric_names, by_epoch=not hyperparameters.get("eval_steps"))
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="biocompact-finetune-") as scratch:
+        arguments = _training_arguments(hyperparameters, seed, scratch)
+        trainer = _trainer(
+            model, arguments, family, tokenizer, train.dataset, [best],
+            eval_dataset=dev.dataset, compute_metrics=dev_scores,
+        )  # fmt: skip
+        trainer.train()
+    model.load_state_dict(best.state_dict)
+    best.state_dict = {}
+    return model, best, time.perf_counter() - started
+
+
+def _run_fold(
+    model_path: str, family: TaskFamily, tokenizer: PreTrainedTokenizerBase, task: Mapping,
+    seed: int, fold: str | None,
+) -> FoldResult:  # fmt: skip
+    """Train every grid point on one fold, choose the best on dev, score it once on test."""
+    splits = load_splits(task, family)
+    primary = family.primary_metric(task, splits.labels)
+    train, dev, test = (
+        family.encode(examples, tokenizer, splits.labels, task)
+        for examples in (splits.train, splits.dev, splits.test)
+    )
+    logger.info(
+        "%s on %s (fold %s), seed %d: %d/%d/%d examples, labels %s, primary metric %s",
+        model_path, task.get("name"), fold, seed, len(splits.train), len(splits.dev),
+        len(splits.test), splits.labels, primary,
+    )  # fmt: skip
+    search, chosen, train_seconds = [], None, 0.0
+    for point in grid_points(task["hyperparameters"]):
+        model, best, seconds = _train_point(
+            model_path, family, tokenizer, task, splits, (train, dev), point, seed
+        )
+        train_seconds += seconds
+        search.append(
+            {**{key: point[key] for key in GRID_KEYS}, "dev": best.dev_metrics[primary],
+             "best_epoch": best.best_epoch}
+        )  # fmt: skip
+        if chosen is None or best.dev_metrics[primary] > chosen[2].dev_metrics[primary]:
+            chosen = (point, model, best)
+        del model
+    point, model, best = chosen
+    with tempfile.TemporaryDirectory(prefix="biocompact-predict-") as scratch:
+        arguments = _training_arguments(point, seed, scratch, evaluate=False)
+        trainer = _trainer(model, arguments, family, tokenizer, None)
+        logits = trainer.predict(test.dataset).predictions
+    predictions = family.decode(logits, test, splits.labels)
+    test_metrics = family.score(splits.test, predictions, task, splits.labels)
+    logger.info("fold %s: test %s", fold, test_metrics)
+    return FoldResult(
+        fold=fold,
+        splits=splits,
+        test_metrics=test_metrics,
+        dev_metrics=best.dev_metrics,
+        best_epoch=best.best_epoch,
+        best_step=best.best_step,
+        train_seconds=train_seconds,
+        predictions=predictions,
+        hyperparameters=point,
+        grid_search=search if len(search) > 1 else None,
+        stats=test.stats,
     )
 
 
@@ -99,69 +248,29 @@ def finetune(
     model_name: str | None = None,
     task_name: str | None = None,
 ) -> dict[str, Any]:
-    """Fine-tune ``model_path`` on ``task`` (a task config with resolved ``hyperparameters``),
-    keep the best dev epoch by the task's primary metric, evaluate it once on test and write
-    test predictions and metrics.json atomically. Returns the metrics record."""
+    """Fine-tune ``model_path`` on ``task`` (a task config with resolved ``hyperparameters``)
+    and write test predictions and metrics.json atomically (the median over folds for a
+    cross-validated task). Returns the metrics record."""
     torch.set_num_threads(threads)
     disable_progress_bar()
-    family = get_family(task["family"])
-    splits = load_splits(task, family)
-    primary = family.primary_metric(task, splits.labels)
-    metric_names = list(family.metrics(task, splits.labels))
+    family = get_family(task["family"], task["format"])
     tokenizer = AutoTokenizer.from_pretrained(model_path)
-    train, dev, test = (
-        family.encode(examples, tokenizer, splits.labels, task)
-        for examples in (splits.train, splits.dev, splits.test)
-    )
-    logger.info(
-        "%s on %s, seed %d: %d/%d/%d examples, labels %s, primary metric %s",
-        model_path, task_name, seed, len(splits.train), len(splits.dev), len(splits.test),
-        splits.labels, primary,
-    )
-
-    def dev_scores(prediction: EvalPrediction) -> dict[str, float]:
-        predicted = family.decode(prediction.predictions, dev, splits.labels)
-        return family.score(splits.dev, predicted, task, splits.labels)
-
-    set_seed(seed)  # before the new head is initialised
-    model = family.build_model(model_path, splits.labels)
-    best = KeepBestModel(primary, metric_names)
-    with tempfile.TemporaryDirectory(prefix="biocompact-finetune-") as scratch:
-        trainer = Trainer(
-            model=model,
-            args=_training_arguments(task["hyperparameters"], seed, scratch),
-            data_collator=family.data_collator(tokenizer),
-            train_dataset=train.dataset,
-            eval_dataset=dev.dataset,
-            compute_metrics=dev_scores,
-            callbacks=[best, LogProgress()],
-        )
-        trainer.remove_callback(PrinterCallback)
-        started = time.perf_counter()
-        trainer.train()
-        train_seconds = time.perf_counter() - started
-        model.load_state_dict(best.state_dict)
-        trainer.compute_metrics = None  # dev_scores decodes dev only; test is scored below
-        logits = trainer.predict(test.dataset).predictions
-    predictions = family.decode(logits, test, splits.labels)
+    results = [
+        _run_fold(model_path, family, tokenizer, fold_task, seed, fold)
+        for fold, fold_task in fold_tasks(task)
+    ]
     with atomic_open(out_predictions) as handle:
-        family.write_predictions(handle, splits.test, predictions)
+        write_fold_predictions(handle, family, results)
     record = metrics_record(
         model=model_name or model_path,
         task_name=task_name,
         seed=seed,
         task=task,
         family=family,
-        splits=splits,
-        test_metrics=family.score(splits.test, predictions, task, splits.labels),
-        dev_metrics=best.dev_metrics,
-        best_epoch=best.best_epoch,
-        train_seconds=train_seconds,
+        results=results,
         model_path=model_path,
-        **test.stats,
     )
     write_json(out_metrics, record)
-    logger.info(
-        "test %s = %.4f (best dev epoch %d)", primary, record["metrics"][primary], best.best_epoch
-    )
+    primary = record["primary_metric"]
+    logger.info("test %s = %.4f", primary, record["metrics"][primary])
     return record

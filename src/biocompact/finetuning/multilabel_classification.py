@@ -1,0 +1,94 @@
+"""Multi-label classification (HoC): one sigmoid per label on the [CLS] head, scored per
+sentence and per abstract."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import IO
+
+import numpy as np
+from datasets import Dataset
+from transformers import (
+    AutoModelForSequenceClassification,
+    DataCollatorWithPadding,
+    PreTrainedModel,
+    PreTrainedTokenizerBase,
+)
+
+from biocompact.finetuning.family import Encoded, TaskFamily
+from biocompact.finetuning.metrics import Metric, multilabel_metrics
+from biocompact.finetuning.readers import MultiLabelText, read_hoc_tsv
+
+THRESHOLD = 0.5  # probability above which a label is predicted
+
+
+class MultiLabelClassification(TaskFamily):
+    """Sentences with label sets; abstract-level micro F1 (BLURB) by default."""
+
+    name = "dc"
+    model_class = AutoModelForSequenceClassification
+    readers = {"hoc_tsv": read_hoc_tsv}
+    default_metric = "abstract_micro_f1"
+
+    def build_model(self, model_path: str, labels: Sequence[str]) -> PreTrainedModel:
+        return self.model_class.from_pretrained(
+            model_path,
+            num_labels=len(labels),
+            id2label=dict(enumerate(labels)),
+            label2id={label: i for i, label in enumerate(labels)},
+            problem_type="multi_label_classification",
+        )
+
+    def group(self, example: MultiLabelText) -> str:
+        return example.document
+
+    def metrics(self, task: Mapping, labels: Sequence[str]) -> dict[str, Metric]:
+        return multilabel_metrics(labels)
+
+    def gold(self, examples: Sequence[MultiLabelText]) -> list[tuple[str, frozenset]]:
+        return [(example.document, example.labels) for example in examples]
+
+    def encode(
+        self,
+        examples: Sequence[MultiLabelText],
+        tokenizer: PreTrainedTokenizerBase,
+        labels: Sequence[str],
+        task: Mapping,
+    ) -> Encoded:
+        """Tokenise each sentence (truncated to max_seq_length) with a 0/1 vector of labels."""
+        encoding = tokenizer(
+            [example.text for example in examples],
+            truncation=True,
+            max_length=task["hyperparameters"]["max_seq_length"],
+        )
+        targets = [[float(label in example.labels) for label in labels] for example in examples]
+        truncated = sum(bool(item.overflowing) for item in encoding.encodings)
+        dataset = Dataset.from_dict({**encoding, "labels": targets})
+        return Encoded(dataset, stats={"truncated_examples": truncated})
+
+    def decode(self, logits: np.ndarray, encoded: Encoded, labels: Sequence[str]) -> list:
+        """Every label whose sigmoid probability exceeds 0.5."""
+        chosen = logits > np.log(THRESHOLD / (1 - THRESHOLD))  # sigmoid(x) > t
+        return [frozenset(np.asarray(labels)[row].tolist()) for row in chosen]
+
+    def majority(
+        self, train: Sequence[MultiLabelText], examples: Sequence[MultiLabelText]
+    ) -> list[frozenset]:
+        """Each label that is positive in more than half of the training sentences."""
+        counts = Counter(label for example in train for label in example.labels)
+        frequent = frozenset(label for label, n in counts.items() if n > len(train) / 2)
+        return [frequent] * len(examples)
+
+    def data_collator(self, tokenizer: PreTrainedTokenizerBase) -> Callable:
+        return DataCollatorWithPadding(tokenizer)
+
+    def write_predictions(
+        self, handle: IO[str], examples: Sequence[MultiLabelText], predictions: Sequence
+    ) -> None:
+        """``index<TAB>gold<TAB>predicted`` (comma-separated sorted labels) after a header."""
+        handle.write("index\tgold\tpredicted\n")
+        for example, predicted in zip(examples, predictions):
+            handle.write(
+                f"{example.id}\t{','.join(sorted(example.labels))}\t{','.join(sorted(predicted))}\n"
+            )

@@ -1,0 +1,42 @@
+"""The example configs build a DAG: seed presets and the public-dataset task registry."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import yaml
+
+from biocompact.finetuning.task_files import fold_tasks, task_files
+
+
+def test_fold_paths_and_task_files():
+    task = {"train": "d/{fold}/train.tsv", "test": "d/{fold}/test.tsv", "folds": [1, 2],
+            "golden": "g.json"}  # fmt: skip
+    assert [(fold, settings["train"]) for fold, settings in fold_tasks(task)] == [
+        ("1", "d/1/train.tsv"), ("2", "d/2/train.tsv"),
+    ]  # fmt: skip
+    assert task_files(task) == [
+        "d/1/train.tsv", "d/1/test.tsv", "d/2/train.tsv", "d/2/test.tsv", "g.json",
+    ]  # fmt: skip
+    assert fold_tasks({"train": "t", "test": "u"}) == [(None, {"train": "t", "test": "u"})]
+
+
+def test_benchmark_config_builds_every_task_dag(repo_root, shared_data, tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "demo").symlink_to(repo_root / "demo")
+    (tmp_path / "shared").symlink_to(shared_data.parent)
+    models = run / "models.yaml"
+    models.write_text(yaml.safe_dump({"finetuning": {"models": ["teacher"], "seeds": [1]}}))
+    configs = [repo_root / "config.yaml", *(repo_root / "configs").glob("[bs]*.yaml"), models]
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--snakefile", str(repo_root / "Snakefile"),
+         "--directory", str(run), "--configfile", *map(str, configs), "-n", "--cores", "1",
+         "finetuning"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    counts = dict(line.split() for line in result.stdout.splitlines()
+                  if line.startswith(("finetune ", "majority_baseline ")))  # fmt: skip
+    assert counts == {"finetune": "8", "majority_baseline": "8"}  # 2 demo + 6 benchmark tasks
