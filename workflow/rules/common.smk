@@ -37,6 +37,9 @@ def _check_names():
     for name, settings in config["distillation"].items():
         if settings["teacher"] not in PRETRAINED + DISTILLED:
             raise ValueError(f"config: distillation.{name}.teacher {settings['teacher']!r} is not a pretrained or distilled model")
+        teacher = config["pretraining"].get(settings["teacher"], {})
+        if teacher.get("objective") == "electra" or (teacher.get("family") == "electra" and not teacher.get("objective")):
+            raise ValueError(f"config: distillation.{name}.teacher {settings['teacher']!r} is an ELECTRA discriminator, which has no MLM head to distil")
     for name in FINETUNE_MODELS:
         if name not in seen:
             raise ValueError(f"config: finetuning.models names {name!r}, which is not a model of pretraining, distillation or external_models")
