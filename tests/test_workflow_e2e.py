@@ -115,7 +115,7 @@ def test_nothing_left_to_do_then_learning_rate_change_reruns_only_downstream(dem
     for preset in config["finetuning"]["presets"].values():
         preset["learning_rate"] = preset.get("learning_rate", 5e-5) * 2
     changed = demo_run / "changed.yaml"
-    changed.write_text(yaml.safe_dump(config))
+    changed.write_text(yaml.safe_dump(config, sort_keys=False))
     result = subprocess.run(
         [*SNAKEMAKE, "--directory", str(demo_run), "--configfile", str(changed), "-n"],
         capture_output=True, text=True, check=False,

@@ -92,6 +92,13 @@ def task_config(task):
     return settings
 
 
+def task_data_config(task):
+    """A task's config without its training hyperparameters (what a baseline depends on)."""
+    settings = task_config(task)
+    del settings["hyperparameters"]
+    return settings
+
+
 def finetune_config(model, task):
     """``task_config`` with the per-model overrides of ``finetuning.model_overrides`` applied."""
     settings = task_config(task)

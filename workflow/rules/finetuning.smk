@@ -40,7 +40,7 @@ rule majority_baseline:
     output:
         metrics="results/baselines/{task}/metrics.json",
     params:
-        task=lambda wc: task_config(wc.task),
+        task=lambda wc: task_data_config(wc.task),
     log:
         "results/logs/finetuning/majority_baseline/{task}.log",
     benchmark:
