@@ -32,10 +32,11 @@ RUN_TIMEOUT = 1500
 PRETRAIN_STEPS, CHECKPOINT_EVERY = 40, 10
 CHECKPOINTS = Path("results/checkpoints/pretraining/teacher")
 SMALL_JOB = {"gpus": 1, "cpus_per_gpu": 2, "mem_mb": 2000, "runtime": 30}
-# The test overlay of the slurm profile: this cluster's partitions, no account, and the
-# status command that works without an accounting database.
+# The test overlay of the slurm profile: this cluster's partitions, no account, the
+# status command that works without an accounting database, and no job asking for more
+# CPUs than the test node has.
 SLURM_OVERLAY = ["--slurm-status-command", "squeue", "--slurm-init-seconds-before-status-checks", "2",
-                 "--slurm-no-account"]
+                 "--slurm-no-account", "--max-threads", str(os.cpu_count())]
 SLURM_ENV = {"BIOCOMPACT_CPU_PARTITION": "cpu", "BIOCOMPACT_GPU_PARTITION": "gpu"}
 
 
@@ -128,7 +129,7 @@ def test_slurm_dag_gives_the_results_of_a_local_run(slurm_run, local_run):
     slurm_dir, log = slurm_run
     assert "Submitted array job" in log, log[-4000:]  # fine-tuning runs as one array job
     for rule in ("corpus_parse_pubmed", "train_vocabulary", "pretrain", "distill", "report"):
-        assert f"rule {rule}:" in log
+        assert f"(Rule: {rule})" in log, rule  # the executor reports each finished job so
     assert log.count("has been submitted with SLURM jobid") >= 10, log[-4000:]
     config = _overlay_config()
     for stage, name in [(stage, name) for stage in ("pretraining", "distillation") for name in config[stage]]:
