@@ -202,7 +202,7 @@ def test_killed_pretraining_is_resubmitted_and_resumes_from_its_checkpoint(local
     workdir = tmp_path / "kill"
     shutil.copytree(local_run, workdir, symlinks=True, ignore=shutil.ignore_patterns("teacher", "slurm_logs"))
     target = "results/pretraining/teacher/eval.json"
-    planned = _snakemake(workdir, target, "--cores", "1", "--dry-run", "--quiet", "rules").stdout
+    planned = _snakemake(workdir, "--quiet", "rules", "--cores", "1", "--dry-run", target).stdout
     assert "pretrain" in planned and "tokenize_corpus" not in planned and "distill" not in planned, planned
 
     snakemake = _snakemake(workdir, *args, target, env=env, background=True)
