@@ -37,7 +37,7 @@ def corpus(tmp_path_factory) -> dict:
         ]))
     shard = folder / "shard.txt"
     shard.write_text("\n\n".join(documents) + "\n", encoding="utf-8")
-    train_vocabulary((line for line in shard.read_text().splitlines() if line), folder / "tokenizer", "wordpiece",
+    train_vocabulary(lambda: [line for line in shard.read_text().splitlines() if line], folder / "tokenizer", "wordpiece",
                      vocab_size=300, lowercase=True, min_frequency=1, limit_alphabet=100)
     build_tokenized_corpus([shard], folder / "tokenizer", folder / "data", max_seq_length=48, heldout_fraction=0.1)
     return {"dataset_dir": str(folder / "data"), "tokenizer_dir": str(folder / "tokenizer")}

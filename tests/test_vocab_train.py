@@ -7,6 +7,7 @@ from transformers import AutoTokenizer
 
 from biocompact.textshards import in_sample, is_heldout, iter_documents, iter_sentences
 from biocompact.vocab.build import build_vocabulary
+from biocompact.vocab.train import build_wordpiece
 
 SETTINGS = {"type": "wordpiece", "vocab_size": 200, "min_frequency": 1, "limit_alphabet": 100, "reference": None}
 
@@ -67,3 +68,22 @@ def test_vocabulary_trains_on_the_sampled_training_documents_only(shard):
     expected = [s for d in documents if not is_heldout(d, 0.2) and in_sample(d, 0.3) for s in d]
     assert 0 < len(expected) < len(documents)
     assert list(iter_sentences([shard], 0.2, heldout=False, sample_fraction=0.3)) == expected
+
+
+def test_wordpiece_training_is_deterministic():
+    """tokenizers' own trainer gives several vocabularies here (huggingface/tokenizers#1794)."""
+    corpus = ["Wel come to the Tok en izers libr ary.", "Token izers are fast, tokenizer trainers are not always."]
+    vocabularies = {
+        tuple(sorted(build_wordpiece(lambda: corpus, vocab_size=60, lowercase=False, min_frequency=1,
+                                     limit_alphabet=1000).get_vocab().items()))
+        for _ in range(20)
+    }
+    assert len(vocabularies) == 1
+
+
+def test_limited_alphabet_keeps_the_most_frequent_characters_then_the_lowest_code_points():
+    corpus = ["aaaa bbb dd cc e"]
+    tokenizer = build_wordpiece(lambda: corpus, vocab_size=30, lowercase=False, min_frequency=1, limit_alphabet=3)
+    single = sorted(t for t in tokenizer.get_vocab() if len(t) == 1)
+    assert single == ["a", "b", "c"]  # c and d tie with two each; c comes first
+    assert tokenizer.tokenize("ab dd") == ["a", "##b", "[UNK]"]

@@ -34,7 +34,7 @@ def build_vocabulary(
     reference = settings.pop("reference", None)
     sample_fraction = settings.pop("sample_fraction", 1.0)
     tokenizer = train_vocabulary(
-        iter_sentences(shards, heldout_fraction, heldout=False, sample_fraction=sample_fraction),
+        lambda: iter_sentences(shards, heldout_fraction, heldout=False, sample_fraction=sample_fraction),
         out_tokenizer, vocab_type, **settings,
     )
     heldout = list(islice(iter_sentences(shards, heldout_fraction, heldout=True), max_heldout_sentences))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
@@ -21,12 +22,31 @@ from biocompact.atomic import atomic_path
 
 log = logging.getLogger(__name__)
 
+# a corpus is read once per training pass: a callable that streams its sentences afresh
+Corpus = Callable[[], Iterable[str]]
+
 BERT_SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 MODEL_MAX_LENGTH = 512
 
 
+def _bert_wordpiece_tokenizer(model: models.WordPiece, lowercase: bool) -> Tokenizer:
+    tokenizer = Tokenizer(model)
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=lowercase, strip_accents=lowercase)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tokenizer.decoder = decoders.WordPiece()
+    return tokenizer
+
+
+def _kept_alphabet(alphabet: list[str], limit: int, corpus: Corpus, normalizer: normalizers.Normalizer) -> list[str]:
+    """The ``limit`` most frequent characters, ties broken by code point (the trainer breaks them at random)."""
+    counts: Counter[str] = Counter()
+    for sentence in corpus():
+        counts.update(normalizer.normalize_str(sentence))
+    return sorted(sorted(alphabet, key=lambda c: (-counts[c], c))[:limit])
+
+
 def build_wordpiece(
-    sentences: Iterable[str],
+    corpus: Corpus,
     vocab_size: int,
     lowercase: bool,
     min_frequency: int,
@@ -37,22 +57,42 @@ def build_wordpiece(
 
     ``extra_special_tokens`` (e.g. the ``@GENE$`` markers of relation-extraction data)
     follow BERT's five in the vocabulary and are never split or lower-cased.
+
+    The same corpus always gives the same vocabulary, with the same ids. ``tokenizers``'
+    trainer alone does not (huggingface/tokenizers#1794): it numbers the ``##c`` pieces in
+    hash-map order, a per-process random order that then breaks ties between merges of
+    equal count, and it drops the rarest characters beyond ``limit_alphabet`` in random
+    order among equal counts. So a first, merge-free pass lists the alphabet and the
+    ``##c`` pieces; the second pass trains with those pieces numbered in sorted order and
+    the alphabet fixed (cut by frequency, then code point, where the limit bites).
     """
     duplicates = set(extra_special_tokens) & set(BERT_SPECIAL_TOKENS)
     if duplicates:
         raise ValueError(f"extra_special_tokens repeats BERT's own special tokens: {sorted(duplicates)}")
-    tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=lowercase, strip_accents=lowercase)
-    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    tokenizer.decoder = decoders.WordPiece()
-    trainer = trainers.WordPieceTrainer(
+    special_tokens = [*BERT_SPECIAL_TOKENS, *extra_special_tokens]
+
+    survey = _bert_wordpiece_tokenizer(models.WordPiece(unk_token="[UNK]"), lowercase)
+    survey.train_from_iterator(corpus(), trainers.WordPieceTrainer(
+        vocab_size=0, special_tokens=special_tokens, show_progress=False))
+    pieces = set(survey.get_vocab(with_added_tokens=False)) - set(special_tokens)
+    alphabet = sorted(p for p in pieces if len(p) == 1)
+    if limit_alphabet and len(alphabet) > limit_alphabet:
+        alphabet = _kept_alphabet(alphabet, limit_alphabet, corpus, survey.normalizer)
+    continuations = sorted(p for p in pieces if len(p) == 3 and p.startswith("##") and p[2] in alphabet)
+
+    trained = _bert_wordpiece_tokenizer(models.WordPiece(unk_token="[UNK]"), lowercase)
+    trained.train_from_iterator(corpus(), trainers.WordPieceTrainer(
         vocab_size=vocab_size,
         min_frequency=min_frequency,
-        limit_alphabet=limit_alphabet,
-        special_tokens=[*BERT_SPECIAL_TOKENS, *extra_special_tokens],
+        limit_alphabet=len(alphabet),
+        initial_alphabet=alphabet,  # always kept: exactly the others are cut
+        special_tokens=[*special_tokens, *continuations],  # numbered in this order, before any merge
         show_progress=False,
-    )
-    tokenizer.train_from_iterator(sentences, trainer)
+    ))
+    # the pinned ``##c`` pieces were registered as special tokens: rebuild with the true specials only
+    tokenizer = _bert_wordpiece_tokenizer(
+        models.WordPiece(trained.get_vocab(with_added_tokens=False), unk_token="[UNK]"), lowercase)
+    tokenizer.add_special_tokens(special_tokens)
     cls_id, sep_id = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
     tokenizer.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]",
@@ -113,7 +153,7 @@ def _wrap(
 
 
 def build_byte_level_bpe(
-    sentences: Iterable[str],
+    corpus: Corpus,
     vocab_size: int,
     lowercase: bool,
     min_frequency: int,
@@ -137,12 +177,12 @@ def build_byte_level_bpe(
         special_tokens=special_tokens,
         show_progress=False,
     )
-    tokenizer.train_from_iterator(sentences, trainer)
+    tokenizer.train_from_iterator(corpus(), trainer)
     return _wrap(tokenizer, ROBERTA_SPECIAL_TOKENS, extra_special_tokens, pair_type_ids=False)
 
 
 def build_unigram(
-    sentences: Iterable[str],
+    corpus: Corpus,
     vocab_size: int,
     lowercase: bool,
     min_frequency: int,
@@ -167,7 +207,7 @@ def build_unigram(
         max_piece_length=16,
         show_progress=False,
     )
-    tokenizer.train_from_iterator(sentences, trainer)
+    tokenizer.train_from_iterator(corpus(), trainer)
     return _wrap(tokenizer, ALBERT_SPECIAL_TOKENS, extra_special_tokens, pair_type_ids=True)
 
 
@@ -179,12 +219,12 @@ BUILDERS: dict[str, Callable[..., PreTrainedTokenizerBase]] = {
 
 
 def train_vocabulary(
-    sentences: Iterable[str], out_dir: str | os.PathLike, vocab_type: str, **settings
+    corpus: Corpus, out_dir: str | os.PathLike, vocab_type: str, **settings
 ) -> PreTrainedTokenizerBase:
     """Train a vocabulary of ``vocab_type`` and save it (atomically) as a tokenizer folder."""
     if vocab_type not in BUILDERS:
         raise ValueError(f"unknown vocabulary type {vocab_type!r}; known: {sorted(BUILDERS)}")
-    tokenizer = BUILDERS[vocab_type](sentences, **settings)
+    tokenizer = BUILDERS[vocab_type](corpus, **settings)
     if len(tokenizer) <= len(BERT_SPECIAL_TOKENS):
         raise ValueError("vocabulary training saw no text: are the sentence shards empty?")
     with atomic_path(out_dir, is_dir=True) as folder:
