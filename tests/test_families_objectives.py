@@ -1,6 +1,7 @@
 """Pretraining objectives of the model families: hand-checked batches and short runs on demo text."""
 
 import json
+import math
 import random
 
 import pytest
@@ -9,9 +10,11 @@ import torch.nn.functional as F
 from transformers import (
     AlbertConfig,
     AlbertForMaskedLM,
+    AutoModelForMaskedLM,
     AutoModelForSequenceClassification,
     AutoModelForTokenClassification,
     AutoTokenizer,
+    BertForPreTraining,
     ElectraConfig,
     RobertaConfig,
 )
@@ -19,10 +22,12 @@ from transformers import (
 from biocompact.corpus.sentences import RuleSplitter
 from biocompact.demo import DEFAULT_SEED, build_lexicon, make_citation
 from biocompact.models.presets import build_config
-from biocompact.pretraining.albert import MaskedLmAndSentenceOrder, SentenceOrderBatcher, split_point
+from biocompact.pretraining.albert import MaskedLmAndSentenceOrder, SentenceOrderBatcher
 from biocompact.pretraining.electra import build_electra, replace_tokens
+from biocompact.pretraining.nsp import MaskedLmAndNextSentence, NextSentenceBatcher, truncate_pair
 from biocompact.pretraining.objectives import objective_entry
 from biocompact.pretraining.run import run_pretraining
+from biocompact.pretraining.segments import split_point
 from biocompact.tokenized_corpus import build_tokenized_corpus
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.masking import IGNORE_INDEX, MaskingSettings
@@ -53,6 +58,9 @@ def test_objective_defaults_to_the_family_and_must_fit_it():
     assert objective_entry("mlm", "albert")[0] == "mlm"
     with pytest.raises(ValueError, match="objective 'electra' trains models of family electra, not 'bert'"):
         objective_entry("electra", "bert")
+    assert objective_entry("nsp", "bert")[0] == "nsp"
+    with pytest.raises(ValueError, match="objective 'nsp' trains models of family bert, not 'roberta'"):
+        objective_entry("nsp", "roberta")
 
 
 # ---- ELECTRA
@@ -167,6 +175,95 @@ def test_albert_loss_is_mlm_plus_sentence_order(one_torch_thread):
     assert torch.allclose(loss, mlm + order)
 
 
+# ---- BERT's next-sentence prediction
+
+
+def _document_rows(documents: int) -> dict:
+    """Two packed rows per document; token 100 + 40 x document + 20 x row + position (position < 20)."""
+    rows = {"input_ids": [], "word_ids": [], "document": []}
+    for document in range(documents):
+        for row, periods in enumerate([(2, 6), (1, 9)]):  # ". " after the 3rd and 7th, the 2nd and 10th tokens
+            base = 100 + 40 * document + 20 * row
+            ids = [PERIOD if i in periods else base + i for i in range(8 + 2 * row)]
+            rows["input_ids"].append([CLS, *ids, SEP])
+            rows["word_ids"].append([-1, *range(len(ids)), -1])
+            rows["document"].append(document)
+    return rows
+
+
+def _second_segment(ids: list[int]) -> list[int]:
+    return ids[split_point(ids, list(range(len(ids))), frozenset({PERIOD})) :]
+
+
+def test_truncate_pair_shortens_the_longer_segment_at_its_end():
+    first, second = ([1, 2, 3], [0, 1, 2]), ([4, 5, 6, 7, 8], [3, 4, 5, 6, 7])
+    assert truncate_pair(first, second, 6) == (([1, 2, 3], [0, 1, 2]), ([4, 5, 6], [3, 4, 5]))
+    assert truncate_pair(first, second, 4) == (([1, 2], [0, 1]), ([4, 5], [3, 4]))
+    assert truncate_pair(first, second, 8) == (first, second)
+
+
+def test_next_sentence_pairs_cut_at_a_sentence_end_with_half_from_other_documents():
+    rows = _document_rows(8)
+    batcher = NextSentenceBatcher(MaskedBatcher(PAD, MASK, 1000, MaskingSettings(probability=0.01)), CLS, SEP,
+                                  frozenset({PERIOD}))
+    labels = []
+    for seed in range(150):
+        batch = batcher(rows, torch.Generator().manual_seed(seed))
+        original = torch.where(batch["labels"] != IGNORE_INDEX, batch["labels"], batch["input_ids"])
+        for i, label in enumerate(batch["next_sentence_label"].tolist()):
+            length = int(batch["attention_mask"][i].sum())
+            sequence = original[i, :length].tolist()
+            ids = rows["input_ids"][i][1:-1]
+            assert length <= len(rows["input_ids"][i])  # so never longer than max_seq_length
+            assert sequence[0] == CLS and sequence[-1] == SEP and sequence.count(SEP) == 2
+            middle = sequence.index(SEP)
+            first, second = sequence[1:middle], sequence[middle + 1 : -1]
+            assert batch["token_type_ids"][i].tolist() == [0] * (middle + 1) + [1] * (length - middle - 1) + [0] * (
+                batch["input_ids"].shape[1] - length)
+            # A: the row up to its sentence end nearest the middle; B: what follows it or another document's
+            assert first == ids[: len(ids) - len(_second_segment(ids))] and first[-1] == PERIOD
+            if label == 0:
+                assert second == _second_segment(ids)[: len(second)]
+            else:
+                donor = (second[0] - 100) // 20
+                assert donor // 2 != rows["document"][i]
+                assert second == _second_segment(rows["input_ids"][donor][1:-1])[: len(second)]
+            labels.append(label)
+    assert 0.45 < sum(labels) / len(labels) < 0.55
+
+
+def test_next_sentence_pairs_need_another_document_and_the_document_column():
+    rows = _document_rows(1)
+    batcher = NextSentenceBatcher(MaskedBatcher(PAD, MASK, 1000, MaskingSettings()), CLS, SEP, frozenset({PERIOD}))
+    for seed in range(10):
+        assert batcher(rows, torch.Generator().manual_seed(seed))["next_sentence_label"].tolist() == [0, 0]
+    del rows["document"]
+    with pytest.raises(ValueError, match="'document' column"):
+        batcher(rows, torch.Generator())
+
+
+def test_bert_loss_is_mlm_plus_next_sentence(one_torch_thread):
+    torch.manual_seed(0)
+    model = BertForPreTraining(build_config(TINY, vocab_size=500, family="bert"))
+    objective = MaskedLmAndNextSentence(model).eval()
+    batcher = NextSentenceBatcher(MaskedBatcher(PAD, MASK, 500, MaskingSettings()), CLS, SEP, frozenset({PERIOD}))
+    batch = batcher(_document_rows(2), torch.Generator().manual_seed(1))
+    batch["next_sentence_label"] = torch.tensor([0, 1, 1, 1])
+    # the transformers model's own loss on the same inputs: MLM + NSP
+    keys = ("input_ids", "attention_mask", "token_type_ids", "labels", "next_sentence_label")
+    model_inputs = {k: batch[k] for k in keys}
+    loss, terms = objective(batch)
+    assert torch.allclose(loss, model(**model_inputs).loss)
+    # NSP logits fixed at (0, ln 3): p(NotNext) = 3/4 for every pair, always predicted
+    with torch.no_grad():
+        model.cls.seq_relationship.weight.zero_()
+        model.cls.seq_relationship.bias.copy_(torch.tensor([0.0, math.log(3)]))
+    loss, terms = objective(batch)
+    assert torch.isclose(terms["loss_nsp"], torch.tensor((math.log(4) + 3 * math.log(4 / 3)) / 4))
+    assert terms["accuracy_nsp"].item() == 0.75
+    assert torch.isclose(loss, terms["loss_mlm"] + terms["loss_nsp"])
+
+
 # ---- a tiny model of each family a few steps on demo text, through the pretraining job
 
 
@@ -183,16 +280,17 @@ def demo_shard(tmp_path_factory):
     return path
 
 
-FAMILY_RUNS = {  # family: (vocabulary type, objective, loss terms)
-    "roberta": ("bpe", None, ["loss_mlm"]),
-    "electra": ("wordpiece", None, ["loss_mlm", "loss_rtd"]),
-    "albert": ("unigram", None, ["loss_mlm", "loss_sop"]),
+FAMILY_RUNS = {  # run: (family, vocabulary type, objective, logged terms)
+    "roberta": ("roberta", "bpe", None, ["loss_mlm"]),
+    "electra": ("electra", "wordpiece", None, ["loss_mlm", "loss_rtd"]),
+    "albert": ("albert", "unigram", None, ["loss_mlm", "loss_sop"]),
+    "bert-nsp": ("bert", "wordpiece", "nsp", ["loss_mlm", "loss_nsp", "accuracy_nsp"]),
 }
 
 
-@pytest.mark.parametrize("family", FAMILY_RUNS)
-def test_family_pretrains_with_decreasing_loss_and_fine_tunes(family, demo_shard, tmp_path, one_torch_thread):
-    vocab_type, objective, terms = FAMILY_RUNS[family]
+@pytest.mark.parametrize("run", FAMILY_RUNS)
+def test_family_pretrains_with_decreasing_loss_and_fine_tunes(run, demo_shard, tmp_path, one_torch_thread):
+    family, vocab_type, objective, terms = FAMILY_RUNS[run]
     settings = {"type": vocab_type, "vocab_size": 500, "lowercase": True, "min_frequency": 2, "limit_alphabet": 200}
     build_vocabulary([demo_shard], tmp_path / "tokenizer", tmp_path / "stats.json", "v", settings,
                      heldout_fraction=0.1, max_heldout_sentences=200)
@@ -200,7 +298,7 @@ def test_family_pretrains_with_decreasing_loss_and_fine_tunes(family, demo_shard
                            heldout_fraction=0.1)
     outputs = {"model": str(tmp_path / "model"), "log": str(tmp_path / "log.jsonl"), "eval": str(tmp_path / "eval.json")}
     run_pretraining(
-        name=family, dataset_dir=tmp_path / "data", tokenizer_dir=tmp_path / "tokenizer", outputs=outputs,
+        name=run, dataset_dir=tmp_path / "data", tokenizer_dir=tmp_path / "tokenizer", outputs=outputs,
         checkpoint_dir=tmp_path / "checkpoints", architecture={"preset": "demo-2L-128"}, init="scratch",
         training={"steps": 60, "batch_size": 16, "learning_rate": 2e-3, "warmup_steps": 3, "log_every": 1,
                   "checkpoint_every": 60},
@@ -219,3 +317,8 @@ def test_family_pretrains_with_decreasing_loss_and_fine_tunes(family, demo_shard
     inputs = tokenizer(["BRCA1 mutations in tumours"], return_tensors="pt")
     assert tagger(**inputs).logits.shape[-1] == 3 and classifier(**inputs).logits.shape == (1, 2)
     assert tagger.config.model_type == family
+    if objective == "nsp":  # a BertForPreTraining folder: MLM head and the NSP-trained pooler load
+        assert 0.0 <= evaluation["next_sentence_accuracy"] <= 1.0
+        assert type(AutoModelForMaskedLM.from_pretrained(tmp_path / "model")).__name__ == "BertForMaskedLM"
+        pretrained = BertForPreTraining.from_pretrained(tmp_path / "model")
+        assert torch.equal(classifier.bert.pooler.dense.weight, pretrained.bert.pooler.dense.weight)

@@ -45,8 +45,8 @@ def test_each_vocabulary_type_has_statistics(families_run):
 
 @pytest.mark.slow
 def test_each_family_is_pretrained_with_its_objective(families_run):
-    expected = {"roberta-bpe": ("roberta", "mlm"), "electra-wordpiece": ("electra", "electra"),
-                "albert-unigram": ("albert", "albert")}
+    expected = {"bert-nsp": ("bert", "nsp"), "roberta-bpe": ("roberta", "mlm"),
+                "electra-wordpiece": ("electra", "electra"), "albert-unigram": ("albert", "albert")}
     for model, (family, objective) in expected.items():
         evaluation = json.loads((families_run / f"results/pretraining/{model}/eval.json").read_text())
         assert (evaluation["family"], evaluation["objective"]) == (family, objective)
@@ -55,6 +55,8 @@ def test_each_family_is_pretrained_with_its_objective(families_run):
     assert electra["heldout_model"] == "generator" and 0.5 < electra["replaced_token_accuracy"] <= 1.0
     albert = json.loads((families_run / "results/pretraining/albert-unigram/eval.json").read_text())
     assert 0.0 <= albert["sentence_order_accuracy"] <= 1.0
+    bert = json.loads((families_run / "results/pretraining/bert-nsp/eval.json").read_text())
+    assert 0.0 <= bert["next_sentence_accuracy"] <= 1.0
 
 
 @pytest.mark.slow

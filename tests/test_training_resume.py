@@ -43,7 +43,7 @@ def corpus(tmp_path_factory) -> dict:
     return {"dataset_dir": str(folder / "data"), "tokenizer_dir": str(folder / "tokenizer")}
 
 
-def _spec(corpus: dict, folder: Path, steps: int) -> dict:
+def _spec(corpus: dict, folder: Path, steps: int, objective: str | None = None) -> dict:
     return {
         **corpus,
         "name": "tiny",
@@ -58,6 +58,7 @@ def _spec(corpus: dict, folder: Path, steps: int) -> dict:
         "max_seq_length": 48,
         "probes": [{"text": "Mutations of [MASK] were found.", "answer": "brca1"}],
         "threads": 1,
+        "objective": objective,
     }
 
 
@@ -71,12 +72,13 @@ def _env() -> dict:
     return {**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": "", "TOKENIZERS_PARALLELISM": "false"}
 
 
-def test_a_job_killed_with_sigkill_resumes_to_the_same_weights(corpus, tmp_path):
+@pytest.mark.parametrize("objective", [None, "nsp"])  # nsp: random next sentences drawn again alike
+def test_a_job_killed_with_sigkill_resumes_to_the_same_weights(corpus, tmp_path, objective):
     steps = 40
-    straight = _spec(corpus, tmp_path / "straight", steps)
+    straight = _spec(corpus, tmp_path / "straight", steps, objective)
     run_pretraining(**straight)
 
-    killed = _spec(corpus, tmp_path / "killed", steps)
+    killed = _spec(corpus, tmp_path / "killed", steps, objective)
     checkpoints = Path(killed["checkpoint_dir"])
     process = subprocess.Popen(_job(killed, tmp_path), env=_env(), stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120

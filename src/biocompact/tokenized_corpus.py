@@ -3,7 +3,8 @@
 BERT's document-aware packing: consecutive sentences of one document fill a sequence of
 up to ``max_seq_length`` tokens (``[CLS] ... [SEP]``), so no padding is wasted inside a
 document and no sequence mixes documents. Each sequence keeps ``word_ids`` (the word
-of every token, -1 for special tokens) for whole-word masking.
+of every token, -1 for special tokens) for whole-word masking and ``document`` (its
+document's index in the corpus) for next-sentence prediction's random other document.
 """
 
 from __future__ import annotations
@@ -54,11 +55,12 @@ def pack_document(
     return packed
 
 
-def _tokenize_and_pack(batch: dict, tokenizer, max_seq_length: int) -> dict:
+def _tokenize_and_pack(batch: dict, indices: list[int], tokenizer, max_seq_length: int) -> dict:
     input_ids: list[list[int]] = []
     word_ids: list[list[int]] = []
+    document: list[int] = []
     heldout: list[bool] = []
-    for sentences, held in zip(batch["sentences"], batch["heldout"]):
+    for sentences, held, index in zip(batch["sentences"], batch["heldout"], indices):
         encoding = tokenizer(sentences, add_special_tokens=False)
         tokenised = [
             (encoding["input_ids"][i], list(encoding.word_ids(i)))
@@ -67,8 +69,9 @@ def _tokenize_and_pack(batch: dict, tokenizer, max_seq_length: int) -> dict:
         for ids, words in pack_document([s for s in tokenised if s[0]], max_seq_length - 2):
             input_ids.append([tokenizer.cls_token_id, *ids, tokenizer.sep_token_id])
             word_ids.append([-1, *words, -1])
+            document.append(index)
             heldout.append(held)
-    return {"input_ids": input_ids, "word_ids": word_ids, "heldout": heldout}
+    return {"input_ids": input_ids, "word_ids": word_ids, "document": document, "heldout": heldout}
 
 
 def build_tokenized_corpus(
@@ -93,6 +96,7 @@ def build_tokenized_corpus(
         packed = raw.map(
             _tokenize_and_pack,
             batched=True,
+            with_indices=True,
             batch_size=256,
             num_proc=num_proc if num_proc > 1 else None,
             remove_columns=raw.column_names,

@@ -7,7 +7,7 @@
 
 
 rule pretrain:
-    """Pretrain one model with its family's objective (MLM, ELECTRA, ALBERT's MLM + SOP)."""
+    """Pretrain one model with its objective (MLM, BERT's MLM + NSP, ELECTRA, ALBERT's MLM + SOP)."""
     input:
         corpus=lambda wc: f"results/pretraining_data/{model_vocabulary(wc.model)}",
         tokenizer=lambda wc: f"results/vocab/{model_vocabulary(wc.model)}/tokenizer",

@@ -1,4 +1,4 @@
-"""The pretraining objectives by config name (``objective: mlm|electra|albert``).
+"""The pretraining objectives by config name (``objective: mlm|nsp|electra|albert``).
 
 An objective is one builder: ``(model config or None, checkpoint location or None,
 options, tokenizer, batcher) -> (Objective, batcher)``; a new objective is a new module
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from biocompact.pretraining.albert import build_albert
 from biocompact.pretraining.electra import build_electra
 from biocompact.pretraining.mlm import build_mlm
+from biocompact.pretraining.nsp import build_nsp
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class ObjectiveEntry:
 
 OBJECTIVES: dict[str, ObjectiveEntry] = {
     "mlm": ObjectiveEntry(build_mlm, ("bert", "roberta", "electra", "albert")),
+    "nsp": ObjectiveEntry(build_nsp, ("bert",)),
     "electra": ObjectiveEntry(build_electra, ("electra",)),
     "albert": ObjectiveEntry(build_albert, ("albert",)),
 }

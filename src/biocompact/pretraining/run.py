@@ -45,7 +45,7 @@ def run_pretraining(
     """Pretrain model ``name`` from scratch (``init="scratch"``) or continue from a checkpoint.
 
     ``family`` (bert, roberta, electra, albert) picks the architecture, ``objective``
-    (mlm, electra, albert; default: the family's own) the loss; ``objective_options``
+    (mlm, nsp, electra, albert; default: the family's own) the loss; ``objective_options``
     are the objective's settings (ELECTRA: ``generator_fraction``, ``discriminator_weight``).
     """
     corpus, tokenizer, batcher = load_corpus(dataset_dir, tokenizer_dir, masking)

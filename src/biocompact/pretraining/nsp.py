@@ -1,0 +1,159 @@
+"""BERT's original objective: masked language modelling + next-sentence prediction (NSP).
+
+Each packed sequence is cut into segments A and B (``segments.split_point``). With
+probability 0.5 B stays the true continuation (label 0, IsNext, as in transformers'
+``BertForPreTraining``); otherwise it becomes the second segment of a random row of the
+batch from another document (label 1, NotNext): the batch is a random sample of the
+corpus, so that is BERT's random document. A random B is cut to the true B's length,
+then the longer segment loses tokens at its end until the pair is no longer than the
+packed sequence, so never longer than ``max_seq_length``. The model is a
+``BertForPreTraining``: the NSP head reads the pooled ``[CLS]`` state, and the saved folder
+loads as ``AutoModelForMaskedLM`` (NSP head dropped) or, with the pooler, as a classifier.
+"""
+
+from __future__ import annotations
+
+import datasets
+import torch
+import torch.nn.functional as F
+from transformers import (
+    BertForMaskedLM,
+    BertForPreTraining,
+    PretrainedConfig,
+    PreTrainedModel,
+    PreTrainedTokenizerBase,
+)
+
+from biocompact.pretraining.segments import Segment, mask_pairs, pair_accuracy, sentence_end_ids, split_point
+from biocompact.training.batches import MaskedBatcher
+from biocompact.training.evaluation import evaluate_language_model
+from biocompact.training.masking import IGNORE_INDEX
+from biocompact.training.objective import Objective
+
+RANDOM_NEXT_PROBABILITY = 0.5
+DOCUMENT = "document"  # the packed corpus's column: each sequence's document index
+
+
+def truncate_pair(first: Segment, second: Segment, limit: int) -> tuple[Segment, Segment]:
+    """Drop tokens at the end of the longer segment (B on a tie) until both hold ``limit`` at most."""
+    a, b = len(first[0]), len(second[0])
+    while a + b > limit:
+        if a > b:
+            a -= 1
+        else:
+            b -= 1
+    return (first[0][:a], first[1][:a]), (second[0][:b], second[1][:b])
+
+
+def _following(words: list[int], previous: list[int]) -> list[int]:
+    """``words`` renumbered to start after the last of ``previous`` (whole words stay apart)."""
+    if not words:
+        return words
+    return [word - words[0] + previous[-1] + 1 for word in words]
+
+
+class NextSentenceBatcher:
+    """Wraps a ``MaskedBatcher``: A + true or random B per row, then masked.
+
+    Adds ``token_type_ids`` and ``next_sentence_label`` (1: B from another document). Row
+    batches need the packed corpus's ``document`` column.
+    """
+
+    def __init__(self, inner: MaskedBatcher, cls_token_id: int, sep_token_id: int, ends: frozenset[int]):
+        self.inner = inner
+        self.cls_token_id = cls_token_id
+        self.sep_token_id = sep_token_id
+        self.ends = ends
+
+    def __call__(self, rows: dict, generator: torch.Generator) -> dict[str, torch.Tensor]:
+        if DOCUMENT not in rows:
+            raise ValueError(
+                f"next-sentence prediction needs the packed corpus's {DOCUMENT!r} column: "
+                "delete the pretraining data folder and build it again"
+            )
+        segments = []
+        for ids, words in zip(rows["input_ids"], rows["word_ids"]):
+            ids, words = ids[1:-1], words[1:-1]  # drop [CLS] ... [SEP]
+            cut = split_point(ids, words, self.ends)
+            segments.append(((ids[:cut], words[:cut]), (ids[cut:], words[cut:])))
+        documents = rows[DOCUMENT]
+        replace = (torch.rand(len(segments), generator=generator) < RANDOM_NEXT_PROBABILITY).tolist()
+        picks = torch.rand(len(segments), generator=generator).tolist()
+        pairs, labels = [], []
+        for i, ((first, second), ids) in enumerate(zip(segments, rows["input_ids"])):
+            donors = [j for j, (_, other) in enumerate(segments) if documents[j] != documents[i] and other[0]]
+            random_next = replace[i] and bool(donors) and bool(second[0])
+            if random_next:
+                other_ids, other_words = segments[donors[int(picks[i] * len(donors))]][1]
+                second = (other_ids[: len(second[0])], _following(other_words[: len(second[0])], first[1]))
+            pairs.append(truncate_pair(first, second, max(len(ids) - 3, 1)))
+            labels.append(int(random_next))
+        batch = mask_pairs(self.inner, rows, pairs, self.cls_token_id, self.sep_token_id, generator)
+        return {**batch, "next_sentence_label": torch.tensor(labels)}
+
+
+def masked_lm_view(model: BertForPreTraining) -> BertForMaskedLM:
+    """A ``BertForMaskedLM`` sharing ``model``'s encoder and MLM head (what the saved folder loads as)."""
+    with torch.device("meta"):
+        view = BertForMaskedLM(model.config)
+    view.bert, view.cls.predictions = model.bert, model.cls.predictions
+    return view
+
+
+class MaskedLmAndNextSentence(Objective):
+    """BERT's loss: MLM at the masked positions + NSP cross-entropy on the pooled ``[CLS]`` state."""
+
+    def __init__(self, model: BertForPreTraining):
+        super().__init__()
+        self.model = model
+
+    def logits(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+        """MLM logits at the masked positions and next-sentence logits per sequence."""
+        outputs = self.model.bert(
+            input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], token_type_ids=batch["token_type_ids"]
+        )
+        selected = batch["labels"] != IGNORE_INDEX
+        return (
+            self.model.cls.predictions(outputs.last_hidden_state[selected]),
+            self.model.cls.seq_relationship(outputs.pooler_output),
+        )
+
+    def forward(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        mlm_logits, next_logits = self.logits(batch)
+        mlm = F.cross_entropy(mlm_logits.float(), batch["labels"][batch["labels"] != IGNORE_INDEX])
+        label = batch["next_sentence_label"]
+        next_sentence = F.cross_entropy(next_logits.float(), label)
+        accuracy = (next_logits.argmax(-1) == label).float().mean()
+        terms = {"loss_mlm": mlm.detach(), "loss_nsp": next_sentence.detach(), "accuracy_nsp": accuracy}
+        return mlm + next_sentence, terms
+
+    def model_to_save(self) -> PreTrainedModel:
+        return self.model
+
+    def evaluate(
+        self,
+        tokenizer: PreTrainedTokenizerBase,
+        validation: datasets.Dataset,
+        batcher: NextSentenceBatcher,
+        probes: list[dict],
+    ) -> dict:
+        """Held-out MLM loss on whole sequences (comparable with the other families) + NSP accuracy."""
+        return {
+            **evaluate_language_model(masked_lm_view(self.model), tokenizer, validation, batcher.inner, probes),
+            "next_sentence_accuracy": pair_accuracy(
+                lambda batch: self.logits(batch)[1], validation, batcher, "next_sentence_label", self.model.device
+            ),
+        }
+
+
+def build_nsp(
+    config: PretrainedConfig | None,
+    location: str | None,
+    options: dict,
+    tokenizer: PreTrainedTokenizerBase,
+    batcher: MaskedBatcher,
+) -> tuple[Objective, NextSentenceBatcher]:
+    """MLM + NSP on a new ``BertForPreTraining`` of ``config`` or the saved BERT at ``location``."""
+    model = BertForPreTraining.from_pretrained(location) if location else BertForPreTraining(config)
+    wrapped = NextSentenceBatcher(batcher, tokenizer.cls_token_id, tokenizer.sep_token_id, sentence_end_ids(tokenizer))
+    return MaskedLmAndNextSentence(model), wrapped

@@ -1,0 +1,80 @@
+"""Two-segment inputs shared by sentence-order (ALBERT) and next-sentence (BERT) prediction.
+
+A packed sequence is cut at a sentence end nearest its middle (a word that follows a
+``.``, ``?`` or ``!`` token) or, if it holds no sentence end, at the word boundary nearest
+its middle; the pair becomes ``[CLS] A [SEP] B [SEP]`` with token types 0 for
+``[CLS] A [SEP]`` and 1 for ``B [SEP]``, then is masked like any MLM batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import datasets
+import torch
+from transformers import PreTrainedTokenizerBase
+
+from biocompact.training.batches import MaskedBatcher, pad
+from biocompact.training.evaluation import EVAL_MASKING_SEED
+
+SENTENCE_ENDS = (".", "?", "!")
+# word-start markers of WordPiece (##), byte-level BPE (Ġ) and unigram (▁) pieces
+_PIECE_MARKERS = "#Ġ▁"
+
+Segment = tuple[list[int], list[int]]  # token ids, word ids
+
+
+def sentence_end_ids(tokenizer: PreTrainedTokenizerBase) -> frozenset[int]:
+    """Ids of the vocabulary's pieces that are a sentence-final punctuation mark."""
+    return frozenset(i for token, i in tokenizer.get_vocab().items() if token.lstrip(_PIECE_MARKERS) in SENTENCE_ENDS)
+
+
+def split_point(ids: list[int], words: list[int], ends: frozenset[int]) -> int:
+    """Where to cut a sequence of (unframed) tokens into two non-empty segments.
+
+    The word start right after a sentence end nearest the middle; else the word start
+    nearest the middle; else (a single word) the middle token.
+    """
+    middle = len(ids) / 2
+    starts = [i for i in range(1, len(ids)) if words[i] != words[i - 1]]
+    sentences = [i for i in starts if ids[i - 1] in ends]
+    candidates = sentences or starts
+    if not candidates:
+        return max(1, len(ids) // 2)
+    return min(candidates, key=lambda i: (abs(i - middle), i))
+
+
+def mask_pairs(
+    inner: MaskedBatcher,
+    rows: dict,
+    pairs: list[tuple[Segment, Segment]],
+    cls_token_id: int,
+    sep_token_id: int,
+    generator: torch.Generator,
+) -> dict[str, torch.Tensor]:
+    """Frame each (A, B) of ``rows`` as ``[CLS] A [SEP] B [SEP]``, mask with ``inner``, add ``token_type_ids``."""
+    input_ids, word_ids, token_types = [], [], []
+    for (first_ids, first_words), (second_ids, second_words) in pairs:
+        input_ids.append([cls_token_id, *first_ids, sep_token_id, *second_ids, sep_token_id])
+        word_ids.append([-1, *first_words, -1, *second_words, -1])
+        token_types.append([0] * (len(first_ids) + 2) + [1] * (len(second_ids) + 1))
+    batch = inner({**rows, "input_ids": input_ids, "word_ids": word_ids}, generator)
+    return {**batch, "token_type_ids": pad(token_types, 0)}
+
+
+@torch.inference_mode()
+def pair_accuracy(
+    pair_logits: Callable[[dict[str, torch.Tensor]], torch.Tensor],
+    dataset: datasets.Dataset,
+    batcher: Callable[[dict, torch.Generator], dict[str, torch.Tensor]],
+    label: str,
+    device: torch.device,
+    batch_size: int = 32,
+) -> float:
+    """Share of held-out pairs whose ``label`` the two-way ``pair_logits`` predict right (fixed seed)."""
+    generator = torch.Generator().manual_seed(EVAL_MASKING_SEED)
+    right = 0
+    for start in range(0, len(dataset), batch_size):
+        batch = {k: v.to(device) for k, v in batcher(dataset[start : start + batch_size], generator).items()}
+        right += int((pair_logits(batch).argmax(-1) == batch[label]).sum())
+    return right / max(len(dataset), 1)
