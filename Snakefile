@@ -33,6 +33,7 @@ include: "workflow/rules/vocab.smk"
 include: "workflow/rules/pretraining.smk"
 include: "workflow/rules/distillation.smk"
 include: "workflow/rules/finetuning.smk"
+include: "workflow/rules/task_distillation.smk"
 include: "workflow/rules/report.smk"
 
 

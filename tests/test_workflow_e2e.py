@@ -130,3 +130,56 @@ def test_distilled_student_beats_the_same_architecture_trained_from_scratch(demo
     scratch = json.loads((demo_run / "results/pretraining/student-scratch/eval.json").read_text())
     assert config["distillation"]["teacher-distil"]["steps"] == config["pretraining"]["student-scratch"]["steps"]
     assert distilled["heldout_loss"] < scratch["heldout_loss"]
+
+
+def _html_table(html: str, table_id: str) -> list[list[str]]:
+    """Cell texts of the report's table ``table_id``, header row first."""
+    import lxml.html
+
+    table = lxml.html.fromstring(html).get_element_by_id(table_id)
+    return [[cell.text_content().strip() for cell in row] for row in table.iter("tr")]
+
+
+def test_task_distillation_outputs_summary_and_report_table(demo_run, config):
+    settings = config["task_distillation"]
+    summary = pd.read_csv(demo_run / "results/task_distillation/summary.csv", dtype={"transfer": str})
+    html = (demo_run / "results/report/report.html").read_text(encoding="utf-8")
+    for name, experiment in settings["experiments"].items():
+        teacher = (demo_run / "results/task_distillation/teachers" / experiment["teacher"] / experiment["task"]
+                   / f"seed{experiment.get('teacher_seed', 1)}")
+        assert json.loads((teacher / "model/config.json").read_text())["id2label"]
+        assert json.loads((teacher / "evaluation.json").read_text())["primary_metric"] == "roc_auc"
+        folder = demo_run / "results/task_distillation/experiments" / name
+        for transfer in experiment["transfer"]:
+            meta = json.loads((folder / transfer / "soft_labels.json").read_text())
+            rows = (folder / transfer / "soft_labels.jsonl").read_text().splitlines()
+            assert len(rows) == meta["examples"] > 0
+            assert all(0 <= p <= 1 for row in rows for p in json.loads(row)["soft_label"])
+            for seed in settings["seeds"]:
+                record = json.loads((folder / transfer / "distilled" / f"seed{seed}/evaluation.json").read_text())
+                assert {"roc_auc", "teacher_agreement"} <= set(record["metrics"]) and record["seed"] == seed
+        rows = summary[(summary.experiment == name) & (summary.metric == "roc_auc")]
+        assert set(rows.setting) == {"teacher", "distilled", "direct", "untrained"}
+        assert (rows.loc[rows.setting != "teacher", "n_seeds"] == len(settings["seeds"])).all()
+        header, *body = _html_table(html, f"task-distillation-{name}-roc_auc")
+        assert header == ["Transfer set", "teacher", "student after distillation", "student fine-tuned directly",
+                          "student without transfer"]
+        assert [row[0] for row in body] == experiment["transfer"]
+        distilled = rows[rows.setting == "distilled"].set_index("transfer")["median"]
+        for row in body:
+            assert row[2].startswith(f"{100 * distilled[row[0]]:.1f}")
+
+
+def test_student_distilled_on_the_tasks_own_text_learns_the_task(demo_run, config):
+    """One robust claim: trained only on the teacher's soft labels of the task's training
+    sentences, the student ranks test relations far better than its untrained self."""
+    settings = config["task_distillation"]
+    summary = pd.read_csv(demo_run / "results/task_distillation/summary.csv", dtype={"transfer": str})
+    auc = summary[summary.metric == "roc_auc"]
+    for name, experiment in settings["experiments"].items():
+        train = config["finetuning"]["tasks"][experiment["task"]]["train"]
+        own = [t for t in experiment["transfer"] if settings["transfer_sets"][t].get("path") == train]
+        untrained = auc[(auc.experiment == name) & (auc.setting == "untrained")]["median"].item()
+        for transfer in own:
+            distilled = auc[(auc.experiment == name) & (auc.setting == "distilled") & (auc.transfer == transfer)]
+            assert distilled["median"].item() > untrained + 0.15, (name, transfer)

@@ -1,4 +1,4 @@
-"""Synthetic demo data: a PubMed-style corpus plus NER and RE tasks.
+"""Synthetic demo data: a PubMed-style corpus plus NER and RE tasks, and general-domain text.
 
 Every word comes from the small hand-written lexicons and sentence templates in this
 module, so the demo ships no third-party text. The output is a pure function of the
@@ -41,6 +41,7 @@ HELDOUT_DISEASE_SHARE = 0.3  # disease names never used in NER training
 HELDOUT_MENTION_SHARE = 0.35  # share of devel/test mentions drawn from held-out names
 RE_POSITIVE_SHARE = 0.4
 RE_HELDOUT_TEMPLATE_SHARE = 0.25  # dev/test sentences phrased in ways train never shows
+GENERAL_PASSAGES = 400  # general-domain passages (transfer data of task-specific distillation)
 DOCTYPE = (
     '<!DOCTYPE PubmedArticleSet PUBLIC "-//NLM//DTD PubMedArticle, 1st January 2025//EN" '
     '"https://dtd.nlm.nih.gov/ncbi/pubmed/out/pubmed_250101.dtd">'
@@ -713,6 +714,57 @@ def re_tsv(rows: Sequence[tuple[str, int]], indexed: bool) -> str:
     return "index\tsentence\tlabel\n" + body
 
 
+# --------------------------------------------------------------------------- general-domain text
+
+GENERAL_WORDS = {
+    "person": ("my neighbour", "the teacher", "a young farmer", "the old fisherman", "our guide",
+               "the baker", "a local artist", "the team captain", "my grandmother", "the mayor"),
+    "place": ("the harbour", "the market square", "the mountain village", "the city library",
+              "the river bank", "the train station", "the school garden", "the old bridge",
+              "the football ground", "the seaside town"),
+    "thing": ("bicycle", "wooden boat", "kitchen table", "garden fence", "violin", "red kite",
+              "picnic basket", "map of the region", "umbrella", "clock tower"),
+    "food": ("fresh bread", "apple pie", "vegetable soup", "grilled fish", "cheese", "rice",
+             "strawberries", "tomato salad", "pancakes", "lemon cake"),
+    "weather": ("sunny", "rainy", "windy", "cold", "warm", "foggy", "snowy", "cloudy"),
+    "day": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
+    "season": ("spring", "summer", "autumn", "winter"),
+    "event": ("concert", "football match", "harvest festival", "chess tournament", "boat race",
+              "book fair", "street parade", "cooking contest"),
+    "adjective": ("quiet", "busy", "beautiful", "crowded", "peaceful", "noisy", "small", "famous"),
+    "verb": ("visited", "painted", "repaired", "described", "photographed", "cleaned", "found",
+             "sold"),
+    "number": ("two", "three", "four", "five", "ten", "twenty", "a hundred"),
+}
+GENERAL_TEMPLATES = (
+    "On {day} {person} {verb} the {thing} near {place}.",
+    "The weather was {weather} when the {event} started at {place}.",
+    "{person} bought {food} at {place} every {day}.",
+    "In {season} {place} becomes {adjective} and {weather}.",
+    "More than {number} people came to the {event} last {season}.",
+    "{person} says that the best {food} in town is sold near {place}.",
+    "The {thing} that {person} {verb} was older than the {thing}.",
+    "After the {event}, {person} walked home along {place}.",
+    "It is often {weather} in {season}, so {person} carries an umbrella.",
+    "{person} won the {event} with {number} points.",
+    "The {adjective} streets around {place} are lovely on a {weather} day.",
+    "Every {season} the town organises a {event} for {number} families.",
+    "{person} cooked {food} and {food} for the guests.",
+    "Nobody knew who had {verb} the {thing} at {place}.",
+    "The {event} was cancelled because it was too {weather}.",
+    "Tickets for the {event} cost {number} coins at {place}.",
+)
+
+
+def general_passages(rng: random.Random, count: int) -> list[str]:
+    """General-domain sentences (no biomedical word) from the templates above."""
+
+    def fill(slot: str) -> list[Segment]:
+        return [(rng.choice(GENERAL_WORDS[slot]), False)]
+
+    return [plain(render(rng.choice(GENERAL_TEMPLATES), fill)) for _ in range(count)]
+
+
 # --------------------------------------------------------------------------- output
 
 def gzip_bytes(data: bytes, name: str) -> bytes:
@@ -754,6 +806,8 @@ it, byte for byte, with
 - `tasks/re/`: GAD-style gene-disease relations in BioBERT TSV with `@GENE$` and
   `@DISEASE$` masks; label 1 when the sentence asserts an association. `train.tsv` and
   `dev.tsv` are `sentence<TAB>label`; `test.tsv` has the header `index<TAB>sentence<TAB>label`.
+- `general/passages.txt`: general-domain sentences (weather, markets, festivals), one per
+  line, the source of the demo's randomised transfer set for task-specific distillation.
 
 | file | contents |
 | --- | --- |
@@ -790,6 +844,9 @@ def generate(out: str | Path, seed: int = DEFAULT_SEED) -> dict[str, str]:
         _write(out / "tasks" / "re" / f"{split}.tsv", re_tsv(rows, indexed=split == "test").encode())
         positives = sum(label for _, label in rows)
         counts[f"tasks/re/{split}.tsv"] = f"{count} sentences, {positives} positive"
+    passages = general_passages(random.Random(f"{seed}-general"), GENERAL_PASSAGES)
+    _write(out / "general" / "passages.txt", "".join(f"{line}\n" for line in passages).encode())
+    counts["general/passages.txt"] = f"{len(passages)} general-domain sentences"
     _write(out / "README.md", readme(counts).encode())
     return counts
 

@@ -1,6 +1,6 @@
 # Aggregation over seeds, efficiency benchmark and the HTML report.
 # Uses FINETUNE_MODELS, TASKS, SEEDS, PRETRAINED, DISTILLED, VOCABS, model_dir and
-# model_input from common.smk.
+# model_input from common.smk, TD_SUMMARY and TD_EXPERIMENTS from task_distillation.smk.
 
 FINETUNE_METRICS = "results/finetuning/{model}/{task}/seed{seed}/metrics.json"
 BASELINE_METRICS = "results/baselines/{task}/metrics.json"
@@ -78,6 +78,7 @@ rule report:
         + expand("results/distillation/{model}/eval.json", model=DISTILLED),
         corpus="results/corpus/stats.json",
         vocab=expand("results/vocab/{vocab}/stats.json", vocab=VOCABS),
+        task_distillation=TD_SUMMARY if TD_EXPERIMENTS else [],
     output:
         html=report("results/report/report.html", caption="../report/report.rst", category="Report"),
     params:

@@ -148,10 +148,32 @@ def _roc_auc(labels: Sequence[str], positive: str) -> Callable[[Sequence, Sequen
     return compute
 
 
+def positive_label(labels: Sequence[str]) -> str:
+    """The label whose probability a binary ROC AUC ranks by: yes, else 1, else the last."""
+    for positive in ("yes", POSITIVE_BINARY_LABEL):
+        if positive in labels:
+            return positive
+    return labels[-1]
+
+
+def roc_auc_metric(labels: Sequence[str], unit: str) -> Metric:
+    """ROC AUC of predicted probabilities (``ScoredLabel``) per ``unit``: of the positive
+    label for two labels, else macro one-vs-rest."""
+    positive = positive_label(labels)
+    return Metric(
+        (
+            f"ROC AUC of the predicted probability of {positive!r} per {unit}"
+            if len(labels) == 2
+            else f"macro one-vs-rest ROC AUC over {list(labels)} per {unit}"
+        )
+        + "; 0.5 when gold holds a single class",
+        _roc_auc(labels, positive),
+    )
+
+
 def yesno_metrics(labels: Sequence[str], unit: str) -> dict[str, Metric]:
     """Accuracy, macro-F1 over the training labels and ROC AUC of yes/no(/maybe) answers,
     one per ``unit`` (e.g. question)."""
-    positive = "yes" if "yes" in labels else labels[-1]
     return {
         "accuracy": Metric(
             f"share of {unit}s answered correctly",
@@ -164,15 +186,7 @@ def yesno_metrics(labels: Sequence[str], unit: str) -> dict[str, Metric]:
                 gold, [p.label for p in pred], labels=list(labels), average="macro", zero_division=0
             ),
         ),
-        "roc_auc": Metric(
-            (
-                f"ROC AUC of the predicted probability of {positive!r} per {unit}"
-                if len(labels) == 2
-                else f"macro one-vs-rest ROC AUC over {list(labels)} per {unit}"
-            )
-            + "; 0.5 when gold holds a single class",
-            _roc_auc(labels, positive),
-        ),
+        "roc_auc": roc_auc_metric(labels, unit),
     }
 
 

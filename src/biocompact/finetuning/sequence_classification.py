@@ -61,7 +61,8 @@ class SequenceClassification(TaskFamily):
         task: Mapping,
     ) -> Encoded:
         """Tokenise each text (with its pair), truncated to max_seq_length (the longer of
-        the pair first); count truncated examples."""
+        the pair first); count truncated examples. Label ids only when every example has
+        a label (unlabelled text, e.g. distillation transfer data, has an empty one)."""
         label_ids = {label: i for i, label in enumerate(labels)}
         pairs = [example.text_pair for example in examples]
         if any(pair is None for pair in pairs) and any(pair is not None for pair in pairs):
@@ -73,9 +74,10 @@ class SequenceClassification(TaskFamily):
             max_length=task["hyperparameters"]["max_seq_length"],
         )
         truncated = sum(bool(item.overflowing) for item in encoding.encodings)
-        dataset = Dataset.from_dict(
-            {**encoding, "labels": [label_ids[example.label] for example in examples]}
-        )
+        columns = dict(encoding)
+        if all(example.label for example in examples):
+            columns["labels"] = [label_ids[example.label] for example in examples]
+        dataset = Dataset.from_dict(columns)
         return Encoded(dataset, stats={"truncated_examples": truncated})
 
     def decode(self, logits: np.ndarray, encoded: Encoded, labels: Sequence[str]) -> list[str]:

@@ -8,9 +8,10 @@ import itertools
 import logging
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import torch
 from datasets import Dataset
 from transformers import (
@@ -26,7 +27,7 @@ from transformers import (
 )
 from transformers.utils.logging import disable_progress_bar
 
-from biocompact.atomic import atomic_open, write_json
+from biocompact.atomic import atomic_open, atomic_path, write_json
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.record import FoldResult, metrics_record, write_fold_predictions
 from biocompact.finetuning.splits import Splits, load_splits
@@ -109,10 +110,11 @@ def _training_arguments(
 def _trainer(
     model: PreTrainedModel, arguments: TrainingArguments, family: TaskFamily,
     tokenizer: PreTrainedTokenizerBase, train: Dataset | None,
-    callbacks: Sequence[TrainerCallback] = (), **kwargs: Any,
+    callbacks: Sequence[TrainerCallback] = (), trainer_class: Callable[..., Trainer] = Trainer,
+    **kwargs: Any,
 ) -> Trainer:  # fmt: skip
-    """A Trainer logging to the job log instead of printing."""
-    trainer = Trainer(
+    """A Trainer (of ``trainer_class``) logging to the job log instead of printing."""
+    trainer = trainer_class(
         model=model,
         args=arguments,
         data_collator=family.data_collator(tokenizer),
@@ -122,6 +124,30 @@ def _trainer(
     )
     trainer.remove_callback(PrinterCallback)
     return trainer
+
+
+def train_without_dev(
+    model: PreTrainedModel, family: TaskFamily, tokenizer: PreTrainedTokenizerBase,
+    train: Dataset, hyperparameters: Mapping, seed: int, trainer_class: Callable[..., Trainer] = Trainer,
+    label_names: Sequence[str] | None = None,
+) -> None:  # fmt: skip
+    """Train ``model`` in place for the preset's epochs without dev evaluation (``label_names``:
+    the dataset's target columns when ``trainer_class`` computes its own loss)."""
+    with tempfile.TemporaryDirectory(prefix="biocompact-train-") as scratch:
+        arguments = _training_arguments(hyperparameters, seed, scratch, evaluate=False)
+        if label_names:
+            arguments.label_names = list(label_names)
+        _trainer(model, arguments, family, tokenizer, train, trainer_class=trainer_class).train()
+
+
+def predict_logits(
+    model: PreTrainedModel, family: TaskFamily, tokenizer: PreTrainedTokenizerBase,
+    data: Dataset, hyperparameters: Mapping, seed: int,
+) -> np.ndarray:  # fmt: skip
+    """The model's outputs on ``data`` (batched as the preset says)."""
+    with tempfile.TemporaryDirectory(prefix="biocompact-predict-") as scratch:
+        arguments = _training_arguments(hyperparameters, seed, scratch, evaluate=False)
+        return _trainer(model, arguments, family, tokenizer, None).predict(data).predictions
 
 
 def grid_points(hyperparameters: Mapping) -> list[dict[str, Any]]:
@@ -146,9 +172,7 @@ def _intermediate_model(
         examples = family.read(task["intermediate"], task["format"])
         data = family.encode(examples, tokenizer, labels, task).dataset
         settings = {**hyperparameters, "epochs": hyperparameters["intermediate_epochs"]}
-        with tempfile.TemporaryDirectory(prefix="biocompact-intermediate-") as scratch:
-            arguments = _training_arguments(settings, seed, scratch, evaluate=False)
-            _trainer(model, arguments, family, tokenizer, data).train()
+        train_without_dev(model, family, tokenizer, data, settings, seed)
         logger.info(
             "intermediate fine-tuning on %d examples of %s", len(examples), task["intermediate"]
         )
@@ -187,9 +211,10 @@ def _train_point(
 
 def _run_fold(
     model_path: str, family: TaskFamily, tokenizer: PreTrainedTokenizerBase, task: Mapping,
-    seed: int, fold: str | None,
+    seed: int, fold: str | None, out_model: str | None = None,
 ) -> FoldResult:  # fmt: skip
-    """Train every grid point on one fold, choose the best on dev, score it once on test."""
+    """Train every grid point on one fold, choose the best on dev, score it once on test;
+    save the chosen model with its tokenizer to ``out_model`` when given."""
     splits = load_splits(task, family)
     primary = family.primary_metric(task, splits.labels)
     train, dev, test = (
@@ -215,10 +240,11 @@ def _run_fold(
             chosen = (point, model, best)
         del model
     point, model, best = chosen
-    with tempfile.TemporaryDirectory(prefix="biocompact-predict-") as scratch:
-        arguments = _training_arguments(point, seed, scratch, evaluate=False)
-        trainer = _trainer(model, arguments, family, tokenizer, None)
-        logits = trainer.predict(test.dataset).predictions
+    if out_model:
+        with atomic_path(out_model, is_dir=True) as folder:
+            model.save_pretrained(folder)
+            tokenizer.save_pretrained(folder)
+    logits = predict_logits(model, family, tokenizer, test.dataset, point, seed)
     predictions = family.decode(logits, test, splits.labels)
     test_metrics = family.score(splits.test, predictions, task, splits.labels)
     logger.info("fold %s: test %s", fold, test_metrics)
@@ -247,17 +273,23 @@ def finetune(
     *,
     model_name: str | None = None,
     task_name: str | None = None,
+    out_model: str | None = None,
 ) -> dict[str, Any]:
     """Fine-tune ``model_path`` on ``task`` (a task config with resolved ``hyperparameters``)
     and write test predictions and metrics.json atomically (the median over folds for a
-    cross-validated task). Returns the metrics record."""
+    cross-validated task); save the model chosen on dev to the folder ``out_model`` when
+    given (a task without folds only). Returns the metrics record."""
     torch.set_num_threads(threads)
     disable_progress_bar()
     family = get_family(task["family"], task["format"])
+    folds = fold_tasks(task)
+    if out_model and len(folds) > 1:
+        raise ValueError(f"task {task_name or task.get('name')!r}: cannot save one model of "
+                         f"a cross-validated task ({len(folds)} folds)")
     tokenizer = AutoTokenizer.from_pretrained(model_path)
     results = [
-        _run_fold(model_path, family, tokenizer, fold_task, seed, fold)
-        for fold, fold_task in fold_tasks(task)
+        _run_fold(model_path, family, tokenizer, fold_task, seed, fold, out_model)
+        for fold, fold_task in folds
     ]
     with atomic_open(out_predictions) as handle:
         write_fold_predictions(handle, family, results)

@@ -12,6 +12,7 @@ import pandas as pd
 from biocompact.aggregation import AVERAGE_FORMULAS
 from biocompact.atomic import atomic_open, read_json
 from biocompact.report import costs, glance, load, plots, tables
+from biocompact.task_distillation.summary import read_summary as read_distillation_summary
 
 
 def render(template: str | Path, context: dict[str, Any]) -> str:
@@ -82,6 +83,7 @@ def build_report(
     evals: Sequence[str | Path] = (),
     corpus: str | Path | None = None,
     vocab: Sequence[str | Path] = (),
+    task_distillation: str | Path | None = None,
     benchmarks: str | Path = "results/benchmarks",
     config: dict[str, Any] | None = None,
     title: str = "biocompact report",
@@ -91,7 +93,8 @@ def build_report(
 
     ``train_logs`` and ``evals`` live at ``.../{stage}/{model}/``; ``benchmarks`` is the
     folder of Snakemake benchmark TSVs (first subfolder = stage); ``source_dir`` is the
-    workflow's git checkout, whose commit is recorded.
+    workflow's git checkout, whose commit is recorded; ``task_distillation`` is the summary
+    CSV of task-specific distillation (none: no such section).
     """
     averages_frame = pd.read_csv(averages)
     context = {
@@ -101,6 +104,10 @@ def build_report(
         **_models_context(train_logs, evals, config or {}, averages_frame),
         "corpus": tables.corpus_tables(read_json(corpus)) if corpus else None,
         "vocab": tables.vocab_table(load.read_jsons(vocab)) if vocab else None,
+        "task_distillation": (
+            tables.task_distillation_tables(read_distillation_summary(task_distillation))
+            if task_distillation else []
+        ),
         "compute_cost": costs.compute_cost_table(load.read_benchmarks(benchmarks)),
         "provenance": load.provenance(config or {}, source_dir),
     }

@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from biocompact.aggregation import BASELINE, OVERALL
+from biocompact.task_distillation.summary import AGREEMENT, SETTINGS
 
 FAMILY_NAMES = {"ner": "Named entity recognition (NER)", "re": "Relation extraction (RE)",
                 "qa": "Question answering (QA)", "dc": "Document classification (DC)"}
@@ -234,3 +235,43 @@ def vocab_table(stats: Sequence[dict[str, Any]]) -> Table:
                                         "heldout_words"])
     return frame_table(frame, {"vocab_size": number, "heldout_words": number, "fertility": lambda v: number(v, 3),
                                "unk_rate": lambda v: "" if missing(v) else f"{100 * v:.3f}%"})
+
+
+def _distillation_cell(rows: pd.DataFrame, setting: str) -> Cell:
+    if rows.empty:
+        reason = "not run: the transfer set has no labels or direct_finetuning is off" if setting == "direct" else ""
+        return Cell("n/a" if reason else "", reason, numeric=True)
+    row = rows.iloc[0]
+    spread = "" if missing(row["std"]) else f" ± {percent(row['std'])}"
+    title = f"median {percent(row['median'])}; min-max {percent(row['min'])}-{percent(row['max'])}; {row['n_seeds']} seed(s)"
+    return Cell(percent(row["median"]) + spread, title, numeric=True)
+
+
+def task_distillation_tables(summary: pd.DataFrame) -> list[dict[str, Any]]:
+    """Seed 003's comparison per experiment and metric (its primary metric, then the students'
+    agreement with the teacher): one row per transfer set; columns teacher, student after
+    distillation, student fine-tuned directly and student without transfer (the teacher and
+    the untrained student do not depend on the transfer set: the same value in every row)."""
+    tables = []
+    for experiment, rows in summary.groupby("experiment", sort=False):
+        first = rows.iloc[0]
+        primary = rows.loc[rows["primary"], "metric"].iloc[0]
+        transfers = list(dict.fromkeys(rows.loc[rows["setting"] == "distilled", "transfer"]))
+        for metric in [primary] + ([AGREEMENT] if AGREEMENT in set(rows["metric"]) else []):
+            values = rows[rows["metric"] == metric]
+            table = Table(["Transfer set", *SETTINGS.values()])
+            for transfer in transfers:
+                cells = [Cell(transfer)]
+                for setting in SETTINGS:
+                    key = transfer if setting in ("distilled", "direct") else ""
+                    cells.append(_distillation_cell(values[(values["setting"] == setting) & (values["transfer"] == key)], setting))
+                table.add(cells)
+            definition = next((d for d in values["definition"] if d), metric)
+            tables.append({
+                "id": f"task-distillation-{experiment}-{metric}",
+                "caption": f"{experiment}: teacher {first['teacher']} fine-tuned on {first['task']}, student "
+                           f"{first['student']}; {metric} x 100 on the task's test set ({definition}), median over "
+                           "seeds ± standard deviation.",
+                "table": table,
+            })
+    return tables

@@ -1,0 +1,149 @@
+"""Stage 1 (the teacher: fine-tuned by the harness and saved) and stage 3 (students trained
+on the teacher's soft labels, fine-tuned directly on the transfer set's own labels, seed
+003 section 4.2, or left untrained), each evaluated on the task's test set."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import torch
+from datasets import Dataset
+from transformers import (
+    AutoModelForSequenceClassification,
+    AutoTokenizer,
+    PreTrainedTokenizerBase,
+    Trainer,
+    set_seed,
+)
+from transformers.utils.logging import disable_progress_bar
+
+from biocompact.atomic import write_json
+from biocompact.finetuning.family import TaskFamily
+from biocompact.finetuning.splits import check_known_labels
+from biocompact.finetuning.tasks import get_family
+from biocompact.finetuning.train import finetune, train_without_dev
+from biocompact.task_distillation.evaluation import evaluate, read_predicted_labels
+from biocompact.task_distillation.soft_labels import (
+    model_labels,
+    read_soft_labels,
+    soft_label_columns,
+    soft_label_loss,
+)
+from biocompact.task_distillation.transfer import read_transfer_set
+
+logger = logging.getLogger(__name__)
+
+SOFT_LABELS = "soft_labels"
+DISTILLED, DIRECT, UNTRAINED = "distilled", "direct", "untrained"
+METHODS = (DISTILLED, DIRECT, UNTRAINED)
+
+
+class SoftLabelTrainer(Trainer):
+    """A Trainer whose loss is ``soft_label_loss`` on the batch's ``soft_labels`` column."""
+
+    loss_is_scaled_for_ga = False  # a per-batch mean
+
+    def __init__(self, *args: Any, temperature: float, positive: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.temperature = temperature
+        self.positive = positive
+
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        soft_labels = inputs.pop(SOFT_LABELS)
+        outputs = model(**inputs)
+        loss = soft_label_loss(outputs.logits, soft_labels, self.temperature, self.positive)
+        return (loss, outputs) if return_outputs else loss
+
+
+def train_teacher(
+    model_path: str, task: Mapping, seed: int, out_model: str, out_metrics: str,
+    out_predictions: str, out_evaluation: str, out_evaluation_predictions: str,
+    threads: int = 1, model_name: str | None = None, task_name: str | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """Fine-tune ``model_path`` on ``task`` with the harness (metrics.json, predictions.tsv),
+    save the model chosen on dev and evaluate it like the students."""
+    record = finetune(model_path, task, seed, out_metrics, out_predictions, threads,
+                      model_name=model_name, task_name=task_name, out_model=out_model)  # fmt: skip
+    family = get_family(task["family"], task["format"])
+    model = AutoModelForSequenceClassification.from_pretrained(out_model)
+    tokenizer = AutoTokenizer.from_pretrained(out_model)
+    evaluation = evaluate(model, tokenizer, family, task, model_labels(out_model), seed,
+                          out_evaluation_predictions)  # fmt: skip
+    result = {"setting": "teacher", "model": model_name or model_path, "task": task_name,
+              "seed": seed, "model_path": out_model, **evaluation,
+              "train_examples": record["train_examples"], "train_seconds": record["train_seconds"],
+              "hyperparameters": task["hyperparameters"]}  # fmt: skip
+    write_json(out_evaluation, result)
+    return result
+
+
+def _training_data(
+    method: str, data_path: str | None, family: TaskFamily, tokenizer: PreTrainedTokenizerBase,
+    labels: Sequence[str], task: Mapping,
+) -> Dataset | None:  # fmt: skip
+    """What a student trains on: transfer text with soft labels only (``distilled``), with
+    its own labels (``direct``), or nothing (``untrained``)."""
+    if method == UNTRAINED:
+        return None
+    if method == DISTILLED:
+        examples, soft = read_soft_labels(data_path)
+        data = family.encode(examples, tokenizer, labels, task).dataset
+        if "labels" in data.column_names:  # never the transfer set's ground truth
+            data = data.remove_columns("labels")
+        return data.add_column(SOFT_LABELS, soft)
+    examples = read_transfer_set(data_path)
+    if not all(example.label for example in examples):
+        raise ValueError(f"{data_path}: direct fine-tuning needs a label on every transfer example")
+    check_known_labels(examples, labels)
+    return family.encode(examples, tokenizer, labels, task).dataset
+
+
+def run_students(
+    method: str, student_path: str, teacher_path: str, task: Mapping, seeds: Sequence[int],
+    out_evaluations: Sequence[str], out_predictions: Sequence[str], teacher_predictions: str,
+    data_path: str | None = None, temperature: float | None = None, threads: int = 1, *,
+    experiment: str | None = None, transfer: str | None = None, model_name: str | None = None,
+    task_name: str | None = None,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """For every seed, build the student with a fresh head for the teacher's labels, train it
+    by ``method`` for the task's hyperparameters (no dev selection: no ground truth of the
+    task is used) and evaluate it; write one evaluation per seed. ``data_path``: the soft
+    labels (``distilled``, which needs the ``temperature``) or the transfer set (``direct``)."""
+    if method not in METHODS:
+        raise ValueError(f"unknown student method {method!r}; known: {METHODS}")
+    if method == DISTILLED and temperature is None:
+        raise ValueError("distilled students need the temperature of their soft labels")
+    torch.set_num_threads(threads)
+    disable_progress_bar()
+    family = get_family(task["family"], task["format"])
+    labels = model_labels(teacher_path)
+    tokenizer = AutoTokenizer.from_pretrained(student_path)
+    teacher_labels = read_predicted_labels(teacher_predictions)
+    data = _training_data(method, data_path, family, tokenizer, labels, task)
+    training = ()
+    if method == DISTILLED:
+        positive = labels.index(soft_label_columns(labels)[0])
+        training = (functools.partial(SoftLabelTrainer, temperature=temperature, positive=positive), [SOFT_LABELS])
+    results = []
+    for seed, out_evaluation, out_prediction in zip(seeds, out_evaluations, out_predictions, strict=True):
+        set_seed(seed)  # before the new head is initialised
+        model = family.build_model(student_path, labels)
+        started = time.perf_counter()
+        if data is not None:
+            train_without_dev(model, family, tokenizer, data, task["hyperparameters"], seed, *training)
+        seconds = time.perf_counter() - started
+        evaluation = evaluate(model, tokenizer, family, task, labels, seed, out_prediction, teacher_labels)
+        result = {"experiment": experiment, "transfer": transfer, "setting": method,
+                  "model": model_name or student_path, "task": task_name or task.get("name"),
+                  "seed": seed, "model_path": student_path,
+                  **evaluation, "train_examples": len(data) if data is not None else 0,
+                  "train_seconds": round(seconds, 3), "hyperparameters": task["hyperparameters"],
+                  "temperature": temperature}  # fmt: skip
+        write_json(out_evaluation, result)
+        logger.info("%s student, seed %d: %s", method, seed, evaluation["metrics"])
+        results.append(result)
+    return results
