@@ -52,6 +52,10 @@ def _overlay_config() -> dict:
     config["finetuning"]["resources"] = {**SMALL_JOB, "cpus_per_gpu": 1}
     for preset in config["finetuning"]["presets"].values():
         preset["epochs"] = 1
+    config["task_distillation"]["seeds"] = [1]
+    config["task_distillation"]["resources"] = {**SMALL_JOB, "cpus_per_gpu": 1}
+    for experiment in config["task_distillation"]["experiments"].values():
+        experiment["teacher_training"]["epochs"] = experiment["student_training"]["epochs"] = 1
     config["efficiency"] = {"batch_sizes": [1], "sequence_lengths": [32], "repeats": 1}
     return config
 
