@@ -132,15 +132,20 @@ def test_attention_maps_equal_eager_attention_probabilities():
         assert torch.allclose(maps.double(), reference.maps[layer - 1], atol=1e-6)
 
 
+def loss_terms(objective, inputs: dict) -> dict:
+    """The objective's loss terms on ``inputs``, at the masked positions."""
+    positions = inputs["labels"] >= 0
+    return objective.loss_terms(objective.student_activations(inputs, positions),
+                                objective.teacher_activations(inputs, positions), inputs)
+
+
 def test_distilbert_terms_follow_eq_1_to_3():
     teacher = bert(4)
     student = student_from_teacher_layers(teacher, [0, 2])
     objective = DistilBertObjective(student, teacher, temperature=2.0).eval()
     inputs = batch()
     s, t = Reference(student, inputs), Reference(teacher, inputs)
-    positions = inputs["labels"] >= 0
-    terms = objective.loss_terms(objective.student_activations(inputs, positions),
-                                 objective.teacher_activations(inputs, positions), inputs)
+    terms = loss_terms(objective, inputs)
     check(terms, {
         "mlm": mlm(s, inputs),
         "soft": soft(s, t, inputs, 2.0),
@@ -155,9 +160,7 @@ def test_lewis_aligns_through_a_learned_projection_to_the_teacher_width():
     assert isinstance(objective.projection, torch.nn.Linear) and objective.projection.weight.shape == (16, 8)
     inputs = batch()
     s, t = Reference(student, inputs), Reference(teacher, inputs)
-    positions = inputs["labels"] >= 0
-    terms = objective.loss_terms(objective.student_activations(inputs, positions),
-                                 objective.teacher_activations(inputs, positions), inputs)
+    terms = loss_terms(objective, inputs)
     check(terms, {
         "mlm": mlm(s, inputs),
         "soft": soft(s, t, inputs, 2.0),
@@ -206,9 +209,7 @@ def test_compact_terms_follow_eq_10_with_an_explicit_layer_map():
         keys = inputs["attention_mask"].bool()
         return mean(kl(t_maps[b, h, q][keys[b]].log(), s_maps[b, h, q][keys[b]].log()) for h in range(2) for b, q in real)
 
-    positions = inputs["labels"] >= 0
-    terms = objective.loss_terms(objective.student_activations(inputs, positions),
-                                 objective.teacher_activations(inputs, positions), inputs)
+    terms = loss_terms(objective, inputs)
     check(terms, {
         "mlm": mlm(s, inputs),
         "soft": soft(s, t, inputs, 2.0),
@@ -224,9 +225,7 @@ def test_loss_is_the_weighted_sum_of_its_terms_with_per_layer_weights():
     objective.eval()
     inputs = batch()
     loss, logged = objective(inputs)
-    positions = inputs["labels"] >= 0
-    terms = objective.loss_terms(objective.student_activations(inputs, positions),
-                                 objective.teacher_activations(inputs, positions), inputs)
+    terms = loss_terms(objective, inputs)
     layers = sum(w * (terms["hidden"][i] + terms["attention"][i]) for i, w in enumerate([0.5, 2.0]))
     expected = 1.0 * terms["mlm"] + 5.0 * terms["soft"] + layers
     assert loss.item() == pytest.approx(expected.item(), rel=1e-6)

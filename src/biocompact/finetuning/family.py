@@ -31,6 +31,7 @@ class TaskFamily(ABC):
 
     name: str
     model_class: Any  # a transformers AutoModelFor... class
+    model_options: Mapping[str, Any] = {}  # further config settings of the model, e.g. its problem_type
     readers: Mapping[str, Callable[[str | Path], list]]
     default_metric: str
 
@@ -58,6 +59,7 @@ class TaskFamily(ABC):
             num_labels=len(labels),
             id2label=dict(enumerate(labels)),
             label2id={label: i for i, label in enumerate(labels)},
+            **self.model_options,
         )
 
     def primary_metric(self, task: Mapping, labels: Sequence[str]) -> str:

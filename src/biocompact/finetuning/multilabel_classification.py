@@ -12,7 +12,6 @@ from datasets import Dataset
 from transformers import (
     AutoModelForSequenceClassification,
     DataCollatorWithPadding,
-    PreTrainedModel,
     PreTrainedTokenizerBase,
 )
 
@@ -28,17 +27,9 @@ class MultiLabelClassification(TaskFamily):
 
     name = "dc"
     model_class = AutoModelForSequenceClassification
+    model_options = {"problem_type": "multi_label_classification"}
     readers = {"hoc_tsv": read_hoc_tsv}
     default_metric = "abstract_micro_f1"
-
-    def build_model(self, model_path: str, labels: Sequence[str]) -> PreTrainedModel:
-        return self.model_class.from_pretrained(
-            model_path,
-            num_labels=len(labels),
-            id2label=dict(enumerate(labels)),
-            label2id={label: i for i, label in enumerate(labels)},
-            problem_type="multi_label_classification",
-        )
 
     def group(self, example: MultiLabelText) -> str:
         return example.document

@@ -8,15 +8,12 @@ Parameter sharing and factorised embeddings come from ``AlbertConfig``
 
 from __future__ import annotations
 
-import datasets
 import torch
-import torch.nn.functional as F
 from torch import nn
-from transformers import AlbertForMaskedLM, PretrainedConfig, PreTrainedModel, PreTrainedTokenizerBase
+from transformers import AlbertForMaskedLM, PretrainedConfig, PreTrainedTokenizerBase
 
-from biocompact.pretraining.segments import mask_pairs, pair_accuracy, sentence_end_ids, split_point
+from biocompact.pretraining.segments import MaskedLmAndPairTask, mask_pairs, sentence_end_ids, split_point
 from biocompact.training.batches import MaskedBatcher
-from biocompact.training.evaluation import evaluate_language_model
 from biocompact.training.masking import IGNORE_INDEX
 from biocompact.training.objective import Objective
 
@@ -49,12 +46,14 @@ class SentenceOrderBatcher:
         return {**batch, "sentence_order_label": torch.tensor(order)}
 
 
-class MaskedLmAndSentenceOrder(Objective):
+class MaskedLmAndSentenceOrder(MaskedLmAndPairTask):
     """ALBERT's loss: MLM at the masked positions + SOP on the ``[CLS]`` state (pooler + classifier)."""
 
+    pair_label = "sentence_order_label"
+    accuracy_key = "sentence_order_accuracy"
+
     def __init__(self, model: AlbertForMaskedLM):
-        super().__init__()
-        self.model = model
+        super().__init__(model)
         hidden = model.config.hidden_size
         self.sentence_order_head = nn.Sequential(
             nn.Linear(hidden, hidden), nn.Tanh(), nn.Dropout(model.config.classifier_dropout_prob), nn.Linear(hidden, 2)
@@ -69,28 +68,8 @@ class MaskedLmAndSentenceOrder(Objective):
         return self.model.predictions(hidden[selected]), self.sentence_order_head(hidden[:, 0])
 
     def forward(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-        mlm_logits, order_logits = self.logits(batch)
-        mlm = F.cross_entropy(mlm_logits.float(), batch["labels"][batch["labels"] != IGNORE_INDEX])
-        order = F.cross_entropy(order_logits.float(), batch["sentence_order_label"])
+        mlm, order, _ = self.losses(batch)
         return mlm + order, {"loss_mlm": mlm.detach(), "loss_sop": order.detach()}
-
-    def model_to_save(self) -> PreTrainedModel:
-        return self.model
-
-    def evaluate(
-        self,
-        tokenizer: PreTrainedTokenizerBase,
-        validation: datasets.Dataset,
-        batcher: SentenceOrderBatcher,
-        probes: list[dict],
-    ) -> dict:
-        """Held-out MLM loss on whole sequences (comparable with the other families) + SOP accuracy."""
-        return {
-            **evaluate_language_model(self.model, tokenizer, validation, batcher.inner, probes),
-            "sentence_order_accuracy": pair_accuracy(
-                lambda batch: self.logits(batch)[1], validation, batcher, "sentence_order_label", self.model.device
-            ),
-        }
 
 
 def build_albert(

@@ -13,20 +13,16 @@ loads as ``AutoModelForMaskedLM`` (NSP head dropped) or, with the pooler, as a c
 
 from __future__ import annotations
 
-import datasets
 import torch
-import torch.nn.functional as F
 from transformers import (
     BertForMaskedLM,
     BertForPreTraining,
     PretrainedConfig,
-    PreTrainedModel,
     PreTrainedTokenizerBase,
 )
 
-from biocompact.pretraining.segments import Segment, mask_pairs, pair_accuracy, sentence_end_ids, split_point
+from biocompact.pretraining.segments import MaskedLmAndPairTask, Segment, mask_pairs, sentence_end_ids, split_point
 from biocompact.training.batches import MaskedBatcher
-from biocompact.training.evaluation import evaluate_language_model
 from biocompact.training.masking import IGNORE_INDEX
 from biocompact.training.objective import Objective
 
@@ -100,12 +96,11 @@ def masked_lm_view(model: BertForPreTraining) -> BertForMaskedLM:
     return view
 
 
-class MaskedLmAndNextSentence(Objective):
+class MaskedLmAndNextSentence(MaskedLmAndPairTask):
     """BERT's loss: MLM at the masked positions + NSP cross-entropy on the pooled ``[CLS]`` state."""
 
-    def __init__(self, model: BertForPreTraining):
-        super().__init__()
-        self.model = model
+    pair_label = "next_sentence_label"
+    accuracy_key = "next_sentence_accuracy"
 
     def logits(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
         """MLM logits at the masked positions and next-sentence logits per sequence."""
@@ -119,31 +114,14 @@ class MaskedLmAndNextSentence(Objective):
         )
 
     def forward(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-        mlm_logits, next_logits = self.logits(batch)
-        mlm = F.cross_entropy(mlm_logits.float(), batch["labels"][batch["labels"] != IGNORE_INDEX])
-        label = batch["next_sentence_label"]
-        next_sentence = F.cross_entropy(next_logits.float(), label)
-        accuracy = (next_logits.argmax(-1) == label).float().mean()
+        mlm, next_sentence, next_logits = self.losses(batch)
+        accuracy = (next_logits.argmax(-1) == batch[self.pair_label]).float().mean()
         terms = {"loss_mlm": mlm.detach(), "loss_nsp": next_sentence.detach(), "accuracy_nsp": accuracy}
         return mlm + next_sentence, terms
 
-    def model_to_save(self) -> PreTrainedModel:
-        return self.model
-
-    def evaluate(
-        self,
-        tokenizer: PreTrainedTokenizerBase,
-        validation: datasets.Dataset,
-        batcher: NextSentenceBatcher,
-        probes: list[dict],
-    ) -> dict:
-        """Held-out MLM loss on whole sequences (comparable with the other families) + NSP accuracy."""
-        return {
-            **evaluate_language_model(masked_lm_view(self.model), tokenizer, validation, batcher.inner, probes),
-            "next_sentence_accuracy": pair_accuracy(
-                lambda batch: self.logits(batch)[1], validation, batcher, "next_sentence_label", self.model.device
-            ),
-        }
+    def masked_lm(self) -> BertForMaskedLM:
+        """Held-out figures on the ``BertForMaskedLM`` view (what the saved folder loads as)."""
+        return masked_lm_view(self.model)
 
 
 def build_nsp(

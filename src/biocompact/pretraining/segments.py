@@ -9,19 +9,31 @@ its middle; the pair becomes ``[CLS] A [SEP] B [SEP]`` with token types 0 for
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 import datasets
 import torch
-from transformers import PreTrainedTokenizerBase
+import torch.nn.functional as F
+from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from biocompact.training.batches import MaskedBatcher, pad
-from biocompact.training.evaluation import EVAL_MASKING_SEED
+from biocompact.training.evaluation import EVAL_MASKING_SEED, evaluate_language_model
+from biocompact.training.masking import IGNORE_INDEX
+from biocompact.training.objective import Objective
 
 SENTENCE_ENDS = (".", "?", "!")
 # word-start markers of WordPiece (##), byte-level BPE (Ġ) and unigram (▁) pieces
 _PIECE_MARKERS = "#Ġ▁"
 
 Segment = tuple[list[int], list[int]]  # token ids, word ids
+
+
+class PairBatcher(Protocol):
+    """Makes two-segment batches on top of the MLM batcher ``inner``."""
+
+    inner: MaskedBatcher
+
+    def __call__(self, rows: dict, generator: torch.Generator) -> dict[str, torch.Tensor]: ...
 
 
 def sentence_end_ids(tokenizer: PreTrainedTokenizerBase) -> frozenset[int]:
@@ -78,3 +90,45 @@ def pair_accuracy(
         batch = {k: v.to(device) for k, v in batcher(dataset[start : start + batch_size], generator).items()}
         right += int((pair_logits(batch).argmax(-1) == batch[label]).sum())
     return right / max(len(dataset), 1)
+
+
+class MaskedLmAndPairTask(Objective):
+    """MLM at the masked positions + a two-way prediction about the segment pair (SOP, NSP).
+
+    Subclasses give ``logits`` (MLM logits at the masked positions, pair logits per
+    sequence), the batch key ``pair_label`` and the ``eval.json`` key ``accuracy_key``.
+    """
+
+    pair_label: str
+    accuracy_key: str
+
+    def __init__(self, model: PreTrainedModel):
+        super().__init__()
+        self.model = model
+
+    def logits(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+        raise NotImplementedError
+
+    def losses(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """MLM loss, pair loss and the pair logits of ``batch``."""
+        mlm_logits, pair_logits = self.logits(batch)
+        mlm = F.cross_entropy(mlm_logits.float(), batch["labels"][batch["labels"] != IGNORE_INDEX])
+        return mlm, F.cross_entropy(pair_logits.float(), batch[self.pair_label]), pair_logits
+
+    def masked_lm(self) -> PreTrainedModel:
+        """The model whose held-out MLM loss and fill-mask probes ``eval.json`` reports."""
+        return self.model
+
+    def model_to_save(self) -> PreTrainedModel:
+        return self.model
+
+    def evaluate(
+        self, tokenizer: PreTrainedTokenizerBase, validation: datasets.Dataset, batcher: PairBatcher, probes: list[dict]
+    ) -> dict:
+        """Held-out MLM loss on whole sequences (comparable with the other families) + pair accuracy."""
+        return {
+            **evaluate_language_model(self.masked_lm(), tokenizer, validation, batcher.inner, probes),
+            self.accuracy_key: pair_accuracy(
+                lambda batch: self.logits(batch)[1], validation, batcher, self.pair_label, self.model.device
+            ),
+        }

@@ -29,6 +29,15 @@ BERT_SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 MODEL_MAX_LENGTH = 512
 
 
+def _special_token_list(specials: Iterable[str], extra_special_tokens: Sequence[str]) -> list[str]:
+    """The vocabulary's own special tokens, then the extra ones (which may not repeat them)."""
+    specials = list(specials)
+    duplicates = set(extra_special_tokens) & set(specials)
+    if duplicates:
+        raise ValueError(f"extra_special_tokens repeats the vocabulary's own special tokens: {sorted(duplicates)}")
+    return [*specials, *extra_special_tokens]
+
+
 def _bert_wordpiece_tokenizer(model: models.WordPiece, lowercase: bool) -> Tokenizer:
     tokenizer = Tokenizer(model)
     tokenizer.normalizer = normalizers.BertNormalizer(lowercase=lowercase, strip_accents=lowercase)
@@ -66,10 +75,7 @@ def build_wordpiece(
     ``##c`` pieces; the second pass trains with those pieces numbered in sorted order and
     the alphabet fixed (cut by frequency, then code point, where the limit bites).
     """
-    duplicates = set(extra_special_tokens) & set(BERT_SPECIAL_TOKENS)
-    if duplicates:
-        raise ValueError(f"extra_special_tokens repeats BERT's own special tokens: {sorted(duplicates)}")
-    special_tokens = [*BERT_SPECIAL_TOKENS, *extra_special_tokens]
+    special_tokens = _special_token_list(BERT_SPECIAL_TOKENS, extra_special_tokens)
 
     survey = _bert_wordpiece_tokenizer(models.WordPiece(unk_token="[UNK]"), lowercase)
     survey.train_from_iterator(corpus(), trainers.WordPieceTrainer(
@@ -111,13 +117,6 @@ def build_wordpiece(
 ROBERTA_SPECIAL_TOKENS = {"cls": "<s>", "pad": "<pad>", "sep": "</s>", "unk": "<unk>", "mask": "<mask>"}
 # ALBERT's special tokens, in its order
 ALBERT_SPECIAL_TOKENS = {"pad": "<pad>", "unk": "<unk>", "cls": "[CLS]", "sep": "[SEP]", "mask": "[MASK]"}
-
-
-def _special_token_list(specials: dict[str, str], extra_special_tokens: Sequence[str]) -> list[str]:
-    duplicates = set(extra_special_tokens) & set(specials.values())
-    if duplicates:
-        raise ValueError(f"extra_special_tokens repeats the vocabulary's own special tokens: {sorted(duplicates)}")
-    return [*specials.values(), *extra_special_tokens]
 
 
 def _wrap(
@@ -164,7 +163,7 @@ def build_byte_level_bpe(
 
     The alphabet is the 256 bytes, so ``limit_alphabet`` does not apply.
     """
-    special_tokens = _special_token_list(ROBERTA_SPECIAL_TOKENS, extra_special_tokens)
+    special_tokens = _special_token_list(ROBERTA_SPECIAL_TOKENS.values(), extra_special_tokens)
     tokenizer = Tokenizer(models.BPE())
     if lowercase:
         tokenizer.normalizer = normalizers.Lowercase()
@@ -194,7 +193,7 @@ def build_unigram(
     Unigram training keeps pieces by likelihood over every character seen, so
     ``min_frequency`` and ``limit_alphabet`` do not apply.
     """
-    special_tokens = _special_token_list(ALBERT_SPECIAL_TOKENS, extra_special_tokens)
+    special_tokens = _special_token_list(ALBERT_SPECIAL_TOKENS.values(), extra_special_tokens)
     tokenizer = Tokenizer(models.Unigram())
     steps = [normalizers.NFKC(), normalizers.Replace("``", '"'), normalizers.Replace("''", '"')]
     tokenizer.normalizer = normalizers.Sequence([*steps, normalizers.Lowercase()] if lowercase else steps)
