@@ -132,3 +132,20 @@ def test_a_wrong_model_location_fails_before_any_job_naming_its_key(tmp_path, de
     assert result.returncode != 0
     output = result.stdout + result.stderr
     assert f"{key}: " in output and problem in output, output[-2000:]
+
+
+def test_without_fine_tuning_the_default_target_is_what_the_config_names(tmp_path, demo_config):
+    config = {"corpus": demo_config["corpus"], "vocabularies": demo_config["vocabularies"]}
+    (tmp_path / "vocab-only.yaml").write_text(yaml.safe_dump(config))
+    result = _dry_run_files(tmp_path, "vocab-only.yaml")
+    assert result.returncode == 0, result.stderr[-3000:]
+    planned = planned_jobs(result)
+    assert planned["train_vocabulary"] == planned["tokenize_corpus"] == 1
+    assert not {"pretrain", "finetune", "report"} & set(planned)
+
+
+def test_a_vocabulary_without_a_corpus_is_an_error(tmp_path, demo_config):
+    (tmp_path / "no-corpus.yaml").write_text(yaml.safe_dump({"vocabularies": demo_config["vocabularies"]}))
+    result = _dry_run_files(tmp_path, "no-corpus.yaml")
+    assert result.returncode != 0
+    assert "vocabularies ['wordpiece-uncased'] need a corpus" in result.stdout + result.stderr
