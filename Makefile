@@ -13,7 +13,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test clean
+.PHONY: install demo test lint format clean
 
 install: $(VENV)/.installed
 
@@ -26,6 +26,22 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 	$(BIN)/pip install --quiet --no-deps -e .
 	$(BIN)/python -c "import datasets, torch, transformers, scispacy, pubmed_parser, snakemake"
 	touch $@
+
+# The formatter and linters alone (seconds): CI runs them before the tests.
+$(VENV)/.lint-installed: requirements-lint.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet -r requirements-lint.txt
+	touch $@
+
+lint: $(VENV)/.lint-installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/snakefmt --check Snakefile workflow/rules
+
+format: $(VENV)/.lint-installed
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+	$(BIN)/snakefmt Snakefile workflow/rules
 
 demo: install
 	$(BIN)/snakemake --profile local
