@@ -46,27 +46,46 @@ def definitions(metrics: Mapping[str, Metric]) -> dict[str, str]:
     return {name: metric.definition for name, metric in metrics.items()}
 
 
-def _entity(function: Callable, name: str, training: str) -> Metric:
+# seqeval's default mode decodes entities with conlleval's chunk rules (an ``I-X`` after ``O``
+# or after another type opens an entity, as conlleval.pl does): the definition BioBERT's
+# evaluation and Hugging Face's run_ner report. Its strict IOB2 mode drops such ill-formed
+# entities; it is kept as a second, labelled metric.
+_CONLLEVAL = (
+    "conlleval (CoNLL-2000 conlleval.pl rules, seqeval's default mode: an I- tag after O or "
+    "after another type starts an entity); an entity counts when its type and both "
+    "boundaries match"
+)
+_STRICT = (
+    "seqeval strict IOB2 (entities opened by an ill-formed I- tag are dropped); an entity "
+    "counts when its type and both boundaries match"
+)
+
+
+def _entity(function: Callable, name: str, training: str, strict: bool) -> Metric:
+    options = {"mode": "strict", "scheme": IOB2} if strict else {}
+
     def compute(gold: Sequence, predicted: Sequence) -> float:
-        return function(
-            gold, predicted, mode="strict", scheme=IOB2, average="micro", zero_division=0
-        )
+        return function(gold, predicted, average="micro", zero_division=0, **options)
 
     return Metric(
-        f"entity-level micro {name}, seqeval strict IOB2 (an entity counts only when its type "
-        f"and both boundaries match exactly); trained with {training} labelled, words are "
-        "scored by their first sub-token, words beyond max_seq_length are predicted O",
+        f"entity-level micro {name}, {_STRICT if strict else _CONLLEVAL}; trained with "
+        f"{training} labelled, words are scored by their first sub-token, words beyond "
+        "max_seq_length are predicted O",
         compute,
     )
 
 
 def ner_metrics(label_all_subtokens: bool = False) -> dict[str, Metric]:
-    """Entity-level precision, recall and F1 over sentences of IOB2 tags."""
+    """Entity-level micro precision, recall and F1 over sentences of IOB2 tags: conlleval's
+    definition (``f1``, ...), and seqeval's strict IOB2 mode (``strict_f1``, ...)."""
     training = "every sub-token" if label_all_subtokens else "the first sub-token of each word"
+    functions = {"f1": entity_f1, "precision": entity_precision, "recall": entity_recall}
     return {
-        "f1": _entity(entity_f1, "F1", training),
-        "precision": _entity(entity_precision, "precision", training),
-        "recall": _entity(entity_recall, "recall", training),
+        f"{prefix}{name}": _entity(
+            function, name if name != "f1" else "F1", training, strict=bool(prefix)
+        )
+        for prefix in ("", "strict_")
+        for name, function in functions.items()
     }
 
 

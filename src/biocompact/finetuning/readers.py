@@ -2,8 +2,8 @@
 
 NER: BioBERT TSV (``token<TAB>tag``, blank line between sentences) and CoNLL
 (whitespace-separated columns, token first, tag last, ``-DOCSTART-`` lines skipped).
-Tags are IOB2; untyped ``B``/``I`` become ``B-ENT``/``I-ENT`` so that seqeval's strict
-mode sees typed entities.
+Tags are IOB2; untyped ``B``/``I`` become ``B-ENT``/``I-ENT`` so that seqeval sees
+typed entities.
 
 Relation extraction / sentence classification: BioBERT TSV (``sentence<TAB>label``,
 test files with an ``index<TAB>sentence<TAB>label`` header) and BLUE TSV
