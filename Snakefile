@@ -27,6 +27,7 @@ configfile: "config.yaml"
 validate(config, "workflow/schemas/config.schema.yaml")
 
 
+include: "workflow/rules/datasets.smk"  # fills in tasks named by `dataset` before common.smk
 include: "workflow/rules/common.smk"
 include: "workflow/rules/corpus.smk"
 include: "workflow/rules/vocab.smk"
