@@ -156,3 +156,26 @@ def test_families_by_format():
     assert get_family("qa_factoid").primary_metric({}, []) == "mrr"
     with pytest.raises(ValueError, match="unknown dc format 'conll'"):
         get_family("dc", "conll")
+
+
+def test_pico_word_level_macro_f1():
+    from biocompact.finetuning.metrics import word_macro_f1
+
+    gold = [["B-P", "I-P", "O", "B-I"], ["I-O", "O"]]
+    pred = [["I-P", "O", "O", "B-P"], ["I-O", "I-O"]]
+    # words: P gold 2, predicted 2, both 1 -> F1 1/2; I gold 1, predicted 0 -> 0;
+    # O(utcome) gold 1, predicted 2, both 1 -> 2/3; macro (1/2 + 0 + 2/3) / 3
+    assert word_macro_f1(["I", "O", "P"])(gold, pred) == pytest.approx((1 / 2 + 2 / 3) / 3)
+    metrics = ner_metrics(labels=["B-P", "I-I", "I-O", "I-P", "O"])
+    assert "['I', 'O', 'P']" in definitions(metrics)["word_macro_f1"]
+    assert score(metrics, gold, pred)["word_macro_f1"] == pytest.approx((1 / 2 + 2 / 3) / 3)
+
+
+def test_similarity_pearson_spearman_and_mse():
+    from biocompact.finetuning.sentence_similarity import similarity_metrics
+
+    # deviations from the mean 2.5: gold (-1.5, -.5, .5, 1.5), predicted (-1.5, .5, -.5, 1.5):
+    # covariance sum 4, squared sums 5 and 5 -> r = 0.8; ranks alike -> Spearman 0.8
+    scores = score(similarity_metrics(), [1.0, 2.0, 3.0, 4.0], [1.0, 3.0, 2.0, 4.0])
+    assert scores == pytest.approx({"pearson": 0.8, "spearman": 0.8, "mse": 0.5})
+    assert score(similarity_metrics(), [1.0, 2.0], [3.0, 3.0])["pearson"] == 0.0

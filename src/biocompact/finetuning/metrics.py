@@ -75,18 +75,54 @@ def _entity(function: Callable, name: str, training: str, strict: bool) -> Metri
     )
 
 
-def ner_metrics(label_all_subtokens: bool = False) -> dict[str, Metric]:
+def _entity_type(tag: str) -> str | None:
+    return None if tag == "O" else tag.split("-", 1)[-1]
+
+
+def word_macro_f1(types: Sequence[str]) -> Callable[[Sequence, Sequence], float]:
+    """Unweighted mean over entity ``types`` of the word-level F1 of each type (a word
+    belongs to a type when its tag, B- or I-, carries it): BLURB's PICO metric."""
+
+    def compute(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]]) -> float:
+        pairs = [
+            (_entity_type(g), _entity_type(p))
+            for gold_tags, predicted_tags in zip(gold, predicted)
+            for g, p in zip(gold_tags, predicted_tags, strict=True)
+        ]
+        scores = []
+        for kind in types:
+            both = sum(g == kind and p == kind for g, p in pairs)
+            total = sum(g == kind for g, _ in pairs) + sum(p == kind for _, p in pairs)
+            scores.append(2 * both / total if total else 0.0)
+        return sum(scores) / len(scores) if scores else 0.0
+
+    return compute
+
+
+def ner_metrics(
+    label_all_subtokens: bool = False, labels: Sequence[str] = ()
+) -> dict[str, Metric]:
     """Entity-level micro precision, recall and F1 over sentences of IOB2 tags: conlleval's
-    definition (``f1``, ...), and seqeval's strict IOB2 mode (``strict_f1``, ...)."""
+    definition (``f1``, ...), and seqeval's strict IOB2 mode (``strict_f1``, ...); with the
+    training ``labels``, also the word-level macro F1 over their entity types."""
     training = "every sub-token" if label_all_subtokens else "the first sub-token of each word"
     functions = {"f1": entity_f1, "precision": entity_precision, "recall": entity_recall}
-    return {
+    metrics = {
         f"{prefix}{name}": _entity(
             function, name if name != "f1" else "F1", training, strict=bool(prefix)
         )
         for prefix in ("", "strict_")
         for name, function in functions.items()
     }
+    types = sorted({kind for label in labels if (kind := _entity_type(label))})
+    if types:
+        metrics["word_macro_f1"] = Metric(
+            f"word-level F1 of each entity type {types} (a word counts for the type of its B- "
+            "or I- tag), unweighted mean over the types (BLURB's PICO metric, after Nye et al. "
+            "2018)",
+            word_macro_f1(types),
+        )
+    return metrics
 
 
 def classification_metrics(
