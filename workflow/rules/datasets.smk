@@ -27,6 +27,16 @@ def dataset_source_url(source):
     return config["datasets"]["mirrors"].get(source, SOURCES[source].url)
 
 
+def blurb_task_types():
+    """Task -> BLURB task type, for the tasks whose dataset is one of BLURB's."""
+    types = {}
+    for task, settings in config["finetuning"]["tasks"].items():
+        kind = get_dataset(settings["dataset"]).blurb_type if settings.get("dataset") else None
+        if kind:
+            types[task] = kind
+    return types
+
+
 def _alternatives(names):
     return "|".join(re.escape(name) for name in names) or "(?!)"
 

@@ -24,6 +24,7 @@ rule aggregate:
         metrics_pattern=lambda wildcards: FINETUNE_METRICS,  # a function: no wildcard expansion
         baseline_pattern=lambda wildcards: BASELINE_METRICS,
         average=config["report"]["average"],
+        blurb_types=blurb_task_types(),
     log:
         "results/logs/report/aggregate.log",
     benchmark:

@@ -9,7 +9,7 @@ from typing import Any
 import jinja2
 import pandas as pd
 
-from biocompact.aggregation import AVERAGE_FORMULAS
+from biocompact.aggregation import AVERAGE_FORMULAS, BLURB, BLURB_FORMULA
 from biocompact.atomic import atomic_open, read_json
 from biocompact.report import costs, glance, load, plots, tables
 from biocompact.task_distillation.summary import read_summary as read_distillation_summary
@@ -43,6 +43,7 @@ def _results_context(summary: pd.DataFrame, scores: pd.DataFrame, averages: pd.D
         "glance": glance.glance_table(tradeoff, efficiency) if not tradeoff.empty else None,
         "results": tables.results_table(summary, averages),
         "average_formula": average_formula(averages),
+        "blurb_formula": BLURB_FORMULA if (averages["group"] == BLURB).any() else "",
         "metrics": tables.metrics_table(summary),
         "definitions": tables.definitions_table(summary),
         "seed_spread_svg": plots.seed_spread(scores, summary),
