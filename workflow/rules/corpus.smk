@@ -43,6 +43,7 @@ rule corpus_parse_pubmed:
         meta="results/corpus/pubmed/parsed/{stem}.json",
     params:
         section_labels=config["corpus"]["parse"]["section_labels"],
+        other_abstract=config["corpus"]["parse"]["other_abstract"],
     log:
         "results/logs/corpus/parse_pubmed/{stem}.log",
     benchmark:
@@ -158,7 +159,7 @@ rule corpus_split_pmc:
         documents="results/corpus/pmc/parsed/{pmc_file}.jsonl.gz",
         **(
             {"pubmed_pmids": "results/corpus/pubmed/latest/pmids.npy"}
-            if PMC["dedupe_pubmed"]
+            if PMC["dedupe_pubmed"] and PUBMED_STEMS
             else {}
         ),
     output:
@@ -216,4 +217,4 @@ rule corpus:
     """Target: the whole corpus stage (sentence shards and their statistics)."""
     input:
         SENTENCE_SHARDS,
-        "results/corpus/stats.json",
+        "results/corpus/stats.json" if SENTENCE_SHARDS else [],
