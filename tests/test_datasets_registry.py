@@ -206,3 +206,12 @@ def test_registry_entries_are_complete():
         assert {split for _, split in files.values()} == set(dataset.members), name
         assert all("{fold}" not in member for member, _ in files.values()), name
     assert get_dataset("bc5cdr-disease").members["dev"] == "datasets/NER/BC5CDR-disease/devel.tsv"
+
+
+def test_preparation_reads_with_the_families_own_readers():
+    from biocompact.datasets.prepare import READERS
+    from biocompact.finetuning.tasks import get_family
+
+    for name, dataset in DATASETS.items():
+        reader = READERS[dataset.family, dataset.format]
+        assert get_family(dataset.family, dataset.format).readers[dataset.format] is reader, name

@@ -11,21 +11,32 @@ from biocompact.atomic import atomic_path
 from biocompact.datasets.convert import CONVERTERS, GOLDEN, ConversionError, prepared_files
 from biocompact.datasets.errors import DatasetError
 from biocompact.datasets.fetch import ARCHIVE_ERRORS, read_member
-from biocompact.datasets.registry import get_dataset
+from biocompact.datasets.registry import Dataset, get_dataset
+from biocompact.finetuning import readers
+from biocompact.finetuning.bioasq import read_bioasq_golden, read_squad_json
 from biocompact.finetuning.readers import DatasetFormatError
 
 
-def _check_readable(name: str, split: str, path: Path) -> None:
+# The harness readers of the registry's (family, format) pairs, imported without the
+# training stack (a test checks they are the families' own readers).
+READERS = {
+    ("ner", "biobert_tsv"): readers.read_ner_biobert_tsv,
+    ("ner", "conll"): readers.read_ner_conll,
+    ("re", "biobert_tsv"): readers.read_re_biobert_tsv,
+    ("re", "blue_tsv"): readers.read_re_blue_tsv,
+    ("dc", "hoc_tsv"): readers.read_hoc_tsv,
+    ("nli", "mednli_jsonl"): readers.read_nli_jsonl,
+    ("similarity", "similarity_jsonl"): readers.read_similarity_jsonl,
+    ("qa_factoid", "squad_json"): read_squad_json,
+}
+
+
+def _check_readable(dataset: Dataset, split: str, path: Path) -> None:
     """Read the converted file as fine-tuning will (raises on zero examples)."""
-    dataset = get_dataset(name)
     if split == GOLDEN:
-        from biocompact.finetuning.bioasq import read_bioasq_golden
-
         read_bioasq_golden(path)
-        return
-    from biocompact.finetuning.tasks import get_family
-
-    get_family(dataset.family, dataset.format).read(path, dataset.format)
+    else:
+        READERS[dataset.family, dataset.format](path)
 
 
 def prepare_file(
@@ -52,7 +63,7 @@ def prepare_file(
     with atomic_path(output) as temporary:
         temporary.write_text(converted, encoding="utf-8")
         try:
-            _check_readable(name, split, temporary)
+            _check_readable(dataset, split, temporary)
         except DatasetFormatError as error:
             problem = str(error).replace(str(temporary), f"converted {relative}")
             raise DatasetError(name, url, member, problem) from None

@@ -3,9 +3,7 @@ one-output head trained with mean squared error; scored by Pearson correlation (
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable, Mapping, Sequence
 from typing import IO
 
 import numpy as np
@@ -20,40 +18,7 @@ from transformers import (
 
 from biocompact.finetuning.family import Encoded, TaskFamily
 from biocompact.finetuning.metrics import Metric
-from biocompact.finetuning.readers import DatasetFormatError, _json_lines, non_empty
-
-
-@dataclass(frozen=True)
-class ScoredPair:
-    """A sentence pair with its gold similarity score."""
-
-    id: str
-    text: str
-    text_pair: str
-    score: float
-    source: str
-    line: int
-
-    def label_positions(self) -> Iterator[tuple[int, str]]:
-        """No class labels: a regression target is never checked against a label set."""
-        return iter(())
-
-
-def read_similarity_jsonl(path: str | Path) -> list[ScoredPair]:
-    """Read JSON lines with ``sentence1``, ``sentence2``, a numeric ``gold_label`` and
-    optionally ``pairID``."""
-    pairs = []
-    for number, record in _json_lines(path):
-        texts = [record.get(key) for key in ("sentence1", "sentence2")]
-        score = record.get("gold_label")
-        if not all(isinstance(text, str) and text for text in texts):
-            raise DatasetFormatError(path, number, "missing or empty sentence1/sentence2")
-        if not isinstance(score, (int, float)) or isinstance(score, bool):
-            raise DatasetFormatError(path, number, f"gold_label {score!r} is not a number")
-        pairs.append(
-            ScoredPair(str(record.get("pairID", len(pairs))), *texts, float(score), str(path), number)
-        )
-    return non_empty(path, pairs)
+from biocompact.finetuning.readers import ScoredPair, read_similarity_jsonl
 
 
 def _correlation(function: Callable) -> Callable[[Sequence[float], Sequence[float]], float]:
