@@ -69,6 +69,7 @@ rule report:
     """The self-contained HTML report from every result file."""
     input:
         template=workflow.source_path("../report/report.html.j2"),
+        published=workflow.source_path("../report/published_results.csv"),
         summary="results/aggregate/summary.csv",
         scores="results/aggregate/scores.csv",
         averages="results/aggregate/averages.csv",
