@@ -69,7 +69,9 @@ def test_ncbi_disease_from_a_biobert_layout_mirror(biobert_mirror, shared_data, 
     for relative, original in (("train.tsv", "train"), ("dev.tsv", "devel"), ("test.tsv", "test")):
         output = tmp_path / "cache" / "ncbi-disease" / relative
         prepare_file("ncbi-disease", relative, archive, url, output)
-        assert output.read_bytes() == (shared_data / f"ner/NCBI-disease/{original}.tsv").read_bytes()
+        assert (
+            output.read_bytes() == (shared_data / f"ner/NCBI-disease/{original}.tsv").read_bytes()
+        )
     # a second download is verified against the lock file and leaves it unchanged
     _download(biobert_mirror, tmp_path)
     assert (tmp_path / "lock.sha256").read_text() == lock
@@ -130,16 +132,17 @@ def test_linkbert_token_records_convert_to_biobert_tsv():
         {"tokens": ["None"], "ner_tags": ["O"]},
     ]
     text = "".join(json.dumps(record) + "\n" for record in records)
-    assert linkbert_tokens(text) == (
-        "Famotidine\tB\n-\tO\nassociated\tO\ndelirium\tB\n\nNone\tO\n"
-    )
+    assert linkbert_tokens(text) == ("Famotidine\tB\n-\tO\nassociated\tO\ndelirium\tB\n\nNone\tO\n")
     with pytest.raises(ValueError, match="line 1: expected a tag list"):
         linkbert_tokens(json.dumps({"tokens": ["a", "b"], "ner_tags": ["O"]}))
 
 
 def test_linkbert_sentence_pair_and_hoc_records_convert(tmp_path):
     sentence = json.dumps({"id": "7", "sentence": "@DRUG$ inhibits\t@DRUG$ .", "label": "DDI-int"})
-    assert linkbert_sentence(sentence) == "index\tsentence\tlabel\n7\t@DRUG$ inhibits @DRUG$ .\tDDI-int\n"
+    assert (
+        linkbert_sentence(sentence)
+        == "index\tsentence\tlabel\n7\t@DRUG$ inhibits @DRUG$ .\tDDI-int\n"
+    )
     path = tmp_path / "re.tsv"
     path.write_text(linkbert_sentence(sentence))
     assert [(e.id, e.label) for e in read_re_blue_tsv(path)] == [("7", "DDI-int")]
@@ -157,7 +160,10 @@ def test_linkbert_sentence_pair_and_hoc_records_convert(tmp_path):
 
     hoc = json.dumps({"id": "123_s2", "sentence": "Tumours grow.", "label": [0, 1] + [0] * 8})
     converted = linkbert_hoc(hoc)
-    assert converted.splitlines()[1] == "0_0,1_1,2_0,3_0,4_0,5_0,6_0,7_0,8_0,9_0\tTumours grow.\t123_s2"
+    assert (
+        converted.splitlines()[1]
+        == "0_0,1_1,2_0,3_0,4_0,5_0,6_0,7_0,8_0,9_0\tTumours grow.\t123_s2"
+    )
     path = tmp_path / "hoc.tsv"
     path.write_text(converted)
     (example,) = read_hoc_tsv(path)
@@ -185,7 +191,10 @@ def test_dataset_task_fills_registry_settings_the_task_leaves_unset():
     assert task["metric"] == "binary_f1"
     overridden = dataset_task("ddi", {"dataset": "blurb-ddi", "preset": "p", "metric": "accuracy"})
     assert overridden["metric"] == "accuracy" and overridden["negative_label"] == "DDI-false"
-    assert dataset_task("own", {"train": "a.tsv", "preset": "p"}) == {"train": "a.tsv", "preset": "p"}
+    assert dataset_task("own", {"train": "a.tsv", "preset": "p"}) == {
+        "train": "a.tsv",
+        "preset": "p",
+    }
 
 
 def test_credentialed_and_unknown_datasets_say_what_to_do():

@@ -14,15 +14,21 @@ from biocompact.report.published import (
 )
 
 DATA = "workflow/report/published_results.csv"
+PAPER = "Someone 2020, A paper"
 
 
 def test_the_data_file_is_valid_and_cites_every_row(repo_root):
     published = read_published(repo_root / DATA)
     assert (published["citation"] != "").all() and (published["table"] != "").all()
-    bioformer = published[(published["source"] == "fang2023") & (published["model"] == "Bioformer-16L")
-                          & (published["dataset"] == "gad")]  # fmt: skip
+    bioformer = published[
+        (published["source"] == "fang2023")
+        & (published["model"] == "Bioformer-16L")
+        & (published["dataset"] == "gad")
+    ]
     assert bioformer["value"].tolist() == [0.8140]  # Table 3
-    rohanian = published[(published["model"] == "TinyBioBERT") & (published["dataset"] == "ncbi-disease")]
+    rohanian = published[
+        (published["model"] == "TinyBioBERT") & (published["dataset"] == "ncbi-disease")
+    ]
     assert dict(zip(rohanian["metric"], rohanian["value"])) == {
         "precision": 0.8211, "recall": 0.8857, "f1": 0.8522,
     }  # Rohanian et al., Table 1  # fmt: skip
@@ -48,8 +54,8 @@ def test_published_rows_sit_beside_our_medians_for_the_same_dataset_and_metric()
     ])  # fmt: skip
     averages = pd.DataFrame([{"model": "ours-a", "group": BLURB, "value": 0.8}])
     published = pd.DataFrame([
-        ["p", "PaperBERT", "ncbi-disease", "f1", "", 0.885, "Someone 2020, A paper", "Table 2", "mean of 5"],
-        ["p", "PaperBERT", "ncbi-disease", "precision", "", 0.9, "Someone 2020, A paper", "Table 2", ""],
+        ["p", "PaperBERT", "ncbi-disease", "f1", "", 0.885, PAPER, "Table 2", "mean of 5"],
+        ["p", "PaperBERT", "ncbi-disease", "precision", "", 0.9, PAPER, "Table 2", ""],
         ["q", "LinkBERT", "blurb", "blurb_score", "", 0.8339, "Yasunaga 2022", "README", ""],
     ], columns=COLUMNS)  # fmt: skip
     datasets = task_datasets({"finetuning": {"tasks": {
@@ -61,7 +67,7 @@ def test_published_rows_sit_beside_our_medians_for_the_same_dataset_and_metric()
                              "Published", "Source", "Protocol"]  # fmt: skip
     texts = [[cell.text for cell in row] for row in table.rows]
     assert texts == [
-        ["ncbi (f1)", "81.0", "79.0", "PaperBERT", "88.5", "Someone 2020, A paper, Table 2", "mean of 5"],
+        ["ncbi (f1)", "81.0", "79.0", "PaperBERT", "88.5", f"{PAPER}, Table 2", "mean of 5"],
         ["BLURB score (blurb_score)", "80.0", "", "LinkBERT", "83.4", "Yasunaga 2022, README", ""],
     ]  # fmt: skip
     assert published_table(summary, averages.iloc[:0], published.iloc[:1], {}) is None

@@ -43,7 +43,8 @@ def prepared_files(dataset: Dataset) -> dict[str, tuple[str, str]]:
             relative = split_file(dataset, split)
             if fold is not None:
                 relative, member_of_fold = (
-                    relative.replace(FOLD_FIELD, fold), member.replace(FOLD_FIELD, fold)
+                    relative.replace(FOLD_FIELD, fold),
+                    member.replace(FOLD_FIELD, fold),
                 )
             else:
                 member_of_fold = member

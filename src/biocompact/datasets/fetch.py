@@ -76,24 +76,34 @@ def _normalised(name: str) -> str:
     return name[2:] if name.startswith("./") else name
 
 
-def list_members(archive: Path) -> dict[str, bool]:
-    """Member name -> is a regular file, for a zip or (compressed) tar archive; raises
-    ValueError on a member with an unsafe path and on an unreadable archive."""
+def _scan(archive: Path, wanted: str | None = None) -> tuple[dict[str, bool], bytes | None]:
+    """One pass over a zip or (compressed) tar archive: member name -> is a regular file,
+    and the bytes of member ``wanted`` when it is one. Raises ValueError on a member with an
+    unsafe path, and the archive modules' errors on an unreadable archive."""
     members: dict[str, bool] = {}
+    data = None
     if zipfile.is_zipfile(archive):
         with zipfile.ZipFile(archive) as handle:
             for info in handle.infolist():
-                is_link = stat.S_ISLNK(info.external_attr >> 16)
-                _check(info.filename, is_link)
+                _check(info.filename, stat.S_ISLNK(info.external_attr >> 16))
                 members[info.filename] = not info.is_dir()
-            if (bad := handle.testzip()) is not None:
-                raise ValueError(f"member {bad} is corrupt (CRC mismatch)")
-        return members
+            if wanted is not None and members.get(wanted):
+                data = handle.read(wanted)  # checks the member's CRC
+        return members, data
     with tarfile.open(archive, "r:*") as handle:
         for info in handle:
             _check(info.name, info.issym() or info.islnk())
-            members[_normalised(info.name)] = info.isfile()
-    return members
+            name = _normalised(info.name)
+            members[name] = info.isfile()
+            if name == wanted and info.isfile():
+                extracted = handle.extractfile(info)
+                data = extracted.read() if extracted is not None else None
+    return members, data
+
+
+def list_members(archive: Path) -> dict[str, bool]:
+    """Member name -> is a regular file (see :func:`_scan`)."""
+    return _scan(archive)[0]
 
 
 def _check(name: str, is_link: bool) -> None:
@@ -102,20 +112,12 @@ def _check(name: str, is_link: bool) -> None:
 
 
 def read_member(archive: Path, member: str) -> bytes:
-    """The bytes of one regular-file member (checked safe by :func:`list_members` first)."""
-    members = list_members(archive)
-    if not members.get(member):
-        raise KeyError(f"member {member!r} is not a file in the archive")
-    if zipfile.is_zipfile(archive):
-        with zipfile.ZipFile(archive) as handle:
-            return handle.read(member)
-    with tarfile.open(archive, "r:*") as handle:
-        for info in handle:
-            if _normalised(info.name) == member:
-                extracted = handle.extractfile(info)
-                assert extracted is not None  # a regular file, checked above
-                return extracted.read()
-    raise AssertionError("unreachable")
+    """The bytes of one regular-file member, every member's path checked safe on the way."""
+    members, data = _scan(archive, member)
+    if data is None:
+        state = "not a file" if member in members else "not"
+        raise KeyError(f"member {member!r} is {state} in the archive")
+    return data
 
 
 def download_source(
@@ -142,7 +144,9 @@ def download_source(
         try:
             list_members(temporary)
         except ARCHIVE_ERRORS as error:
-            raise DatasetError(where, url, str(output), f"not a readable archive: {error}") from None
+            raise DatasetError(
+                where, url, str(output), f"not a readable archive: {error}"
+            ) from None
         with _locked(lock_path) as handle:
             recorded = read_lock(handle, lock_path).get(source.name)
             expected, origin = (

@@ -16,7 +16,6 @@ from biocompact.finetuning import readers
 from biocompact.finetuning.bioasq import read_bioasq_golden, read_squad_json
 from biocompact.finetuning.readers import DatasetFormatError
 
-
 # The harness readers of the registry's (family, format) pairs, imported without the
 # training stack (a test checks they are the families' own readers).
 READERS = {

@@ -15,8 +15,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-SPLIT_FILES = {"train": "train", "dev": "dev", "test": "test"}
-
 
 @dataclass(frozen=True)
 class Source:
@@ -77,22 +75,46 @@ ENTITY_F1 = "f1"
 
 _BIOBERT_NER = {
     # name: (folder in the archive, licence note, corpus citation)
-    "ncbi-disease": ("NCBI-disease", "see the original corpus's terms",
-                     "Dogan et al. 2014, NCBI disease corpus"),
-    "bc5cdr-chem": ("BC5CDR-chem", "see the original corpus's terms",
-                    "Li et al. 2016, BioCreative V CDR task corpus"),
-    "bc5cdr-disease": ("BC5CDR-disease", "see the original corpus's terms",
-                       "Li et al. 2016, BioCreative V CDR task corpus"),
-    "bc2gm": ("BC2GM", "see the original corpus's terms",
-              "Smith et al. 2008, Overview of BioCreative II gene mention recognition"),
-    "jnlpba": ("JNLPBA", "see the original corpus's terms",
-               "Kim et al. 2004, Introduction to the bio-entity recognition task at JNLPBA"),
-    "bc4chemd": ("BC4CHEMD", "see the original corpus's terms",
-                 "Krallinger et al. 2015, The CHEMDNER corpus of chemicals and drugs"),
-    "linnaeus": ("linnaeus", "see the original corpus's terms",
-                 "Gerner et al. 2010, LINNAEUS: a species name identification system"),
-    "species-800": ("s800", "see the original corpus's terms",
-                    "Pafilis et al. 2013, The SPECIES and ORGANISMS resources"),
+    "ncbi-disease": (
+        "NCBI-disease",
+        "see the original corpus's terms",
+        "Dogan et al. 2014, NCBI disease corpus",
+    ),
+    "bc5cdr-chem": (
+        "BC5CDR-chem",
+        "see the original corpus's terms",
+        "Li et al. 2016, BioCreative V CDR task corpus",
+    ),
+    "bc5cdr-disease": (
+        "BC5CDR-disease",
+        "see the original corpus's terms",
+        "Li et al. 2016, BioCreative V CDR task corpus",
+    ),
+    "bc2gm": (
+        "BC2GM",
+        "see the original corpus's terms",
+        "Smith et al. 2008, Overview of BioCreative II gene mention recognition",
+    ),
+    "jnlpba": (
+        "JNLPBA",
+        "see the original corpus's terms",
+        "Kim et al. 2004, Introduction to the bio-entity recognition task at JNLPBA",
+    ),
+    "bc4chemd": (
+        "BC4CHEMD",
+        "see the original corpus's terms",
+        "Krallinger et al. 2015, The CHEMDNER corpus of chemicals and drugs",
+    ),
+    "linnaeus": (
+        "linnaeus",
+        "see the original corpus's terms",
+        "Gerner et al. 2010, LINNAEUS: a species name identification system",
+    ),
+    "species-800": (
+        "s800",
+        "see the original corpus's terms",
+        "Pafilis et al. 2013, The SPECIES and ORGANISMS resources",
+    ),
 }
 _LINKBERT_NER = {
     # name: (folder under data/tokcls, licence note, corpus citation, metric)
@@ -101,9 +123,13 @@ _LINKBERT_NER = {
     "blurb-ncbi-disease": ("NCBI-disease_hf", *_BIOBERT_NER["ncbi-disease"][1:], ENTITY_F1),
     "blurb-bc2gm": ("BC2GM_hf", *_BIOBERT_NER["bc2gm"][1:], ENTITY_F1),
     "blurb-jnlpba": ("JNLPBA_hf", *_BIOBERT_NER["jnlpba"][1:], ENTITY_F1),
-    "blurb-ebm-pico": ("ebmnlp_hf", "see the original corpus's terms",
-                       "Nye et al. 2018, A Corpus with Multi-Level Annotations of Patients, "
-                       "Interventions and Outcomes (EBM-NLP)", "word_macro_f1"),
+    "blurb-ebm-pico": (
+        "ebmnlp_hf",
+        "see the original corpus's terms",
+        "Nye et al. 2018, A Corpus with Multi-Level Annotations of Patients, "
+        "Interventions and Outcomes (EBM-NLP)",
+        "word_macro_f1",
+    ),
 }
 
 
@@ -168,7 +194,8 @@ def _registry() -> dict[str, Dataset]:
         ("blurb-hoc", "HoC_hf", "dc", "hoc_tsv", "linkbert_hoc", "see the original corpus's terms",
          "Baker et al. 2016, Automatic semantic classification of scientific literature "
          "according to the hallmarks of cancer", "abstract_micro_f1", {}, "classification"),
-        ("blurb-pubmedqa", "pubmedqa_hf", "nli", "mednli_jsonl", "linkbert_pair", "MIT (pubmedqa/pubmedqa LICENSE)",
+        ("blurb-pubmedqa", "pubmedqa_hf", "nli", "mednli_jsonl", "linkbert_pair",
+         "MIT (pubmedqa/pubmedqa LICENSE)",
          "Jin et al. 2019, PubMedQA: A Dataset for Biomedical Research Question Answering "
          "(reasoning-required setting)", "accuracy", {}, "qa"),
         ("blurb-bioasq", "bioasq_hf", "nli", "mednli_jsonl", "linkbert_pair",
@@ -187,19 +214,25 @@ def _registry() -> dict[str, Dataset]:
         ))  # fmt: skip
     datasets += [
         Dataset(
-            "mednli", "nli", "mednli_jsonl",
+            "mednli",
+            "nli",
+            "mednli_jsonl",
             "PhysioNet credentialed access (data use agreement)",
-            "Romanov, Shivade 2018, Lessons from Natural Language Inference in the Clinical "
-            "Domain", "accuracy",
+            "Romanov, Shivade 2018, Lessons from Natural Language Inference in the Clinical Domain",
+            "accuracy",
             obtain="credentialed: sign the data use agreement at "
             "https://physionet.org/content/mednli/ and set the task's train/dev/test to "
             "mli_train_v1.jsonl, mli_dev_v1.jsonl, mli_test_v1.jsonl (family nli, format "
             "mednli_jsonl) instead of `dataset`",
         ),
         Dataset(
-            "i2b2-2010", "ner", "conll", "n2c2 data use agreement",
+            "i2b2-2010",
+            "ner",
+            "conll",
+            "n2c2 data use agreement",
             "Uzuner et al. 2011, 2010 i2b2/VA challenge on concepts, assertions, and relations "
-            "in clinical text", ENTITY_F1,
+            "in clinical text",
+            ENTITY_F1,
             obtain="credentialed: request the 2010 i2b2/VA data from the n2c2 portal "
             "(https://portal.dbmi.hms.harvard.edu/projects/n2c2-nlp/), convert it to CoNLL "
             "columns and set the task's train/dev/test (family ner, format conll) instead of "

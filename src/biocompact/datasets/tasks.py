@@ -5,7 +5,6 @@ registry, each only where the task leaves it unset."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 
 from biocompact.datasets.convert import split_file
 from biocompact.datasets.registry import SOURCES, Dataset, get_dataset
@@ -56,11 +55,3 @@ def dataset_task(task: str, settings: Mapping, cache: str = CACHE) -> dict:
         if filled.get(key) is None:
             filled[key] = value
     return filled
-
-
-def dataset_of_file(path: str, cache: str = CACHE) -> tuple[str, str] | None:
-    """(dataset, relative file) when ``path`` is a prepared file under ``cache``."""
-    parts = Path(path).relative_to(cache).parts if path.startswith(f"{cache}/") else ()
-    if len(parts) < 2 or parts[0] == "archives":
-        return None
-    return parts[0], "/".join(parts[1:])

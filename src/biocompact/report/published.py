@@ -16,6 +16,7 @@ from biocompact.report.tables import Cell, Table, models_in_order, percent
 COLUMNS = ["source", "model", "dataset", "metric", "setting", "value", "citation", "table", "note"]
 KEY = ["source", "model", "dataset", "metric", "setting"]
 BLURB_DATASET, BLURB_METRIC = "blurb", "blurb_score"
+NAN = float("nan")
 
 
 def read_published(path: str | Path) -> pd.DataFrame:
@@ -36,7 +37,9 @@ def read_published(path: str | Path) -> pd.DataFrame:
 def task_datasets(config: Mapping) -> dict[str, str]:
     """Task -> registered dataset, for the config's tasks that name one."""
     tasks = config.get("finetuning", {}).get("tasks", {})
-    return {task: settings["dataset"] for task, settings in tasks.items() if settings.get("dataset")}
+    return {
+        task: settings["dataset"] for task, settings in tasks.items() if settings.get("dataset")
+    }
 
 
 def published_table(
@@ -68,7 +71,7 @@ def published_table(
         setting = f", {paper['setting']}" if paper["setting"] else ""
         table.add([
             Cell(label),
-            *[Cell(percent(by_key[key].get(model, float("nan"))), numeric=True) for model in models],
+            *[Cell(percent(by_key[key].get(model, NAN)), numeric=True) for model in models],
             Cell(paper["model"] + setting),
             Cell(percent(paper["value"]), numeric=True),
             Cell(f"{paper['citation']}, {paper['table']}"),
