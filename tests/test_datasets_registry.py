@@ -104,6 +104,20 @@ def test_unsafe_member_path_fails_the_download(tmp_path, name):
     assert not list((tmp_path / "cache").rglob("*.gz"))
 
 
+def test_link_member_and_unsafe_zip_member_fail_the_download(tmp_path):
+    archive = tmp_path / "links.tar.gz"
+    with tarfile.open(archive, "w:gz") as handle:
+        link = tarfile.TarInfo("datasets/NER/NCBI-disease/train.tsv")
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        handle.addfile(link)
+    with pytest.raises(DatasetError, match="is a link; refusing to extract"):
+        _download(archive, tmp_path)
+    archive = _zip(tmp_path / "data.zip", {"data/../../evil.json": b"{}"})
+    with pytest.raises(DatasetError, match="has '..' in its path"):
+        _download(archive, tmp_path, LINKBERT)
+    assert not list((tmp_path / "cache").rglob("*.*"))
+
+
 def test_link_member_is_unsafe():
     assert unsafe_member("datasets/NER/x.tsv", is_link=True) == "is a link"
     assert unsafe_member("datasets/NER/x.tsv", is_link=False) is None
