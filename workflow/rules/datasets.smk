@@ -63,7 +63,7 @@ rule download_dataset:
         mem_mb=500,
         runtime=120,
     conda:
-        "../../envs/torch.yaml"
+        "../../envs/corpus.yaml"
     script:
         "../../scripts/datasets_download.py"
 
@@ -86,6 +86,6 @@ rule prepare_dataset:
         mem_mb=2000,
         runtime=30,
     conda:
-        "../../envs/torch.yaml"
+        "../../envs/corpus.yaml"
     script:
         "../../scripts/datasets_prepare.py"
