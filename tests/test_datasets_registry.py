@@ -247,3 +247,18 @@ def test_readme_lists_every_registered_dataset(repo_root):
         assert f"| `{name}` |" in section, name
     for source in SOURCES.values():
         assert source.url in section, source.name
+
+
+def test_download_and_preparation_do_not_import_the_training_stack(repo_root):
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, biocompact.datasets.prepare, biocompact.datasets.tasks; "
+        "print(sorted(m for m in ('torch', 'transformers', 'datasets') if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        env={"PYTHONPATH": str(repo_root / "src")},
+    )  # fmt: skip
+    assert result.stdout.strip() == "[]"
