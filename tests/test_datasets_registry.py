@@ -23,7 +23,13 @@ from biocompact.datasets.fetch import download_source, unsafe_member
 from biocompact.datasets.prepare import prepare_file
 from biocompact.datasets.registry import BIOBERT, DATASETS, LINKBERT, SOURCES, get_dataset
 from biocompact.datasets.tasks import dataset_task
-from biocompact.finetuning.readers import read_hoc_tsv, read_nli_jsonl, read_re_blue_tsv
+from biocompact.finetuning.readers import (
+    read_hoc_tsv,
+    read_ner_biobert_tsv,
+    read_nli_jsonl,
+    read_re_blue_tsv,
+    read_similarity_jsonl,
+)
 
 
 def _tar(path: Path, members: dict[str, bytes]) -> Path:
@@ -184,17 +190,58 @@ def test_linkbert_sentence_pair_and_hoc_records_convert(tmp_path):
     assert (example.labels, example.document) == (frozenset({"1"}), "123")
 
 
-def test_linkbert_layout_mirror_prepares_blurb_ddi(tmp_path):
-    rows = [{"id": str(i), "sentence": f"@DRUG$ and @DRUG$ {i}", "label": label}
-            for i, label in enumerate(["DDI-false", "DDI-int", "DDI-false"])]  # fmt: skip
-    body = "".join(json.dumps(row) + "\n" for row in rows).encode()
-    archive = _zip(tmp_path / "data.zip", {
-        f"data/seqcls/DDI_hf/{split}.json": body for split in ("train", "dev", "test")
-    })  # fmt: skip
+def _json_lines(rows: list[dict]) -> bytes:
+    return "".join(json.dumps(row) + "\n" for row in rows).encode()
+
+
+def test_linkbert_layout_mirror_prepares_blurb_datasets(tmp_path):
+    """One zip in LinkBERT's layout with small records of our own for four BLURB datasets."""
+    records = {
+        "seqcls/DDI_hf": [
+            {"id": str(i), "sentence": f"@DRUG$ and @DRUG$ {i}", "label": label}
+            for i, label in enumerate(["DDI-false", "DDI-int", "DDI-false"])
+        ],
+        "seqcls/BIOSSES_hf": [
+            {"id": "1", "sentence1": "A binds B.", "sentence2": "B is bound by A.", "label": 3.8},
+            {"id": "2", "sentence1": "A binds B.", "sentence2": "Mice sleep.", "label": 0.2},
+        ],
+        "tokcls/ebmnlp_hf": [
+            {"tokens": ["Forty", "adults", "received", "aspirin"],
+             "ner_tags": ["I-PAR", "I-PAR", "O", "I-INT"]},
+        ],
+        "seqcls/pubmedqa_hf": [
+            {"id": "9", "sentence1": "Does A help?", "sentence2": "A helped.", "label": "yes"},
+        ],
+    }  # fmt: skip
+    members = {
+        f"data/{folder}/{split}.json": _json_lines(rows)
+        for folder, rows in records.items()
+        for split in ("train", "dev", "test")
+    }
+    archive = _zip(tmp_path / "data.zip", members)
     cached = _download(archive, tmp_path, LINKBERT)
-    output = tmp_path / "cache" / "blurb-ddi" / "train.tsv"
-    prepare_file("blurb-ddi", "train.tsv", cached, archive.as_uri(), output)
-    assert [e.label for e in read_re_blue_tsv(output)] == ["DDI-false", "DDI-int", "DDI-false"]
+    url = archive.as_uri()
+
+    def prepared(name: str, relative: str) -> Path:
+        output = tmp_path / "cache" / name / relative
+        prepare_file(name, relative, cached, url, output)
+        return output
+
+    ddi = read_re_blue_tsv(prepared("blurb-ddi", "train.tsv"))
+    assert [e.label for e in ddi] == ["DDI-false", "DDI-int", "DDI-false"]
+    biosses = read_similarity_jsonl(prepared("blurb-biosses", "test.jsonl"))
+    assert [(p.text_pair, p.score) for p in biosses] == [
+        ("B is bound by A.", 3.8),
+        ("Mice sleep.", 0.2),
+    ]
+    (pico,) = read_ner_biobert_tsv(prepared("blurb-ebm-pico", "dev.tsv"))
+    assert pico.tags == ["I-PAR", "I-PAR", "O", "I-INT"]
+    (question,) = read_nli_jsonl(prepared("blurb-pubmedqa", "train.jsonl"))
+    assert (question.text, question.text_pair, question.label) == (
+        "Does A help?",
+        "A helped.",
+        "yes",
+    )
 
 
 def test_dataset_task_fills_registry_settings_the_task_leaves_unset():
