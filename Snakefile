@@ -33,6 +33,7 @@ if not workflow.overwrite_configfiles:
 validate(config, "workflow/schemas/config.schema.yaml")
 
 
+include: "workflow/rules/datasets.smk"  # fills in tasks named by `dataset` before common.smk
 include: "workflow/rules/common.smk"
 include: "workflow/rules/corpus.smk"
 include: "workflow/rules/vocab.smk"

@@ -9,7 +9,8 @@ code on real abstracts, fine-tune it on a slice of NCBI-disease, print the entit
    language modelling (``biocompact.pretraining``);
 4. it is fine-tuned (``biocompact.finetuning.train.finetune``) on the first
    ``--train-sentences`` NCBI-disease training sentences, the best epoch chosen on the full
-   devel set, and scored once on the full test set (seqeval strict IOB2);
+   devel set, and scored once on the full test set (conlleval entity F1, strict
+   IOB2 beside it);
 5. the majority baseline (all O) is scored beside it.
 
     .venv/bin/python benchmarks/ncbi_disease_check.py [--out /tmp/ncbi-check]

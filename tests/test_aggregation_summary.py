@@ -152,3 +152,27 @@ def test_unknown_average_method_is_an_error(tmp_path: Path, monkeypatch: pytest.
         aggregate("scores.csv", "summary.csv", "averages.csv", "summary.md", ["m"], ["t-ner"], [1], PATTERN,
                   average="median")
     assert not Path("averages.csv").exists()
+
+
+def test_blurb_score_is_the_mean_of_the_six_task_type_means():
+    from biocompact.aggregation import BLURB, blurb_scores
+
+    medians = {  # task: (BLURB type, median)
+        "bc5-chem": ("ner", 0.90), "ncbi": ("ner", 0.80), "pico": ("pico", 0.70),
+        "chemprot": ("relation", 0.75), "ddi": ("relation", 0.85), "gad": ("relation", 0.80),
+        "biosses": ("similarity", 0.90), "hoc": ("classification", 0.80),
+        "pubmedqa": ("qa", 0.50), "bioasq": ("qa", 0.90),
+    }  # fmt: skip
+    summary = pd.DataFrame([
+        {"model": "m", "task": task, "primary": True, "median": median}
+        for task, (_, median) in medians.items()
+    ] + [{"model": "m", "task": "ncbi", "primary": False, "median": 0.0}])  # fmt: skip
+    types = {task: kind for task, (kind, _) in medians.items()}
+    # type means: NER 0.85, PICO 0.70, RE 0.80, similarity 0.90, DC 0.80, QA 0.70 -> 4.75 / 6
+    (row,) = blurb_scores(summary, types).to_dict("records")
+    assert row["group"] == BLURB and row["value"] == pytest.approx(4.75 / 6)
+    assert (row["n_tasks"], row["n_expected_tasks"]) == (10, 10)
+    without_pico = {task: kind for task, kind in types.items() if kind != "pico"}
+    assert math.isnan(blurb_scores(summary, without_pico)["value"].iloc[0])
+    with pytest.raises(ValueError, match="BLURB task types"):
+        blurb_scores(summary, {"ncbi": "nli"})

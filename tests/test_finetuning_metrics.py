@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from seqeval.metrics import f1_score as default_mode_f1
 
 from biocompact.finetuning.metrics import (
     classification_metrics,
@@ -21,23 +20,41 @@ CHEMPROT_PRED = ["CPR:3", "CPR:4", "CPR:4", "CPR:3", "false", "false"]
 def test_ner_entity_level_scores():
     gold = [["B-D", "I-D", "O", "B-D"], ["O", "B-C"]]
     pred = [["B-D", "I-D", "O", "O"], ["O", "B-D"]]
-    # gold entities 3, predicted 2, exact matches 1 (D at 0-1; D at 3 missed; C typed D)
+    # gold entities 3, predicted 2, exact matches 1 (D at 0-1; D at 3 missed; C typed D);
+    # every tag sequence is well formed, so both definitions agree
     scores = score(ner_metrics(), gold, pred)
-    assert scores == pytest.approx({"precision": 1 / 2, "recall": 1 / 3, "f1": 0.4})
+    expected = {"precision": 1 / 2, "recall": 1 / 3, "f1": 0.4}
+    assert scores == pytest.approx(expected | {f"strict_{k}": v for k, v in expected.items()})
 
 
-def test_ner_is_strict_iob2():
-    gold, pred = [["B-D", "I-D", "O"]], [["I-D", "I-D", "O"]]
-    assert default_mode_f1(gold, pred) == 1.0  # conlleval mode accepts an entity opened by I-
-    assert score(ner_metrics(), gold, pred)["f1"] == 0.0
+def test_ner_primary_is_conlleval_and_strict_is_labelled():
+    gold = [["B-D", "I-D", "O", "O", "B-D"]]
+    pred = [["I-D", "I-D", "O", "I-D", "B-D"]]
+    # conlleval: predicted D 0-1 (opened by I-), D 3 (opened by I- after O), D 4: 3 found,
+    # 2 correct (0-1, 4) of 2 gold -> P 2/3, R 1, F1 0.8. Strict IOB2 drops the two
+    # ill-formed entities: 1 found, 1 correct -> P 1, R 1/2, F1 2/3.
+    scores = score(ner_metrics(), gold, pred)
+    assert scores == pytest.approx(
+        {
+            "precision": 2 / 3, "recall": 1.0, "f1": 0.8,
+            "strict_precision": 1.0, "strict_recall": 1 / 2, "strict_f1": 2 / 3,
+        }  # fmt: skip
+    )
+    definitions_ = definitions(ner_metrics())
+    assert "conlleval" in definitions_["f1"] and "strict IOB2" in definitions_["strict_f1"]
+    assert get_family("ner").default_metric == "f1"
+
+
+def test_ner_type_change_inside_entity_starts_a_new_one():
+    # conlleval: I-C after I-D ends D and opens C, so D 0-1 and C 2 are two entities
+    gold, pred = [["B-D", "I-D", "B-C"]], [["B-D", "I-D", "I-C"]]
+    assert score(ner_metrics(), gold, pred)["f1"] == 1.0
+    assert score(ner_metrics(), gold, pred)["strict_f1"] == pytest.approx(2 / 3)
 
 
 def test_ner_no_predicted_entities_scores_zero_without_error():
-    assert score(ner_metrics(), [["B-D", "O"]], [["O", "O"]]) == {
-        "f1": 0.0,
-        "precision": 0.0,
-        "recall": 0.0,
-    }
+    scores = score(ner_metrics(), [["B-D", "O"]], [["O", "O"]])
+    assert scores == {name: 0.0 for name in ner_metrics()}
 
 
 def test_chemprot_style_micro_f1_excludes_negative_label():
@@ -139,3 +156,26 @@ def test_families_by_format():
     assert get_family("qa_factoid").primary_metric({}, []) == "mrr"
     with pytest.raises(ValueError, match="unknown dc format 'conll'"):
         get_family("dc", "conll")
+
+
+def test_pico_word_level_macro_f1():
+    from biocompact.finetuning.metrics import word_macro_f1
+
+    gold = [["B-P", "I-P", "O", "B-I"], ["I-O", "O"]]
+    pred = [["I-P", "O", "O", "B-P"], ["I-O", "I-O"]]
+    # words: P gold 2, predicted 2, both 1 -> F1 1/2; I gold 1, predicted 0 -> 0;
+    # O(utcome) gold 1, predicted 2, both 1 -> 2/3; macro (1/2 + 0 + 2/3) / 3
+    assert word_macro_f1(["I", "O", "P"])(gold, pred) == pytest.approx((1 / 2 + 2 / 3) / 3)
+    metrics = ner_metrics(labels=["B-P", "I-I", "I-O", "I-P", "O"])
+    assert "['I', 'O', 'P']" in definitions(metrics)["word_macro_f1"]
+    assert score(metrics, gold, pred)["word_macro_f1"] == pytest.approx((1 / 2 + 2 / 3) / 3)
+
+
+def test_similarity_pearson_spearman_and_mse():
+    from biocompact.finetuning.sentence_similarity import similarity_metrics
+
+    # deviations from the mean 2.5: gold (-1.5, -.5, .5, 1.5), predicted (-1.5, .5, -.5, 1.5):
+    # covariance sum 4, squared sums 5 and 5 -> r = 0.8; ranks alike -> Spearman 0.8
+    scores = score(similarity_metrics(), [1.0, 2.0, 3.0, 4.0], [1.0, 3.0, 2.0, 4.0])
+    assert scores == pytest.approx({"pearson": 0.8, "spearman": 0.8, "mse": 0.5})
+    assert score(similarity_metrics(), [1.0, 2.0], [3.0, 3.0])["pearson"] == 0.0

@@ -115,7 +115,10 @@ def test_ner_finetune_writes_metrics_and_conll_predictions(
     )  # fmt: skip
     assert record["primary_metric"] == "f1"
     assert set(record["metrics"]) == set(record["dev_metrics"]) == set(record["definitions"])
-    assert set(record["metrics"]) == {"f1", "precision", "recall"}
+    assert set(record["metrics"]) == {
+        "f1", "precision", "recall", "strict_f1", "strict_precision", "strict_recall",
+        "word_macro_f1",
+    }  # fmt: skip
     counts = (record["train_examples"], record["dev_examples"], record["test_examples"])
     assert counts == (50, 20, 20)
     assert record["best_epoch"] == 1 and record["labels"] == ["B-ENT", "I-ENT", "O"]
@@ -172,7 +175,10 @@ def test_majority_baseline(re_task, ner_task, tmp_path):
     assert record["metrics"]["accuracy"] == 1.0 and record["metrics"]["binary_f1"] == 1.0
     assert list(record)[: len(RECORD_KEYS)] == RECORD_KEYS
     ner = majority_baseline(ner_task, str(tmp_path / "ner.json"), task_name="ncbi")
-    assert ner["metrics"] == {"f1": 0.0, "precision": 0.0, "recall": 0.0}
+    assert ner["metrics"] == dict.fromkeys(
+        ["f1", "precision", "recall", "strict_f1", "strict_precision", "strict_recall",
+         "word_macro_f1"], 0.0,
+    )  # fmt: skip
 
 
 def test_warmup_ratio_of_one_is_rejected(tiny_model, re_task, tmp_path):
@@ -288,3 +294,30 @@ def test_cross_validation_folds_with_a_grid_report_the_median(tiny_model, shared
     assert predictions.count("# fold") == 2
     baseline = majority_baseline(task, str(tmp_path / "baseline.json"))
     assert list(baseline["folds"]) == ["1", "2"]
+
+
+def test_sentence_similarity_regression_scored_by_pearson(tiny_model, tmp_path):
+    """BIOSSES-style pairs (made up here) through a one-output regression head."""
+    words = ["gene", "protein", "cell", "tumour", "drug", "dose", "trial", "patient"]
+    rows = [
+        {"sentence1": f"the {a} binds the {b}", "sentence2": f"a {b} is bound by {a}",
+         "gold_label": float((i * 7) % 5), "pairID": f"p{i}"}
+        for i, (a, b) in enumerate((a, b) for a in words for b in words if a != b)
+    ]  # fmt: skip
+    for split, part in (("train", rows[:40]), ("dev", rows[40:48]), ("test", rows[48:56])):
+        (tmp_path / f"{split}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in part))
+    task = {
+        "family": "similarity", "format": "similarity_jsonl",
+        **{split: str(tmp_path / f"{split}.jsonl") for split in ("train", "dev", "test")},
+        "hyperparameters": dict(HYPERPARAMETERS),
+    }  # fmt: skip
+    out = tmp_path / "out"
+    out.mkdir()
+    record, predictions = run(tiny_model, task, out)
+    assert record["primary_metric"] == "pearson" and record["labels"] == []
+    assert set(record["metrics"]) == {"pearson", "spearman", "mse"}
+    assert -1.0 <= record["metrics"]["pearson"] <= 1.0
+    lines_ = predictions.splitlines()
+    assert lines_[0] == "index\tgold\tpredicted" and len(lines_) == 9
+    baseline = majority_baseline(task, str(tmp_path / "baseline.json"))
+    assert baseline["metrics"]["pearson"] == 0.0  # a constant prediction

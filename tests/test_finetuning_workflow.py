@@ -29,7 +29,10 @@ def test_benchmark_config_builds_every_task_dag(repo_root, shared_data, tmp_path
     (tmp_path / "shared").symlink_to(shared_data.parent)
     models = run / "models.yaml"
     models.write_text(yaml.safe_dump({"finetuning": {"models": ["teacher"], "seeds": [1]}}))
-    configs = [repo_root / "config.yaml", *(repo_root / "configs").glob("[bs]*.yaml"), models]
+    configs = [
+        repo_root / "config.yaml", repo_root / "configs/seed-presets.yaml",
+        repo_root / "configs/benchmark.yaml", models,
+    ]  # fmt: skip
     result = subprocess.run(
         [sys.executable, "-m", "snakemake", "--snakefile", str(repo_root / "Snakefile"),
          "--directory", str(run), "--configfile", *map(str, configs), "-n", "--cores", "1",
@@ -40,3 +43,23 @@ def test_benchmark_config_builds_every_task_dag(repo_root, shared_data, tmp_path
     counts = dict(line.split() for line in result.stdout.splitlines()
                   if line.startswith(("finetune ", "majority_baseline ")))  # fmt: skip
     assert counts == {"finetune": "8", "majority_baseline": "8"}  # 2 demo + 6 benchmark tasks
+
+
+def _dry_run(repo_root, run, *configs: str) -> dict[str, int]:
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--snakefile", str(repo_root / "Snakefile"),
+         "--directory", str(run), "--configfile", *configs, "-n", "--cores", "1"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    stats = result.stdout.split("Job stats:")[1].split("total")[0].splitlines()[3:]
+    return {job: int(count) for job, count in (line.split() for line in stats if line.strip())}
+
+
+def test_blurb_config_downloads_once_and_converts_every_split(repo_root, tmp_path):
+    counts = _dry_run(repo_root, tmp_path, str(repo_root / "configs/blurb.yaml"))
+    # one archive; 13 datasets x train/dev/test; 2 models x 13 tasks x 5 seeds
+    assert counts == {
+        "download_dataset": 1, "prepare_dataset": 39, "finetune": 130, "majority_baseline": 13,
+        "efficiency": 2, "aggregate": 1, "report": 1, "all": 1,
+    }  # fmt: skip

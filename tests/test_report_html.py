@@ -138,9 +138,11 @@ def report_file(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Pa
                  corpus=results / "corpus/stats.json", vocab=[results / "vocab/wp/stats.json"],
                  benchmarks=results / "benchmarks",
                  config={"report": {"title": "Fixture"}, "vocabularies": {"wp": {"type": "wordpiece"}},
-                         "pretraining": {"big": {"vocabulary": "wp"}}},
+                         "pretraining": {"big": {"vocabulary": "wp"}},
+                         "finetuning": {"tasks": {"ner-a": {"dataset": "ncbi-disease"}}}},
                  title="Fixture report",
-                 source_dir=repo_root)
+                 source_dir=repo_root,
+                 published=repo_root / "workflow/report/published_results.csv")
     return output
 
 
@@ -177,6 +179,18 @@ def test_results_table_medians_spread_and_ranks(report):
     overall = rows["Overall average"][1:]
     assert [cell[0] for cell in overall] == ["71.5", "68.0", "25.0"]  # (.82 + .61) / 2, (.72 + .64) / 2
     assert "b" in overall[0][2] and "u" in overall[1][2]
+
+
+def test_published_results_beside_ours(report):
+    _, tables = report
+    rows = {(row[0][0], row[4][0]): [cell[0] for cell in row] for row in tables["published-table"][1:]}
+    # ner-a is on NCBI-disease: the papers' entity F1 rows (Rohanian et al., Table 1: 85.22;
+    # Fang et al., Table 3: 87.73) beside our medians (82.0 big, 72.0 small, baseline 0.0)
+    assert rows[("ner-a (f1)", "TinyBioBERT")][1:6] == ["82.0", "72.0", "0.0", "TinyBioBERT", "85.2"]
+    assert rows[("ner-a (f1)", "Bioformer-16L")][5:7] == [
+        "87.7", "Fang, Chen, Wei, Lu, Wang 2023, Bioformer: an efficient transformer language model "
+        "for biomedical text mining, Table 3"]
+    assert all(key[0] == "ner-a (f1)" for key in rows)  # re-b names no dataset
 
 
 def test_at_a_glance(report):

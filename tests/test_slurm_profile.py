@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 from snakemake_executor_plugin_slurm.submit_string import get_submit_command
 from snakemake_executor_plugin_slurm.utils import set_gres_string
 
@@ -82,15 +81,9 @@ def dry_run(workdir: Path, **environment: str) -> list[PlannedJob]:
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory) -> Path:
-    """A working directory holding (empty) copies of the real-scale config's task files."""
-    folder = tmp_path_factory.mktemp("real-scale")
-    config = yaml.safe_load(REAL_SCALE.read_text())
-    for task in config["finetuning"]["tasks"].values():
-        for split in ("train", "dev", "test"):
-            path = folder / task[split]
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.touch()
-    return folder
+    """A working directory for the real-scale config (its tasks name registered datasets,
+    which the DAG downloads and prepares itself)."""
+    return tmp_path_factory.mktemp("real-scale")
 
 
 @pytest.fixture(scope="module")

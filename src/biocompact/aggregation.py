@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +37,14 @@ AVERAGE_FORMULAS = {
     "groups": GROUP_FORMULA + "; overall(model) = mean over the groups g of average(model, g) "
     "(every task family weighs the same, whatever its number of tasks)",
 }
+BLURB = "blurb"
+BLURB_TYPES = ("ner", "pico", "relation", "similarity", "classification", "qa")
+BLURB_FORMULA = (
+    "BLURB score(model) = mean over BLURB's six task types T (named entity recognition, PICO, "
+    "relation extraction, sentence similarity, document classification, question answering) "
+    "of the mean over the tasks t of type T of median over seeds s of primary_metric(model, t, "
+    "s) (Gu et al. 2021, BLURB); missing unless every type has a task with a result"
+)
 SCORE_COLUMNS = ["model", "task", "seed", "metric", "value", "status"]
 STAT_COLUMNS = ["median", "mean", "std", "min", "max"]
 AVERAGE_COLUMNS = ["model", "group", "value", "n_tasks", "n_expected_tasks", "method"]
@@ -179,6 +187,28 @@ def group_averages(summary: pd.DataFrame, method: str = "tasks") -> pd.DataFrame
     return pd.DataFrame(rows, columns=AVERAGE_COLUMNS)
 
 
+def blurb_scores(
+    summary: pd.DataFrame, blurb_types: Mapping[str, str], method: str = "tasks"
+) -> pd.DataFrame:
+    """The BLURB score per model (rows of the averages table, group ``blurb``) over the tasks
+    of ``blurb_types`` (task -> BLURB task type); empty when no task has a type."""
+    unknown = set(blurb_types.values()) - set(BLURB_TYPES)
+    if unknown:
+        raise ValueError(f"BLURB task types {sorted(unknown)}: expected some of {BLURB_TYPES}")
+    primary = summary[summary["primary"] & summary["task"].isin(list(blurb_types))]
+    rows = []
+    for model, table in primary.groupby("model", sort=False):
+        medians = table.dropna(subset=["median"])
+        type_means = medians.groupby(medians["task"].map(blurb_types))["median"].mean()
+        complete = set(type_means.index) == set(BLURB_TYPES)
+        rows.append({
+            "model": model, "group": BLURB,
+            "value": type_means.mean() if complete else float("nan"),
+            "n_tasks": len(medians), "n_expected_tasks": table["task"].nunique(), "method": method,
+        })  # fmt: skip
+    return pd.DataFrame(rows, columns=AVERAGE_COLUMNS)
+
+
 def summary_markdown(summary: pd.DataFrame, averages: pd.DataFrame, method: str = "tasks") -> str:
     """The summary as Markdown: primary-metric medians, averages (with formula), all metrics."""
     primary = summary[summary["primary"]].copy()
@@ -200,7 +230,8 @@ def summary_markdown(summary: pd.DataFrame, averages: pd.DataFrame, method: str 
             "## Primary metric: median over seeds (seeds with a result / expected)",
             medians.to_markdown(),
             "## Averages",
-            f"Formula (`{method}`): {AVERAGE_FORMULAS[method]}.",
+            f"Formula (`{method}`): {AVERAGE_FORMULAS[method]}."
+            + (f" {BLURB_FORMULA}." if (averages["group"] == BLURB).any() else ""),
             average_table.to_markdown(floatfmt=".4f"),
             "## All metrics",
             full.to_markdown(index=False, floatfmt=".4f"),
@@ -219,14 +250,19 @@ def aggregate(
     metrics_pattern: str,
     baseline_pattern: str | None = None,
     average: str = "tasks",
+    blurb_types: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Read the expected runs; write the scores, summary and averages CSVs and the Markdown summary.
 
-    ``average`` is the overall-average method (a key of ``AVERAGE_FORMULAS``).
+    ``average`` is the overall-average method (a key of ``AVERAGE_FORMULAS``); the BLURB
+    score is added to the averages over the tasks of ``blurb_types`` (task -> BLURB type).
     """
     score_table, info = load_scores(expected_runs(models, tasks, seeds, metrics_pattern, baseline_pattern))
     summary_table = summarise(score_table, info)
     average_table = group_averages(summary_table, average)
+    if blurb_types:
+        blurb = blurb_scores(summary_table, blurb_types, average)
+        average_table = pd.concat([average_table, blurb], ignore_index=True)
     for table, path in [(score_table, scores), (summary_table, summary), (average_table, averages)]:
         with atomic_open(path) as handle:
             table.to_csv(handle, index=False)

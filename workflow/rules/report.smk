@@ -24,6 +24,7 @@ rule aggregate:
         metrics_pattern=lambda wildcards: FINETUNE_METRICS,  # a function: no wildcard expansion
         baseline_pattern=lambda wildcards: BASELINE_METRICS,
         average=config["report"]["average"],
+        blurb_types=blurb_task_types(),
     log:
         "results/logs/report/aggregate.log",
     benchmark:
@@ -68,6 +69,7 @@ rule report:
     """The self-contained HTML report from every result file."""
     input:
         template=workflow.source_path("../report/report.html.j2"),
+        published=workflow.source_path("../report/published_results.csv"),
         summary="results/aggregate/summary.csv",
         scores="results/aggregate/scores.csv",
         averages="results/aggregate/averages.csv",

@@ -46,28 +46,83 @@ def definitions(metrics: Mapping[str, Metric]) -> dict[str, str]:
     return {name: metric.definition for name, metric in metrics.items()}
 
 
-def _entity(function: Callable, name: str, training: str) -> Metric:
+# seqeval's default mode decodes entities with conlleval's chunk rules (an ``I-X`` after ``O``
+# or after another type opens an entity, as conlleval.pl does): the definition BioBERT's
+# evaluation and Hugging Face's run_ner report. Its strict IOB2 mode drops such ill-formed
+# entities; it is kept as a second, labelled metric.
+_CONLLEVAL = (
+    "conlleval (CoNLL-2000 conlleval.pl rules, seqeval's default mode: an I- tag after O or "
+    "after another type starts an entity); an entity counts when its type and both "
+    "boundaries match"
+)
+_STRICT = (
+    "seqeval strict IOB2 (entities opened by an ill-formed I- tag are dropped); an entity "
+    "counts when its type and both boundaries match"
+)
+
+
+def _entity(function: Callable, name: str, training: str, strict: bool) -> Metric:
+    options = {"mode": "strict", "scheme": IOB2} if strict else {}
+
     def compute(gold: Sequence, predicted: Sequence) -> float:
-        return function(
-            gold, predicted, mode="strict", scheme=IOB2, average="micro", zero_division=0
-        )
+        return function(gold, predicted, average="micro", zero_division=0, **options)
 
     return Metric(
-        f"entity-level micro {name}, seqeval strict IOB2 (an entity counts only when its type "
-        f"and both boundaries match exactly); trained with {training} labelled, words are "
-        "scored by their first sub-token, words beyond max_seq_length are predicted O",
+        f"entity-level micro {name}, {_STRICT if strict else _CONLLEVAL}; trained with "
+        f"{training} labelled, words are scored by their first sub-token, words beyond "
+        "max_seq_length are predicted O",
         compute,
     )
 
 
-def ner_metrics(label_all_subtokens: bool = False) -> dict[str, Metric]:
-    """Entity-level precision, recall and F1 over sentences of IOB2 tags."""
+def _entity_type(tag: str) -> str | None:
+    return None if tag == "O" else tag.split("-", 1)[-1]
+
+
+def word_macro_f1(types: Sequence[str]) -> Callable[[Sequence, Sequence], float]:
+    """Unweighted mean over entity ``types`` of the word-level F1 of each type (a word
+    belongs to a type when its tag, B- or I-, carries it): BLURB's PICO metric."""
+
+    def compute(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]]) -> float:
+        pairs = [
+            (_entity_type(g), _entity_type(p))
+            for gold_tags, predicted_tags in zip(gold, predicted)
+            for g, p in zip(gold_tags, predicted_tags, strict=True)
+        ]
+        scores = []
+        for kind in types:
+            both = sum(g == kind and p == kind for g, p in pairs)
+            total = sum(g == kind for g, _ in pairs) + sum(p == kind for _, p in pairs)
+            scores.append(2 * both / total if total else 0.0)
+        return sum(scores) / len(scores) if scores else 0.0
+
+    return compute
+
+
+def ner_metrics(
+    label_all_subtokens: bool = False, labels: Sequence[str] = ()
+) -> dict[str, Metric]:
+    """Entity-level micro precision, recall and F1 over sentences of IOB2 tags: conlleval's
+    definition (``f1``, ...), and seqeval's strict IOB2 mode (``strict_f1``, ...); with the
+    training ``labels``, also the word-level macro F1 over their entity types."""
     training = "every sub-token" if label_all_subtokens else "the first sub-token of each word"
-    return {
-        "f1": _entity(entity_f1, "F1", training),
-        "precision": _entity(entity_precision, "precision", training),
-        "recall": _entity(entity_recall, "recall", training),
+    functions = {"f1": entity_f1, "precision": entity_precision, "recall": entity_recall}
+    metrics = {
+        f"{prefix}{name}": _entity(
+            function, name if name != "f1" else "F1", training, strict=bool(prefix)
+        )
+        for prefix in ("", "strict_")
+        for name, function in functions.items()
     }
+    types = sorted({kind for label in labels if (kind := _entity_type(label))})
+    if types:
+        metrics["word_macro_f1"] = Metric(
+            f"word-level F1 of each entity type {types} (a word counts for the type of its B- "
+            "or I- tag), unweighted mean over the types (BLURB's PICO metric, after Nye et al. "
+            "2018)",
+            word_macro_f1(types),
+        )
+    return metrics
 
 
 def classification_metrics(

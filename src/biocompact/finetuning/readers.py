@@ -2,8 +2,8 @@
 
 NER: BioBERT TSV (``token<TAB>tag``, blank line between sentences) and CoNLL
 (whitespace-separated columns, token first, tag last, ``-DOCSTART-`` lines skipped).
-Tags are IOB2; untyped ``B``/``I`` become ``B-ENT``/``I-ENT`` so that seqeval's strict
-mode sees typed entities.
+Tags are IOB2; untyped ``B``/``I`` become ``B-ENT``/``I-ENT`` so that seqeval sees
+typed entities.
 
 Relation extraction / sentence classification: BioBERT TSV (``sentence<TAB>label``,
 test files with an ``index<TAB>sentence<TAB>label`` header) and BLUE TSV
@@ -11,7 +11,8 @@ test files with an ``index<TAB>sentence<TAB>label`` header) and BLUE TSV
 
 Multi-label document classification: BLUE HoC TSV (``labels<TAB>sentence<TAB>index``,
 labels ``0_0,1_1,...``, index ``PMID_sN``). Sentence pairs: MedNLI JSONL
-(``sentence1``, ``sentence2``, ``gold_label``, ``pairID``). Question answering readers are
+(``sentence1``, ``sentence2``, ``gold_label``, ``pairID``), and with a numeric
+``gold_label`` for sentence similarity. Question answering readers are
 in ``biocompact.finetuning.bioasq``.
 """
 
@@ -257,3 +258,36 @@ def read_nli_jsonl(path: str | Path) -> list[LabelledText]:
             )
         )
     return non_empty(path, examples)
+
+
+@dataclass(frozen=True)
+class ScoredPair:
+    """A sentence pair with its gold similarity score."""
+
+    id: str
+    text: str
+    text_pair: str
+    score: float
+    source: str
+    line: int
+
+    def label_positions(self) -> Iterator[tuple[int, str]]:
+        """No class labels: a regression target is never checked against a label set."""
+        return iter(())
+
+
+def read_similarity_jsonl(path: str | Path) -> list[ScoredPair]:
+    """Read JSON lines with ``sentence1``, ``sentence2``, a numeric ``gold_label`` and
+    optionally ``pairID``."""
+    pairs = []
+    for number, record in _json_lines(path):
+        texts = [record.get(key) for key in ("sentence1", "sentence2")]
+        score = record.get("gold_label")
+        if not all(isinstance(text, str) and text for text in texts):
+            raise DatasetFormatError(path, number, "missing or empty sentence1/sentence2")
+        if not isinstance(score, (int, float)) or isinstance(score, bool):
+            raise DatasetFormatError(path, number, f"gold_label {score!r} is not a number")
+        pairs.append(
+            ScoredPair(str(record.get("pairID", len(pairs))), *texts, float(score), str(path), number)
+        )
+    return non_empty(path, pairs)

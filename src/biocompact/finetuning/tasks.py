@@ -7,6 +7,7 @@ from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.multilabel_classification import MultiLabelClassification
 from biocompact.finetuning.question_answering import ExtractiveQuestionAnswering
 from biocompact.finetuning.readers import read_nli_jsonl, read_re_biobert_tsv, read_re_blue_tsv
+from biocompact.finetuning.sentence_similarity import SentenceSimilarity
 from biocompact.finetuning.sequence_classification import SequenceClassification
 from biocompact.finetuning.token_classification import TokenClassification
 from biocompact.finetuning.yesno import YesNoQuestions
@@ -24,6 +25,7 @@ FAMILIES: dict[str, tuple[TaskFamily, ...]] = {
     ),
     "qa_factoid": (ExtractiveQuestionAnswering(),),
     "qa_yesno": (YesNoQuestions(),),
+    "similarity": (SentenceSimilarity(),),
 }
 
 

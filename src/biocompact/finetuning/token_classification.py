@@ -36,7 +36,7 @@ class TokenClassification(TaskFamily):
     default_metric = "f1"
 
     def metrics(self, task: Mapping, labels: Sequence[str]) -> dict[str, Metric]:
-        return ner_metrics(bool(task.get("label_all_subtokens", False)))
+        return ner_metrics(bool(task.get("label_all_subtokens", False)), labels)
 
     def gold(self, examples: Sequence[TaggedSentence]) -> list[list[str]]:
         return [sentence.tags for sentence in examples]

@@ -9,9 +9,10 @@ from typing import Any
 import jinja2
 import pandas as pd
 
-from biocompact.aggregation import AVERAGE_FORMULAS
+from biocompact.aggregation import AVERAGE_FORMULAS, BLURB, BLURB_FORMULA
 from biocompact.atomic import atomic_open, read_json
 from biocompact.report import costs, glance, load, plots, tables
+from biocompact.report.published import published_table, read_published, task_datasets
 from biocompact.task_distillation.summary import read_summary as read_distillation_summary
 
 
@@ -43,6 +44,7 @@ def _results_context(summary: pd.DataFrame, scores: pd.DataFrame, averages: pd.D
         "glance": glance.glance_table(tradeoff, efficiency) if not tradeoff.empty else None,
         "results": tables.results_table(summary, averages),
         "average_formula": average_formula(averages),
+        "blurb_formula": BLURB_FORMULA if (averages["group"] == BLURB).any() else "",
         "metrics": tables.metrics_table(summary),
         "definitions": tables.definitions_table(summary),
         "seed_spread_svg": plots.seed_spread(scores, summary),
@@ -88,13 +90,15 @@ def build_report(
     config: dict[str, Any] | None = None,
     title: str = "biocompact report",
     source_dir: str | Path = ".",
+    published: str | Path | None = None,
 ) -> None:
     """Write the self-contained HTML report.
 
     ``train_logs`` and ``evals`` live at ``.../{stage}/{model}/``; ``benchmarks`` is the
     folder of Snakemake benchmark TSVs (first subfolder = stage); ``source_dir`` is the
     workflow's git checkout, whose commit is recorded; ``task_distillation`` is the summary
-    CSV of task-specific distillation (none: no such section).
+    CSV of task-specific distillation (none: no such section); ``published`` the CSV of the
+    papers' results shown beside ours.
     """
     averages_frame = pd.read_csv(averages)
     context = {
@@ -110,6 +114,11 @@ def build_report(
         ),
         "compute_cost": costs.compute_cost_table(load.read_benchmarks(benchmarks)),
         "provenance": load.provenance(config or {}, source_dir),
+        "published": (
+            published_table(load.read_summary(summary), averages_frame, read_published(published),
+                            task_datasets(config or {}))
+            if published else None
+        ),
     }
     html = render(template, context)
     with atomic_open(output) as handle:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from biocompact.aggregation import BASELINE, OVERALL
+from biocompact.aggregation import BASELINE, BLURB, OVERALL
 from biocompact.task_distillation.summary import AGREEMENT, SETTINGS
 
 FAMILY_NAMES = {"ner": "Named entity recognition (NER)", "re": "Relation extraction (RE)",
@@ -139,6 +139,7 @@ def results_table(summary: pd.DataFrame, averages: pd.DataFrame) -> Table:
         if family:
             average_row(family, f"{family.upper()} average")
     average_row(OVERALL, "Overall average")
+    average_row(BLURB, "BLURB score")
     return table
 
 

@@ -1,0 +1,145 @@
+"""Converters from a source's split files to the harness formats, and the layout of a
+prepared dataset under the cache (light: only the layout is needed to build the DAG).
+
+LinkBERT's BLURB files are JSON lines read by Hugging Face ``datasets``: token
+classification records hold ``tokens`` and the tag list in the next field (run_ner.py reads
+the second column), sequence classification records ``id``, ``sentence`` or
+``sentence1``/``sentence2`` and ``label`` (a class name, a float for BIOSSES, a 0/1 list over
+the ten hallmarks for HoC).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+
+from biocompact.datasets.registry import Dataset
+
+SUFFIXES = {
+    "biobert_tsv": ".tsv", "blue_tsv": ".tsv", "hoc_tsv": ".tsv", "conll": ".tsv",
+    "mednli_jsonl": ".jsonl", "similarity_jsonl": ".jsonl", "squad_json": ".json",
+}  # fmt: skip
+FOLD_FIELD = "{fold}"
+GOLDEN = "golden"
+
+
+class ConversionError(ValueError):
+    """A record that cannot be converted; the message gives its line."""
+
+
+def split_file(dataset: Dataset, split: str) -> str:
+    """The prepared file of ``split`` relative to the dataset's cache folder (``{fold}/``
+    first for a cross-validated dataset)."""
+    suffix = ".json" if split == GOLDEN else SUFFIXES[dataset.format]
+    folder = f"{FOLD_FIELD}/" if dataset.folds and split != GOLDEN else ""
+    return f"{folder}{split}{suffix}"
+
+
+def prepared_files(dataset: Dataset) -> dict[str, tuple[str, str]]:
+    """Every prepared file (relative path) -> (archive member, split) of ``dataset``."""
+    files = {}
+    for split, member in dataset.members.items():
+        for fold in dataset.folds or (None,):
+            relative = split_file(dataset, split)
+            if fold is not None:
+                relative, member_of_fold = (
+                    relative.replace(FOLD_FIELD, fold),
+                    member.replace(FOLD_FIELD, fold),
+                )
+            else:
+                member_of_fold = member
+            files[relative] = (member_of_fold, split)
+    return files
+
+
+def _records(text: str) -> Iterator[tuple[int, dict]]:
+    """(line, record) of JSON lines, or of a JSON array of records."""
+    if text.lstrip().startswith("["):
+        try:
+            records = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ConversionError(f"line {error.lineno}: malformed JSON ({error.msg})") from None
+        yield from ((1, record) for record in records)
+        return
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ConversionError(f"line {number}: malformed JSON ({error.msg})") from None
+
+
+def _field(record: dict, key: str, number: int, kind: type | tuple = str) -> object:
+    value = record.get(key) if isinstance(record, dict) else None
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise ConversionError(f"line {number}: missing or malformed field {key!r}")
+    return value
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def linkbert_tokens(text: str) -> str:
+    """Token classification records -> BioBERT TSV (``token<TAB>tag``, blank line between
+    sentences)."""
+    blocks = []
+    for number, record in _records(text):
+        tokens = _field(record, "tokens", number, list)
+        keys = list(record)
+        tags = record[keys[keys.index("tokens") + 1]] if keys[-1] != "tokens" else None
+        if not isinstance(tags, list) or len(tags) != len(tokens):
+            raise ConversionError(
+                f"line {number}: expected a tag list as long as 'tokens' after it"
+            )
+        blocks.append("".join(f"{token}\t{tag}\n" for token, tag in zip(tokens, tags)))
+    return "\n".join(blocks)
+
+
+def linkbert_sentence(text: str) -> str:
+    """Single-sentence classification records -> BLUE TSV (``id<TAB>sentence<TAB>label``)."""
+    rows = ["index\tsentence\tlabel\n"]
+    for number, record in _records(text):
+        label = _field(record, "label", number, (str, int))
+        sentence = _one_line(str(_field(record, "sentence", number)))
+        rows.append(f"{record.get('id', number)}\t{sentence}\t{label}\n")
+    return "".join(rows)
+
+
+def linkbert_pair(text: str) -> str:
+    """Sentence-pair records -> JSON lines with ``sentence1``, ``sentence2``, ``gold_label``
+    and ``pairID`` (MedNLI's fields; a float ``gold_label`` for similarity)."""
+    rows = []
+    for number, record in _records(text):
+        label = _field(record, "label", number, (str, int, float))
+        rows.append(json.dumps({
+            "sentence1": _field(record, "sentence1", number),
+            "sentence2": _field(record, "sentence2", number),
+            "gold_label": label if isinstance(label, str) else float(label),
+            "pairID": str(record.get("id", number)),
+        }) + "\n")  # fmt: skip
+    return "".join(rows)
+
+
+def linkbert_hoc(text: str) -> str:
+    """HoC records (``label``: a 0/1 list over the hallmarks, ``id``: ``PMID_sN``) -> BLUE
+    HoC TSV (``labels<TAB>sentence<TAB>index``, labels ``0_0,1_1,...``)."""
+    rows = ["labels\tsentence\tindex\n"]
+    for number, record in _records(text):
+        flags = _field(record, "label", number, list)
+        if not all(flag in (0, 1) for flag in flags):
+            raise ConversionError(f"line {number}: 'label' must be a list of 0/1 flags")
+        labels = ",".join(f"{i}_{flag}" for i, flag in enumerate(flags))
+        sentence = _one_line(str(_field(record, "sentence", number)))
+        rows.append(f"{labels}\t{sentence}\t{_field(record, 'id', number)}\n")
+    return "".join(rows)
+
+
+CONVERTERS: dict[str, Callable[[str], str]] = {
+    "copy": lambda text: text,
+    "linkbert_tokens": linkbert_tokens,
+    "linkbert_sentence": linkbert_sentence,
+    "linkbert_pair": linkbert_pair,
+    "linkbert_hoc": linkbert_hoc,
+}

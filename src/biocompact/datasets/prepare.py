@@ -1,0 +1,69 @@
+"""Prepare one file of a registered dataset: read its member from the verified source
+archive, convert it to the harness format, check that the harness reads it with at least
+one example, and only then move it into the cache."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from biocompact.atomic import atomic_path
+from biocompact.datasets.convert import CONVERTERS, GOLDEN, ConversionError, prepared_files
+from biocompact.datasets.errors import DatasetError
+from biocompact.datasets.fetch import ARCHIVE_ERRORS, read_member
+from biocompact.datasets.registry import Dataset, get_dataset
+from biocompact.finetuning import readers
+from biocompact.finetuning.bioasq import read_bioasq_golden, read_squad_json
+from biocompact.finetuning.readers import DatasetFormatError
+
+# The harness readers of the registry's (family, format) pairs, imported without the
+# training stack (a test checks they are the families' own readers).
+READERS = {
+    ("ner", "biobert_tsv"): readers.read_ner_biobert_tsv,
+    ("ner", "conll"): readers.read_ner_conll,
+    ("re", "biobert_tsv"): readers.read_re_biobert_tsv,
+    ("re", "blue_tsv"): readers.read_re_blue_tsv,
+    ("dc", "hoc_tsv"): readers.read_hoc_tsv,
+    ("nli", "mednli_jsonl"): readers.read_nli_jsonl,
+    ("similarity", "similarity_jsonl"): readers.read_similarity_jsonl,
+    ("qa_factoid", "squad_json"): read_squad_json,
+}
+
+
+def _check_readable(dataset: Dataset, split: str, path: Path) -> None:
+    """Read the converted file as fine-tuning will (raises on zero examples)."""
+    if split == GOLDEN:
+        read_bioasq_golden(path)
+    else:
+        READERS[dataset.family, dataset.format](path)
+
+
+def prepare_file(
+    name: str, relative: str, archive: str | os.PathLike, url: str, output: str | os.PathLike
+) -> int:
+    """Write the prepared file ``relative`` of dataset ``name`` to ``output``; return its
+    size in bytes. Any failure raises :class:`DatasetError` and leaves no output."""
+    dataset = get_dataset(name)
+    files = prepared_files(dataset)
+    if relative not in files:
+        raise DatasetError(name, url, relative, f"not a file of this dataset; has {sorted(files)}")
+    member, split = files[relative]
+    try:
+        raw = read_member(Path(archive), member)
+    except KeyError as error:
+        raise DatasetError(name, url, member, f"missing from {archive}: {error}") from None
+    except ARCHIVE_ERRORS as error:
+        raise DatasetError(name, url, member, f"unreadable archive {archive}: {error}") from None
+    try:
+        text = raw.decode("utf-8")
+        converted = CONVERTERS[dataset.converter if split != GOLDEN else "copy"](text)
+    except (UnicodeDecodeError, ConversionError) as error:
+        raise DatasetError(name, url, member, f"cannot convert: {error}") from None
+    with atomic_path(output) as temporary:
+        temporary.write_text(converted, encoding="utf-8")
+        try:
+            _check_readable(dataset, split, temporary)
+        except DatasetFormatError as error:
+            problem = str(error).replace(str(temporary), f"converted {relative}")
+            raise DatasetError(name, url, member, problem) from None
+    return len(converted.encode("utf-8"))

