@@ -18,14 +18,13 @@ from snakemake_runs import OFFLINE_ENV, REPO_ROOT, SNAKEMAKE, planned_jobs
 
 pytestmark = pytest.mark.slow
 
-ONE_SEED = ["--config", "finetuning={seeds: [1]}"]
-
-
 def _minilm(workdir, *args: str) -> subprocess.CompletedProcess:
-    configs = ["config.yaml", str(REPO_ROOT / "configs/minilm-demo.yaml")]
+    """configs/minilm-demo.yaml over the demo config, with one seed (a third layer)."""
+    (workdir / "one-seed.yaml").write_text("finetuning: {seeds: [1]}\n")
+    configs = ["config.yaml", str(REPO_ROOT / "configs/minilm-demo.yaml"), "one-seed.yaml"]
     return subprocess.run(
-        [*SNAKEMAKE, "--directory", str(workdir), "--configfile", *configs, *ONE_SEED, *args],
-        capture_output=True, text=True, env=OFFLINE_ENV, check=False,
+        [*SNAKEMAKE, "--directory", str(workdir), "--configfile", *configs, *args],
+        capture_output=True, text=True, env=OFFLINE_ENV, check=False, cwd=workdir,
     )
 
 
