@@ -109,7 +109,8 @@ def one_minus_cosine(u: torch.Tensor, v: torch.Tensor) -> float:
 def check(terms: dict[str, torch.Tensor], expected: dict[str, float | list[float]]) -> None:
     assert set(terms) == set(expected)
     for name, value in expected.items():
-        assert terms[name].tolist() == pytest.approx(value, rel=1e-4, abs=1e-7), name
+        # abs 1e-6: a soft term near zero (student ~ teacher) sums float32 rounding of either sign
+        assert terms[name].tolist() == pytest.approx(value, rel=1e-4, abs=1e-6), name
 
 
 def test_uniform_layer_map_and_explicit_maps():
