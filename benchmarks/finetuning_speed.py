@@ -98,6 +98,7 @@ def plain_run(model_dir: str, task: Mapping, seed: int, work: Path) -> float:
     trainer = Trainer(model=model, args=arguments, data_collator=collator, train_dataset=train.dataset,
                       eval_dataset=dev.dataset, compute_metrics=dev_scores)
     trainer.train()
+    trainer.compute_metrics = None  # dev scores only
     predictions = family.decode(trainer.predict(test.dataset).predictions, test, splits.labels)
     return family.score(splits.test, predictions, task, splits.labels)[primary]
 
@@ -129,6 +130,11 @@ def main() -> None:
                         help="the demo's vocabulary (make demo builds it)")
     parser.add_argument("--seeds", nargs="+", type=int, default=[1])
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
+    parser.add_argument("--length-grouped", action="store_true",
+                        help="biocompact with length_grouped_batches: true (a preset option, off by default)")
+    parser.add_argument("--routes", default="biocompact,plain", help="comma-separated: biocompact, plain")
+    parser.add_argument("--warmup", action="store_true",
+                        help="first one untimed run of each route (a GPU's start-up costs)")
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -136,15 +142,24 @@ def main() -> None:
         tasks = {name: task for name, task in json.loads(args.task_settings.read_text()).items() if name in args.tasks}
     else:
         tasks = task_settings(args.config, args.tasks)
+    for task in tasks.values():
+        task["hyperparameters"]["length_grouped_batches"] = args.length_grouped
+    routes = args.routes.split(",")
     device = torch.cuda.get_device_name() if torch.cuda.is_available() else f"CPU, {args.threads} threads"
     results = []
     with tempfile.TemporaryDirectory() as temporary:
         work = Path(temporary)
         model_dir = args.model or demo_model(args.preset, args.tokenizer, work / "model")
         print(f"model {args.model or args.preset}, {device}, seeds {args.seeds}")
+        if args.warmup:
+            first = next(iter(tasks.values()))
+            for route, run in (("biocompact", biocompact_run), ("plain", plain_run)):
+                (work / f"warmup-{route}").mkdir()
+                arguments = (args.threads,) if route == "biocompact" else ()
+                run(model_dir, first, args.seeds[0], work / f"warmup-{route}", *arguments)
         for name, task in tasks.items():
             for seed in args.seeds:
-                for route in ("biocompact", "plain"):
+                for route in routes:
                     folder = work / f"{name}-{seed}-{route}"
                     folder.mkdir()
                     started = time.perf_counter()
@@ -155,14 +170,14 @@ def main() -> None:
                     seconds = time.perf_counter() - started
                     results.append({"task": name, "seed": seed, "route": route, "seconds": seconds, "score": score})
                     print(f"{name:<12} seed {seed} {route:<11} {seconds:8.1f} s  test score {score:.4f}", flush=True)
-    print(f"{'task':<12}{'biocompact s/run':>18}{'plain s/run':>13}{'speed-up':>10}")
-    for name in tasks:
-        ours, plain = (statistics.median(r["seconds"] for r in results if r["task"] == name and r["route"] == route)
-                       for route in ("biocompact", "plain"))
-        print(f"{name:<12}{ours:>18.1f}{plain:>13.1f}{plain / ours:>9.2f}x")
-    total = {route: sum(r["seconds"] for r in results if r["route"] == route) for route in ("biocompact", "plain")}
-    print(f"{'all runs':<12}{total['biocompact']:>18.1f}{total['plain']:>13.1f}"
-          f"{total['plain'] / total['biocompact']:>9.2f}x")
+    if routes == ["biocompact", "plain"]:
+        print(f"{'task':<12}{'biocompact s/run':>18}{'plain s/run':>13}{'speed-up':>10}")
+        for name in tasks:
+            ours, plain = (statistics.median(r["seconds"] for r in results if r["task"] == name and r["route"] == route)
+                           for route in routes)
+            print(f"{name:<12}{ours:>18.1f}{plain:>13.1f}{plain / ours:>9.2f}x")
+    total = {route: sum(r["seconds"] for r in results if r["route"] == route) for route in routes}
+    print("all runs: " + ", ".join(f"{route} {seconds:.1f} s" for route, seconds in total.items()))
     if args.json:
         args.json.write_text(json.dumps({"device": device, "results": results}, indent=1))
 

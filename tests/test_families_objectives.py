@@ -130,6 +130,8 @@ def test_split_point_prefers_a_sentence_end_near_the_middle():
     assert split_point([5, 6, 7, 8, 9, 10], [0, 0, 0, 1, 1, 2], ends) == 3
     # one word: its middle
     assert split_point([5, 6, 7, 8], [0, 0, 0, 0], ends) == 2
+    # a fully packed sequence: the word after a document separator (word id -1) is a sentence start
+    assert split_point([5, 6, 7, 3, 8, 9, 10, 11], [0, 1, 2, -1, 3, 4, 5, 6], ends) == 4
 
 
 def _sentence_order_batch(seed: int):
@@ -322,3 +324,12 @@ def test_family_pretrains_with_decreasing_loss_and_fine_tunes(run, demo_shard, t
         assert type(AutoModelForMaskedLM.from_pretrained(tmp_path / "model")).__name__ == "BertForMaskedLM"
         pretrained = BertForPreTraining.from_pretrained(tmp_path / "model")
         assert torch.equal(classifier.bert.pooler.dense.weight, pretrained.bert.pooler.dense.weight)
+
+
+def test_random_next_segments_come_from_sequences_sharing_no_document():
+    from biocompact.pretraining.nsp import _disjoint
+
+    # fully packed sequences span documents (first, last): (0, 1) and (1, 2) share document 1
+    assert not _disjoint((0, 1), (1, 2)) and not _disjoint((1, 2), (0, 1))
+    assert _disjoint((0, 1), (2, 2)) and _disjoint((3, 5), (0, 2))
+    assert not _disjoint((4, 4), (4, 4))  # document packing: the same document

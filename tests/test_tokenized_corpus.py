@@ -99,7 +99,7 @@ def test_packed_sequences_keep_their_document_index(tmp_path):
     assert seen == set(range(len(names))) and len(splits["train"]) + len(splits["validation"]) > len(names)
 
     full = build_tokenized_corpus([shard], tmp_path / "tokenizer", tmp_path / "full", max_seq_length=12,
-                                  heldout_fraction=0.3)
+                                  heldout_fraction=0.3, packing="full")
     for name, split in full.items():
         lengths = [len(ids) for ids in split["input_ids"]]
         assert all(length >= 12 - 2 for length in lengths[:-1]), name  # cut between words: < 3 short

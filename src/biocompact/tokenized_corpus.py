@@ -2,15 +2,17 @@
 
 Two packings (``pretraining_data.packing``):
 
-* ``full`` (default): RoBERTa's FULL-SENTENCES (Liu et al. 2019, "RoBERTa: A Robustly
+* ``full``: RoBERTa's FULL-SENTENCES (Liu et al. 2019, "RoBERTa: A Robustly
   Optimized BERT Pretraining Approach", section 4.2): the documents' sentences flow one after
   another into sequences of ``max_seq_length`` tokens, an extra ``[SEP]`` between two
   documents. A sequence is cut only between two words (a word longer than a whole sequence
   excepted), never inside one, so whole-word masking sees every word whole
   (``run_mlm.py``'s ``group_texts`` cuts anywhere); a sequence thus ends short by less than
   a word, and only the last sequence of a stream is shorter still.
-* ``document``: BERT's document-aware packing: consecutive sentences of one document fill
-  a sequence, and no sequence mixes documents (the last one of every document is short).
+* ``document`` (default): BERT's document-aware packing: consecutive sentences of one
+  document fill a sequence, and no sequence mixes documents (the last one of every document
+  is short). Still the default: on the demo, ``full`` left the 500-step teacher with a
+  held-out loss of 5.23 against 4.46 (README, "Speed").
 
 Each sequence keeps ``word_ids`` (the word of every token, -1 for special tokens) for
 whole-word masking and ``document``/``last_document`` (the corpus indices of its first and
@@ -175,7 +177,7 @@ def build_tokenized_corpus(
     max_seq_length: int,
     heldout_fraction: float,
     num_proc: int = 1,
-    packing: str = "full",
+    packing: str = "document",
 ) -> datasets.DatasetDict:
     """Write a ``DatasetDict`` with ``train`` and ``validation`` splits to ``out_dir``."""
     if packing not in PACKINGS:

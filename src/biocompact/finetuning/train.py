@@ -8,7 +8,7 @@ import itertools
 import logging
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,9 +39,10 @@ logger = logging.getLogger(__name__)
 
 EVAL_PREFIX = "eval_"
 GRID_KEYS = ("learning_rate", "batch_size", "epochs")
-# Evaluation keeps no activations for a backward pass: batches this large cost no more
-# memory than training ones and pay a per-batch overhead 4x (batch 16) less often.
-MIN_EVAL_BATCH_SIZE = 64
+# On a GPU evaluation keeps no activations for a backward pass: batches this large cost no
+# more memory than training ones and pay the per-batch overhead 4x (batch 16) less often. On
+# a CPU the training batch size: larger batches pad more (measured slower on the demo's NER).
+MIN_GPU_EVAL_BATCH_SIZE = 64
 
 
 class KeepBestModel(TrainerCallback):
@@ -111,7 +112,9 @@ def _training_arguments(
         output_dir=output_dir,
         num_train_epochs=hyperparameters["epochs"],
         per_device_train_batch_size=hyperparameters["batch_size"],
-        per_device_eval_batch_size=max(hyperparameters["batch_size"], MIN_EVAL_BATCH_SIZE),
+        per_device_eval_batch_size=max(
+            hyperparameters["batch_size"], MIN_GPU_EVAL_BATCH_SIZE if torch.cuda.is_available() else 0
+        ),
         bf16=torch.cuda.is_available() and torch.cuda.is_bf16_supported(),
         learning_rate=hyperparameters["learning_rate"],
         warmup_steps=hyperparameters["warmup_ratio"],  # a float in [0, 1) is a ratio of all steps
@@ -133,11 +136,12 @@ def _training_arguments(
 def _trainer(
     model: PreTrainedModel, arguments: TrainingArguments, family: TaskFamily,
     tokenizer: PreTrainedTokenizerBase, train: Dataset | None,
-    callbacks: Sequence[TrainerCallback] = (), trainer_class: Callable[..., Trainer] = Trainer,
-    **kwargs: Any,
+    callbacks: Sequence[TrainerCallback] = (), trainer_class: type[Trainer] = Trainer,
+    length_grouped: bool = False, **kwargs: Any,
 ) -> Trainer:  # fmt: skip
-    """A Trainer (of ``trainer_class``, length-grouped) logging to the job log instead of printing."""
-    trainer = _length_grouped(trainer_class)(
+    """A Trainer (of ``trainer_class``; with ``length_grouped`` training batches) logging to the
+    job log instead of printing."""
+    trainer = (_length_grouped(trainer_class) if length_grouped else trainer_class)(
         model=model,
         args=arguments,
         data_collator=family.data_collator(tokenizer),
@@ -151,7 +155,7 @@ def _trainer(
 
 def train_without_dev(
     model: PreTrainedModel, family: TaskFamily, tokenizer: PreTrainedTokenizerBase,
-    train: Dataset, hyperparameters: Mapping, seed: int, trainer_class: Callable[..., Trainer] = Trainer,
+    train: Dataset, hyperparameters: Mapping, seed: int, trainer_class: type[Trainer] = Trainer,
     label_names: Sequence[str] | None = None,
 ) -> None:  # fmt: skip
     """Train ``model`` in place for the preset's epochs without dev evaluation (``label_names``:
@@ -160,7 +164,10 @@ def train_without_dev(
         arguments = _training_arguments(hyperparameters, seed, scratch, evaluate=False)
         if label_names:
             arguments.label_names = list(label_names)
-        _trainer(model, arguments, family, tokenizer, train, trainer_class=trainer_class).train()
+        _trainer(
+            model, arguments, family, tokenizer, train, trainer_class=trainer_class,
+            length_grouped=hyperparameters.get("length_grouped_batches", False),
+        ).train()
 
 
 def predict_logits(
@@ -224,6 +231,7 @@ def _train_point(
         arguments = _training_arguments(hyperparameters, seed, scratch)
         trainer = _trainer(
             model, arguments, family, tokenizer, train.dataset, [best],
+            length_grouped=hyperparameters.get("length_grouped_batches", False),
             eval_dataset=dev.dataset, compute_metrics=dev_scores,
         )  # fmt: skip
         trainer.train()
