@@ -60,7 +60,10 @@ def task_settings(config_file: Path, names: list[str]) -> dict[str, dict]:
     tasks = {}
     for name in names:
         task = dict(config["finetuning"]["tasks"][name], name=name)
-        task["hyperparameters"] = {**config["finetuning"]["presets"][task["preset"]], **task["hyperparameters"]}
+        task["hyperparameters"] = {
+            **config["finetuning"]["presets"][task["preset"]],
+            **task["hyperparameters"],
+        }
         for split in ("train", "dev", "test"):
             task[split] = str(config_file.parent / task[split])
         tasks[name] = task
@@ -73,30 +76,58 @@ def plain_run(model_dir: str, task: Mapping, seed: int, work: Path) -> float:
     settings = task["hyperparameters"]
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     splits = load_splits(task, family)
-    train, dev, test = (family.encode(examples, tokenizer, splits.labels, task)
-                        for examples in (splits.train, splits.dev, splits.test))
+    train, dev, test = (
+        family.encode(examples, tokenizer, splits.labels, task)
+        for examples in (splits.train, splits.dev, splits.test)
+    )
     primary = family.primary_metric(task, splits.labels)
     collator = family.data_collator(tokenizer)
     if task["family"] != "ner":  # run_glue.py's pad_to_max_length (default True)
-        collator = DataCollatorWithPadding(tokenizer, padding="max_length", max_length=settings["max_seq_length"])
+        collator = DataCollatorWithPadding(
+            tokenizer, padding="max_length", max_length=settings["max_seq_length"]
+        )
 
     def dev_scores(prediction: EvalPrediction) -> dict[str, float]:
-        return family.score(splits.dev, family.decode(prediction.predictions, dev, splits.labels), task,
-                            splits.labels)
+        return family.score(
+            splits.dev,
+            family.decode(prediction.predictions, dev, splits.labels),
+            task,
+            splits.labels,
+        )
 
     set_seed(seed)
     model = family.build_model(model_dir, splits.labels)
     cuda = torch.cuda.is_available()
     arguments = TrainingArguments(
-        output_dir=str(work), num_train_epochs=settings["epochs"], per_device_train_batch_size=settings["batch_size"],
-        per_device_eval_batch_size=settings["batch_size"], learning_rate=settings["learning_rate"],
-        warmup_steps=settings["warmup_ratio"], weight_decay=settings["weight_decay"], eval_strategy="epoch",
-        save_strategy="epoch", load_best_model_at_end=True, metric_for_best_model=primary, greater_is_better=True,
-        save_total_limit=1, logging_strategy="no", report_to=[], disable_tqdm=True, seed=seed, data_seed=seed,
-        bf16=cuda, use_cpu=not cuda,
+        output_dir=str(work),
+        num_train_epochs=settings["epochs"],
+        per_device_train_batch_size=settings["batch_size"],
+        per_device_eval_batch_size=settings["batch_size"],
+        learning_rate=settings["learning_rate"],
+        warmup_steps=settings["warmup_ratio"],
+        weight_decay=settings["weight_decay"],
+        eval_strategy="epoch",
+        save_strategy="epoch",
+        load_best_model_at_end=True,
+        metric_for_best_model=primary,
+        greater_is_better=True,
+        save_total_limit=1,
+        logging_strategy="no",
+        report_to=[],
+        disable_tqdm=True,
+        seed=seed,
+        data_seed=seed,
+        bf16=cuda,
+        use_cpu=not cuda,
     )
-    trainer = Trainer(model=model, args=arguments, data_collator=collator, train_dataset=train.dataset,
-                      eval_dataset=dev.dataset, compute_metrics=dev_scores)
+    trainer = Trainer(
+        model=model,
+        args=arguments,
+        data_collator=collator,
+        train_dataset=train.dataset,
+        eval_dataset=dev.dataset,
+        compute_metrics=dev_scores,
+    )
     trainer.train()
     trainer.compute_metrics = None  # dev scores only
     predictions = family.decode(trainer.predict(test.dataset).predictions, test, splits.labels)
@@ -104,15 +135,21 @@ def plain_run(model_dir: str, task: Mapping, seed: int, work: Path) -> float:
 
 
 def biocompact_run(model_dir: str, task: Mapping, seed: int, work: Path, threads: int) -> float:
-    record = finetune(model_dir, task, seed, str(work / "metrics.json"), str(work / "predictions.tsv"), threads)
+    record = finetune(
+        model_dir, task, seed, str(work / "metrics.json"), str(work / "predictions.tsv"), threads
+    )
     return record["metrics"][record["primary_metric"]]
 
 
 def demo_model(preset: str, tokenizer_dir: str, folder: Path) -> str:
     """A randomly initialised MLM model of ``preset`` with the tokenizer, saved to ``folder``."""
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
-    config = build_config({"preset": preset}, vocab_size=len(tokenizer), max_position_embeddings=512,
-                          pad_token_id=tokenizer.pad_token_id)
+    config = build_config(
+        {"preset": preset},
+        vocab_size=len(tokenizer),
+        max_position_embeddings=512,
+        pad_token_id=tokenizer.pad_token_id,
+    )
     torch.manual_seed(0)
     AutoModelForMaskedLM.from_config(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
@@ -121,31 +158,56 @@ def demo_model(preset: str, tokenizer_dir: str, folder: Path) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--config", type=Path, default=ROOT / "config.yaml", help="where the tasks are defined")
-    parser.add_argument("--task-settings", type=Path, help="resolved task configs (JSON) instead of --config")
+    parser.add_argument(
+        "--config", type=Path, default=ROOT / "config.yaml", help="where the tasks are defined"
+    )
+    parser.add_argument(
+        "--task-settings", type=Path, help="resolved task configs (JSON) instead of --config"
+    )
     parser.add_argument("--tasks", nargs="+", default=["demo-ner", "demo-re"])
-    parser.add_argument("--model", help="a model folder (default: a new --preset model with --tokenizer)")
+    parser.add_argument(
+        "--model", help="a model folder (default: a new --preset model with --tokenizer)"
+    )
     parser.add_argument("--preset", default="demo-4L-256", help="the demo teacher's shape")
-    parser.add_argument("--tokenizer", default=str(ROOT / "results" / "vocab" / "wordpiece-uncased" / "tokenizer"),
-                        help="the demo's vocabulary (make demo builds it)")
+    parser.add_argument(
+        "--tokenizer",
+        default=str(ROOT / "results" / "vocab" / "wordpiece-uncased" / "tokenizer"),
+        help="the demo's vocabulary (make demo builds it)",
+    )
     parser.add_argument("--seeds", nargs="+", type=int, default=[1])
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
-    parser.add_argument("--length-grouped", action="store_true",
-                        help="biocompact with length_grouped_batches: true (a preset option, off by default)")
-    parser.add_argument("--routes", default="biocompact,plain", help="comma-separated: biocompact, plain")
-    parser.add_argument("--warmup", action="store_true",
-                        help="first one untimed run of each route (a GPU's start-up costs)")
+    parser.add_argument(
+        "--length-grouped",
+        action="store_true",
+        help="biocompact with length_grouped_batches: true (a preset option, off by default)",
+    )
+    parser.add_argument(
+        "--routes", default="biocompact,plain", help="comma-separated: biocompact, plain"
+    )
+    parser.add_argument(
+        "--warmup",
+        action="store_true",
+        help="first one untimed run of each route (a GPU's start-up costs)",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     if args.task_settings:
-        tasks = {name: task for name, task in json.loads(args.task_settings.read_text()).items() if name in args.tasks}
+        tasks = {
+            name: task
+            for name, task in json.loads(args.task_settings.read_text()).items()
+            if name in args.tasks
+        }
     else:
         tasks = task_settings(args.config, args.tasks)
     for task in tasks.values():
         task["hyperparameters"]["length_grouped_batches"] = args.length_grouped
     routes = args.routes.split(",")
-    device = torch.cuda.get_device_name() if torch.cuda.is_available() else f"CPU, {args.threads} threads"
+    device = (
+        torch.cuda.get_device_name()
+        if torch.cuda.is_available()
+        else f"CPU, {args.threads} threads"
+    )
     results = []
     with tempfile.TemporaryDirectory() as temporary:
         work = Path(temporary)
@@ -168,13 +230,28 @@ def main() -> None:
                     else:
                         score = plain_run(model_dir, task, seed, folder)
                     seconds = time.perf_counter() - started
-                    results.append({"task": name, "seed": seed, "route": route, "seconds": seconds, "score": score})
-                    print(f"{name:<12} seed {seed} {route:<11} {seconds:8.1f} s  test score {score:.4f}", flush=True)
+                    results.append(
+                        {
+                            "task": name,
+                            "seed": seed,
+                            "route": route,
+                            "seconds": seconds,
+                            "score": score,
+                        }
+                    )
+                    print(
+                        f"{name:<12} seed {seed} {route:<11} {seconds:8.1f} s  test score {score:.4f}",
+                        flush=True,
+                    )
     if routes == ["biocompact", "plain"]:
         print(f"{'task':<12}{'biocompact s/run':>18}{'plain s/run':>13}{'speed-up':>10}")
         for name in tasks:
-            ours, plain = (statistics.median(r["seconds"] for r in results if r["task"] == name and r["route"] == route)
-                           for route in routes)
+            ours, plain = (
+                statistics.median(
+                    r["seconds"] for r in results if r["task"] == name and r["route"] == route
+                )
+                for route in routes
+            )
             print(f"{name:<12}{ours:>18.1f}{plain:>13.1f}{plain / ours:>9.2f}x")
     total = {route: sum(r["seconds"] for r in results if r["route"] == route) for route in routes}
     print("all runs: " + ", ".join(f"{route} {seconds:.1f} s" for route, seconds in total.items()))

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import datasets
@@ -144,8 +144,8 @@ def _word_start_at_or_before(words: list[int], limit: int) -> int:
 def _tokenize_and_pack(
     batch: dict, indices: list[int], tokenizer, max_seq_length: int, packing: str
 ) -> dict:
-    columns: dict[str, list] = {key: [] for key in ("input_ids", "word_ids", "document", "last_document",
-                                                     "heldout")}
+    names = ("input_ids", "word_ids", "document", "last_document", "heldout")
+    columns: dict[str, list] = {name: [] for name in names}
 
     def add(ids: list[int], words: list[int], first: int, last: int, held: bool) -> None:
         columns["input_ids"].append([tokenizer.cls_token_id, *ids, tokenizer.sep_token_id])
@@ -154,10 +154,14 @@ def _tokenize_and_pack(
         columns["last_document"].append(last)
         columns["heldout"].append(held)
 
-    streams = {held: FullSequences(max_seq_length - 2, tokenizer.sep_token_id) for held in (False, True)}
+    streams = {
+        held: FullSequences(max_seq_length - 2, tokenizer.sep_token_id) for held in (False, True)
+    }
     for sentences, held, index in zip(batch["sentences"], batch["heldout"], indices):
         encoding = tokenizer(sentences, add_special_tokens=False)
-        tokenised = [(encoding["input_ids"][i], list(encoding.word_ids(i))) for i in range(len(sentences))]
+        tokenised = [
+            (encoding["input_ids"][i], list(encoding.word_ids(i))) for i in range(len(sentences))
+        ]
         if packing == "full":
             streams[held].add_document(index, tokenised)
             continue
@@ -199,7 +203,9 @@ def build_tokenized_corpus(
             batch_size=MAP_BATCH_DOCUMENTS,
             num_proc=num_proc if num_proc > 1 else None,
             remove_columns=raw.column_names,
-            fn_kwargs={"tokenizer": tokenizer, "max_seq_length": max_seq_length, "packing": packing},
+            fn_kwargs={
+                "tokenizer": tokenizer, "max_seq_length": max_seq_length, "packing": packing
+            },
             desc="tokenise and pack",
         )
         splits = datasets.DatasetDict(

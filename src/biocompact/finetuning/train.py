@@ -90,7 +90,8 @@ class LengthGroupedTraining:
 
 
 def _length_grouped(trainer_class: type[Trainer]) -> type[Trainer]:
-    return type(f"LengthGrouped{trainer_class.__name__}", (LengthGroupedTraining, trainer_class), {})
+    name = f"LengthGrouped{trainer_class.__name__}"
+    return type(name, (LengthGroupedTraining, trainer_class), {})
 
 
 class LogProgress(TrainerCallback):
@@ -113,7 +114,8 @@ def _training_arguments(
         num_train_epochs=hyperparameters["epochs"],
         per_device_train_batch_size=hyperparameters["batch_size"],
         per_device_eval_batch_size=max(
-            hyperparameters["batch_size"], MIN_GPU_EVAL_BATCH_SIZE if torch.cuda.is_available() else 0
+            hyperparameters["batch_size"],
+            MIN_GPU_EVAL_BATCH_SIZE if torch.cuda.is_available() else 0,
         ),
         bf16=torch.cuda.is_available() and torch.cuda.is_bf16_supported(),
         learning_rate=hyperparameters["learning_rate"],

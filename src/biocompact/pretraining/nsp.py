@@ -85,7 +85,10 @@ class NextSentenceBatcher:
         picks = torch.rand(len(segments), generator=generator).tolist()
         pairs, labels = [], []
         for i, ((first, second), ids) in enumerate(zip(segments, rows["input_ids"])):
-            donors = [j for j, (_, other) in enumerate(segments) if _disjoint(documents[j], documents[i]) and other[0]]
+            donors = [
+                j for j, (_, other) in enumerate(segments)
+                if _disjoint(documents[j], documents[i]) and other[0]
+            ]
             random_next = replace[i] and bool(donors) and bool(second[0])
             if random_next:
                 other_ids, other_words = segments[donors[int(picks[i] * len(donors))]][1]

@@ -39,7 +39,12 @@ class BatchOrder:
     """
 
     def __init__(
-        self, dataset: datasets.Dataset, batch_size: int, seed: int, rank: int = 0, world_size: int = 1
+        self,
+        dataset: datasets.Dataset,
+        batch_size: int,
+        seed: int,
+        rank: int = 0,
+        world_size: int = 1,
     ):
         if len(dataset) < batch_size:
             raise ValueError(f"the training set has {len(dataset)} sequences, fewer than one batch of {batch_size}")
@@ -61,7 +66,8 @@ class BatchOrder:
         """This process's rows of the batch at ``position`` (with their indices and epoch)."""
         if self._order[0] != position.epoch:
             generator = torch.Generator().manual_seed(self.seed * 100_003 + position.epoch)
-            self._order = (position.epoch, torch.randperm(len(self.dataset), generator=generator).tolist())
+            order = torch.randperm(len(self.dataset), generator=generator).tolist()
+            self._order = (position.epoch, order)
         start = position.batch * self.batch_size
         indices = self._order[1][start : start + self.batch_size][self.rank :: self.world_size]
         rows = self.dataset[indices]
@@ -90,14 +96,17 @@ class MaskedBatches(torch.utils.data.Dataset):
         generator = torch.Generator().manual_seed(self.masking_seed + k)
         return self.batcher(self.order.rows(self.order.position_after(k)), generator)
 
-    def iterate(self, start: int, workers: int, pin_memory: bool) -> Iterator[dict[str, torch.Tensor]]:
-        """Batches ``start``, ``start + 1``, ... in order: made here, or ahead by ``workers`` processes."""
+    def iterate(
+        self, start: int, workers: int, pin_memory: bool
+    ) -> Iterator[dict[str, torch.Tensor]]:
+        """Batches ``start``, ``start + 1``, ... in order: made here or ahead by ``workers``."""
         if workers == 0:
             return (self[k] for k in range(start, self.end))
         loader = torch.utils.data.DataLoader(
             self, batch_size=None, sampler=range(start, self.end), num_workers=workers,
             pin_memory=pin_memory, prefetch_factor=PREFETCH_BATCHES_PER_WORKER,
-            generator=torch.Generator(),  # its workers' seeds must not draw from the global RNG (dropout's)
+            # its workers' seeds must not draw from the global RNG (dropout's)
+            generator=torch.Generator(),
         )
         return iter(loader)
 

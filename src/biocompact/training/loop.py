@@ -126,12 +126,16 @@ def train(
         rng = saved["rng"]  # one state per process (a single dict in older checkpoints)
         set_rng_state(rng[rank] if isinstance(rng, list) and len(rng) == world_size else _first(rng))
         step, seen_tokens = saved["step"], saved["tokens"]
-        position = DataPosition(**saved["position"])  # older checkpoints may say (e, end of epoch e)
-        if order.position_after(position.epoch * order.batches_per_epoch + position.batch) != order.position_after(
+        # older checkpoints may say (e, end of epoch e) for (e + 1, 0)
+        position = DataPosition(**saved["position"])
+        saved_batches = position.epoch * order.batches_per_epoch + position.batch
+        if order.position_after(saved_batches) != order.position_after(
             step * settings.gradient_accumulation
         ):
-            raise RuntimeError(f"the checkpoint of step {step} in {checkpoint_dir} is at another place in the "
-                               "training data: delete that folder to start afresh")
+            raise RuntimeError(
+                f"the checkpoint of step {step} in {checkpoint_dir} is at another place in the "
+                "training data: delete that folder to start afresh"
+            )
         log.info("resumed from checkpoint at step %d", step)
     log_path = checkpoint_dir / LOG_FILE
     if main:
@@ -139,15 +143,18 @@ def train(
 
     # micro-batch k masked with seed + k: seed * 1_000_003 + step * accumulation + micro-step
     masking_seed = settings.seed * 1_000_003 + rank * 2**40
-    batches = MaskedBatches(order, batcher, masking_seed, settings.steps * settings.gradient_accumulation).iterate(
-        step * settings.gradient_accumulation, settings.data_workers, pin_memory=device.type == "cuda"
+    accumulation = settings.gradient_accumulation
+    batches = MaskedBatches(order, batcher, masking_seed, settings.steps * accumulation).iterate(
+        step * accumulation, settings.data_workers, pin_memory=device.type == "cuda"
     )
     if settings.compile:
         objective.model_to_save().base_model.compile()  # in place: parameter names unchanged
     model = objective
     if world_size > 1:
         model = DistributedDataParallel(objective, device_ids=[device.index] if device.type == "cuda" else None)
-    autocast = torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda" and settings.bf16)
+    autocast = torch.autocast(
+        device.type, dtype=torch.bfloat16, enabled=device.type == "cuda" and settings.bf16
+    )
     peak = peak_tflops(device, settings.peak_tflops)
     count_flops = FlopCounter(objective.model_to_save()) if peak else None
     progress = tqdm(total=settings.steps, initial=step, desc="training", unit="step", disable=None if main else True)
@@ -172,7 +179,8 @@ def train(
                     loss, terms = model(batch)
                 (loss / settings.gradient_accumulation).backward()
             for name, value in {"loss": loss, **terms}.items():
-                terms_sum[name] = terms_sum.get(name, 0.0) + value.detach().float() / settings.gradient_accumulation
+                share = value.detach().float() / settings.gradient_accumulation
+                terms_sum[name] = terms_sum.get(name, 0.0) + share
         torch.nn.utils.clip_grad_norm_(
             [p for p in objective.parameters() if p.requires_grad], settings.max_grad_norm
         )
