@@ -20,7 +20,7 @@ import json
 import logging
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 
 import datasets
@@ -71,7 +71,10 @@ def pick_device() -> torch.device:
 
 
 def _comparable(settings: dict) -> dict:
-    return {key: value for key, value in settings.items() if key not in NEUTRAL_SETTINGS}
+    """The settings that must match to resume (one newer than the checkpoint: its default)."""
+    defaults = {f.name: f.default for f in fields(TrainingSettings) if f.default is not MISSING}
+    merged = {**defaults, **settings}
+    return {key: value for key, value in merged.items() if key not in NEUTRAL_SETTINGS}
 
 
 def _optimizer(objective: Objective, settings: TrainingSettings, device: torch.device) -> torch.optim.AdamW:
