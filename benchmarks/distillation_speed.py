@@ -9,8 +9,9 @@ differ only in how teacher and student outputs are produced:
   for the layer-wise methods, the teacher's maps only for the layers the map g uses,
   SDPA attention;
 * straightforward: ``model(..., output_hidden_states=True, output_attentions=...)`` for
-  both models, full-vocabulary logits at every position, teacher under ``no_grad`` in
-  fp32, eager attention where maps are needed.
+  both models, full-vocabulary logits at every position, teacher under ``no_grad`` (fp32
+  weights; bf16 autocast on a GPU, as Hugging Face's distillation research project's
+  ``distiller.py`` with ``--fp16``), eager attention where maps are needed.
 
 First the loss terms of both on the same batch are compared (fp32, no dropout: they must
 be identical up to rounding); then training steps of the two are timed alternately (so
@@ -103,8 +104,8 @@ def build(cls: type[DistillationObjective], teacher, student, straightforward: b
 
 
 def step(objective, optimizer, batch, device) -> float:
-    autocast = torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda" and not
-                              isinstance(objective, Straightforward))
+    # both in bf16 autocast on a GPU: the plain route at its strongest (distiller.py's --fp16)
+    autocast = torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda")
     if device.type == "cuda":
         torch.cuda.synchronize()
     started = time.perf_counter()

@@ -11,4 +11,5 @@ with job_logging(snakemake):  # noqa: F821 (snakemake is injected)
         max_seq_length=snakemake.params.max_seq_length,
         heldout_fraction=snakemake.params.heldout_fraction,
         num_proc=snakemake.threads,
+        packing=snakemake.params.packing,
     )

@@ -130,6 +130,8 @@ def test_split_point_prefers_a_sentence_end_near_the_middle():
     assert split_point([5, 6, 7, 8, 9, 10], [0, 0, 0, 1, 1, 2], ends) == 3
     # one word: its middle
     assert split_point([5, 6, 7, 8], [0, 0, 0, 0], ends) == 2
+    # a fully packed sequence: the word after a document separator (word id -1) is a sentence start
+    assert split_point([5, 6, 7, 3, 8, 9, 10, 11], [0, 1, 2, -1, 3, 4, 5, 6], ends) == 4
 
 
 def _sentence_order_batch(seed: int):
@@ -280,22 +282,24 @@ def demo_shard(tmp_path_factory):
     return path
 
 
-FAMILY_RUNS = {  # run: (family, vocabulary type, objective, logged terms)
-    "roberta": ("roberta", "bpe", None, ["loss_mlm"]),
-    "electra": ("electra", "wordpiece", None, ["loss_mlm", "loss_rtd"]),
-    "albert": ("albert", "unigram", None, ["loss_mlm", "loss_sop"]),
-    "bert-nsp": ("bert", "wordpiece", "nsp", ["loss_mlm", "loss_nsp", "accuracy_nsp"]),
+FAMILY_RUNS = {  # run: (family, vocabulary type, objective, logged terms, packing)
+    "roberta": ("roberta", "bpe", None, ["loss_mlm"], "document"),
+    "electra": ("electra", "wordpiece", None, ["loss_mlm", "loss_rtd"], "document"),
+    "albert": ("albert", "unigram", None, ["loss_mlm", "loss_sop"], "document"),
+    "bert-nsp": ("bert", "wordpiece", "nsp", ["loss_mlm", "loss_nsp", "accuracy_nsp"], "document"),
+    # sentence-order prediction on fully packed sequences (several documents a sequence)
+    "albert-full": ("albert", "unigram", None, ["loss_mlm", "loss_sop"], "full"),
 }
 
 
 @pytest.mark.parametrize("run", FAMILY_RUNS)
 def test_family_pretrains_with_decreasing_loss_and_fine_tunes(run, demo_shard, tmp_path, one_torch_thread):
-    family, vocab_type, objective, terms = FAMILY_RUNS[run]
+    family, vocab_type, objective, terms, packing = FAMILY_RUNS[run]
     settings = {"type": vocab_type, "vocab_size": 500, "lowercase": True, "min_frequency": 2, "limit_alphabet": 200}
     build_vocabulary([demo_shard], tmp_path / "tokenizer", tmp_path / "stats.json", "v", settings,
                      heldout_fraction=0.1, max_heldout_sentences=200)
     build_tokenized_corpus([demo_shard], tmp_path / "tokenizer", tmp_path / "data", max_seq_length=64,
-                           heldout_fraction=0.1)
+                           heldout_fraction=0.1, packing=packing)
     outputs = {"model": str(tmp_path / "model"), "log": str(tmp_path / "log.jsonl"), "eval": str(tmp_path / "eval.json")}
     run_pretraining(
         name=run, dataset_dir=tmp_path / "data", tokenizer_dir=tmp_path / "tokenizer", outputs=outputs,
@@ -322,3 +326,37 @@ def test_family_pretrains_with_decreasing_loss_and_fine_tunes(run, demo_shard, t
         assert type(AutoModelForMaskedLM.from_pretrained(tmp_path / "model")).__name__ == "BertForMaskedLM"
         pretrained = BertForPreTraining.from_pretrained(tmp_path / "model")
         assert torch.equal(classifier.bert.pooler.dense.weight, pretrained.bert.pooler.dense.weight)
+
+
+def test_random_next_segments_come_from_sequences_sharing_no_document():
+    from biocompact.pretraining.nsp import _disjoint
+
+    # fully packed sequences span documents (first, last): (0, 1) and (1, 2) share document 1
+    assert not _disjoint((0, 1), (1, 2)) and not _disjoint((1, 2), (0, 1))
+    assert _disjoint((0, 1), (2, 2)) and _disjoint((3, 5), (0, 2))
+    assert not _disjoint((4, 4), (4, 4))  # document packing: the same document
+
+
+def test_next_sentence_pairs_on_fully_packed_sequences(demo_shard, tmp_path):
+    from transformers import AutoTokenizer
+
+    from biocompact.pretraining.segments import sentence_end_ids
+
+    settings = {"type": "wordpiece", "vocab_size": 500, "lowercase": True, "min_frequency": 2, "limit_alphabet": 200}
+    build_vocabulary([demo_shard], tmp_path / "tokenizer", tmp_path / "stats.json", "v", settings,
+                     heldout_fraction=0.1, max_heldout_sentences=200)
+    corpus = build_tokenized_corpus([demo_shard], tmp_path / "tokenizer", tmp_path / "data", max_seq_length=64,
+                                    heldout_fraction=0.1, packing="full")["train"]
+    rows = corpus[:32]
+    assert any(first != last for first, last in zip(rows["document"], rows["last_document"]))
+    tokenizer = AutoTokenizer.from_pretrained(tmp_path / "tokenizer")
+    inner = MaskedBatcher(tokenizer.pad_token_id, tokenizer.mask_token_id, len(tokenizer), MaskingSettings())
+    batcher = NextSentenceBatcher(inner, tokenizer.cls_token_id, tokenizer.sep_token_id, sentence_end_ids(tokenizer))
+    batch = batcher(rows, torch.Generator().manual_seed(0))
+    labels = batch["next_sentence_label"].tolist()
+    assert batch["input_ids"].shape == (32, 64) and 0 < sum(labels) < 32
+    for types, mask in zip(batch["token_type_ids"], batch["attention_mask"]):
+        length = int(mask.sum())
+        # [CLS] A [SEP] (type 0) then B [SEP] (type 1): one switch, B not empty
+        assert types[0] == 0 and types[length - 1] == 1
+        assert int((types[1:length] != types[: length - 1]).sum()) == 1

@@ -321,3 +321,26 @@ def test_sentence_similarity_regression_scored_by_pearson(tiny_model, tmp_path):
     assert lines_[0] == "index\tgold\tpredicted" and len(lines_) == 9
     baseline = majority_baseline(task, str(tmp_path / "baseline.json"))
     assert baseline["metrics"]["pearson"] == 0.0  # a constant prediction
+
+
+def test_length_grouped_training_batches_and_evaluation_in_dataset_order(tmp_path):
+    import torch
+    from datasets import Dataset
+    from transformers import Trainer, TrainingArguments
+
+    from biocompact.finetuning.train import _length_grouped
+
+    lengths = [3, 9, 5, 7, 2, 8, 4, 6]
+    data = Dataset.from_dict({"input_ids": [[1] * n for n in lengths]})
+    model = BertForMaskedLM(BertConfig(vocab_size=10, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
+                                       intermediate_size=8))
+    arguments = TrainingArguments(output_dir=str(tmp_path), per_device_train_batch_size=2,
+                                  per_device_eval_batch_size=2, report_to=[], use_cpu=True)
+    trainer = _length_grouped(Trainer)(model=model, args=arguments, train_dataset=data, eval_dataset=data)
+    torch.manual_seed(0)
+    sampler = trainer._get_train_sampler()
+    assert sampler.lengths == lengths and sampler.batch_size == 2
+    # transformers' grouping: sorted random megabatches, the longest example first
+    order = [lengths[i] for i in sampler]
+    assert sorted(order) == sorted(lengths) and order[0] == 9
+    assert list(trainer._get_eval_sampler(data)) == list(range(8))

@@ -1,9 +1,9 @@
-"""Document-aware packing and the held-out split."""
+"""Full and document-aware packing and the held-out split."""
 
 from transformers import AutoTokenizer
 
 from biocompact.textshards import is_heldout, iter_documents
-from biocompact.tokenized_corpus import build_tokenized_corpus, pack_document
+from biocompact.tokenized_corpus import FullSequences, build_tokenized_corpus, pack_document
 from biocompact.vocab.train import train_vocabulary
 
 
@@ -24,6 +24,46 @@ def test_packing_cuts_a_sentence_longer_than_a_sequence():
     packed = pack_document([_sentence(0, 5, [0, 0, 1, 2, 2])], max_tokens=3)
     assert [ids for ids, _ in packed] == [[0, 1, 2], [3, 4]]
     assert [words for _, words in packed] == [[0, 0, 1], [0, 0]]
+
+
+SEP = 99
+
+
+def _full(max_tokens, documents):
+    stream = FullSequences(max_tokens, SEP)
+    for index, sentences in enumerate(documents):
+        stream.add_document(index, sentences)
+    return stream.finish()
+
+
+def test_full_packing_separates_documents_and_cuts_between_words():
+    documents = [
+        [_sentence(10, 3), _sentence(20, 4, [0, 0, 1, 2])],
+        [_sentence(30, 5, [0, 1, 1, 2, 3])],
+    ]
+    # 7 tokens of document 0, [SEP], then only word 0 of document 1 fits (word 1 has 2 tokens)
+    assert _full(10, documents) == [
+        ([10, 11, 12, 20, 21, 22, 23, SEP, 30], [0, 1, 2, 3, 3, 4, 5, -1, 6], 0, 1),
+        ([31, 32, 33, 34], [0, 0, 1, 2], 1, 1),
+    ]
+
+
+def test_full_packing_never_ends_or_starts_a_sequence_with_the_separator():
+    documents = [[_sentence(10, 7)], [_sentence(30, 2)], [_sentence(40, 1)]]
+    # 7 + [SEP] + a token would be 9 > 8: document 1 starts the next sequence
+    assert _full(8, documents) == [
+        ([10, 11, 12, 13, 14, 15, 16], [0, 1, 2, 3, 4, 5, 6], 0, 0),
+        ([30, 31, SEP, 40], [0, 1, -1, 2], 1, 2),
+    ]
+    # the first word of document 1 (2 tokens) does not fit after [SEP]: no dangling [SEP]
+    assert _full(9, [[_sentence(10, 7)], [_sentence(30, 2, [0, 0])]]) == [
+        ([10, 11, 12, 13, 14, 15, 16], [0, 1, 2, 3, 4, 5, 6], 0, 0),
+        ([30, 31], [0, 0], 1, 1),
+    ]
+
+
+def test_full_packing_cuts_a_word_longer_than_a_sequence():
+    assert _full(3, [[_sentence(0, 5, [0, 0, 0, 0, 0])]]) == [([0, 1, 2], [0, 0, 0], 0, 0), ([3, 4], [0, 0], 0, 0)]
 
 
 def test_documents_and_heldout_split(tmp_path):
@@ -49,10 +89,24 @@ def test_packed_sequences_keep_their_document_index(tmp_path):
     tokenizer = AutoTokenizer.from_pretrained(tmp_path / "tokenizer")
     # 12 tokens a sequence: a document of three sentences fills several
     splits = build_tokenized_corpus([shard], tmp_path / "tokenizer", tmp_path / "data", max_seq_length=12,
-                                    heldout_fraction=0.3)
+                                    heldout_fraction=0.3, packing="document")
     seen = set()
     for split in splits.values():
         for row in split:
+            assert row["document"] == row["last_document"]
             assert names[row["document"]] in tokenizer.decode(row["input_ids"]).split()
             seen.add(row["document"])
     assert seen == set(range(len(names))) and len(splits["train"]) + len(splits["validation"]) > len(names)
+
+    full = build_tokenized_corpus([shard], tmp_path / "tokenizer", tmp_path / "full", max_seq_length=12,
+                                  heldout_fraction=0.3, packing="full")
+    for name, split in full.items():
+        lengths = [len(ids) for ids in split["input_ids"]]
+        assert all(length >= 12 - 2 for length in lengths[:-1]), name  # cut between words: < 3 short
+        assert sum(lengths) >= sum(len(ids) for ids in splits[name]["input_ids"]) - 2 * len(splits[name])
+        # the documents of a sequence are the held-out ones or the training ones, never both
+        held = {row["document"] for row in splits["validation"]}
+        assert all((row["document"] in held) == (name == "validation") for row in split)
+        for row in split:
+            found = set(tokenizer.decode(row["input_ids"]).split()) & set(names)
+            assert found <= set(names[row["document"] : row["last_document"] + 1])

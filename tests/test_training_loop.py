@@ -92,6 +92,18 @@ def test_resume_refuses_checkpoints_of_other_settings(tmp_path):
         train(MaskedLanguageModelling(_model()), _dataset(), BATCHER, _settings(steps=4, learning_rate=1e-2), tmp_path)
 
 
+def test_resume_accepts_checkpoints_older_than_a_new_setting(tmp_path):
+    from biocompact.training.checkpoint import save_checkpoint
+
+    train(MaskedLanguageModelling(_model()), _dataset(), BATCHER, _settings(steps=4), tmp_path)
+    state = torch.load(next(tmp_path.glob("*/*.pt")), weights_only=False)
+    del state["settings"]["bf16"]  # made before the bf16 setting existed: its default applies
+    save_checkpoint(tmp_path, 4, state)
+    train(MaskedLanguageModelling(_model()), _dataset(), BATCHER, _settings(steps=4), tmp_path)
+    with pytest.raises(RuntimeError, match="other settings"):
+        train(MaskedLanguageModelling(_model()), _dataset(), BATCHER, _settings(steps=4, bf16=False), tmp_path)
+
+
 def test_student_takes_every_other_teacher_layer():
     teacher = _model(layers=4)
     student = student_from_teacher_layers(teacher, None)
@@ -133,3 +145,31 @@ def test_continued_pretraining_from_a_real_checkpoint(tmp_path):
                 _settings(steps=2, batch_size=4, learning_rate=1e-4), tmp_path)
     assert len(log.read_text().splitlines()) == 1
     assert not torch.equal(embeddings_before, model.bert.embeddings.word_embeddings.weight)
+
+
+def _trained_weights(tmp_path, dropout=0.1, **overrides):
+    model = _model()
+    model.config.hidden_dropout_prob = model.config.attention_probs_dropout_prob = dropout
+    for module in model.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = dropout
+    objective = MaskedLanguageModelling(model)
+    log = train(objective, _dataset(), BATCHER, _settings(steps=6, checkpoint_every=6, **overrides), tmp_path)
+    losses = [json.loads(line)["loss"] for line in log.read_text().splitlines()]
+    return objective.model.state_dict(), losses
+
+
+def test_data_workers_give_the_batches_and_weights_of_the_training_thread(tmp_path):
+    plain, plain_losses = _trained_weights(tmp_path / "plain")
+    ahead, ahead_losses = _trained_weights(tmp_path / "workers", data_workers=2)
+    assert ahead_losses == plain_losses
+    assert all(torch.equal(plain[name], ahead[name]) for name in plain)
+
+
+@pytest.mark.slow  # minutes of inductor compilation on a CPU
+def test_compile_gives_the_results_of_eager_training(tmp_path):
+    # without dropout: compiled code draws its dropout masks from another generator
+    plain, plain_losses = _trained_weights(tmp_path / "plain", dropout=0.0)
+    compiled, compiled_losses = _trained_weights(tmp_path / "compiled", dropout=0.0, compile=True)
+    assert compiled_losses == pytest.approx(plain_losses, rel=1e-4)
+    assert all(torch.allclose(plain[name], compiled[name], atol=1e-4) for name in plain)

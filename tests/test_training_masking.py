@@ -5,7 +5,7 @@ import datasets
 import pytest
 import torch
 
-from biocompact.training.batches import BatchStream, DataPosition, MaskedBatcher
+from biocompact.training.batches import BatchOrder, DataPosition, MaskedBatcher, MaskedBatches
 from biocompact.training.masking import IGNORE_INDEX, MaskingSettings, mask_tokens
 
 MASK_ID, VOCAB = 4, 1000
@@ -102,10 +102,30 @@ def test_static_masking_repeats_every_duplication_factor_epochs():
 
 def test_processes_share_each_batch_without_overlap():
     dataset = datasets.Dataset.from_dict({"input_ids": [[i] for i in range(12)], "word_ids": [[0]] * 12})
-    shares = [next(iter(BatchStream(dataset, 4, seed=1, position=DataPosition(), rank=r, world_size=2)))
-              for r in range(2)]
-    alone = next(iter(BatchStream(dataset, 4, seed=1, position=DataPosition())))
+    shares = [BatchOrder(dataset, 4, seed=1, rank=r, world_size=2).rows(DataPosition()) for r in range(2)]
+    alone = BatchOrder(dataset, 4, seed=1).rows(DataPosition())
     assert [len(share["_index"]) for share in shares] == [2, 2]
     assert sorted(shares[0]["_index"] + shares[1]["_index"]) == sorted(alone["_index"])
     with pytest.raises(ValueError, match="not divisible"):
-        BatchStream(dataset, 3, seed=1, position=DataPosition(), world_size=2)
+        BatchOrder(dataset, 3, seed=1, world_size=2)
+
+
+def test_batch_order_positions_and_epochs():
+    dataset = datasets.Dataset.from_dict({"input_ids": [[i] for i in range(10)], "word_ids": [[0]] * 10})
+    order = BatchOrder(dataset, 4, seed=1)  # 2 full batches an epoch, 2 rows left out of each
+    assert [order.position_after(k) for k in (0, 1, 2, 5)] == [
+        DataPosition(0, 0), DataPosition(0, 1), DataPosition(1, 0), DataPosition(2, 1)]
+    epoch = order.rows(DataPosition(0, 0))["_index"] + order.rows(DataPosition(0, 1))["_index"]
+    assert len(set(epoch)) == 8 and order.rows(DataPosition(1, 0))["_epoch"] == [1] * 4
+
+
+def test_worker_processes_make_the_same_batches():
+    dataset = datasets.Dataset.from_dict({"input_ids": [[2, 10 + i, 11 + i, 3] for i in range(12)],
+                                          "word_ids": [[-1, 0, 1, -1]] * 12})
+    batches = MaskedBatches(BatchOrder(dataset, 4, seed=1), MaskedBatcher(0, MASK_ID, VOCAB, MaskingSettings()),
+                            masking_seed=7, end=6)
+    here = list(batches.iterate(2, workers=0, pin_memory=False))
+    ahead = list(batches.iterate(2, workers=2, pin_memory=False))
+    assert len(here) == len(ahead) == 4
+    for mine, theirs in zip(here, ahead):
+        assert mine.keys() == theirs.keys() and all(torch.equal(mine[key], theirs[key]) for key in mine)

@@ -135,7 +135,7 @@ def training_settings(section):
     """The optimisation settings of a pretraining or distillation entry (what the loop needs)."""
     keys = ("steps", "batch_size", "gradient_accumulation", "learning_rate", "warmup_steps",
             "weight_decay", "max_grad_norm", "adam_beta1", "adam_beta2", "adam_epsilon",
-            "seed", "log_every", "checkpoint_every", "peak_tflops")
+            "seed", "log_every", "checkpoint_every", "peak_tflops", "bf16", "data_workers", "compile")
     return {key: section[key] for key in keys}
 
 

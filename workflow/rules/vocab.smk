@@ -36,6 +36,7 @@ rule tokenize_corpus:
     params:
         max_seq_length=config["pretraining_data"]["max_seq_length"],
         heldout_fraction=config["pretraining_data"]["heldout_fraction"],
+        packing=config["pretraining_data"]["packing"],
     log:
         "results/logs/vocab/tokenize_corpus/{vocab}.log",
     benchmark:

@@ -3,8 +3,10 @@
 Each packed sequence is cut into segments A and B (``segments.split_point``). With
 probability 0.5 B stays the true continuation (label 0, IsNext, as in transformers'
 ``BertForPreTraining``); otherwise it becomes the second segment of a random row of the
-batch from another document (label 1, NotNext): the batch is a random sample of the
-corpus, so that is BERT's random document. A random B is cut to the true B's length,
+batch that shares no document with it (label 1, NotNext): the batch is a random sample
+of the corpus, so that is BERT's random document. With full packing (several documents a
+sequence, ``tokenized_corpus``) the true B may cross into the next document of the corpus,
+as RoBERTa's FULL-SENTENCES inputs do. A random B is cut to the true B's length,
 then the longer segment loses tokens at its end until the pair is no longer than the
 packed sequence, so never longer than ``max_seq_length``. The model is a
 ``BertForPreTraining``: the NSP head reads the pooled ``[CLS]`` state, and the saved folder
@@ -27,7 +29,8 @@ from biocompact.training.masking import IGNORE_INDEX
 from biocompact.training.objective import Objective
 
 RANDOM_NEXT_PROBABILITY = 0.5
-DOCUMENT = "document"  # the packed corpus's column: each sequence's document index
+DOCUMENT = "document"  # the packed corpus's column: each sequence's (first) document index
+LAST_DOCUMENT = "last_document"  # its last document's index (older corpora: the same)
 
 
 def truncate_pair(first: Segment, second: Segment, limit: int) -> tuple[Segment, Segment]:
@@ -39,6 +42,11 @@ def truncate_pair(first: Segment, second: Segment, limit: int) -> tuple[Segment,
         else:
             b -= 1
     return (first[0][:a], first[1][:a]), (second[0][:b], second[1][:b])
+
+
+def _disjoint(first: tuple[int, int], second: tuple[int, int]) -> bool:
+    """Whether two sequences' (first, last) document ranges share no document."""
+    return first[1] < second[0] or second[1] < first[0]
 
 
 def _following(words: list[int], previous: list[int]) -> list[int]:
@@ -72,12 +80,15 @@ class NextSentenceBatcher:
             ids, words = ids[1:-1], words[1:-1]  # drop [CLS] ... [SEP]
             cut = split_point(ids, words, self.ends)
             segments.append(((ids[:cut], words[:cut]), (ids[cut:], words[cut:])))
-        documents = rows[DOCUMENT]
+        documents = list(zip(rows[DOCUMENT], rows.get(LAST_DOCUMENT, rows[DOCUMENT])))
         replace = (torch.rand(len(segments), generator=generator) < RANDOM_NEXT_PROBABILITY).tolist()
         picks = torch.rand(len(segments), generator=generator).tolist()
         pairs, labels = [], []
         for i, ((first, second), ids) in enumerate(zip(segments, rows["input_ids"])):
-            donors = [j for j, (_, other) in enumerate(segments) if documents[j] != documents[i] and other[0]]
+            donors = [
+                j for j, (_, other) in enumerate(segments)
+                if _disjoint(documents[j], documents[i]) and other[0]
+            ]
             random_next = replace[i] and bool(donors) and bool(second[0])
             if random_next:
                 other_ids, other_words = segments[donors[int(picks[i] * len(donors))]][1]

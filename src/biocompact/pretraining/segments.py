@@ -44,12 +44,13 @@ def sentence_end_ids(tokenizer: PreTrainedTokenizerBase) -> frozenset[int]:
 def split_point(ids: list[int], words: list[int], ends: frozenset[int]) -> int:
     """Where to cut a sequence of (unframed) tokens into two non-empty segments.
 
-    The word start right after a sentence end nearest the middle; else the word start
-    nearest the middle; else (a single word) the middle token.
+    The word start right after a sentence end (or a document separator, word id -1, of a
+    fully packed sequence) nearest the middle; else the word start nearest the middle; else
+    (a single word) the middle token.
     """
     middle = len(ids) / 2
-    starts = [i for i in range(1, len(ids)) if words[i] != words[i - 1]]
-    sentences = [i for i in starts if ids[i - 1] in ends]
+    starts = [i for i in range(1, len(ids)) if words[i] >= 0 and words[i] != words[i - 1]]
+    sentences = [i for i in starts if ids[i - 1] in ends or words[i - 1] < 0]
     candidates = sentences or starts
     if not candidates:
         return max(1, len(ids) // 2)

@@ -1,8 +1,14 @@
-"""Batches from the packed corpus: a seeded order that can resume mid-epoch, padded and masked."""
+"""Batches from the packed corpus: a seeded order that can resume mid-epoch, padded and masked.
+
+``MaskedBatches`` makes micro-batch ``k`` of a run as a pure function of ``k`` (rows from
+``BatchOrder``, a masking generator seeded by ``k``), so the same batches come out
+whether the training thread makes them one by one or ``DataLoader`` worker processes make
+them ahead (``training.data_workers``).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import datasets
@@ -10,21 +16,22 @@ import torch
 
 from biocompact.training.masking import IGNORE_INDEX, MaskingSettings, mask_tokens
 
-# Columns that BatchStream adds to every row batch: the rows' dataset indices and epoch.
+# Columns that BatchOrder adds to every row batch: the rows' dataset indices and epoch.
 INDEX, EPOCH = "_index", "_epoch"
 STATIC_MASKING_SEED = 12345  # BERT's create_pretraining_data default random_seed
+PREFETCH_BATCHES_PER_WORKER = 4
 
 
 @dataclass
 class DataPosition:
-    """Where the batch stream stands: resuming from it yields exactly the batches still due."""
+    """Where the batch order stands (epoch, batch in epoch); saved in checkpoints."""
 
     epoch: int = 0
     batch: int = 0
 
 
-class BatchStream:
-    """Endless stream of row batches; epoch ``e`` uses a permutation seeded by (seed, e).
+class BatchOrder:
+    """The rows of every batch; epoch ``e`` uses a permutation seeded by (seed, e).
 
     ``batch_size`` rows make one (global) batch; with several processes, process ``rank``
     gets every ``world_size``-th of them, so the effective batch does not depend on how
@@ -36,7 +43,6 @@ class BatchStream:
         dataset: datasets.Dataset,
         batch_size: int,
         seed: int,
-        position: DataPosition,
         rank: int = 0,
         world_size: int = 1,
     ):
@@ -47,24 +53,62 @@ class BatchStream:
         self.dataset = dataset
         self.batch_size = batch_size
         self.seed = seed
-        self.position = position
         self.rank = rank
         self.world_size = world_size
+        self.batches_per_epoch = len(dataset) // batch_size
+        self._order: tuple[int, list[int]] = (-1, [])
 
-    def __iter__(self) -> Iterator[dict]:
-        batches_per_epoch = len(self.dataset) // self.batch_size
-        while True:
-            generator = torch.Generator().manual_seed(self.seed * 100_003 + self.position.epoch)
+    def position_after(self, batches: int) -> DataPosition:
+        """Where the order stands after ``batches`` batches from the start of training."""
+        return DataPosition(batches // self.batches_per_epoch, batches % self.batches_per_epoch)
+
+    def rows(self, position: DataPosition) -> dict:
+        """This process's rows of the batch at ``position`` (with their indices and epoch)."""
+        if self._order[0] != position.epoch:
+            generator = torch.Generator().manual_seed(self.seed * 100_003 + position.epoch)
             order = torch.randperm(len(self.dataset), generator=generator).tolist()
-            while self.position.batch < batches_per_epoch:
-                start = self.position.batch * self.batch_size
-                indices = order[start : start + self.batch_size][self.rank :: self.world_size]
-                rows = self.dataset[indices]
-                rows[INDEX] = indices
-                rows[EPOCH] = [self.position.epoch] * len(indices)
-                self.position.batch += 1
-                yield rows
-            self.position = DataPosition(self.position.epoch + 1, 0)
+            self._order = (position.epoch, order)
+        start = position.batch * self.batch_size
+        indices = self._order[1][start : start + self.batch_size][self.rank :: self.world_size]
+        rows = self.dataset[indices]
+        rows[INDEX] = indices
+        rows[EPOCH] = [position.epoch] * len(indices)
+        return rows
+
+
+class MaskedBatches(torch.utils.data.Dataset):
+    """Micro-batch ``k`` of a run (``k`` = step x gradient accumulation + micro-step), masked.
+
+    A pure function of ``k``: the rows at ``order.position_after(k)``, masked with a generator
+    seeded by ``masking_seed + k``; picklable, so ``DataLoader`` workers can make it.
+    """
+
+    def __init__(self, order: BatchOrder, batcher: Callable, masking_seed: int, end: int):
+        self.order = order
+        self.batcher = batcher
+        self.masking_seed = masking_seed
+        self.end = end
+
+    def __len__(self) -> int:
+        return self.end
+
+    def __getitem__(self, k: int) -> dict[str, torch.Tensor]:
+        generator = torch.Generator().manual_seed(self.masking_seed + k)
+        return self.batcher(self.order.rows(self.order.position_after(k)), generator)
+
+    def iterate(
+        self, start: int, workers: int, pin_memory: bool
+    ) -> Iterator[dict[str, torch.Tensor]]:
+        """Batches ``start``, ``start + 1``, ... in order: made here or ahead by ``workers``."""
+        if workers == 0:
+            return (self[k] for k in range(start, self.end))
+        loader = torch.utils.data.DataLoader(
+            self, batch_size=None, sampler=range(start, self.end), num_workers=workers,
+            pin_memory=pin_memory, prefetch_factor=PREFETCH_BATCHES_PER_WORKER,
+            # its workers' seeds must not draw from the global RNG (dropout's)
+            generator=torch.Generator(),
+        )
+        return iter(loader)
 
 
 def pad(sequences: list[list[int]], value: int) -> torch.Tensor:
@@ -77,7 +121,7 @@ class MaskedBatcher:
     """Turns packed rows into a padded, masked MLM batch.
 
     Dynamic masking draws from the caller's generator. With a ``duplication_factor`` and
-    rows from ``BatchStream``, each row's mask is a function of (row, epoch mod factor).
+    rows from ``BatchOrder``, each row's mask is a function of (row, epoch mod factor).
     """
 
     def __init__(self, pad_token_id: int, mask_token_id: int, vocab_size: int, masking: MaskingSettings):

@@ -1,10 +1,14 @@
 """The training loop shared by pretraining and distillation, readable in one sitting.
 
 AdamW with linear warm-up and decay, gradient accumulation, gradient clipping, bf16
-autocast and fused AdamW on CUDA, data parallelism over the processes torchrun starts
+autocast (``bf16``) and fused AdamW on CUDA, batches masked ahead in ``data_workers``
+``DataLoader`` processes into pinned memory, an optional ``torch.compile`` of the encoder
+(``compile``), data parallelism over the processes torchrun starts
 (``biocompact.training.distributed``), a JSON-lines log every ``log_every`` steps (with
 MFU on a GPU), a progress bar on an interactive console, and a resumable checkpoint
-every ``checkpoint_every`` steps. A job killed at any moment and started again
+every ``checkpoint_every`` steps. The GPU switches fall back to plain CPU training (no
+autocast, batches made in the training thread when ``data_workers`` is 0, ``compile``
+works on both). A job killed at any moment and started again
 continues from its last checkpoint and ends with the same weights as an uninterrupted
 run (same seed, same devices).
 """
@@ -16,7 +20,7 @@ import json
 import logging
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 
 import datasets
@@ -26,7 +30,7 @@ from tqdm.auto import tqdm
 from transformers import get_linear_schedule_with_warmup
 
 from biocompact.training import distributed
-from biocompact.training.batches import BatchStream, DataPosition, MaskedBatcher
+from biocompact.training.batches import BatchOrder, DataPosition, MaskedBatcher, MaskedBatches
 from biocompact.training.checkpoint import latest_checkpoint, rng_state, save_checkpoint, set_rng_state
 from biocompact.training.objective import Objective
 from biocompact.training.throughput import FlopCounter, peak_tflops
@@ -52,11 +56,14 @@ class TrainingSettings:
     log_every: int = 10
     checkpoint_every: int = 100
     peak_tflops: float | None = None  # for MFU; None: from the GPU's name (throughput.py)
+    bf16: bool = True  # bf16 autocast on CUDA (never on the CPU)
+    data_workers: int = 0  # DataLoader processes making batches ahead; 0: the training thread
+    compile: bool = False  # torch.compile the encoder
 
 
-# Settings that change what is logged or saved, not the trained weights: a checkpoint
-# made with other values of these is resumed.
-NEUTRAL_SETTINGS = ("log_every", "checkpoint_every", "peak_tflops")
+# Settings that change what is logged or saved or how fast, not the trained weights
+# (beyond rounding): a checkpoint made with other values of these is resumed.
+NEUTRAL_SETTINGS = ("log_every", "checkpoint_every", "peak_tflops", "data_workers", "compile")
 
 
 def pick_device() -> torch.device:
@@ -64,7 +71,10 @@ def pick_device() -> torch.device:
 
 
 def _comparable(settings: dict) -> dict:
-    return {key: value for key, value in settings.items() if key not in NEUTRAL_SETTINGS}
+    """The settings that must match to resume (one newer than the checkpoint: its default)."""
+    defaults = {f.name: f.default for f in fields(TrainingSettings) if f.default is not MISSING}
+    merged = {**defaults, **settings}
+    return {key: value for key, value in merged.items() if key not in NEUTRAL_SETTINGS}
 
 
 def _optimizer(objective: Objective, settings: TrainingSettings, device: torch.device) -> torch.optim.AdamW:
@@ -103,7 +113,8 @@ def train(
     objective.to(device)
     optimizer = _optimizer(objective, settings, device)
     scheduler = get_linear_schedule_with_warmup(optimizer, settings.warmup_steps, settings.steps)
-    step, position, seen_tokens = 0, DataPosition(), 0
+    step, seen_tokens = 0, 0
+    order = BatchOrder(dataset, settings.batch_size, settings.seed, rank, world_size)
 
     saved = latest_checkpoint(checkpoint_dir)
     if saved is not None:
@@ -117,36 +128,52 @@ def train(
         scheduler.load_state_dict(saved["scheduler"])
         rng = saved["rng"]  # one state per process (a single dict in older checkpoints)
         set_rng_state(rng[rank] if isinstance(rng, list) and len(rng) == world_size else _first(rng))
-        step, position, seen_tokens = saved["step"], DataPosition(**saved["position"]), saved["tokens"]
+        step, seen_tokens = saved["step"], saved["tokens"]
+        # older checkpoints may say (e, end of epoch e) for (e + 1, 0)
+        position = DataPosition(**saved["position"])
+        saved_batches = position.epoch * order.batches_per_epoch + position.batch
+        if order.position_after(saved_batches) != order.position_after(
+            step * settings.gradient_accumulation
+        ):
+            raise RuntimeError(
+                f"the checkpoint of step {step} in {checkpoint_dir} is at another place in the "
+                "training data: delete that folder to start afresh"
+            )
         log.info("resumed from checkpoint at step %d", step)
     log_path = checkpoint_dir / LOG_FILE
     if main:
         _truncate_log(log_path, step)
 
-    stream = BatchStream(dataset, settings.batch_size, settings.seed, position, rank, world_size)
-    batches = iter(stream)
+    # micro-batch k masked with seed + k: seed * 1_000_003 + step * accumulation + micro-step
+    masking_seed = settings.seed * 1_000_003 + rank * 2**40
+    accumulation = settings.gradient_accumulation
+    batches = MaskedBatches(order, batcher, masking_seed, settings.steps * accumulation).iterate(
+        step * accumulation, settings.data_workers, pin_memory=device.type == "cuda"
+    )
+    if settings.compile:
+        objective.model_to_save().base_model.compile()  # in place: parameter names unchanged
     model = objective
     if world_size > 1:
         model = DistributedDataParallel(objective, device_ids=[device.index] if device.type == "cuda" else None)
-    autocast = torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda")
+    autocast = torch.autocast(
+        device.type, dtype=torch.bfloat16, enabled=device.type == "cuda" and settings.bf16
+    )
     peak = peak_tflops(device, settings.peak_tflops)
     count_flops = FlopCounter(objective.model_to_save()) if peak else None
     progress = tqdm(total=settings.steps, initial=step, desc="training", unit="step", disable=None if main else True)
     objective.train()
     tokens, flops, started = 0, 0.0, time.perf_counter()
     while step < settings.steps:
-        terms_sum: dict[str, float] = {}
+        terms_sum: dict[str, torch.Tensor] = {}  # read (a GPU sync) only when logged
         for micro_step in range(settings.gradient_accumulation):
-            masking_rng = torch.Generator().manual_seed(
-                settings.seed * 1_000_003 + step * settings.gradient_accumulation + micro_step + rank * 2**40
-            )
-            batch = {k: v.to(device, non_blocking=True) for k, v in batcher(next(batches), masking_rng).items()}
+            batch = next(batches)
             # every process sees an equal share of each batch: count this one's x processes
             batch_tokens = int(batch["attention_mask"].sum()) * world_size
             tokens += batch_tokens
             seen_tokens += batch_tokens
             if count_flops:
                 flops += count_flops(batch)
+            batch = {k: v.to(device, non_blocking=True) for k, v in batch.items()}
             last_micro_step = micro_step == settings.gradient_accumulation - 1
             # DDP all-reduces gradients only on the last micro-step of an optimizer step
             no_sync = model.no_sync() if world_size > 1 and not last_micro_step else contextlib.nullcontext()
@@ -155,7 +182,8 @@ def train(
                     loss, terms = model(batch)
                 (loss / settings.gradient_accumulation).backward()
             for name, value in {"loss": loss, **terms}.items():
-                terms_sum[name] = terms_sum.get(name, 0.0) + float(value.detach()) / settings.gradient_accumulation
+                share = value.detach().float() / settings.gradient_accumulation
+                terms_sum[name] = terms_sum.get(name, 0.0) + share
         torch.nn.utils.clip_grad_norm_(
             [p for p in objective.parameters() if p.requires_grad], settings.max_grad_norm
         )
@@ -166,16 +194,17 @@ def train(
         progress.update()
 
         if step % settings.log_every == 0 or step == settings.steps:
+            terms_now = {name: float(value) for name, value in terms_sum.items()}
             elapsed = time.perf_counter() - started
-            record = {"step": step, **terms_sum, "lr": scheduler.get_last_lr()[0], "tokens": seen_tokens,
+            record = {"step": step, **terms_now, "lr": scheduler.get_last_lr()[0], "tokens": seen_tokens,
                       "tokens_per_second": tokens / elapsed, "elapsed_s": elapsed}
             if peak:
                 record["mfu"] = flops / elapsed / (peak * 1e12)  # per device: each has its own peak
             if main:
                 with open(log_path, "a", encoding="utf-8") as handle:
                     handle.write(json.dumps(record) + "\n")
-                log.info("step %d/%d loss %.4f (%.0f tokens/s)", step, settings.steps, terms_sum["loss"], record["tokens_per_second"])
-            progress.set_postfix(loss=f"{terms_sum['loss']:.3f}", refresh=False)
+                log.info("step %d/%d loss %.4f (%.0f tokens/s)", step, settings.steps, terms_now["loss"], record["tokens_per_second"])
+            progress.set_postfix(loss=f"{terms_now['loss']:.3f}", refresh=False)
             tokens, flops, started = 0, 0.0, time.perf_counter()
         if step % settings.checkpoint_every == 0 or step == settings.steps:
             rng_states = distributed.gather(rng_state())
@@ -183,7 +212,7 @@ def train(
                 save_checkpoint(checkpoint_dir, step, {
                     "step": step,
                     "tokens": seen_tokens,
-                    "position": asdict(stream.position),
+                    "position": asdict(order.position_after(step * settings.gradient_accumulation)),
                     "settings": asdict(settings),
                     "objective": objective.trainable_state(),
                     "optimizer": optimizer.state_dict(),
