@@ -9,6 +9,16 @@ STUDENT_FROM_MODEL = {
 }
 
 
+def distillation_entry(name):
+    """Student ``name``'s config entry as its job reads it (DistillationSettings): a
+    student_init naming a model of this config replaced by that model's folder; the Slurm
+    resources left out, as they change no result."""
+    entry = {key: value for key, value in config["distillation"][name].items() if key != "resources"}
+    if name in STUDENT_FROM_MODEL:
+        entry["student_init"] = model_dir(STUDENT_FROM_MODEL[name])
+    return entry
+
+
 rule distill:
     """Distil one student from its teacher on the teacher's tokenised corpus."""
     input:
@@ -21,18 +31,7 @@ rule distill:
         eval="results/distillation/{model}/eval.json",
     params:
         checkpoint_dir="results/checkpoints/distillation/{model}",
-        method=lambda wc: config["distillation"][wc.model]["method"],
-        student_init=lambda wc: (
-            model_dir(STUDENT_FROM_MODEL[wc.model])
-            if wc.model in STUDENT_FROM_MODEL
-            else config["distillation"][wc.model]["student_init"]
-        ),
-        student_layers=lambda wc: config["distillation"][wc.model]["student_layers"],
-        student_architecture=lambda wc: config["distillation"][wc.model].get("student_architecture"),
-        temperature=lambda wc: config["distillation"][wc.model]["temperature"],
-        alpha=lambda wc: config["distillation"][wc.model]["alpha"],
-        layer_map=lambda wc: config["distillation"][wc.model]["layer_map"],
-        training=lambda wc: training_settings(config["distillation"][wc.model]),
+        settings=lambda wc: distillation_entry(wc.model),
         masking=config["masking"],
         probes=config["probes"],
     log:
