@@ -9,16 +9,6 @@ STUDENT_FROM_MODEL = {
 }
 
 
-def distillation_entry(name):
-    """Student ``name``'s config entry as its job reads it (DistillationSettings): a
-    student_init naming a model of this config replaced by that model's folder; the Slurm
-    resources left out, as they change no result."""
-    entry = {key: value for key, value in config["distillation"][name].items() if key != "resources"}
-    if name in STUDENT_FROM_MODEL:
-        entry["student_init"] = model_dir(STUDENT_FROM_MODEL[name])
-    return entry
-
-
 rule distill:
     """Distil one student from its teacher on the teacher's tokenised corpus."""
     input:
@@ -56,4 +46,4 @@ localrules:
 rule distillation:
     """Target: every distilled student."""
     input:
-        expand("results/distillation/{model}/eval.json", model=DISTILLED),
+        expand(rules.distill.output.eval, model=DISTILLED),

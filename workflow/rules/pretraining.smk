@@ -48,4 +48,4 @@ localrules:
 rule pretraining:
     """Target: every pretrained model."""
     input:
-        expand("results/pretraining/{model}/eval.json", model=PRETRAINED),
+        expand(rules.pretrain.output.eval, model=PRETRAINED),
