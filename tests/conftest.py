@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+DEMO_GENERATOR = REPO_ROOT / "demo" / "generate.py"
 
 
 @pytest.fixture(scope="session")
@@ -33,3 +37,13 @@ def one_torch_thread() -> Iterator[None]:
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="session")
+def demo_generator() -> ModuleType:
+    """demo/generate.py, the demo data generator (a script beside the data, not a package)."""
+    spec = importlib.util.spec_from_file_location("demo_generator", DEMO_GENERATOR)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module

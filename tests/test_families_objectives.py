@@ -20,7 +20,6 @@ from transformers import (
 )
 
 from biocompact.corpus.sentences import RuleSplitter
-from biocompact.demo import DEFAULT_SEED, build_lexicon, make_citation
 from biocompact.models.presets import build_config
 from biocompact.pretraining.albert import MaskedLmAndSentenceOrder, SentenceOrderBatcher
 from biocompact.pretraining.electra import build_electra, replace_tokens
@@ -268,11 +267,12 @@ def test_bert_loss_is_mlm_plus_next_sentence(one_torch_thread):
 
 
 @pytest.fixture(scope="module")
-def demo_shard(tmp_path_factory):
+def demo_shard(tmp_path_factory, demo_generator):
     """Sentences of 150 demo PubMed abstracts, one document per abstract."""
-    rng = random.Random(DEFAULT_SEED)
-    lexicon = build_lexicon(random.Random(f"{DEFAULT_SEED}-lexicon"))
-    citations = [make_citation(rng, lexicon, pmid, 2020) for pmid in range(1, 151)]
+    seed = demo_generator.DEFAULT_SEED
+    rng = random.Random(seed)
+    lexicon = demo_generator.build_lexicon(random.Random(f"{seed}-lexicon"))
+    citations = [demo_generator.make_citation(rng, lexicon, pmid, 2020) for pmid in range(1, 151)]
     texts = ["\n".join([c.title, *(text for _, text in c.abstract)]) for c in citations if c.abstract]
     documents = ["\n".join(sentences) for sentences in RuleSplitter().split(texts)]
     path = tmp_path_factory.mktemp("demo") / "sentences.txt"
