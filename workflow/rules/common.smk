@@ -107,14 +107,6 @@ def finetune_config(model, task):
     return settings
 
 
-def training_settings(section):
-    """The optimisation settings of a pretraining or distillation entry (what the loop needs)."""
-    keys = ("steps", "batch_size", "gradient_accumulation", "learning_rate", "warmup_steps",
-            "weight_decay", "max_grad_norm", "adam_beta1", "adam_beta2", "adam_epsilon",
-            "seed", "log_every", "checkpoint_every", "peak_tflops")
-    return {key: section[key] for key in keys}
-
-
 def gpu_job_resources(entry):
     """Slurm resources of a GPU job from a config ``resources`` block (schema: gpu_job).
 
@@ -149,11 +141,16 @@ def gpu_job_threads(entry):
     return threads
 
 
+def job_entry(section, name):
+    """Entry ``name`` of config ``section`` as its job reads it (the stage's settings
+    dataclass): the Slurm resources left out, as they change no result."""
+    return {key: value for key, value in config[section][name].items() if key != "resources"}
+
+
 def distillation_entry(name):
-    """Student ``name``'s config entry as its job reads it (DistillationSettings): a
-    student_init naming a model of this config replaced by that model's folder; the Slurm
-    resources left out, as they change no result."""
-    entry = {key: value for key, value in config["distillation"][name].items() if key != "resources"}
+    """Student ``name``'s ``job_entry``, a student_init naming a model of this config
+    replaced by that model's folder."""
+    entry = job_entry("distillation", name)
     if entry["student_init"] in ALL_MODELS:
         entry["student_init"] = model_dir(entry["student_init"])
     return entry
