@@ -31,6 +31,7 @@ from biocompact.pretraining.run import run_pretraining
 from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.tokenized_corpus import build_tokenized_corpus
 from biocompact.vocab.build import build_vocabulary
+from biocompact.vocab.settings import VocabularySettings
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 MAX_SEQ_LENGTH = 128
@@ -61,7 +62,7 @@ def pretrain(out: Path, threads: int) -> Path:
         for abstract in (DATA / "text" / "PubMedAbstract_1MB.txt").read_text().splitlines():
             if abstract.strip():
                 handle.write("\n".join(split_text(abstract)) + "\n\n")
-    build_vocabulary([shard], out / "tokenizer", out / "vocab.json", "real", VOCABULARY, 0.05, 20000)
+    build_vocabulary([shard], out / "tokenizer", out / "vocab.json", "real", VocabularySettings.from_entry(VOCABULARY), 0.05, 20000)
     build_tokenized_corpus([shard], out / "tokenizer", out / "corpus", MAX_SEQ_LENGTH, 0.05)
     settings = PretrainingSettings.from_entry(
         {"vocabulary": "real", "architecture": {"preset": "demo-4L-256"}, **PRETRAINING}

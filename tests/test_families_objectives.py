@@ -32,6 +32,7 @@ from biocompact.tokenized_corpus import build_tokenized_corpus
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.masking import IGNORE_INDEX, MaskingSettings
 from biocompact.vocab.build import build_vocabulary
+from biocompact.vocab.settings import VocabularySettings
 
 CLS, SEP, PAD, MASK, PERIOD = 2, 3, 0, 4, 1
 TINY = {"num_hidden_layers": 2, "hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64}
@@ -292,8 +293,8 @@ FAMILY_RUNS = {  # run: (family, vocabulary type, objective, logged terms)
 @pytest.mark.parametrize("run", FAMILY_RUNS)
 def test_family_pretrains_with_decreasing_loss_and_fine_tunes(run, demo_shard, tmp_path, one_torch_thread):
     family, vocab_type, objective, terms = FAMILY_RUNS[run]
-    settings = {"type": vocab_type, "vocab_size": 500, "lowercase": True, "min_frequency": 2, "limit_alphabet": 200}
-    build_vocabulary([demo_shard], tmp_path / "tokenizer", tmp_path / "stats.json", "v", settings,
+    vocabulary = VocabularySettings(vocab_type, vocab_size=500, min_frequency=2, limit_alphabet=200)
+    build_vocabulary([demo_shard], tmp_path / "tokenizer", tmp_path / "stats.json", "v", vocabulary,
                      heldout_fraction=0.1, max_heldout_sentences=200)
     build_tokenized_corpus([demo_shard], tmp_path / "tokenizer", tmp_path / "data", max_seq_length=64,
                            heldout_fraction=0.1)
