@@ -20,7 +20,7 @@ ENTRY = {"teacher": "teacher", "steps": 10, "batch_size": 8, "learning_rate": 1e
 
 
 def test_the_schema_properties_are_the_fields():
-    """Every option of a distillation entry is a settings field (resources: Slurm's, not the job's)."""
+    """Every option of a distillation entry is a field (resources: Slurm's, not the job's)."""
     schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
     options = set(schema["properties"]["distillation"]["additionalProperties"]["properties"])
     fields = {field.name for field in dataclasses.fields(DistillationSettings)}
@@ -29,9 +29,13 @@ def test_the_schema_properties_are_the_fields():
 
 def test_a_validated_entry_parses_with_the_schema_defaults():
     config = yaml.safe_load((REPO_ROOT / "config.yaml").read_text(encoding="utf-8"))
-    config["distillation"] = {"student": {**ENTRY, "method": "tinybert", "alpha": {"layer": [1.0, 2.0]}}}
+    config["distillation"] = {
+        "student": {**ENTRY, "method": "tinybert", "alpha": {"layer": [1.0, 2.0]}}
+    }
     validate(config, str(SCHEMA))
-    entry = {key: value for key, value in config["distillation"]["student"].items() if key != "resources"}
+    entry = {
+        key: value for key, value in config["distillation"]["student"].items() if key != "resources"
+    }
     settings = DistillationSettings.from_entry(entry)
     assert settings == DistillationSettings(
         teacher="teacher",
@@ -47,10 +51,22 @@ def test_a_validated_entry_parses_with_the_schema_defaults():
     ("options", "message"),
     [
         ({"method": "minilm"}, "unknown distillation method 'minilm'"),
-        ({"method": "distilbert", "alpha": {"layer": 1.0}}, "alpha.layer is not a loss term of the distilbert"),
-        ({"method": "lewis", "layer_map": [1, 2]}, "layer_map is used by the layer-wise methods only, not by lewis"),
-        ({"student_init": "random", "student_layers": [0]}, "student_layers is used with student_init teacher_layers"),
-        ({"student_architecture": {"preset": "demo-2L-128"}}, "student_architecture is used with student_init random"),
+        (
+            {"method": "distilbert", "alpha": {"layer": 1.0}},
+            "alpha.layer is not a loss term of the distilbert",
+        ),
+        (
+            {"method": "lewis", "layer_map": [1, 2]},
+            "layer_map is used by the layer-wise methods only, not by lewis",
+        ),
+        (
+            {"student_init": "random", "student_layers": [0]},
+            "student_layers is used with student_init teacher_layers",
+        ),
+        (
+            {"student_architecture": {"preset": "demo-2L-128"}},
+            "student_architecture is used with student_init random",
+        ),
         ({"resources": {"gpus": 1}}, "distillation: unknown setting 'resources'"),
     ],
 )

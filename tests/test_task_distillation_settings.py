@@ -17,7 +17,9 @@ from biocompact.task_distillation.settings import (
 from biocompact.task_distillation.transfer import READERS
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = yaml.safe_load((REPO_ROOT / "workflow/schemas/config.schema.yaml").read_text(encoding="utf-8"))
+SCHEMA = yaml.safe_load(
+    (REPO_ROOT / "workflow/schemas/config.schema.yaml").read_text(encoding="utf-8")
+)
 SECTION = SCHEMA["properties"]["task_distillation"]["properties"]
 
 
@@ -34,14 +36,21 @@ def _fields(cls: type) -> set[str]:
 def test_the_schema_properties_are_the_fields():
     transfer = SECTION["transfer_sets"]
     assert _options(transfer) == _fields(TransferSetSettings)
-    assert _options(transfer["additionalProperties"]["properties"]["randomised"]) == _fields(RandomisedSettings)
+    assert _options(transfer["additionalProperties"]["properties"]["randomised"]) == _fields(
+        RandomisedSettings
+    )
     assert _options(SECTION["experiments"]) == _fields(ExperimentSettings)
     assert set(READERS) == set(LABELLED_FORMATS)
 
 
 def test_the_demo_entries_parse():
-    config = yaml.safe_load((REPO_ROOT / "config.yaml").read_text(encoding="utf-8"))["task_distillation"]
-    sets = {name: TransferSetSettings.from_entry(name, entry) for name, entry in config["transfer_sets"].items()}
+    config = yaml.safe_load((REPO_ROOT / "config.yaml").read_text(encoding="utf-8"))[
+        "task_distillation"
+    ]
+    sets = {
+        name: TransferSetSettings.from_entry(name, entry)
+        for name, entry in config["transfer_sets"].items()
+    }
     assert sets["general-random"].randomised == RandomisedSettings("demo/general/passages.txt", 200)
     assert [name for name, settings in sets.items() if settings.labelled] == ["re-train-text"]
     experiment = ExperimentSettings.from_entry("demo", config["experiments"]["demo-re-extraction"])
@@ -54,10 +63,16 @@ def test_the_demo_entries_parse():
     ("entry", "message"),
     [
         ({}, "transfer_sets.t needs either path or randomised"),
-        ({"path": "a.txt", "randomised": {"source": "b.txt", "examples": 2}}, "needs either path or randomised"),
+        (
+            {"path": "a.txt", "randomised": {"source": "b.txt", "examples": 2}},
+            "needs either path or randomised",
+        ),
         ({"path": "a.txt", "format": "conll"}, "transfer_sets.t: unknown format 'conll'"),
         ({"path": "a.txt", "lines": 3}, "transfer_sets.t: unknown setting 'lines'"),
-        ({"randomised": {"source": "b.txt", "examples": 2, "size": 1}}, "t.randomised: unknown setting 'size'"),
+        (
+            {"randomised": {"source": "b.txt", "examples": 2, "size": 1}},
+            "t.randomised: unknown setting 'size'",
+        ),
     ],
 )
 def test_bad_transfer_sets_are_named(entry, message):

@@ -21,10 +21,17 @@ def test_the_schema_properties_are_the_fields():
 
 
 def test_an_entry_parses_and_gives_its_trainer_options():
-    settings = VocabularySettings.from_entry({"type": "bpe", "vocab_size": 500, "extra_special_tokens": ["@GENE$"]})
+    settings = VocabularySettings.from_entry(
+        {"type": "bpe", "vocab_size": 500, "extra_special_tokens": ["@GENE$"]}
+    )
     assert settings == VocabularySettings("bpe", vocab_size=500, extra_special_tokens=("@GENE$",))
-    assert settings.trainer_options() == {"vocab_size": 500, "lowercase": True, "min_frequency": 2,
-                                          "limit_alphabet": 1000, "extra_special_tokens": ("@GENE$",)}  # fmt: skip
+    assert settings.trainer_options() == {
+        "vocab_size": 500,
+        "lowercase": True,
+        "min_frequency": 2,
+        "limit_alphabet": 1000,
+        "extra_special_tokens": ("@GENE$",),
+    }
 
 
 @pytest.mark.parametrize(

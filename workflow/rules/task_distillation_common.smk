@@ -1,9 +1,11 @@
 # Task-specific distillation: names and input functions of task_distillation.smk, which
-# includes this file. Uses ALL_MODELS, model_dir and task_data_config of common.smk.
+# includes this file. Uses ALL_MODELS and task_data_config of common.smk and task_files
+# (imported by finetuning.smk).
 
 from biocompact.task_distillation.settings import ExperimentSettings, TransferSetSettings
 
-# Every entry parsed and checked here, before any job runs; jobs get the plain entries.
+# Every entry parsed and checked here, before any job runs. Jobs get plain values (the
+# entry, or the parts of it they read): Snakemake's params trigger compares only those.
 TD_TRANSFER = {
     name: TransferSetSettings.from_entry(name, entry)
     for name, entry in config["task_distillation"]["transfer_sets"].items()
@@ -26,18 +28,27 @@ def _check_task_distillation():
         if task is None:
             raise ValueError(f"{where}.task {experiment.task!r} is not in finetuning.tasks")
         if task["family"] not in TD_FAMILIES or task["format"] == "hoc_tsv":
-            raise ValueError(f"{where}: task {experiment.task!r} is not single-label classification or yes/no")
+            raise ValueError(
+                f"{where}: task {experiment.task!r} is not single-label classification or yes/no"
+            )
         if task["folds"]:
-            raise ValueError(f"{where}: task {experiment.task!r} is cross-validated; the teacher is one model")
+            raise ValueError(
+                f"{where}: task {experiment.task!r} is cross-validated; the teacher is one model"
+            )
         for role in ("teacher", "student"):
-            if getattr(experiment, role) not in ALL_MODELS:
-                raise ValueError(f"{where}.{role} {getattr(experiment, role)!r} is not a model of this config")
+            model = getattr(experiment, role)
+            if model not in ALL_MODELS:
+                raise ValueError(f"{where}.{role} {model!r} is not a model of this config")
         for transfer in experiment.transfer:
             if transfer not in TD_TRANSFER:
-                raise ValueError(f"{where}.transfer names {transfer!r}, which is not in task_distillation.transfer_sets")
-        if teachers.setdefault(experiment.teacher_key, experiment.teacher_training) != experiment.teacher_training:
+                raise ValueError(
+                    f"{where}.transfer names {transfer!r}, which is not in task_distillation.transfer_sets"
+                )
+        training = teachers.setdefault(experiment.teacher_key, experiment.teacher_training)
+        if training != experiment.teacher_training:
             raise ValueError(
-                f"{where}: teacher {experiment.teacher_key} is trained with other teacher_training in another experiment"
+                f"{where}: teacher {experiment.teacher_key} is trained with other teacher_training "
+                "in another experiment"
             )
 
 
@@ -86,14 +97,25 @@ def td_runs():
     """Every evaluation of every experiment, with the keys of the summary."""
     runs = []
     for name, experiment in TD_EXPERIMENTS.items():
-        keys = {"experiment": name, "task": experiment.task, "teacher": experiment.teacher,
-                "student": experiment.student}  # fmt: skip
-        runs.append({**keys, "transfer": "", "setting": "teacher", "path": td_teacher_path(name, "evaluation")})
+        keys = {
+            "experiment": name,
+            "task": experiment.task,
+            "teacher": experiment.teacher,
+            "student": experiment.student,
+        }
+        teacher = td_teacher_path(name, "evaluation")
+        runs.append({**keys, "transfer": "", "setting": "teacher", "path": teacher})
         untrained = expand(rules.untrained_students.output.evaluations, experiment=name)
         runs += [{**keys, "transfer": "", "setting": "untrained", "path": path} for path in untrained]
-        for method, transfers in (("distilled", experiment.transfer), ("direct", experiment.direct_transfer(TD_TRANSFER))):
+        methods = {"distilled": experiment.transfer, "direct": experiment.direct_transfer(TD_TRANSFER)}
+        for method, transfers in methods.items():
             for transfer in transfers:
-                paths = expand(rules.train_students.output.evaluations, experiment=name, transfer=transfer, method=method)
+                paths = expand(
+                    rules.train_students.output.evaluations,
+                    experiment=name,
+                    transfer=transfer,
+                    method=method,
+                )
                 runs += [{**keys, "transfer": transfer, "setting": method, "path": path} for path in paths]
     return runs
 
@@ -103,7 +125,11 @@ def td_student_data(wildcards):
     (direct) or nothing (untrained, a job without the method wildcard)."""
     method = wildcards.get("method")
     if method == "distilled":
-        return expand(rules.soft_labels.output.soft_labels, experiment=wildcards.experiment, transfer=wildcards.transfer)
+        return expand(
+            rules.soft_labels.output.soft_labels,
+            experiment=wildcards.experiment,
+            transfer=wildcards.transfer,
+        )
     if method == "direct":
         return expand(rules.transfer_set.output[0], transfer=wildcards.transfer)
     return []

@@ -33,15 +33,19 @@ class DistillationSettings:
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
-            raise ValueError(f"unknown distillation method {self.method!r}; known: {sorted(METHODS)}")
+            raise ValueError(
+                f"unknown distillation method {self.method!r}; known: {sorted(METHODS)}"
+            )
         METHODS[self.method].check_options(self.alpha, self.layer_map)
         if self.student_layers is not None and self.student_init != "teacher_layers":
             raise ValueError(
-                f"student_layers is used with student_init teacher_layers only, not {self.student_init!r}"
+                "student_layers is used with student_init teacher_layers only, "
+                f"not {self.student_init!r}"
             )
         if self.student_architecture and self.student_init != "random":
             raise ValueError(
-                f"student_architecture is used with student_init random only, not {self.student_init!r}"
+                "student_architecture is used with student_init random only, "
+                f"not {self.student_init!r}"
             )
 
     @classmethod

@@ -22,7 +22,9 @@ class PretrainingSettings:
 
     vocabulary: str  # a vocabulary of the config (its tokenised corpus reaches the job as an input)
     training: TrainingSettings
-    architecture: dict[str, Any] = field(default_factory=dict)  # scratch: preset and/or config fields
+    architecture: dict[str, Any] = field(
+        default_factory=dict
+    )  # scratch: preset and/or config fields
     init: str = "scratch"  # scratch, or a checkpoint folder, hub name or package path
     family: str = "bert"  # bert, roberta, electra, albert
     objective: str | None = None  # None: the family's own

@@ -51,7 +51,9 @@ class TransferSetSettings:
 
     def __post_init__(self) -> None:
         if (self.path is None) == (self.randomised is None):
-            raise ValueError(f"task_distillation.transfer_sets.{self.name} needs either path or randomised")
+            raise ValueError(
+                f"task_distillation.transfer_sets.{self.name} needs either path or randomised"
+            )
         if self.format not in (TEXT_FORMAT, *LABELLED_FORMATS):
             raise ValueError(
                 f"task_distillation.transfer_sets.{self.name}: unknown format {self.format!r}; "
@@ -98,10 +100,13 @@ class ExperimentSettings:
     def __post_init__(self) -> None:
         if not self.transfer or len(set(self.transfer)) != len(self.transfer):
             raise ValueError(
-                f"task_distillation.experiments.{self.name}.transfer must name distinct transfer sets"
+                f"task_distillation.experiments.{self.name}.transfer "
+                "must name distinct transfer sets"
             )
         if self.temperature <= 0:
-            raise ValueError(f"task_distillation.experiments.{self.name}.temperature must be positive")
+            raise ValueError(
+                f"task_distillation.experiments.{self.name}.temperature must be positive"
+            )
 
     @property
     def teacher_key(self) -> tuple[str, str, int]:

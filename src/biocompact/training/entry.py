@@ -18,7 +18,7 @@ def split_training(entry: Mapping[str, Any]) -> tuple[TrainingSettings, dict[str
 
 
 def check_known_keys(section: str, entry: Mapping[str, Any], known: set[str]) -> None:
-    """Raise, naming the key, if ``entry`` of config section ``section`` holds a key not in ``known``."""
+    """Raise, naming the key, if ``entry`` of config ``section`` holds a key not in ``known``."""
     unknown = sorted(set(entry) - known)
     if unknown:
         raise ValueError(f"{section}: unknown setting {unknown[0]!r}; known: {sorted(known)}")

@@ -50,6 +50,8 @@ class VocabularySettings:
         known = {field.name for field in fields(cls)}
         unknown = sorted(set(entry) - known)
         if unknown:
-            raise ValueError(f"vocabularies: unknown setting {unknown[0]!r}; known: {sorted(known)}")
+            raise ValueError(
+                f"vocabularies: unknown setting {unknown[0]!r}; known: {sorted(known)}"
+            )
         special = tuple(entry.get("extra_special_tokens", ()))
         return cls(**{**entry, "extra_special_tokens": special})
