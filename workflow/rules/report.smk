@@ -77,7 +77,7 @@ rule report:
         + expand(rules.distill.output.eval, model=DISTILLED),
         corpus=rules.corpus_stats.output[0],
         vocab=expand(rules.train_vocabulary.output.stats, vocab=VOCABS),
-        task_distillation=rules.task_distillation_summary.output if TD_EXPERIMENTS else [],
+        task_distillation=rules.task_distillation_summary.output[0] if TD_EXPERIMENTS else [],
     output:
         html=report("results/report/report.html", caption="../report/report.rst", category="Report"),
     params:

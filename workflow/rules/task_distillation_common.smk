@@ -124,12 +124,8 @@ def td_student_data(wildcards):
     """What a student trains on: the soft labels (distilled), the transfer set's own labels
     (direct) or nothing (untrained, a job without the method wildcard)."""
     method = wildcards.get("method")
-    if method == "distilled":
-        return expand(
-            rules.soft_labels.output.soft_labels,
-            experiment=wildcards.experiment,
-            transfer=wildcards.transfer,
-        )
-    if method == "direct":
-        return expand(rules.transfer_set.output[0], transfer=wildcards.transfer)
-    return []
+    if method is None:
+        return []
+    pattern = rules.soft_labels.output.soft_labels if method == "distilled" else rules.transfer_set.output[0]
+    [path] = expand(pattern, experiment=wildcards.experiment, transfer=wildcards.transfer)
+    return path
