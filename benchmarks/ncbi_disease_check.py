@@ -29,8 +29,10 @@ from biocompact.corpus.sentence_rules import split_text
 from biocompact.finetuning.baseline import majority_baseline
 from biocompact.finetuning.train import finetune
 from biocompact.pretraining.run import run_pretraining
+from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.tokenized_corpus import build_tokenized_corpus
 from biocompact.vocab.build import build_vocabulary
+from biocompact.vocab.settings import VocabularySettings
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 MAX_SEQ_LENGTH = 128
@@ -61,13 +63,15 @@ def pretrain(out: Path, threads: int) -> Path:
         for abstract in (DATA / "text" / "PubMedAbstract_1MB.txt").read_text().splitlines():
             if abstract.strip():
                 handle.write("\n".join(split_text(abstract)) + "\n\n")
-    build_vocabulary([shard], out / "tokenizer", out / "vocab.json", "real", VOCABULARY, 0.05, 20000)
+    build_vocabulary([shard], out / "tokenizer", out / "vocab.json", "real", VocabularySettings.from_entry(VOCABULARY), 0.05, 20000)
     build_tokenized_corpus([shard], out / "tokenizer", out / "corpus", MAX_SEQ_LENGTH, 0.05)
+    settings = PretrainingSettings.from_entry(
+        {"vocabulary": "real", "architecture": {"preset": "demo-4L-256"}, **PRETRAINING}
+    )
     run_pretraining(
-        name="ncbi-check", dataset_dir=out / "corpus", tokenizer_dir=out / "tokenizer",
+        name="ncbi-check", settings=settings, dataset_dir=out / "corpus", tokenizer_dir=out / "tokenizer",
         outputs={"model": str(model), "log": str(out / "train_log.jsonl"), "eval": str(out / "eval.json")},
-        checkpoint_dir=out / "checkpoints", architecture={"preset": "demo-4L-256"}, init="scratch",
-        training=PRETRAINING, masking=MASKING, max_seq_length=MAX_SEQ_LENGTH, probes=[],
+        checkpoint_dir=out / "checkpoints", masking=MASKING, max_seq_length=MAX_SEQ_LENGTH, probes=[],
         threads=threads,
     )  # fmt: skip
     return model

@@ -12,7 +12,7 @@ with job_logging(snakemake):  # noqa: F821  (snakemake is injected)
         snakemake.output.evaluations,  # noqa: F821
         snakemake.output.predictions,  # noqa: F821
         snakemake.input.teacher_predictions,  # noqa: F821
-        data_path=snakemake.input.get("data"),  # noqa: F821
+        data_path=snakemake.input.get("data") or None,  # noqa: F821
         temperature=snakemake.params.temperature,  # noqa: F821
         threads=snakemake.threads,  # noqa: F821
         experiment=snakemake.wildcards.experiment,  # noqa: F821

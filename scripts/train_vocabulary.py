@@ -2,6 +2,7 @@
 
 from biocompact.runlog import job_logging
 from biocompact.vocab.build import build_vocabulary
+from biocompact.vocab.settings import VocabularySettings
 
 with job_logging(snakemake):  # noqa: F821 (snakemake is injected)
     build_vocabulary(
@@ -9,7 +10,7 @@ with job_logging(snakemake):  # noqa: F821 (snakemake is injected)
         out_tokenizer=snakemake.output.tokenizer,
         out_stats=snakemake.output.stats,
         name=snakemake.wildcards.vocab,
-        settings=snakemake.params.settings,
+        settings=VocabularySettings.from_entry(snakemake.params.settings),
         heldout_fraction=snakemake.params.heldout_fraction,
         max_heldout_sentences=snakemake.params.max_heldout_sentences,
     )

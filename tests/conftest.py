@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+from snakemake_runs import run_snakemake
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
-# Test helper modules beside this file are imported by their own names (never as `tests.x`:
-# pubmed_parser installs a top-level `tests` package).
-sys.path.insert(0, str(Path(__file__).parent))
+DEMO_GENERATOR = REPO_ROOT / "demo" / "generate.py"
 
-from snakemake_runs import run_snakemake  # noqa: E402
+
 @pytest.fixture(scope="session")
 def demo_run(tmp_path_factory) -> Path:
     """The whole demo DAG, run once per test session in a temporary directory; tests that
@@ -50,3 +51,13 @@ def one_torch_thread() -> Iterator[None]:
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="session")
+def demo_generator() -> ModuleType:
+    """demo/generate.py, the demo data generator (a script beside the data, not a package)."""
+    spec = importlib.util.spec_from_file_location("demo_generator", DEMO_GENERATOR)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module

@@ -11,8 +11,6 @@ import pubmed_parser
 import pytest
 from lxml import etree
 
-from biocompact.demo import generate
-
 PUBMED_FILES = {
     "baseline/demo25n0001.xml.gz": 1500,
     "baseline/demo25n0002.xml.gz": 1500,
@@ -30,7 +28,12 @@ def demo(repo_root: Path) -> Path:
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    """The data files under ``root`` (the generator script and its bytecode aside)."""
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.suffix not in (".py", ".pyc")
+    }
 
 
 def _root(path: Path) -> etree._Element:
@@ -66,8 +69,8 @@ def _entities(sentences: list[Sentence]) -> list[str]:
     return [" ".join(tokens).lower() for tokens in found]
 
 
-def test_committed_demo_is_what_the_generator_writes(demo: Path, tmp_path: Path) -> None:
-    generate(tmp_path)
+def test_committed_demo_is_what_the_generator_writes(demo: Path, tmp_path: Path, demo_generator) -> None:
+    demo_generator.generate(tmp_path)
     committed, fresh = _files(demo), _files(tmp_path)
     assert sorted(committed) == sorted(fresh)
     assert [name for name in fresh if committed[name] != fresh[name]] == []

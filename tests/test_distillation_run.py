@@ -8,6 +8,7 @@ import pytest
 from transformers import AutoModelForMaskedLM, AutoTokenizer, BertConfig, BertForMaskedLM
 
 from biocompact.distillation.run import run_distillation
+from biocompact.distillation.settings import DistillationSettings
 from biocompact.finetuning.train import finetune
 from biocompact.locations import resolve_location
 
@@ -42,12 +43,11 @@ def teacher_and_corpus(tmp_path_factory) -> tuple[Path, Path]:
     return folder / "teacher", folder / "corpus"
 
 
-def _distil(teacher: Path, corpus: Path, out: Path, method: str, student_init: str, **settings) -> dict:
+def _distil(teacher: Path, corpus: Path, out: Path, method: str, student_init: str, **options) -> dict:
     outputs = {"model": str(out / "model"), "log": str(out / "train_log.jsonl"), "eval": str(out / "eval.json")}
-    arguments = {"student_layers": None, "student_architecture": None, "temperature": None, "alpha": {},
-                 "layer_map": None, "training": TRAINING, "masking": {}, "probes": [], **settings}
-    return run_distillation(name=out.name, teacher_dir=teacher, dataset_dir=corpus, outputs=outputs,
-                            checkpoint_dir=out / "checkpoints", method=method, student_init=student_init, **arguments)
+    entry = {"teacher": "teacher", "method": method, "student_init": student_init, **TRAINING, **options}
+    settings = DistillationSettings.from_entry(entry)
+    return run_distillation(out.name, settings, teacher, corpus, outputs, out / "checkpoints", masking={}, probes=[])
 
 
 def test_tinybert_student_is_a_hugging_face_model_that_fine_tunes(teacher_and_corpus, tmp_path):
@@ -90,7 +90,3 @@ def test_lewis_starts_from_an_mlm_pretrained_student_folder(teacher_and_corpus, 
     log = json.loads((tmp_path / "lewis" / "train_log.jsonl").read_text().splitlines()[-1])
     assert {"loss_mlm", "loss_soft", "loss_align"} <= set(log)
 
-
-def test_unknown_method_is_named(teacher_and_corpus, tmp_path):
-    with pytest.raises(ValueError, match="unknown distillation method 'minilm'"):
-        _distil(*teacher_and_corpus, tmp_path / "x", "minilm", "teacher_layers")

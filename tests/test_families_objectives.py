@@ -20,18 +20,19 @@ from transformers import (
 )
 
 from biocompact.corpus.sentences import RuleSplitter
-from biocompact.demo import DEFAULT_SEED, build_lexicon, make_citation
 from biocompact.models.presets import build_config
 from biocompact.pretraining.albert import MaskedLmAndSentenceOrder, SentenceOrderBatcher
 from biocompact.pretraining.electra import build_electra, replace_tokens
 from biocompact.pretraining.nsp import MaskedLmAndNextSentence, NextSentenceBatcher, truncate_pair
 from biocompact.pretraining.objectives import objective_entry
 from biocompact.pretraining.run import run_pretraining
+from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.pretraining.segments import split_point
 from biocompact.tokenized_corpus import build_tokenized_corpus
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.masking import IGNORE_INDEX, MaskingSettings
 from biocompact.vocab.build import build_vocabulary
+from biocompact.vocab.settings import VocabularySettings
 
 CLS, SEP, PAD, MASK, PERIOD = 2, 3, 0, 4, 1
 TINY = {"num_hidden_layers": 2, "hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64}
@@ -270,11 +271,12 @@ def test_bert_loss_is_mlm_plus_next_sentence(one_torch_thread):
 
 
 @pytest.fixture(scope="module")
-def demo_shard(tmp_path_factory):
+def demo_shard(tmp_path_factory, demo_generator):
     """Sentences of 150 demo PubMed abstracts, one document per abstract."""
-    rng = random.Random(DEFAULT_SEED)
-    lexicon = build_lexicon(random.Random(f"{DEFAULT_SEED}-lexicon"))
-    citations = [make_citation(rng, lexicon, pmid, 2020) for pmid in range(1, 151)]
+    seed = demo_generator.DEFAULT_SEED
+    rng = random.Random(seed)
+    lexicon = demo_generator.build_lexicon(random.Random(f"{seed}-lexicon"))
+    citations = [demo_generator.make_citation(rng, lexicon, pmid, 2020) for pmid in range(1, 151)]
     texts = ["\n".join([c.title, *(text for _, text in c.abstract)]) for c in citations if c.abstract]
     documents = ["\n".join(sentences) for sentences in RuleSplitter().split(texts)]
     path = tmp_path_factory.mktemp("demo") / "sentences.txt"
@@ -295,19 +297,21 @@ FAMILY_RUNS = {  # run: (family, vocabulary type, objective, logged terms, packi
 @pytest.mark.parametrize("run", FAMILY_RUNS)
 def test_family_pretrains_with_decreasing_loss_and_fine_tunes(run, demo_shard, tmp_path, one_torch_thread):
     family, vocab_type, objective, terms, packing = FAMILY_RUNS[run]
-    settings = {"type": vocab_type, "vocab_size": 500, "lowercase": True, "min_frequency": 2, "limit_alphabet": 200}
-    build_vocabulary([demo_shard], tmp_path / "tokenizer", tmp_path / "stats.json", "v", settings,
+    vocabulary = VocabularySettings(vocab_type, vocab_size=500, min_frequency=2, limit_alphabet=200)
+    build_vocabulary([demo_shard], tmp_path / "tokenizer", tmp_path / "stats.json", "v", vocabulary,
                      heldout_fraction=0.1, max_heldout_sentences=200)
     build_tokenized_corpus([demo_shard], tmp_path / "tokenizer", tmp_path / "data", max_seq_length=64,
                            heldout_fraction=0.1, packing=packing)
     outputs = {"model": str(tmp_path / "model"), "log": str(tmp_path / "log.jsonl"), "eval": str(tmp_path / "eval.json")}
+    settings = PretrainingSettings.from_entry({
+        "vocabulary": "v", "architecture": {"preset": "demo-2L-128"}, "family": family, "objective": objective,
+        "steps": 60, "batch_size": 16, "learning_rate": 2e-3, "warmup_steps": 3, "log_every": 1,
+        "checkpoint_every": 60,
+    })  # fmt: skip
     run_pretraining(
-        name=run, dataset_dir=tmp_path / "data", tokenizer_dir=tmp_path / "tokenizer", outputs=outputs,
-        checkpoint_dir=tmp_path / "checkpoints", architecture={"preset": "demo-2L-128"}, init="scratch",
-        training={"steps": 60, "batch_size": 16, "learning_rate": 2e-3, "warmup_steps": 3, "log_every": 1,
-                  "checkpoint_every": 60},
-        masking={}, max_seq_length=64, probes=[{"text": "The patient was diagnosed with [MASK].", "answer": "cancer"}],
-        family=family, objective=objective,
+        name=run, settings=settings, dataset_dir=tmp_path / "data", tokenizer_dir=tmp_path / "tokenizer",
+        outputs=outputs, checkpoint_dir=tmp_path / "checkpoints", masking={}, max_seq_length=64,
+        probes=[{"text": "The patient was diagnosed with [MASK].", "answer": "cancer"}],
     )
     log = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
     assert all(term in log[0] for term in terms)

@@ -5,6 +5,7 @@ from transformers import AutoTokenizer
 
 from biocompact.tokenized_corpus import build_tokenized_corpus
 from biocompact.vocab.build import build_vocabulary
+from biocompact.vocab.settings import VocabularySettings
 
 SETTINGS = {"vocab_size": 300, "lowercase": True, "min_frequency": 1, "limit_alphabet": 100, "reference": None}
 SPECIALS = {  # type: (cls, sep, pad, mask, unk) and their ids, in each family's order
@@ -26,7 +27,7 @@ def shard(tmp_path):
 
 def _build(shard, tmp_path, vocab_type, **settings):
     stats = build_vocabulary([shard], tmp_path / "tokenizer", tmp_path / "stats.json", "v",
-                             {**SETTINGS, "type": vocab_type, **settings}, heldout_fraction=0.2, max_heldout_sentences=100)
+                             VocabularySettings.from_entry({**SETTINGS, "type": vocab_type, **settings}), heldout_fraction=0.2, max_heldout_sentences=100)
     return AutoTokenizer.from_pretrained(tmp_path / "tokenizer"), stats
 
 

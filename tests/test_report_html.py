@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from browser_check import check_page, find_browser
 
 from biocompact.aggregation import BASELINE, aggregate
 from biocompact.report import build_report
-from biocompact.report.browser import check_page, find_browser
 from biocompact.report.glance import pareto_front
 
 PATTERN = "results/finetuning/{model}/{task}/seed{seed}/metrics.json"

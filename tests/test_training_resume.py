@@ -12,7 +12,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from biocompact.pretraining.run import run_pretraining
+from biocompact.pretraining.run import run_job
 from biocompact.tokenized_corpus import build_tokenized_corpus
 from biocompact.training.launch import torchrun_command
 from biocompact.vocab.train import train_vocabulary
@@ -44,21 +44,26 @@ def corpus(tmp_path_factory) -> dict:
 
 
 def _spec(corpus: dict, folder: Path, steps: int, objective: str | None = None) -> dict:
+    """A job as the pretrain rule starts it: paths, and the config entry as ``settings``."""
     return {
         **corpus,
         "name": "tiny",
+        "settings": {
+            "vocabulary": "v",
+            "architecture": {"num_hidden_layers": 2, "hidden_size": 32, "num_attention_heads": 2,
+                             "intermediate_size": 64},
+            "init": "scratch",
+            "objective": objective,
+            "steps": steps, "batch_size": 8, "learning_rate": 2e-3, "warmup_steps": 3,
+            "log_every": 5, "checkpoint_every": 5, "seed": 3,
+        },  # fmt: skip
         "outputs": {"model": str(folder / "model"), "log": str(folder / "train_log.jsonl"),
                     "eval": str(folder / "eval.json")},
         "checkpoint_dir": str(folder / "checkpoints"),
-        "architecture": {"num_hidden_layers": 2, "hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64},
-        "init": "scratch",
-        "training": {"steps": steps, "batch_size": 8, "learning_rate": 2e-3, "warmup_steps": 3,
-                     "log_every": 5, "checkpoint_every": 5, "seed": 3},
         "masking": {},
         "max_seq_length": 48,
         "probes": [{"text": "Mutations of [MASK] were found.", "answer": "brca1"}],
         "threads": 1,
-        "objective": objective,
     }
 
 
@@ -76,7 +81,7 @@ def _env() -> dict:
 def test_a_job_killed_with_sigkill_resumes_to_the_same_weights(corpus, tmp_path, objective):
     steps = 40
     straight = _spec(corpus, tmp_path / "straight", steps, objective)
-    run_pretraining(**straight)
+    run_job(straight)
 
     killed = _spec(corpus, tmp_path / "killed", steps, objective)
     checkpoints = Path(killed["checkpoint_dir"])
@@ -89,7 +94,7 @@ def test_a_job_killed_with_sigkill_resumes_to_the_same_weights(corpus, tmp_path,
     assert process.wait() == -signal.SIGKILL
     assert not Path(killed["outputs"]["model"]).exists(), "a killed job must not leave a model folder"
 
-    evaluation = run_pretraining(**killed)  # started again: resumes from the newest checkpoint
+    evaluation = run_job(killed)  # started again: resumes from the newest checkpoint
 
     weights = load_file(Path(straight["outputs"]["model"]) / "model.safetensors")
     resumed = load_file(Path(killed["outputs"]["model"]) / "model.safetensors")

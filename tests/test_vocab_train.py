@@ -7,6 +7,7 @@ from transformers import AutoTokenizer
 
 from biocompact.textshards import in_sample, is_heldout, iter_documents, iter_sentences
 from biocompact.vocab.build import build_vocabulary
+from biocompact.vocab.settings import VocabularySettings
 from biocompact.vocab.train import build_wordpiece
 
 SETTINGS = {"type": "wordpiece", "vocab_size": 200, "min_frequency": 1, "limit_alphabet": 100, "reference": None}
@@ -24,7 +25,7 @@ def shard(tmp_path):
 
 
 def _build(shard, tmp_path, **settings):
-    stats = build_vocabulary([shard], tmp_path / "tokenizer", tmp_path / "stats.json", "v", {**SETTINGS, **settings},
+    stats = build_vocabulary([shard], tmp_path / "tokenizer", tmp_path / "stats.json", "v", VocabularySettings.from_entry({**SETTINGS, **settings}),
                              heldout_fraction=0.2, max_heldout_sentences=100)
     return AutoTokenizer.from_pretrained(tmp_path / "tokenizer"), stats
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from prediction_scores import scores_from_predictions
 from snakemake_runs import SNAKEMAKE, planned_jobs, run_snakemake
 
 pytestmark = pytest.mark.slow
@@ -28,14 +29,21 @@ def config(demo_run) -> dict:
 
 
 def test_models_load(demo_run, config):
-    from transformers import AutoModel, AutoTokenizer
+    """Each saved model is the one its job evaluated: reloaded, it fills the probes' masks as eval.json says."""
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    from biocompact.training.evaluation import fill_mask_probe
 
     folders = [demo_run / "results/pretraining" / name / "model" for name in config["pretraining"]]
     folders += [demo_run / "results/distillation" / name / "model" for name in config["distillation"]]
     for folder in folders:
-        model = AutoModel.from_pretrained(folder)
-        tokenizer = AutoTokenizer.from_pretrained(folder)
-        assert model(**tokenizer("BRCA1 mutations", return_tensors="pt")).last_hidden_state.ndim == 3
+        saved = json.loads((folder.parent / "eval.json").read_text())["fill_mask"]
+        model = AutoModelForMaskedLM.from_pretrained(folder).eval()
+        again = fill_mask_probe(model, AutoTokenizer.from_pretrained(folder), saved)
+        for probe, reloaded in zip(saved, again, strict=True):
+            assert [p["token"] for p in reloaded["predictions"]] == [p["token"] for p in probe["predictions"]]
+            scores = [p["score"] for p in probe["predictions"]]
+            assert [p["score"] for p in reloaded["predictions"]] == pytest.approx(scores, abs=1e-5), folder
 
 
 def test_one_metrics_file_per_model_task_seed(demo_run, config):
@@ -43,10 +51,13 @@ def test_one_metrics_file_per_model_task_seed(demo_run, config):
     for model in tuning["models"]:
         for task in tuning["tasks"]:
             for seed in tuning.get("seeds", [1, 2, 3, 4, 5]):
-                metrics = json.loads((demo_run / f"results/finetuning/{model}/{task}/seed{seed}/metrics.json").read_text())
+                path = demo_run / f"results/finetuning/{model}/{task}/seed{seed}/metrics.json"
+                metrics = json.loads(path.read_text())
                 assert (metrics["model"], metrics["task"], metrics["seed"]) == (model, task, seed)
                 assert metrics["primary_metric"] in metrics["metrics"]
                 assert metrics["primary_metric"] in metrics["definitions"]
+                recomputed = scores_from_predictions(path, path.parent / "predictions.tsv", tuning["tasks"][task])
+                assert metrics["metrics"] == pytest.approx(recomputed, abs=1e-12)
 
 
 def test_report_medians_equal_medians_of_metrics_files(demo_run, config):

@@ -131,14 +131,6 @@ def finetune_config(model, task):
     return settings
 
 
-def training_settings(section):
-    """The optimisation settings of a pretraining or distillation entry (what the loop needs)."""
-    keys = ("steps", "batch_size", "gradient_accumulation", "learning_rate", "warmup_steps",
-            "weight_decay", "max_grad_norm", "adam_beta1", "adam_beta2", "adam_epsilon",
-            "seed", "log_every", "checkpoint_every", "peak_tflops", "bf16", "data_workers", "compile")
-    return {key: section[key] for key in keys}
-
-
 def gpu_job_resources(entry):
     """Slurm resources of a GPU job from a config ``resources`` block (schema: gpu_job).
 
@@ -173,96 +165,16 @@ def gpu_job_threads(entry):
     return threads
 
 
-# Task-specific distillation (seed 003, task_distillation.smk): names and helpers.
-
-TD_SETTINGS = config["task_distillation"]
-TD_EXPERIMENTS = TD_SETTINGS["experiments"]
-TD_TRANSFER = TD_SETTINGS["transfer_sets"]
-TD_SEEDS = TD_SETTINGS["seeds"]
-TD_FAMILIES = ("re", "dc", "nli", "qa_yesno")
-TD_LABELLED_FORMATS = ("biobert_tsv", "blue_tsv", "mednli_jsonl", "bioasq_yesno_json", "pubmedqa_json")
-TD_TEACHER = "results/task_distillation/teachers/{model}/{task}/seed{seed}"
-TD_SUMMARY = "results/task_distillation/summary.csv"
+def job_entry(section, name):
+    """Entry ``name`` of config ``section`` as its job reads it (the stage's settings
+    dataclass): the Slurm resources left out, as they change no result."""
+    return {key: value for key, value in config[section][name].items() if key != "resources"}
 
 
-def _check_task_distillation():
-    """Names that exist, tasks a teacher can be distilled from (single-label classification or
-    yes/no, no folds; hoc_tsv is multi-label), one training per shared teacher."""
-    teachers = {}
-    for name, settings in TD_TRANSFER.items():
-        if ("path" in settings) == ("randomised" in settings):
-            raise ValueError(f"config: task_distillation.transfer_sets.{name} needs either path or randomised")
-    for name, experiment in TD_EXPERIMENTS.items():
-        where = f"config: task_distillation.experiments.{name}"
-        task = config["finetuning"]["tasks"].get(experiment["task"])
-        if task is None:
-            raise ValueError(f"{where}.task {experiment['task']!r} is not in finetuning.tasks")
-        if task["family"] not in TD_FAMILIES or task["format"] == "hoc_tsv":
-            raise ValueError(f"{where}: task {experiment['task']!r} is not single-label classification or yes/no")
-        if task["folds"]:
-            raise ValueError(f"{where}: task {experiment['task']!r} is cross-validated; the teacher is one model")
-        for role in ("teacher", "student"):
-            if experiment[role] not in ALL_MODELS:
-                raise ValueError(f"{where}.{role} {experiment[role]!r} is not a model of this config")
-        for transfer in experiment["transfer"]:
-            if transfer not in TD_TRANSFER:
-                raise ValueError(f"{where}.transfer names {transfer!r}, which is not in task_distillation.transfer_sets")
-        key = (experiment["teacher"], experiment["task"], experiment["teacher_seed"])
-        if teachers.setdefault(key, experiment["teacher_training"]) != experiment["teacher_training"]:
-            raise ValueError(f"{where}: teacher {key} is trained with other teacher_training in another experiment")
-
-
-_check_task_distillation()
-
-
-def td_task(experiment, training):
-    """The experiment's task data with its ``teacher_training`` or ``student_training``."""
-    settings = task_data_config(TD_EXPERIMENTS[experiment]["task"])
-    settings["hyperparameters"] = TD_EXPERIMENTS[experiment][training]
-    return settings
-
-
-def td_teacher_training(wildcards):
-    """The teacher_training of the experiments whose teacher is (model, task, seed)."""
-    for experiment in TD_EXPERIMENTS.values():
-        if (experiment["teacher"], experiment["task"], experiment["teacher_seed"]) == (
-            wildcards.model, wildcards.task, int(wildcards.seed)
-        ):
-            return experiment["teacher_training"]
-    raise ValueError(f"no task_distillation experiment has the teacher {wildcards}")
-
-
-def td_teacher_dir(experiment):
-    """The folder of the experiment's teacher (shared by experiments with the same one)."""
-    entry = TD_EXPERIMENTS[experiment]
-    return TD_TEACHER.format(model=entry["teacher"], task=entry["task"], seed=entry["teacher_seed"])
-
-
-def td_direct_transfer(experiment):
-    """The transfer sets of an experiment fine-tuned on directly: those with their own labels."""
-    entry = TD_EXPERIMENTS[experiment]
-    if not entry["direct_finetuning"]:
-        return []
-    return [t for t in entry["transfer"] if TD_TRANSFER[t].get("format") in TD_LABELLED_FORMATS]
-
-
-def td_runs():
-    """Every evaluation of every experiment, with the keys of the summary."""
-    runs = []
-    for experiment, entry in TD_EXPERIMENTS.items():
-        keys = {"experiment": experiment, "task": entry["task"], "teacher": entry["teacher"], "student": entry["student"]}
-        runs.append({**keys, "transfer": "", "setting": "teacher",
-                     "path": f"{td_teacher_dir(experiment)}/evaluation.json"})
-        runs += [{**keys, "transfer": "", "setting": "untrained",
-                  "path": f"results/task_distillation/experiments/{experiment}/untrained/seed{seed}/evaluation.json"}
-                 for seed in TD_SEEDS]
-        for method, transfers in (("distilled", entry["transfer"]), ("direct", td_direct_transfer(experiment))):
-            runs += [{**keys, "transfer": transfer, "setting": method,
-                      "path": f"results/task_distillation/experiments/{experiment}/{transfer}/{method}/seed{seed}/evaluation.json"}
-                     for transfer in transfers for seed in TD_SEEDS]
-    return runs
-
-
-def td_seed_outputs(pattern):
-    """``pattern`` (with ``{seed}``) for every seed, its other wildcards left in place."""
-    return expand(pattern, seed=TD_SEEDS, allow_missing=True)
+def distillation_entry(name):
+    """Student ``name``'s ``job_entry``, a student_init naming a model of this config
+    replaced by that model's folder."""
+    entry = job_entry("distillation", name)
+    if entry["student_init"] in ALL_MODELS:
+        entry["student_init"] = model_dir(entry["student_init"])
+    return entry

@@ -21,18 +21,7 @@ rule distill:
         eval="results/distillation/{model}/eval.json",
     params:
         checkpoint_dir="results/checkpoints/distillation/{model}",
-        method=lambda wc: config["distillation"][wc.model]["method"],
-        student_init=lambda wc: (
-            model_dir(STUDENT_FROM_MODEL[wc.model])
-            if wc.model in STUDENT_FROM_MODEL
-            else config["distillation"][wc.model]["student_init"]
-        ),
-        student_layers=lambda wc: config["distillation"][wc.model]["student_layers"],
-        student_architecture=lambda wc: config["distillation"][wc.model].get("student_architecture"),
-        temperature=lambda wc: config["distillation"][wc.model]["temperature"],
-        alpha=lambda wc: config["distillation"][wc.model]["alpha"],
-        layer_map=lambda wc: config["distillation"][wc.model]["layer_map"],
-        training=lambda wc: training_settings(config["distillation"][wc.model]),
+        settings=lambda wc: distillation_entry(wc.model),
         masking=config["masking"],
         probes=config["probes"],
     log:
@@ -57,4 +46,4 @@ localrules:
 rule distillation:
     """Target: every distilled student."""
     input:
-        expand("results/distillation/{model}/eval.json", model=DISTILLED),
+        expand(rules.distill.output.eval, model=DISTILLED),

@@ -58,10 +58,5 @@ rule majority_baseline:
 rule finetuning:
     """Target: every fine-tuning run (models x tasks x seeds) and every task's baseline."""
     input:
-        expand(
-            "results/finetuning/{model}/{task}/seed{seed}/metrics.json",
-            model=FINETUNE_MODELS,
-            task=TASKS,
-            seed=SEEDS,
-        ),
-        expand("results/baselines/{task}/metrics.json", task=TASKS),
+        expand(rules.finetune.output.metrics, model=FINETUNE_MODELS, task=TASKS, seed=SEEDS),
+        expand(rules.majority_baseline.output.metrics, task=TASKS),

@@ -17,12 +17,7 @@ rule pretrain:
         eval="results/pretraining/{model}/eval.json",
     params:
         checkpoint_dir="results/checkpoints/pretraining/{model}",
-        architecture=lambda wc: config["pretraining"][wc.model].get("architecture", {}),
-        init=lambda wc: config["pretraining"][wc.model]["init"],
-        family=lambda wc: config["pretraining"][wc.model]["family"],
-        objective=lambda wc: config["pretraining"][wc.model]["objective"],
-        electra=lambda wc: config["pretraining"][wc.model]["electra"],
-        training=lambda wc: training_settings(config["pretraining"][wc.model]),
+        settings=lambda wc: job_entry("pretraining", wc.model),
         masking=config["masking"],
         max_seq_length=config["pretraining_data"]["max_seq_length"],
         probes=config["probes"],
@@ -48,4 +43,4 @@ localrules:
 rule pretraining:
     """Target: every pretrained model."""
     input:
-        expand("results/pretraining/{model}/eval.json", model=PRETRAINED),
+        expand(rules.pretrain.output.eval, model=PRETRAINED),

@@ -1,17 +1,15 @@
 # Aggregation over seeds, efficiency benchmark and the HTML report.
 # Uses FINETUNE_MODELS, TASKS, SEEDS, PRETRAINED, DISTILLED, VOCABS, model_dir and
-# model_input from common.smk, TD_SUMMARY and TD_EXPERIMENTS from task_distillation.smk.
-
-FINETUNE_METRICS = "results/finetuning/{model}/{task}/seed{seed}/metrics.json"
-BASELINE_METRICS = "results/baselines/{task}/metrics.json"
+# model_input from common.smk, TD_EXPERIMENTS from task_distillation.smk; the paths of
+# other stages' results by reference to the rules that write them.
 
 
 rule aggregate:
     """Median over seeds per (model, task, metric), missing runs shown as missing; family and
     overall averages by the method of report.average."""
     input:
-        metrics=expand(FINETUNE_METRICS, model=FINETUNE_MODELS, task=TASKS, seed=SEEDS),
-        baselines=expand(BASELINE_METRICS, task=TASKS),
+        metrics=expand(rules.finetune.output.metrics, model=FINETUNE_MODELS, task=TASKS, seed=SEEDS),
+        baselines=expand(rules.majority_baseline.output.metrics, task=TASKS),
     output:
         scores=report("results/aggregate/scores.csv", caption="../report/scores.rst", category="Results"),
         summary=report("results/aggregate/summary.csv", caption="../report/summary.rst", category="Results"),
@@ -21,8 +19,9 @@ rule aggregate:
         models=FINETUNE_MODELS,
         tasks=TASKS,
         seeds=SEEDS,
-        metrics_pattern=lambda wildcards: FINETUNE_METRICS,  # a function: no wildcard expansion
-        baseline_pattern=lambda wildcards: BASELINE_METRICS,
+        # functions: no wildcard expansion
+        metrics_pattern=lambda wildcards: str(rules.finetune.output.metrics),
+        baseline_pattern=lambda wildcards: str(rules.majority_baseline.output.metrics),
         average=config["report"]["average"],
         blurb_types=blurb_task_types(),
     log:
@@ -70,17 +69,17 @@ rule report:
     input:
         template=workflow.source_path("../report/report.html.j2"),
         published=workflow.source_path("../report/published_results.csv"),
-        summary="results/aggregate/summary.csv",
-        scores="results/aggregate/scores.csv",
-        averages="results/aggregate/averages.csv",
-        efficiency=expand("results/efficiency/{model}.json", model=FINETUNE_MODELS),
-        train_logs=expand("results/pretraining/{model}/train_log.jsonl", model=PRETRAINED)
-        + expand("results/distillation/{model}/train_log.jsonl", model=DISTILLED),
-        evals=expand("results/pretraining/{model}/eval.json", model=PRETRAINED)
-        + expand("results/distillation/{model}/eval.json", model=DISTILLED),
-        corpus="results/corpus/stats.json" if SENTENCE_SHARDS else [],
-        vocab=expand("results/vocab/{vocab}/stats.json", vocab=VOCABS),
-        task_distillation=TD_SUMMARY if TD_EXPERIMENTS else [],
+        summary=rules.aggregate.output.summary,
+        scores=rules.aggregate.output.scores,
+        averages=rules.aggregate.output.averages,
+        efficiency=expand(rules.efficiency.output[0], model=FINETUNE_MODELS),
+        train_logs=expand(rules.pretrain.output.log, model=PRETRAINED)
+        + expand(rules.distill.output.log, model=DISTILLED),
+        evals=expand(rules.pretrain.output.eval, model=PRETRAINED)
+        + expand(rules.distill.output.eval, model=DISTILLED),
+        corpus=rules.corpus_stats.output[0] if SENTENCE_SHARDS else [],
+        vocab=expand(rules.train_vocabulary.output.stats, vocab=VOCABS),
+        task_distillation=rules.task_distillation_summary.output[0] if TD_EXPERIMENTS else [],
     output:
         html=report("results/report/report.html", caption="../report/report.rst", category="Report"),
     params:

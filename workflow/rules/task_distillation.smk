@@ -1,8 +1,10 @@
-# Task-specific distillation on transfer data (seed 003): a teacher fine-tuned on a task,
-# its soft labels on transfer sets (general, randomised, biomedical), students trained on
-# them alone and evaluated on the task; the direct fine-tuning baseline (section 4.2).
-# Uses model_dir, model_input, task_data_config and the TD_* names and td_* helpers of
-# common.smk.
+# Task-specific distillation on transfer data: a teacher fine-tuned on a task, its soft
+# labels on transfer sets (general, randomised, biomedical), students trained on them
+# alone and evaluated on the task; the direct fine-tuning baseline (section 4.2).
+# Its names (TD_*) and input functions (td_*) are in task_distillation_common.smk.
+
+
+include: "task_distillation_common.smk"
 
 
 wildcard_constraints:
@@ -14,12 +16,12 @@ wildcard_constraints:
 rule transfer_set:
     """One transfer set as JSON Lines: read from a text or harness-format file, or randomised."""
     input:
-        lambda wc: TD_TRANSFER[wc.transfer]["randomised"]["source"] if "randomised" in TD_TRANSFER[wc.transfer]
-        else TD_TRANSFER[wc.transfer]["path"],
+        lambda wc: TD_TRANSFER[wc.transfer].randomised.source if TD_TRANSFER[wc.transfer].randomised
+        else TD_TRANSFER[wc.transfer].path,
     output:
         "results/task_distillation/transfer/{transfer}.jsonl",
     params:
-        settings=lambda wc: TD_TRANSFER[wc.transfer],
+        settings=lambda wc: config["task_distillation"]["transfer_sets"][wc.transfer],
     log:
         "results/logs/task_distillation/transfer_set/{transfer}.log",
     benchmark:
@@ -64,15 +66,15 @@ rule finetune_teacher:
 rule soft_labels:
     """Stage 2: the teacher's probabilities at the experiment's temperature on one transfer set."""
     input:
-        teacher=lambda wc: f"{td_teacher_dir(wc.experiment)}/model",
-        transfer="results/task_distillation/transfer/{transfer}.jsonl",
-        data=lambda wc: task_files(task_data_config(TD_EXPERIMENTS[wc.experiment]["task"])),
+        teacher=td_teacher_input("model"),
+        transfer=rules.transfer_set.output[0],
+        data=td_task_files,
     output:
         soft_labels="results/task_distillation/experiments/{experiment}/{transfer}/soft_labels.jsonl",
         meta="results/task_distillation/experiments/{experiment}/{transfer}/soft_labels.json",
     params:
         task=lambda wc: td_task(wc.experiment, "teacher_training"),
-        temperature=lambda wc: TD_EXPERIMENTS[wc.experiment]["temperature"],
+        temperature=lambda wc: TD_EXPERIMENTS[wc.experiment].temperature,
     log:
         "results/logs/task_distillation/soft_labels/{experiment}/{transfer}.log",
     benchmark:
@@ -90,24 +92,20 @@ rule train_students:
     """Stage 3: the student trained on one transfer set, on the teacher's soft labels only
     (distilled) or on the set's own labels (direct), once per seed; evaluated on the task."""
     input:
-        student=lambda wc: model_input(TD_EXPERIMENTS[wc.experiment]["student"]),
-        teacher=lambda wc: f"{td_teacher_dir(wc.experiment)}/model",
-        teacher_predictions=lambda wc: f"{td_teacher_dir(wc.experiment)}/evaluation.tsv",
-        data=lambda wc: (
-            f"results/task_distillation/experiments/{wc.experiment}/{wc.transfer}/soft_labels.jsonl"
-            if wc.method == "distilled"
-            else f"results/task_distillation/transfer/{wc.transfer}.jsonl"
-        ),
-        task_data=lambda wc: task_files(task_data_config(TD_EXPERIMENTS[wc.experiment]["task"])),
+        student=lambda wc: model_input(TD_EXPERIMENTS[wc.experiment].student),
+        teacher=td_teacher_input("model"),
+        teacher_predictions=td_teacher_input("evaluation_predictions"),
+        data=td_student_data,
+        task_data=td_task_files,
     output:
         evaluations=td_seed_outputs("results/task_distillation/experiments/{experiment}/{transfer}/{method}/seed{seed}/evaluation.json"),
         predictions=td_seed_outputs("results/task_distillation/experiments/{experiment}/{transfer}/{method}/seed{seed}/evaluation.tsv"),
     params:
-        student=lambda wc: TD_EXPERIMENTS[wc.experiment]["student"],
-        student_path=lambda wc: model_dir(TD_EXPERIMENTS[wc.experiment]["student"]),
+        student=lambda wc: TD_EXPERIMENTS[wc.experiment].student,
+        student_path=lambda wc: model_dir(TD_EXPERIMENTS[wc.experiment].student),
         task=lambda wc: td_task(wc.experiment, "student_training"),
-        method="{method}",
-        temperature=lambda wc: TD_EXPERIMENTS[wc.experiment]["temperature"] if wc.method == "distilled" else None,
+        method=lambda wc: wc.get("method", "untrained"),
+        temperature=lambda wc: TD_EXPERIMENTS[wc.experiment].temperature if wc.get("method") == "distilled" else None,
         seeds=TD_SEEDS,
     log:
         "results/logs/task_distillation/train_students/{experiment}/{transfer}/{method}.log",
@@ -122,34 +120,15 @@ rule train_students:
         "../../scripts/task_distillation_students.py"
 
 
-rule untrained_students:
-    """The student without transfer: its initialisation with a fresh head per seed, evaluated."""
-    input:
-        student=lambda wc: model_input(TD_EXPERIMENTS[wc.experiment]["student"]),
-        teacher=lambda wc: f"{td_teacher_dir(wc.experiment)}/model",
-        teacher_predictions=lambda wc: f"{td_teacher_dir(wc.experiment)}/evaluation.tsv",
-        task_data=lambda wc: task_files(task_data_config(TD_EXPERIMENTS[wc.experiment]["task"])),
+use rule train_students as untrained_students with:
+    # The student without transfer: its initialisation with a fresh head per seed, evaluated.
     output:
         evaluations=td_seed_outputs("results/task_distillation/experiments/{experiment}/untrained/seed{seed}/evaluation.json"),
         predictions=td_seed_outputs("results/task_distillation/experiments/{experiment}/untrained/seed{seed}/evaluation.tsv"),
-    params:
-        student=lambda wc: TD_EXPERIMENTS[wc.experiment]["student"],
-        student_path=lambda wc: model_dir(TD_EXPERIMENTS[wc.experiment]["student"]),
-        task=lambda wc: td_task(wc.experiment, "student_training"),
-        method="untrained",
-        temperature=None,
-        seeds=TD_SEEDS,
     log:
         "results/logs/task_distillation/untrained_students/{experiment}.log",
     benchmark:
         "results/benchmarks/task_distillation/untrained_students/{experiment}.tsv"
-    threads: 1
-    resources:
-        **gpu_job_resources(lambda wc: config["task_distillation"]),
-    conda:
-        "../../envs/torch.yaml"
-    script:
-        "../../scripts/task_distillation_students.py"
 
 
 rule task_distillation_summary:
@@ -157,7 +136,7 @@ rule task_distillation_summary:
     input:
         [run["path"] for run in td_runs()],
     output:
-        TD_SUMMARY,
+        "results/task_distillation/summary.csv",
     params:
         runs=lambda wildcards: td_runs(),  # a function: no wildcard expansion of the paths
     log:
@@ -181,4 +160,4 @@ localrules:
 rule task_distillation:
     """Target: every task-specific distillation experiment and its summary."""
     input:
-        TD_SUMMARY if TD_EXPERIMENTS else [],
+        rules.task_distillation_summary.output if TD_EXPERIMENTS else [],

@@ -91,12 +91,7 @@ class DistillationObjective(Objective):
     ):
         super().__init__()
         alpha = dict(alpha or {})
-        unknown = sorted(set(alpha) - set(self.default_alpha))
-        if unknown:
-            raise ValueError(
-                f"alpha.{unknown[0]} is not a loss term of the {self.method} method; "
-                f"its terms are {sorted(self.default_alpha)}"
-            )
+        self.check_options(alpha, layer_map)
         self.student = student
         self.teacher = teacher.eval().requires_grad_(False)
         self.temperature = self.default_temperature if temperature is None else temperature
@@ -104,8 +99,18 @@ class DistillationObjective(Objective):
         self.layer_map: list[int] = []
         if self.layer_wise:
             self._check_layer_wise(layer_map)
-        elif layer_map is not None:
-            raise ValueError(f"layer_map is used by the layer-wise methods only, not by {self.method}")
+
+    @classmethod
+    def check_options(cls, alpha: dict, layer_map: list[int] | None) -> None:
+        """Raise unless ``alpha`` names loss terms of the method and ``layer_map`` is used by it."""
+        unknown = sorted(set(alpha) - set(cls.default_alpha))
+        if unknown:
+            raise ValueError(
+                f"alpha.{unknown[0]} is not a loss term of the {cls.method} method; "
+                f"its terms are {sorted(cls.default_alpha)}"
+            )
+        if layer_map is not None and not cls.layer_wise:
+            raise ValueError(f"layer_map is used by the layer-wise methods only, not by {cls.method}")
 
     def _check_layer_wise(self, layer_map: list[int] | None) -> None:
         n_student = self.student.config.num_hidden_layers

@@ -1,7 +1,8 @@
 """The pretraining job: build or load a model of a family, train it with its objective, publish it.
 
-``python -m biocompact.pretraining.run SPEC.json`` runs the job whose keyword arguments
-(those of ``run_pretraining``) are in SPEC.json; torchrun starts it that way, once per GPU.
+``python -m biocompact.pretraining.run SPEC.json`` runs the job whose arguments (those of
+``run_pretraining``, the settings as the config entry) are in SPEC.json; torchrun starts
+it that way, once per GPU.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ import torch
 from biocompact.locations import resolve_location
 from biocompact.models.presets import build_config
 from biocompact.pretraining.objectives import objective_entry
+from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.training import distributed
 from biocompact.training.launch import data_parallel_processes, run_data_parallel
-from biocompact.training.loop import TrainingSettings
 from biocompact.training.stage import load_corpus, train_and_publish
 
 SPEC_FILE = "job.json"
@@ -27,70 +28,89 @@ SPEC_FILE = "job.json"
 
 def run_pretraining(
     name: str,
+    settings: PretrainingSettings,
     dataset_dir: str | os.PathLike,
     tokenizer_dir: str | os.PathLike,
     outputs: dict[str, str],
     checkpoint_dir: str | os.PathLike,
-    architecture: dict,
-    init: str,
-    training: dict,
     masking: dict,
     max_seq_length: int,
     probes: list[dict],
     threads: int = 1,
-    family: str = "bert",
-    objective: str | None = None,
-    objective_options: dict | None = None,
 ) -> dict:
     """Pretrain model ``name`` from scratch (``init="scratch"``) or continue from a checkpoint.
 
-    ``family`` (bert, roberta, electra, albert) picks the architecture, ``objective``
-    (mlm, nsp, electra, albert; default: the family's own) the loss; ``objective_options``
-    are the objective's settings (ELECTRA: ``generator_fraction``, ``discriminator_weight``).
+    ``settings.family`` (bert, roberta, electra, albert) picks the architecture,
+    ``settings.objective`` (mlm, nsp, electra, albert; default: the family's own) the loss;
+    ``outputs`` names the ``model``, ``log`` and ``eval`` paths.
     """
     corpus, tokenizer, batcher = load_corpus(dataset_dir, tokenizer_dir, masking)
-    settings = TrainingSettings(**training)
-    objective, entry = objective_entry(objective, family)
+    objective, entry = objective_entry(settings.objective, settings.family)
     config, location = None, None
-    if init == "scratch":
+    if settings.init == "scratch":
         # sentence-order input holds one [SEP] more than the packed sequence
         longest = max_seq_length + (objective == "albert")
-        config = build_config(architecture, vocab_size=len(tokenizer), max_position_embeddings=max(512, longest),
-                              family=family, pad_token_id=tokenizer.pad_token_id)
+        config = build_config(
+            settings.architecture,
+            vocab_size=len(tokenizer),
+            max_position_embeddings=max(512, longest),
+            family=settings.family,
+            pad_token_id=tokenizer.pad_token_id,
+        )
     else:
-        location = resolve_location(init)
-    torch.manual_seed(settings.seed)
-    trainable, batcher = entry.build(config, location, objective_options or {}, tokenizer, batcher)
+        location = resolve_location(settings.init)
+    torch.manual_seed(settings.training.seed)
+    # the options are read by the electra objective only
+    trainable, batcher = entry.build(config, location, settings.electra, tokenizer, batcher)
     model = trainable.model_to_save()
     if model.config.vocab_size < len(tokenizer):
         raise ValueError(
-            f"{init} has a vocabulary of {model.config.vocab_size} tokens but the corpus was "
+            f"{settings.init} has a vocabulary of {model.config.vocab_size} tokens but the corpus was "
             f"tokenised with {len(tokenizer)}: continued pretraining needs the checkpoint's own "
             "vocabulary (a vocabulary of type 'pretrained' pointing at it)"
         )
-    description = {"model": name, "init": init, "family": family, "objective": objective,
-                   "architecture": model.config.to_diff_dict()}
+    description = {
+        "model": name,
+        "init": settings.init,
+        "family": settings.family,
+        "objective": objective,
+        "architecture": model.config.to_diff_dict(),
+    }
     return train_and_publish(
-        trainable, corpus, tokenizer, batcher, settings, checkpoint_dir, outputs, probes, description, threads,
+        trainable,
+        corpus,
+        tokenizer,
+        batcher,
+        settings.training,
+        checkpoint_dir,
+        outputs,
+        probes,
+        description,
+        threads,
     )
 
 
+def run_job(spec: dict) -> dict:
+    """Run the job ``spec``: ``run_pretraining``'s arguments, ``settings`` as the config entry."""
+    return run_pretraining(**{**spec, "settings": PretrainingSettings.from_entry(spec["settings"])})
+
+
 def launch_pretraining(spec: dict, gpus: int) -> None:
-    """Run the job ``spec`` (``run_pretraining``'s arguments) here, or data-parallel on ``gpus`` GPUs."""
+    """Run the job ``spec`` (see ``run_job``) here, or data-parallel on ``gpus`` GPUs."""
     processes = data_parallel_processes(gpus)
     if processes == 1:
-        run_pretraining(**spec)
+        run_job(spec)
     else:
         run_data_parallel(__name__, spec, processes, Path(spec["checkpoint_dir"]) / SPEC_FILE)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Run one pretraining job (under torchrun: one process per GPU).")
-    parser.add_argument("spec", type=Path, help="JSON file with the keyword arguments of run_pretraining")
+    parser.add_argument("spec", type=Path, help="JSON file with the job's arguments (see run_job)")
     spec = json.loads(parser.parse_args(argv).spec.read_text(encoding="utf-8"))
     logging.basicConfig(level=logging.INFO, format=f"%(asctime)s rank {os.environ.get('RANK', 0)} %(levelname)s %(name)s: %(message)s")
     with distributed.process_group():
-        run_pretraining(**spec)
+        run_job(spec)
 
 
 if __name__ == "__main__":

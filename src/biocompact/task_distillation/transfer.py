@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from biocompact.atomic import atomic_open
@@ -21,8 +21,8 @@ from biocompact.finetuning.readers import (
     read_re_blue_tsv,
 )
 from biocompact.task_distillation.randomised import randomised_examples
+from biocompact.task_distillation.settings import TEXT_FORMAT, TransferSetSettings
 
-TEXT_FORMAT = "text"
 READERS: dict[str, Callable[[str | Path], list[LabelledText]]] = {
     "biobert_tsv": read_re_biobert_tsv,
     "blue_tsv": read_re_blue_tsv,
@@ -53,16 +53,19 @@ def read_source(path: str | Path, fmt: str) -> list[LabelledText]:
     return READERS[fmt](path)
 
 
-def transfer_examples(settings: Mapping) -> list[LabelledText]:
-    """The examples of one ``task_distillation.transfer_sets`` entry."""
-    randomised = settings.get("randomised")
+def transfer_examples(settings: TransferSetSettings) -> list[LabelledText]:
+    """The examples of one transfer set."""
+    randomised = settings.randomised
     if randomised:
-        passages = [example.text for example in read_passages(randomised["source"])]
+        passages = [example.text for example in read_passages(randomised.source)]
         return randomised_examples(
-            passages, randomised["examples"], randomised["seed"], randomised["questions"],
-            randomised["question_starters"],
-        )  # fmt: skip
-    return read_source(settings["path"], settings["format"])[: settings.get("max_examples")]
+            passages,
+            randomised.examples,
+            randomised.seed,
+            randomised.questions,
+            randomised.question_starters,
+        )
+    return read_source(settings.path, settings.format)[: settings.max_examples]
 
 
 def write_transfer_set(path: str | Path, examples: Sequence[LabelledText]) -> None:
@@ -89,7 +92,7 @@ def read_transfer_set(path: str | Path) -> list[LabelledText]:
     return non_empty(path, examples)
 
 
-def build_transfer_set(settings: Mapping, out: str | Path) -> int:
+def build_transfer_set(settings: TransferSetSettings, out: str | Path) -> int:
     """Write the transfer set of ``settings`` to ``out``; return its number of examples."""
     examples = transfer_examples(settings)
     write_transfer_set(out, examples)

@@ -11,6 +11,7 @@ from transformers import AutoTokenizer
 from biocompact.atomic import write_json
 from biocompact.locations import resolve_location
 from biocompact.textshards import iter_sentences
+from biocompact.vocab.settings import VocabularySettings
 from biocompact.vocab.stats import vocabulary_statistics
 from biocompact.vocab.train import train_vocabulary
 
@@ -20,34 +21,33 @@ def build_vocabulary(
     out_tokenizer: str | os.PathLike,
     out_stats: str | os.PathLike,
     name: str,
-    settings: dict,
+    settings: VocabularySettings,
     heldout_fraction: float,
     max_heldout_sentences: int,
 ) -> dict:
-    """Train vocabulary ``name`` from ``settings`` (its config entry) and write its statistics.
+    """Train vocabulary ``name`` as ``settings`` say and write its statistics.
 
     Training streams the sentences of a ``sample_fraction`` of the training documents
     (memory does not grow with the corpus); statistics use held-out documents only.
     """
-    settings = dict(settings)
-    vocab_type = settings.pop("type")
-    reference = settings.pop("reference", None)
-    sample_fraction = settings.pop("sample_fraction", 1.0)
+    sample_fraction = settings.sample_fraction
     tokenizer = train_vocabulary(
         lambda: iter_sentences(shards, heldout_fraction, heldout=False, sample_fraction=sample_fraction),
-        out_tokenizer, vocab_type, **settings,
+        out_tokenizer,
+        settings.type,
+        **settings.trainer_options(),
     )
     heldout = list(islice(iter_sentences(shards, heldout_fraction, heldout=True), max_heldout_sentences))
     stats = {
         "vocab": name,
-        "type": vocab_type,
-        "lowercase": settings.get("lowercase"),
+        "type": settings.type,
+        "lowercase": settings.lowercase,
         "sample_fraction": sample_fraction,
         **vocabulary_statistics(tokenizer, heldout),
         "reference": None,
     }
-    if reference:
-        reference_tokenizer = AutoTokenizer.from_pretrained(resolve_location(reference))
-        stats["reference"] = {"name": reference, **vocabulary_statistics(reference_tokenizer, heldout)}
+    if settings.reference:
+        reference_tokenizer = AutoTokenizer.from_pretrained(resolve_location(settings.reference))
+        stats["reference"] = {"name": settings.reference, **vocabulary_statistics(reference_tokenizer, heldout)}
     write_json(out_stats, stats)
     return stats

@@ -2,8 +2,8 @@
 
 Every word comes from the small hand-written lexicons and sentence templates in this
 module, so the demo ships no third-party text. The output is a pure function of the
-seed: ``python -m biocompact.demo --out demo`` rewrites the committed ``demo/`` folder
-byte for byte.
+seed: ``python demo/generate.py --out demo`` rewrites the committed ``demo/`` folder
+byte for byte (this script aside).
 
 The corpus and the tasks draw on the same lexicons, so pretraining on the corpus helps
 the tasks. Disease names are built from shared morphemes ("nephr" + "itis", "renal" +
@@ -795,7 +795,7 @@ small hand-written lexicons and sentence templates (invented gene symbols such a
 invented drugs, journals and authors). It contains no text from PubMed or any other corpus. Regenerate
 it, byte for byte, with
 
-    python -m biocompact.demo --out demo
+    python demo/generate.py --out demo
 
 - `pubmed/`: NCBI-style `PubmedArticleSet` files (two annual baseline files and one
   update file with revised records and a `DeleteCitation` block), gzipped, each with an

@@ -4,7 +4,7 @@ Talks the Chrome DevTools protocol over ``--remote-debugging-pipe`` (null-separa
 file descriptors 3 and 4), so nothing beyond the standard library and a Chromium binary
 is needed. Command line::
 
-    python -m biocompact.report.browser results/report/report.html report.png
+    python tests/browser_check.py results/report/report.html report.png
 
 exits with status 1 when the page logs an error or requests anything that is not a
 local file or inline data.

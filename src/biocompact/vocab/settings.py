@@ -1,0 +1,57 @@
+"""One entry of the config's ``vocabularies`` section, parsed once into checked settings.
+
+The rule passes the whole entry (``params.settings``); the schema documents every field
+and fills in its default. A new option is a schema property, a field here and the code
+that reads it (a trainer option: the builders of ``biocompact.vocab.train``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from biocompact.vocab.train import BUILDERS
+
+# Fields that are not options of the trainer: what is trained, on what, compared with what
+NOT_TRAINER_OPTIONS = ("type", "sample_fraction", "reference")
+
+
+@dataclass(frozen=True)
+class VocabularySettings:
+    """How one vocabulary is trained and measured."""
+
+    type: str  # wordpiece, bpe, unigram
+    vocab_size: int = 32768
+    lowercase: bool = True
+    min_frequency: int = 2
+    limit_alphabet: int = 1000
+    sample_fraction: float = 1.0  # share of training documents trained on (a stable hash sample)
+    extra_special_tokens: tuple[str, ...] = ()  # kept whole after BERT's five
+    reference: str | None = None  # tokenizer to compare with
+
+    def __post_init__(self) -> None:
+        if self.type not in BUILDERS:
+            raise ValueError(f"unknown vocabulary type {self.type!r}; known: {sorted(BUILDERS)}")
+        if not 0 < self.sample_fraction <= 1:
+            raise ValueError(f"sample_fraction must be in (0, 1], not {self.sample_fraction}")
+
+    def trainer_options(self) -> dict[str, Any]:
+        """The keyword arguments of the type's builder."""
+        return {
+            field.name: getattr(self, field.name)
+            for field in fields(self)
+            if field.name not in NOT_TRAINER_OPTIONS
+        }
+
+    @classmethod
+    def from_entry(cls, entry: Mapping[str, Any]) -> VocabularySettings:
+        """Parse and check one ``vocabularies`` entry (as validated by the schema)."""
+        known = {field.name for field in fields(cls)}
+        unknown = sorted(set(entry) - known)
+        if unknown:
+            raise ValueError(
+                f"vocabularies: unknown setting {unknown[0]!r}; known: {sorted(known)}"
+            )
+        special = tuple(entry.get("extra_special_tokens", ()))
+        return cls(**{**entry, "extra_special_tokens": special})

@@ -1,0 +1,75 @@
+"""A distillation entry of the config parsed into DistillationSettings: fields, defaults, checks."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake.utils import validate
+
+from biocompact.distillation.settings import DistillationSettings
+from biocompact.training.entry import TRAINING_KEYS
+from biocompact.training.loop import TrainingSettings
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
+ENTRY = {"teacher": "teacher", "steps": 10, "batch_size": 8, "learning_rate": 1e-3}
+
+
+def test_the_schema_properties_are_the_fields():
+    """Every option of a distillation entry is a field (resources: Slurm's, not the job's)."""
+    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    options = set(schema["properties"]["distillation"]["additionalProperties"]["properties"])
+    fields = {field.name for field in dataclasses.fields(DistillationSettings)}
+    assert options - TRAINING_KEYS - {"resources"} == fields - {"training"}
+
+
+def test_a_validated_entry_parses_with_the_schema_defaults():
+    config = yaml.safe_load((REPO_ROOT / "config.yaml").read_text(encoding="utf-8"))
+    config["distillation"] = {
+        "student": {**ENTRY, "method": "tinybert", "alpha": {"layer": [1.0, 2.0]}}
+    }
+    validate(config, str(SCHEMA))
+    entry = {
+        key: value for key, value in config["distillation"]["student"].items() if key != "resources"
+    }
+    settings = DistillationSettings.from_entry(entry)
+    assert settings == DistillationSettings(
+        teacher="teacher",
+        training=TrainingSettings(steps=10, batch_size=8, learning_rate=1e-3),
+        method="tinybert",
+        alpha={"layer": [1.0, 2.0]},
+    )
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        settings.method = "compact"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"method": "minilm"}, "unknown distillation method 'minilm'"),
+        (
+            {"method": "distilbert", "alpha": {"layer": 1.0}},
+            "alpha.layer is not a loss term of the distilbert",
+        ),
+        (
+            {"method": "lewis", "layer_map": [1, 2]},
+            "layer_map is used by the layer-wise methods only, not by lewis",
+        ),
+        (
+            {"student_init": "random", "student_layers": [0]},
+            "student_layers is used with student_init teacher_layers",
+        ),
+        (
+            {"student_architecture": {"preset": "demo-2L-128"}},
+            "student_architecture is used with student_init random",
+        ),
+        ({"resources": {"gpus": 1}}, "distillation: unknown setting 'resources'"),
+    ],
+)
+def test_bad_entries_are_named(options, message):
+    with pytest.raises(ValueError, match=message):
+        DistillationSettings.from_entry({**copy.deepcopy(ENTRY), **options})
