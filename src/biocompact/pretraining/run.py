@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 import torch
+from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
 from biocompact.locations import resolve_location
 from biocompact.models.presets import build_config
@@ -59,6 +60,7 @@ def run_pretraining(
                               family=family, pad_token_id=tokenizer.pad_token_id)
     else:
         location = resolve_location(init)
+        check_checkpoint_vocabulary(init, location, tokenizer)
     torch.manual_seed(settings.seed)
     trainable, batcher = entry.build(config, location, objective_options or {}, tokenizer, batcher)
     model = trainable.model_to_save()
@@ -73,6 +75,24 @@ def run_pretraining(
     return train_and_publish(
         trainable, corpus, tokenizer, batcher, settings, checkpoint_dir, outputs, probes, description, threads,
     )
+
+
+def check_checkpoint_vocabulary(init: str, location: str, tokenizer: PreTrainedTokenizerBase) -> None:
+    """Continued pretraining must read the corpus with the checkpoint's own token ids.
+
+    A vocabulary trained on the corpus gives the same ids to other pieces: training would
+    run, silently, on scrambled embeddings. A checkpoint without tokenizer files is left
+    to the vocabulary-size check.
+    """
+    try:
+        own = AutoTokenizer.from_pretrained(location)
+    except (OSError, ValueError):
+        return
+    if own.get_vocab() != tokenizer.get_vocab():
+        raise ValueError(
+            f"the corpus was tokenised with another vocabulary than {init}'s own: continued "
+            "pretraining needs a vocabulary of type 'pretrained' whose checkpoint is the init"
+        )
 
 
 def launch_pretraining(spec: dict, gpus: int) -> None:

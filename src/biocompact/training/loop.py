@@ -122,6 +122,7 @@ def train(
     log_path = checkpoint_dir / LOG_FILE
     if main:
         _truncate_log(log_path, step)
+        log_path.touch()  # stays empty when there is no step to train (steps: 0)
 
     stream = BatchStream(dataset, settings.batch_size, settings.seed, position, rank, world_size)
     batches = iter(stream)
