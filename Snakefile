@@ -21,7 +21,13 @@ os.environ.update(
 )
 
 
-configfile: "config.yaml"
+# Config layering: the files given with --configfile, later over earlier, over the schema's
+# defaults. config.yaml (the demo) is read only when no --configfile is given, so a user's
+# own config never inherits the demo's models, tasks or files. --config KEY=VALUE applies
+# on top in both cases.
+if not workflow.overwrite_configfiles:
+
+    configfile: "config.yaml"
 
 
 validate(config, "workflow/schemas/config.schema.yaml")
@@ -38,7 +44,12 @@ include: "workflow/rules/report.smk"
 
 
 rule all:
-    """The whole pipeline: every model fine-tuned on every task, aggregated into the report."""
+    """The whole pipeline: every model fine-tuned on every task, aggregated into the report;
+    without fine-tuning models or tasks, every corpus, vocabulary and model the config names."""
     input:
-        "results/report/report.html",
+        (
+            "results/report/report.html"
+            if FINETUNE_MODELS and TASKS
+            else [rules.corpus.input, rules.vocab.input, rules.pretraining.input, rules.distillation.input]
+        ),
     default_target: True

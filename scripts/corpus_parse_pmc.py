@@ -1,8 +1,9 @@
 """Parse one PMC file (bulk package or article) into JSON-lines documents and a summary."""
 from biocompact.corpus.pmc import PmcOptions, parse_pmc
+from biocompact.corpus.download import evict_if_unreadable
 from biocompact.runlog import job_logging
 
-with job_logging(snakemake) as log:  # noqa: F821  (snakemake is injected)
+with job_logging(snakemake) as log, evict_if_unreadable(snakemake.input[0]):  # noqa: F821
     summary = parse_pmc(
         snakemake.input[0],
         snakemake.output.documents,

@@ -25,8 +25,7 @@ def test_ranges_and_lists():
     pubmed = {"source": "s", "baseline": {"prefix": "p", "first": 1, "last": 2}, "updates": ["u"]}
     assert pubmed_file_names(pubmed, "baseline", "cache") == ["p0001", "p0002"]
     assert pubmed_file_names(pubmed, "updates", "cache") == ["u"]
-    with pytest.raises(ValueError, match="baseline names no file"):
-        pubmed_file_names({**pubmed, "baseline": []}, "baseline", "cache")
+    assert pubmed_file_names({**pubmed, "baseline": []}, "baseline", "cache") == []  # PubMed off
 
 
 def test_ncbi_listing_is_fetched_once(tmp_path, monkeypatch):

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from biocompact.corpus.download import evict_if_unreadable
 from biocompact.corpus.errors import CorpusFileError
-from biocompact.corpus.pubmed import Citation, iter_pubmed, parse_pubmed, read_citations
+from biocompact.corpus.pubmed import Citation, Deletion, iter_pubmed, parse_pubmed, read_citations
 
 # <PubmedArticle> and <DeleteCitation><PMID> elements, counted once with lxml.
 REAL_FILES = {
@@ -145,3 +146,70 @@ def test_bad_input_names_file_and_leaves_no_output(tmp_path, case):
     assert str(error.value).startswith(f"{path}: ")
     assert problem in str(error.value)
     assert not out.exists() or list(out.iterdir()) == []
+
+
+def test_real_medline_dtd_file(shared_data, tmp_path):
+    """NLM's pre-2017 MEDLINE layout: <MedlineCitationSet> of bare <MedlineCitation>s."""
+    path = shared_data / "pubmed/medline/medline16n0902.xml.gz"
+    summary = parse_pubmed(path, tmp_path / "d.jsonl.gz", tmp_path / "d.json")
+    assert summary["records"] == summary["documents"] == 604
+    assert summary["deleted_pmids"] == ["26432306"]
+    first = next(read_citations(tmp_path / "d.jsonl.gz"))
+    assert (first["pmid"], first["year"], first["language"]) == ("17942999", 2007, "eng")
+    assert first["title"].startswith("Neuroplasticity in the processing of pitch dimensions")
+    assert first["abstract"].count("\n") == 3  # PURPOSE, METHODS, RESULTS, CONCLUSIONS
+
+
+def medline_citation(pmid: str, body: str) -> str:
+    return (
+        f'<MedlineCitation Owner="NLM"><PMID Version="1">{pmid}</PMID><Article>'
+        "<Journal><JournalIssue><PubDate><Year>2015</Year></PubDate></JournalIssue></Journal>"
+        f"<ArticleTitle>T{pmid}.</ArticleTitle><Language>eng</Language></Article>{body}"
+        "</MedlineCitation>"
+    )
+
+
+def test_medline_dtd_and_other_abstract(tmp_path):
+    other = (
+        '<OtherAbstract Type="Publisher" Language="fre"><AbstractText>Texte.</AbstractText>'
+        '</OtherAbstract><OtherAbstract Type="plain-language-summary" Language="eng">'
+        "<AbstractText>Plain words.</AbstractText></OtherAbstract>"
+    )
+    xml = (
+        '<?xml version="1.0"?><MedlineCitationSet>'
+        + medline_citation("1", other)
+        + medline_citation("2", "")
+        + "<DeleteCitation><PMID>7</PMID><PMID>8</PMID></DeleteCitation></MedlineCitationSet>"
+    )
+    path = tmp_path / "medline.xml"
+    path.write_text(xml)
+    records = list(iter_pubmed(path))
+    assert records == [
+        Citation("1", 1, 2015, "eng", "T1.", ""),
+        Citation("2", 1, 2015, "eng", "T2.", ""),
+        Deletion("7"),
+        Deletion("8"),
+    ]
+    with_other = list(iter_pubmed(path, other_abstract=True))
+    assert [r.abstract for r in with_other[:2]] == ["Plain words.", ""]
+
+
+def test_other_abstract_never_replaces_an_abstract(tmp_path):
+    body = article("5", abstract="Real abstract.").replace(
+        "</Article>",
+        '</Article><OtherAbstract Language="eng"><AbstractText>Other.</AbstractText>'
+        "</OtherAbstract>",
+    )
+    path = tmp_path / "one.xml"
+    path.write_bytes(pubmed_xml(body))
+    (citation,) = iter_pubmed(path, other_abstract=True)
+    assert citation.abstract == "Real abstract."
+
+
+def test_unreadable_download_is_evicted(tmp_path):
+    raw = corrupt_gzip(tmp_path)
+    with pytest.raises(CorpusFileError) as error, evict_if_unreadable(raw):
+        parse_pubmed(raw, tmp_path / "d.jsonl.gz", tmp_path / "d.json")
+    assert not raw.exists()
+    assert str(error.value).startswith(f"{raw}: corrupt or truncated gzip")
+    assert "the next run downloads it again" in str(error.value)

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from biocompact.corpus.listing import pubmed_file_names
+from biocompact.locations import resolve_location
 
 # A list, a numbered range or "all" (NCBI's listing, fetched once and cached).
 PUBMED_BASELINE = pubmed_file_names(config["corpus"]["pubmed"], "baseline", "results/corpus/pubmed/listing")
@@ -34,6 +35,10 @@ def _check_names():
             seen[name] = section
     if len(set(PUBMED_STEMS)) != len(PUBMED_STEMS):
         raise ValueError("config: corpus.pubmed.baseline and updates repeat a file name")
+    if PUBMED_UPDATES and not PUBMED_BASELINE:
+        raise ValueError("config: corpus.pubmed.updates names files but baseline names none")
+    if VOCABS and not SENTENCE_SHARDS:
+        raise ValueError(f"config: vocabularies {VOCABS} need a corpus, but corpus names no file")
     for name, settings in config["pretraining"].items():
         if settings["vocabulary"] not in VOCABS:
             raise ValueError(f"config: pretraining.{name}.vocabulary {settings['vocabulary']!r} is not in vocabularies")
@@ -51,7 +56,25 @@ def _check_names():
             raise ValueError(f"config: finetuning.tasks.{task}.preset {settings['preset']!r} is not in finetuning.presets")
 
 
+def _check_locations():
+    """Every model location of the config names a folder, a hub name or a package's folder:
+    a wrong one stops the run here, naming its key, before any job trains."""
+    locations = {f"external_models.{name}": location for name, location in EXTERNAL.items()}
+    for name, entry in config["pretraining"].items():
+        if entry["init"] != "scratch":
+            locations[f"pretraining.{name}.init"] = entry["init"]
+    for name, entry in config["distillation"].items():
+        if entry["student_init"] not in ("teacher_layers", "random", *ALL_MODELS):
+            locations[f"distillation.{name}.student_init"] = entry["student_init"]
+    for name, entry in config["vocabularies"].items():
+        if entry["reference"]:
+            locations[f"vocabularies.{name}.reference"] = entry["reference"]
+    for key, location in locations.items():
+        resolve_location(location, key)
+
+
 _check_names()
+_check_locations()
 
 
 wildcard_constraints:
@@ -65,12 +88,13 @@ wildcard_constraints:
 
 
 def model_dir(name):
-    """The Hugging Face folder (or hub name) of model ``name``."""
+    """The Hugging Face folder (or hub name) of model ``name``: the location of an external
+    model resolved (``python-package:`` to its folder), so every stage loads it alike."""
     if name in PRETRAINED:
         return f"results/pretraining/{name}/model"
     if name in DISTILLED:
         return f"results/distillation/{name}/model"
-    return EXTERNAL[name]
+    return resolve_location(EXTERNAL[name], f"external_models.{name}")
 
 
 def model_input(name):

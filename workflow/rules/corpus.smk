@@ -58,6 +58,7 @@ rule corpus_parse_pubmed:
         meta="results/corpus/pubmed/parsed/{stem}.json",
     params:
         section_labels=config["corpus"]["parse"]["section_labels"],
+        other_abstract=config["corpus"]["parse"]["other_abstract"],
     log:
         "results/logs/corpus/parse_pubmed/{stem}.log",
     benchmark:
@@ -173,7 +174,7 @@ rule corpus_split_pmc:
         documents="results/corpus/pmc/parsed/{pmc_file}.jsonl.gz",
         **(
             {"pubmed_pmids": "results/corpus/pubmed/latest/pmids.npy"}
-            if PMC["dedupe_pubmed"]
+            if PMC["dedupe_pubmed"] and PUBMED_STEMS
             else {}
         ),
     output:
@@ -259,4 +260,4 @@ rule corpus:
     """Target: the whole corpus stage (sentence shards and their statistics)."""
     input:
         SENTENCE_SHARDS,
-        "results/corpus/stats.json",
+        "results/corpus/stats.json" if SENTENCE_SHARDS else [],

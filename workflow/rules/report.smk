@@ -76,7 +76,7 @@ rule report:
         + expand("results/distillation/{model}/train_log.jsonl", model=DISTILLED),
         evals=expand("results/pretraining/{model}/eval.json", model=PRETRAINED)
         + expand("results/distillation/{model}/eval.json", model=DISTILLED),
-        corpus="results/corpus/stats.json",
+        corpus="results/corpus/stats.json" if SENTENCE_SHARDS else [],
         vocab=expand("results/vocab/{vocab}/stats.json", vocab=VOCABS),
         task_distillation=TD_SUMMARY if TD_EXPERIMENTS else [],
     output:

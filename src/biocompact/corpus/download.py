@@ -9,6 +9,7 @@ with ``folder`` ``baseline`` or ``updatefiles``, each beside an NCBI-style sidec
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import http.client
 import logging
@@ -18,7 +19,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import IO, TypeVar
 
 from biocompact.atomic import atomic_path
@@ -133,3 +134,21 @@ def download_pubmed_file(
     """Download ``{source}/{folder}/{stem}.xml.gz`` to ``output`` (see :func:`download_file`)."""
     url = pubmed_url(source, folder, f"{stem}.xml.gz")
     return download_file(url, output, verify_md5, retries, backoff_s)
+
+
+@contextlib.contextmanager
+def evict_if_unreadable(raw: str | os.PathLike) -> Iterator[None]:
+    """Remove the downloaded file ``raw`` from the download cache when reading it fails.
+
+    A file that matched its checksum can still be unreadable (a damaged mirror, or no
+    checksum checked). Left in place, it would satisfy the download rule for ever; removed,
+    the next run fetches it again, so fixing the source is all a user has to do.
+    """
+    try:
+        yield
+    except CorpusFileError as error:
+        Path(raw).unlink(missing_ok=True)
+        raise CorpusFileError(
+            raw, f"{error.problem} (removed from the download cache: the next run downloads "
+            "it again, so fix or replace the source file first)"
+        ) from error

@@ -74,6 +74,4 @@ def pubmed_file_names(
         names = file_range(spec["prefix"], spec["first"], spec["last"], spec.get("digits", 4))
     else:
         names = discover_names(pubmed["source"], folder, Path(cache_folder) / f"{folder}.txt")
-    if key == "baseline" and not names:
-        raise ValueError("config: corpus.pubmed.baseline names no file")
     return names

@@ -1,5 +1,10 @@
 """Parse PubMed/MEDLINE XML (baseline, update and efetch files) into JSON-lines citations.
 
+Both of NLM's layouts are read: ``PubmedArticleSet`` (PubMed since 2017; each citation a
+``PubmedArticle`` holding a ``MedlineCitation``) and the pre-2017 MEDLINE DTD's
+``MedlineCitationSet`` (each citation a bare ``MedlineCitation``), each with its
+``DeleteCitation`` block.
+
 The file is streamed with ``lxml.etree.iterparse`` and every handled element is freed, so
 memory stays flat however large the file. ``pubmed_parser.parse_medline_xml`` is not used
 for the records themselves because it ignores ``DeleteCitation`` and the PMID ``Version``,
@@ -25,8 +30,9 @@ from lxml import etree
 from biocompact.atomic import atomic_open, write_json
 from biocompact.corpus.errors import CorpusFileError
 
-ROOT_TAG = "PubmedArticleSet"
-RECORD_TAGS = ("PubmedArticle", "PubmedBookArticle", "DeleteCitation")
+ROOT_TAGS = ("PubmedArticleSet", "MedlineCitationSet")
+RECORD_TAGS = ("PubmedArticle", "PubmedBookArticle", "MedlineCitation", "DeleteCitation")
+ENGLISH = ("", "eng")
 FOUR_DIGITS = re.compile(r"\d{4}")
 
 
@@ -77,10 +83,27 @@ def _pmid(element: etree._Element, where: str) -> tuple[str, int]:
     return pmid, int(version)
 
 
-def _abstract(article: etree._Element, section_labels: bool) -> str:
-    """Abstract sections, one a line; ``LABEL: text`` when ``section_labels``."""
+def _abstract(
+    medline: etree._Element, article: etree._Element, section_labels: bool, other_abstract: bool
+) -> str:
+    """Abstract sections, one a line; ``LABEL: text`` when ``section_labels``.
+
+    Without an ``Abstract``, and with ``other_abstract``, the first English
+    ``OtherAbstract`` (a publisher's or plain-language abstract) stands in for it.
+    """
+    abstract = _sections(article.iterfind("Abstract/AbstractText"), section_labels)
+    if abstract or not other_abstract:
+        return abstract
+    for other in medline.iterfind("OtherAbstract"):
+        if other.get("Language", "") in ENGLISH:
+            return _sections(other.iterfind("AbstractText"), section_labels)
+    return ""
+
+
+def _sections(texts: Iterator[etree._Element], section_labels: bool) -> str:
+    """The non-empty ``AbstractText`` elements, one a line, labelled when ``section_labels``."""
     sections = []
-    for section in article.iterfind("Abstract/AbstractText"):
+    for section in texts:
         text = _text(section)
         label = section.get("Label", "").strip()
         if text and section_labels and label:
@@ -106,8 +129,9 @@ def _year(article: etree._Element) -> int | None:
     return int(year) if year and year.strip().isdigit() else None
 
 
-def _citation(record: etree._Element, section_labels: bool, where: str) -> Citation:
-    medline = record.find("MedlineCitation")
+def _citation(
+    medline: etree._Element | None, section_labels: bool, other_abstract: bool, where: str
+) -> Citation:
     pmid_element = medline.find("PMID") if medline is not None else None
     if pmid_element is None:
         raise ValueError(f"{where}: no MedlineCitation/PMID")
@@ -121,7 +145,7 @@ def _citation(record: etree._Element, section_labels: bool, where: str) -> Citat
         year=_year(article),
         language=";".join(_text(language) for language in article.iterfind("Language")),
         title=_text(article.find("ArticleTitle")),
-        abstract=_abstract(article, section_labels),
+        abstract=_abstract(medline, article, section_labels, other_abstract),
     )
 
 
@@ -129,7 +153,9 @@ def _open_xml(path: Path):
     return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
 
 
-def iter_pubmed(path: str | os.PathLike, section_labels: bool = False) -> Iterator[Record]:
+def iter_pubmed(
+    path: str | os.PathLike, section_labels: bool = False, other_abstract: bool = False
+) -> Iterator[Record]:
     """Yield the citations, deletions and skipped records of a PubMed XML file, in order.
 
     Reads ``.xml.gz`` and plain ``.xml``. A corrupt or truncated gzip, malformed XML,
@@ -147,6 +173,8 @@ def iter_pubmed(path: str | os.PathLike, section_labels: bool = False) -> Iterat
                 handle, events=("end",), tag=RECORD_TAGS, resolve_entities=False
             )
             for _, element in context:
+                if element.tag == "MedlineCitation" and element.getparent().tag != ROOT_TAGS[1]:
+                    continue  # inside a PubmedArticle: read when that ends
                 if element.tag == "DeleteCitation":
                     for pmid_element in element.iterfind("PMID"):
                         yield Deletion(_pmid(pmid_element, "DeleteCitation")[0])
@@ -155,13 +183,18 @@ def iter_pubmed(path: str | os.PathLike, section_labels: bool = False) -> Iterat
                     if element.tag == "PubmedBookArticle":
                         yield Skipped("book_article")
                     else:
-                        yield _citation(element, section_labels, f"record {index}")
+                        medline = (
+                            element if element.tag == "MedlineCitation"
+                            else element.find("MedlineCitation")
+                        )
+                        yield _citation(medline, section_labels, other_abstract, f"record {index}")
                 element.clear(keep_tail=True)
                 while element.getprevious() is not None:
                     del element.getparent()[0]
-            if context.root.tag != ROOT_TAG:
+            if context.root.tag not in ROOT_TAGS:
+                expected = " or ".join(f"<{tag}>" for tag in ROOT_TAGS)
                 raise CorpusFileError(
-                    path, f"root element is <{context.root.tag}>, expected <{ROOT_TAG}>"
+                    path, f"root element is <{context.root.tag}>, expected {expected}"
                 )
     except etree.XMLSyntaxError as error:
         line = error.position[0] if error.position else "?"
@@ -179,6 +212,7 @@ def parse_pubmed(
     documents: str | os.PathLike,
     meta: str | os.PathLike,
     section_labels: bool = False,
+    other_abstract: bool = False,
 ) -> dict:
     """Write the citations of ``xml`` as JSON lines to ``documents`` and a summary to ``meta``.
 
@@ -192,7 +226,7 @@ def parse_pubmed(
     # The parsed files are intermediates read once: gzip level 1 instead of the default 9
     # takes a quarter off the parse job's time for ~20% more bytes.
     with atomic_open(documents, compresslevel=1) as out:
-        for record in iter_pubmed(xml, section_labels):
+        for record in iter_pubmed(xml, section_labels, other_abstract):
             if isinstance(record, Deletion):
                 deleted.append(record.pmid)
                 continue
