@@ -4,6 +4,12 @@
 
 FINETUNE_METRICS = "results/finetuning/{model}/{task}/seed{seed}/metrics.json"
 BASELINE_METRICS = "results/baselines/{task}/metrics.json"
+# Distilled students fine-tuned beside their teacher: the retention view compares them.
+STUDENT_TEACHERS = {
+    name: config["distillation"][name]["teacher"]
+    for name in DISTILLED
+    if name in FINETUNE_MODELS and config["distillation"][name]["teacher"] in FINETUNE_MODELS
+}
 
 
 rule aggregate:
@@ -17,6 +23,7 @@ rule aggregate:
         summary=report("results/aggregate/summary.csv", caption="../report/summary.rst", category="Results"),
         averages=report("results/aggregate/averages.csv", caption="../report/averages.rst", category="Results"),
         markdown=report("results/aggregate/summary.md", caption="../report/summary_md.rst", category="Results"),
+        retention="results/aggregate/retention.csv",
     params:
         models=FINETUNE_MODELS,
         tasks=TASKS,
@@ -24,6 +31,7 @@ rule aggregate:
         metrics_pattern=lambda wildcards: FINETUNE_METRICS,  # a function: no wildcard expansion
         baseline_pattern=lambda wildcards: BASELINE_METRICS,
         average=config["report"]["average"],
+        teachers=STUDENT_TEACHERS,
     log:
         "results/logs/report/aggregate.log",
     benchmark:
@@ -79,6 +87,7 @@ rule report:
         corpus="results/corpus/stats.json" if SENTENCE_SHARDS else [],
         vocab=expand("results/vocab/{vocab}/stats.json", vocab=VOCABS),
         task_distillation=TD_SUMMARY if TD_EXPERIMENTS else [],
+        retention="results/aggregate/retention.csv",
     output:
         html=report("results/report/report.html", caption="../report/report.rst", category="Report"),
     params:
