@@ -19,6 +19,8 @@ F1 = {
     ("teacher", "re-b"): [0.60, 0.61, 0.65],
     ("student", "re-b"): [0.62, 0.66, 0.64],
     ("other", "ner-a"): [0.40, 0.40, 0.40],
+    ("zero", "re-b"): [0.0, 0.0, 0.3],
+    ("student", "dc-c"): [0.5, 0.5, 0.5],
 }
 
 
@@ -34,10 +36,10 @@ def retention(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> pd.DataFrame:
                     "model": model, "task": task, "seed": seed, "family": task.split("-")[0],
                     "primary_metric": "f1", "metrics": {"f1": value, "precision": 1.0},
                 }), encoding="utf-8")
-    aggregate("scores.csv", "summary.csv", "averages.csv", "summary.md", ["teacher", "student", "other"],
-              ["ner-a", "re-b"], [1, 2, 3], PATTERN)
-    table = write_retention("scores.csv", "summary.csv", {"student": "teacher", "other": "teacher"},
-                            "retention.csv")
+    aggregate("scores.csv", "summary.csv", "averages.csv", "summary.md", ["teacher", "student", "other", "zero"],
+              ["ner-a", "re-b", "dc-c"], [1, 2, 3], PATTERN)
+    teachers = {"student": "teacher", "other": "teacher", "teacher": "zero"}
+    table = write_retention("scores.csv", "summary.csv", teachers, "retention.csv")
     pd.testing.assert_frame_equal(pd.read_csv("retention.csv"), table, check_dtype=False)
     return table.set_index(["student", "task"])
 
@@ -63,3 +65,10 @@ def test_overall_retention_uses_the_tasks_both_ran_and_the_complete_seeds(retent
     other = retention.loc[("other", "overall")]  # only ner-a: the teacher's re-b is left out
     assert other["retention"] == pytest.approx(0.40 / 0.82)
     assert sorted(retention.loc["other"].index) == ["ner-a", "overall"]
+    assert "dc-c" not in retention.loc["student"].index  # the teacher has no dc-c result
+
+
+def test_a_teacher_scoring_zero_gives_no_ratio(retention):
+    re = retention.loc[("teacher", "re-b")]  # teacher "zero": median 0.0; only seed 3 scores
+    assert pd.isna(re["retention"]) and re["n_seeds"] == 1
+    assert re["seed_min"] == re["seed_max"] == pytest.approx(0.65 / 0.3)

@@ -7,6 +7,8 @@ performance") is a ratio of scores. Per task, on the primary metric:
 - the seed spread: the ratios of the runs that share a fine-tuning seed,
   student(t, s) / teacher(t, s), by their ``seed_min``, ``seed_max`` and ``seed_std``.
 
+A teacher whose score is 0 gives no ratio (NaN retention, no such seed in the spread).
+
 Overall (``task = overall``): the mean over tasks of the student's medians / the same mean of
 the teacher's, over the tasks where both have a result; its seed spread pairs seeds again,
 mean over tasks of student(t, s) / mean over tasks of teacher(t, s), over the seeds s that
@@ -42,7 +44,8 @@ def _primary_scores(scores: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame
 
 def _row(student: str, teacher: str, task: str, metric: str, pair: pd.DataFrame,
          student_median: float, teacher_median: float) -> dict:
-    ratios = pair["student"] / pair["teacher"]
+    scored = pair[pair["teacher"] > 0]  # a teacher scoring 0 leaves no ratio
+    ratios = scored["student"] / scored["teacher"]
     return {
         "student": student, "teacher": teacher, "task": task, "metric": metric,
         "student_median": student_median, "teacher_median": teacher_median,
