@@ -29,15 +29,16 @@ RETENTION_COLUMNS = ["student", "teacher", "task", "metric", "student_median", "
                      "retention", "seed_min", "seed_max", "seed_std", "n_seeds"]
 RETENTION_FORMULA = (
     "retention(student, task) = median over seeds of the student's primary metric / median over "
-    "seeds of its teacher's; seed spread: student(task, s) / teacher(task, s) over the seeds s both "
-    "ran; overall: mean over tasks of the student's medians / mean over the same tasks of the "
+    "seeds of its teacher's; seed spread: student(task, s) / teacher(task, s) over the seeds s "
+    "both ran; overall: mean over tasks of the student's medians / mean over the same tasks of the "
     "teacher's, seed spread from the per-seed means"
 )
 
 
 def _primary_scores(scores: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
     """The ok runs' primary-metric values: model, task, metric, seed, value."""
-    primary = summary.loc[summary["primary"] & (summary["metric"] != ""), ["task", "metric"]].drop_duplicates()
+    is_primary = summary["primary"] & (summary["metric"] != "")
+    primary = summary.loc[is_primary, ["task", "metric"]].drop_duplicates()
     ok = scores[(scores["status"] == "ok") & scores["value"].notna()]
     return ok.merge(primary, on=["task", "metric"])[["model", "task", "metric", "seed", "value"]]
 
@@ -55,7 +56,9 @@ def _row(student: str, teacher: str, task: str, metric: str, pair: pd.DataFrame,
     }
 
 
-def retention_table(scores: pd.DataFrame, summary: pd.DataFrame, teachers: Mapping[str, str]) -> pd.DataFrame:
+def retention_table(
+    scores: pd.DataFrame, summary: pd.DataFrame, teachers: Mapping[str, str]
+) -> pd.DataFrame:
     """Per student (``teachers``: student -> teacher) and task, then overall: see the module."""
     values = _primary_scores(scores, summary)
     rows = []
@@ -74,7 +77,9 @@ def retention_table(scores: pd.DataFrame, summary: pd.DataFrame, teachers: Mappi
             per_seed = paired[complete].groupby("seed")[["student", "teacher"]].mean()
             student_mean = sum(s for s, _ in medians.values()) / len(medians)
             teacher_mean = sum(t for _, t in medians.values()) / len(medians)
-            rows.append(_row(student, teacher, OVERALL, "primary", per_seed, student_mean, teacher_mean))
+            rows.append(
+                _row(student, teacher, OVERALL, "primary", per_seed, student_mean, teacher_mean)
+            )
     return pd.DataFrame(rows, columns=RETENTION_COLUMNS)
 
 

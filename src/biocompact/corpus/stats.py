@@ -57,7 +57,9 @@ def sum_corpus_stats(
         by_source[source] = {key: source_totals[key] for key in ("records", *TOTALS)}
     result = {
         "files": [
-            *stems, *(f"pmc/{name}" for name in pmc_files), *(f"text/{name}" for name in text_sources)
+            *stems,
+            *(f"pmc/{name}" for name in pmc_files),
+            *(f"text/{name}" for name in text_sources),
         ],
         "records": totals["records"],
         **{key: totals[key] for key in TOTALS},

@@ -282,13 +282,19 @@ class PlainMlmObjective(DistillationObjective):
     def teacher_activations(self, batch: dict[str, torch.Tensor], positions: torch.Tensor) -> None:
         return None
 
-    def loss_terms(self, student: Activations, teacher: None, batch: dict[str, torch.Tensor]) -> dict:
+    def loss_terms(
+        self, student: Activations, teacher: None, batch: dict[str, torch.Tensor]
+    ) -> dict:
         return {"mlm": mlm_loss(student.logits, _masked_labels(batch))}
 
 
 METHODS: dict[str, type[DistillationObjective]] = {
     objective.method: objective
     for objective in (
-        DistilBertObjective, TinyBertObjective, CompactObjective, LargeToBaseObjective, PlainMlmObjective
+        DistilBertObjective,
+        TinyBertObjective,
+        CompactObjective,
+        LargeToBaseObjective,
+        PlainMlmObjective,
     )
 }

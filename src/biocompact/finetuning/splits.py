@@ -60,9 +60,13 @@ def evaluation_sample(examples: list, size: int | None, family: TaskFamily) -> l
         return examples
     groups = [family.group(example) for example in examples]
     if all(group is None for group in groups):
-        _, chosen = train_test_split(range(len(examples)), test_size=size, random_state=DEV_SPLIT_SEED)
+        _, chosen = train_test_split(
+            range(len(examples)), test_size=size, random_state=DEV_SPLIT_SEED
+        )
     else:
-        splitter = GroupShuffleSplit(n_splits=1, test_size=size / len(examples), random_state=DEV_SPLIT_SEED)
+        splitter = GroupShuffleSplit(
+            n_splits=1, test_size=size / len(examples), random_state=DEV_SPLIT_SEED
+        )
         _, chosen = next(splitter.split(examples, groups=groups))
     return [examples[i] for i in sorted(chosen)]
 

@@ -77,7 +77,9 @@ def run_pretraining(
     )
 
 
-def check_checkpoint_vocabulary(init: str, location: str, tokenizer: PreTrainedTokenizerBase) -> None:
+def check_checkpoint_vocabulary(
+    init: str, location: str, tokenizer: PreTrainedTokenizerBase
+) -> None:
     """Continued pretraining must read the corpus with the checkpoint's own token ids.
 
     A vocabulary trained on the corpus gives the same ids to other pieces: training would

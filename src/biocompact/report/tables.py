@@ -145,9 +145,10 @@ def results_table(summary: pd.DataFrame, averages: pd.DataFrame) -> Table:
 def _retention_cell(row: pd.Series | None) -> Cell:
     if row is None or missing(row["retention"]):
         return Cell("", numeric=True)
+    seed_range = f"{percent(row['seed_min'])}-{percent(row['seed_max'])}"
     title = (f"student {percent(row['student_median'])} / teacher {percent(row['teacher_median'])}; "
-             f"per-seed ratios {percent(row['seed_min'])}-{percent(row['seed_max'])} % over {row['n_seeds']} seeds")
-    spread = f" ({percent(row['seed_min'])}-{percent(row['seed_max'])})" if row["n_seeds"] > 1 else ""
+             f"per-seed ratios {seed_range} % over {row['n_seeds']} seeds")
+    spread = f" ({seed_range})" if row["n_seeds"] > 1 else ""
     return Cell(f"{percent(row['retention'])} %{spread}", title, numeric=True)
 
 

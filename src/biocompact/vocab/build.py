@@ -20,7 +20,9 @@ PRETRAINED = "pretrained"
 def copy_checkpoint_tokenizer(checkpoint: str | None, out_tokenizer: str | os.PathLike):
     """Save the tokenizer of ``checkpoint`` (folder, hub name, python-package:) as a vocabulary."""
     if not checkpoint:
-        raise ValueError("a vocabulary of type 'pretrained' needs `checkpoint`: the model whose tokenizer it is")
+        raise ValueError(
+            "a vocabulary of type 'pretrained' needs `checkpoint`: the model whose tokenizer it is"
+        )
     tokenizer = AutoTokenizer.from_pretrained(resolve_location(checkpoint))
     with atomic_path(out_tokenizer, is_dir=True) as folder:
         tokenizer.save_pretrained(folder)
@@ -52,7 +54,9 @@ def build_vocabulary(
         tokenizer = copy_checkpoint_tokenizer(checkpoint, out_tokenizer)
     else:
         tokenizer = train_vocabulary(
-            lambda: iter_sentences(shards, heldout_fraction, heldout=False, sample_fraction=sample_fraction),
+            lambda: iter_sentences(
+                shards, heldout_fraction, heldout=False, sample_fraction=sample_fraction
+            ),
             out_tokenizer, vocab_type, **settings,
         )
     heldout = list(islice(iter_sentences(shards, heldout_fraction, heldout=True), max_heldout_sentences))
