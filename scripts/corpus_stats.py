@@ -1,4 +1,4 @@
-"""Sum the per-file corpus statistics (PubMed and PMC)."""
+"""Sum the per-file corpus statistics (PubMed, PMC and local text)."""
 from biocompact.corpus.stats import sum_corpus_stats
 from biocompact.runlog import job_logging
 
@@ -6,4 +6,5 @@ with job_logging(snakemake) as log:  # noqa: F821  (snakemake is injected)
     sum_corpus_stats(
         snakemake.input.stats, snakemake.input.metas, snakemake.params.stems, snakemake.output[0],
         snakemake.input.pmc_stats, snakemake.input.pmc_metas, snakemake.params.pmc_files,
+        snakemake.input.text_stats, snakemake.params.text_sources,
     )

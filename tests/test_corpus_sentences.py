@@ -122,6 +122,7 @@ def test_corpus_stats(tmp_path):
             "pubmed": {"records": 13, "documents": 5, "sentences": 50, "words": 500,
                        "characters": 5000},
             "pmc": {"records": 0, "documents": 0, "sentences": 0, "words": 0, "characters": 0},
+            "text": {"records": 0, "documents": 0, "sentences": 0, "words": 0, "characters": 0},
         },
     }
 
@@ -130,7 +131,7 @@ def test_corpus_stage_never_imports_torch(repo_root):
     code = (
         "import sys\n"
         "from biocompact.corpus import download, listing, pmc, pubmed, sentence_eval\n"
-        "from biocompact.corpus import sentence_rules, sentences, stats, updates\n"
+        "from biocompact.corpus import local_text, sentence_rules, sentences, stats, updates\n"
         "list(sentences.build_splitter().split(['One. Two.']))\n"
         "list(sentences.build_splitter('scispacy').split(['One. Two.']))\n"
         "assert not {'torch', 'transformers'} & set(sys.modules), 'torch imported'\n"

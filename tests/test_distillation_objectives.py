@@ -21,6 +21,7 @@ from biocompact.distillation.objectives import (
     CompactObjective,
     DistilBertObjective,
     LargeToBaseObjective,
+    PlainMlmObjective,
     TinyBertObjective,
 )
 from biocompact.distillation.student import student_from_teacher_layers
@@ -154,6 +155,19 @@ def test_distilbert_terms_follow_eq_1_to_3():
     })
 
 
+def test_plain_mlm_baseline_is_the_students_own_mlm_loss_and_never_runs_the_teacher():
+    teacher = bert(4)
+    student = student_from_teacher_layers(teacher, [0, 2])
+    objective = PlainMlmObjective(student, teacher).eval()
+    teacher_calls = []
+    teacher.bert.register_forward_hook(lambda *_: teacher_calls.append(1))
+    inputs = batch()
+    loss, logged = objective(inputs)
+    check({"mlm": logged["loss_mlm"]}, {"mlm": mlm(Reference(student, inputs), inputs)})
+    assert float(loss.detach()) == pytest.approx(float(logged["loss_mlm"]))
+    assert teacher_calls == [] and objective.alpha == {"mlm": 1.0}
+
+
 def test_lewis_aligns_through_a_learned_projection_to_the_teacher_width():
     teacher, student = bert(2, hidden=16, seed=0), bert(2, hidden=8, seed=1)
     objective = LargeToBaseObjective(student, teacher).eval()
@@ -259,6 +273,7 @@ LOGGED_TERMS = {
     "lewis": {"mlm", "soft", "align"},
     "tinybert": {"embedding", "hidden", "attention", "output"},
     "compact": {"mlm", "soft", "hidden", "attention"},
+    "mlm": {"mlm"},
 }
 
 

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import datasets
 import pytest
+import torch
 from transformers import AutoModelForMaskedLM, AutoTokenizer, BertConfig, BertForMaskedLM
 
 from biocompact.distillation.run import run_distillation
@@ -75,6 +76,21 @@ def test_tinybert_student_is_a_hugging_face_model_that_fine_tunes(teacher_and_co
     record = finetune(str(folder), task, 1, str(tmp_path / "metrics.json"), str(tmp_path / "predictions.tsv"),
                       model_name="tiny", task_name="ner")
     assert record["test_examples"] == 10 and 0.0 <= record["metrics"]["f1"] <= 1.0
+
+
+def test_zero_steps_publish_the_truncated_teacher_untrained(teacher_and_corpus, tmp_path):
+    teacher, corpus = teacher_and_corpus
+    evaluation = _distil(teacher, corpus, tmp_path / "cut", "mlm", "teacher_layers",
+                         student_layers=[0, 2], training={**TRAINING, "steps": 0})
+    assert (evaluation["steps"], evaluation["train_tokens"]) == (0, 0)
+    assert (tmp_path / "cut" / "train_log.jsonl").read_text() == ""
+    student = AutoModelForMaskedLM.from_pretrained(tmp_path / "cut" / "model")
+    full = AutoModelForMaskedLM.from_pretrained(teacher)
+    assert student.config.num_hidden_layers == 2
+    kept = {f"bert.encoder.layer.{i}.": f"bert.encoder.layer.{j}." for i, j in ((0, 0), (1, 2))}
+    for name, value in student.state_dict().items():
+        source = next((name.replace(a, b) for a, b in kept.items() if name.startswith(a)), name)
+        assert torch.equal(value, full.state_dict()[source]), name
 
 
 def test_lewis_starts_from_an_mlm_pretrained_student_folder(teacher_and_corpus, tmp_path):

@@ -18,6 +18,7 @@ from browser_check import check_page, find_browser
 from biocompact.aggregation import BASELINE, aggregate
 from biocompact.report import build_report
 from biocompact.report.glance import pareto_front
+from biocompact.retention import write_retention
 
 PATTERN = "results/finetuning/{model}/{task}/seed{seed}/metrics.json"
 BASELINE_PATTERN = "results/baselines/{task}/metrics.json"
@@ -127,6 +128,8 @@ def report_file(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Pa
         path = results / "benchmarks" / f"{job}.tsv"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"s\th:m:s\tmax_rss\tcpu_time\n{seconds}\t0:00:01\t{seconds * 2}\t{seconds / 2}\n")
+    write_retention(results / "summary/scores.csv", results / "summary/summary.csv", {"small": "big"},
+                    results / "summary/retention.csv")
     output = results / "report/report.html"
     build_report(output, repo_root / "workflow/report/report.html.j2",
                  summary=results / "summary/summary.csv", scores=results / "summary/scores.csv",
@@ -136,7 +139,7 @@ def report_file(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Pa
                              results / "distillation/small/train_log.jsonl"],
                  evals=[results / "pretraining/big/eval.json", results / "distillation/small/eval.json"],
                  corpus=results / "corpus/stats.json", vocab=[results / "vocab/wp/stats.json"],
-                 benchmarks=results / "benchmarks",
+                 benchmarks=results / "benchmarks", retention=results / "summary/retention.csv",
                  config={"report": {"title": "Fixture"}, "vocabularies": {"wp": {"type": "wordpiece"}},
                          "pretraining": {"big": {"vocabulary": "wp"}},
                          "finetuning": {"tasks": {"ner-a": {"dataset": "ncbi-disease"}}}},
@@ -156,6 +159,19 @@ def report(report_file: Path) -> tuple[str, dict]:
 
 def rows_by_first_cell(table) -> dict[str, list[tuple[str, str, set[str]]]]:
     return {row[0][0]: row for row in table[1:]}
+
+
+def test_retention_table_student_over_teacher_with_seed_range(report):
+    _, tables = report
+    table = tables["retention-table"]
+    assert [cell[0] for cell in table[0]] == ["Student", "Teacher", "ner-a", "re-b", "Overall"]
+    student, teacher, ner, re, overall = table[1]
+    assert (student[0], teacher[0]) == ("small", "big")
+    # ner-a: median(0.70, 0.74) / median(0.80, 0.82, 0.84); seeds 1 and 3 pair: .70/.80, .74/.84
+    assert ner[0] == "87.8 % (87.5-88.1)" and "student 72.0 / teacher 82.0" in ner[1]
+    assert re[0] == "104.9 % (98.5-108.2)"  # 0.64 / 0.61; .64/.65 to .66/.61
+    # mean of medians (0.72 + 0.64) / 2 over (0.82 + 0.61) / 2; seeds 1 and 3 ran both tasks
+    assert overall[0] == "95.1 % (92.6-94.3)"
 
 
 def test_results_table_medians_spread_and_ranks(report):

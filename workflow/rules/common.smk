@@ -10,6 +10,7 @@ PUBMED_BASELINE = pubmed_file_names(config["corpus"]["pubmed"], "baseline", "res
 PUBMED_UPDATES = pubmed_file_names(config["corpus"]["pubmed"], "updates", "results/corpus/pubmed/listing")
 PUBMED_STEMS = PUBMED_BASELINE + PUBMED_UPDATES  # NCBI order: baseline, then updates
 PMC_FILES = config["corpus"]["pmc"]["files"]
+TEXT_SOURCES = list(config["corpus"]["text"]["sources"])  # local text files (bring your own)
 VOCABS = list(config["vocabularies"])
 PRETRAINED = list(config["pretraining"])
 DISTILLED = list(config["distillation"])
@@ -20,6 +21,8 @@ TASKS = list(config["finetuning"]["tasks"])
 SEEDS = config["finetuning"]["seeds"]
 SENTENCE_SHARDS = expand("results/corpus/sentences/{stem}.txt.gz", stem=PUBMED_STEMS) + expand(
     "results/corpus/sentences/pmc/{pmc_file}.txt.gz", pmc_file=PMC_FILES
+) + expand(
+    "results/corpus/sentences/text/{text_source}.txt.gz", text_source=TEXT_SOURCES
 )
 
 
@@ -77,6 +80,7 @@ _check_locations()
 wildcard_constraints:
     stem="|".join(PUBMED_STEMS),
     pmc_file="|".join(PMC_FILES) or "(?!)",
+    text_source="|".join(TEXT_SOURCES) or "(?!)",
     vocab="|".join(VOCABS),
     model="|".join(ALL_MODELS),
     task="|".join(TASKS),

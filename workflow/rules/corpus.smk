@@ -1,8 +1,23 @@
 # Corpus stage: PubMed download -> parse -> latest versions -> sentences -> statistics;
-# PMC Open Access download -> parse -> sentences (de-duplicated against PubMed) beside it.
+# PMC Open Access download -> parse -> sentences (de-duplicated against PubMed) beside it;
+# local text files (bring your own corpus) -> sentences.
+
+import glob
 
 PMC = config["corpus"]["pmc"]
 SENTENCES = config["corpus"]["sentences"]
+TEXT = config["corpus"]["text"]["sources"]
+
+
+def text_source_files(name):
+    """The files of local text source ``name``: its paths and glob matches, in order."""
+    files = []
+    for pattern in TEXT[name]["files"]:
+        matches = sorted(glob.glob(pattern))
+        if not matches:
+            raise ValueError(f"config: corpus.text.sources.{name}.files: {pattern!r} matches no file")
+        files += matches
+    return files
 
 
 localrules:
@@ -183,18 +198,46 @@ rule corpus_split_pmc:
         "../../scripts/corpus_split_pmc.py"
 
 
+rule corpus_split_text:
+    """Split the documents of one local text source into sentences (pretraining text)."""
+    input:
+        lambda wildcards: text_source_files(wildcards.text_source),
+    output:
+        sentences="results/corpus/sentences/text/{text_source}.txt.gz",
+        stats="results/corpus/sentences/text/{text_source}.stats.json",
+    params:
+        format=lambda wildcards: TEXT[wildcards.text_source]["format"],
+        text_field=lambda wildcards: TEXT[wildcards.text_source]["text_field"],
+        splitter=SENTENCES["splitter"],
+        model=SENTENCES["model"],
+    log:
+        "results/logs/corpus/split_text/{text_source}.log",
+    benchmark:
+        "results/benchmarks/corpus/split_text/{text_source}.tsv"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=240,
+    conda:
+        "../../envs/corpus.yaml"
+    script:
+        "../../scripts/corpus_split_text.py"
+
+
 rule corpus_stats:
-    """Sum the per-file corpus statistics (PubMed and PMC)."""
+    """Sum the per-file corpus statistics (PubMed, PMC and local text)."""
     input:
         stats=expand("results/corpus/sentences/{stem}.stats.json", stem=PUBMED_STEMS),
         metas=expand("results/corpus/pubmed/parsed/{stem}.json", stem=PUBMED_STEMS),
         pmc_stats=expand("results/corpus/sentences/pmc/{f}.stats.json", f=PMC_FILES),
         pmc_metas=expand("results/corpus/pmc/parsed/{f}.json", f=PMC_FILES),
+        text_stats=expand("results/corpus/sentences/text/{t}.stats.json", t=TEXT_SOURCES),
     output:
         "results/corpus/stats.json",
     params:
         stems=PUBMED_STEMS,
         pmc_files=PMC_FILES,
+        text_sources=TEXT_SOURCES,
     log:
         "results/logs/corpus/stats/stats.log",
     benchmark:

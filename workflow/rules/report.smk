@@ -3,6 +3,13 @@
 # model_input from common.smk, TD_EXPERIMENTS from task_distillation.smk; the paths of
 # other stages' results by reference to the rules that write them.
 
+# Distilled students fine-tuned beside their teacher: the retention view compares them.
+STUDENT_TEACHERS = {
+    name: config["distillation"][name]["teacher"]
+    for name in DISTILLED
+    if name in FINETUNE_MODELS and config["distillation"][name]["teacher"] in FINETUNE_MODELS
+}
+
 
 rule aggregate:
     """Median over seeds per (model, task, metric), missing runs shown as missing; family and
@@ -15,6 +22,7 @@ rule aggregate:
         summary=report("results/aggregate/summary.csv", caption="../report/summary.rst", category="Results"),
         averages=report("results/aggregate/averages.csv", caption="../report/averages.rst", category="Results"),
         markdown=report("results/aggregate/summary.md", caption="../report/summary_md.rst", category="Results"),
+        retention="results/aggregate/retention.csv",
     params:
         models=FINETUNE_MODELS,
         tasks=TASKS,
@@ -24,6 +32,7 @@ rule aggregate:
         baseline_pattern=lambda wildcards: str(rules.majority_baseline.output.metrics),
         average=config["report"]["average"],
         blurb_types=blurb_task_types(),
+        teachers=STUDENT_TEACHERS,
     log:
         "results/logs/report/aggregate.log",
     benchmark:
@@ -80,6 +89,7 @@ rule report:
         corpus=rules.corpus_stats.output[0] if SENTENCE_SHARDS else [],
         vocab=expand(rules.train_vocabulary.output.stats, vocab=VOCABS),
         task_distillation=rules.task_distillation_summary.output[0] if TD_EXPERIMENTS else [],
+        retention=rules.aggregate.output.retention,
     output:
         html=report("results/report/report.html", caption="../report/report.rst", category="Report"),
     params:

@@ -162,7 +162,7 @@ def latest_citations(
     return list(latest.values()), records - len(latest)
 
 
-def _write_documents(
+def write_documents(
     documents: Iterable[tuple[str, str, int | None]],
     segmenter: RuleSplitter | ScispacySplitter,
     sentences: str | os.PathLike,
@@ -231,7 +231,7 @@ def split_sentences(
         (citation["title"] if include_title else "", citation["abstract"], citation["year"])
         for citation in citations
     )
-    return _write_documents(
+    return write_documents(
         items, build_splitter(splitter, model), sentences, stats,
         {"not_latest": not_latest}, "no_abstract",
     )
@@ -267,6 +267,6 @@ def split_pmc_sentences(
                 text = "\n".join(filter(None, (article["abstract"], article["body"])))
                 yield article["title"] if include_title else "", text, article["year"]
 
-    return _write_documents(
+    return write_documents(
         items(), build_splitter(splitter, model), sentences, stats, duplicates, "no_text"
     )

@@ -19,17 +19,21 @@ def sum_corpus_stats(
     pmc_stats: Sequence[str | os.PathLike] = (),
     pmc_metas: Sequence[str | os.PathLike] = (),
     pmc_files: Sequence[str] = (),
+    text_stats: Sequence[str | os.PathLike] = (),
+    text_sources: Sequence[str] = (),
 ) -> dict:
     """Add up the ``sentences/{stem}.stats.json`` and ``parsed/{stem}.json`` files of ``stems``
-    (PubMed) and those of ``pmc_files`` (PMC, listed as ``pmc/{file}``).
+    (PubMed), those of ``pmc_files`` (PMC, listed as ``pmc/{file}``) and those of the
+    local ``text_sources`` (listed as ``text/{name}``; their stats count their own records).
 
     The result has ``files``, ``records`` (records parsed), the sentence-stage totals and
     ``per_year``, ``skipped`` merging both stages' reasons, and ``sources``: the totals
-    of ``pubmed`` and ``pmc`` apart.
+    of ``pubmed``, ``pmc`` and ``text`` apart.
     """
     sources = {
         "pubmed": (sentence_stats, parse_metas, stems),
         "pmc": (pmc_stats, pmc_metas, pmc_files),
+        "text": (text_stats, text_stats, text_sources),  # a text shard's stats are its meta
     }
     totals: Counter[str] = Counter()
     per_year: Counter[str] = Counter()
@@ -47,11 +51,16 @@ def sum_corpus_stats(
             source_totals["records"] += meta["records"]
             per_year.update(stats["per_year"])
             skipped.update(stats["skipped"])
-            skipped.update(meta["skipped"])
+            if meta_path != stats_path:
+                skipped.update(meta["skipped"])
         totals.update(source_totals)
         by_source[source] = {key: source_totals[key] for key in ("records", *TOTALS)}
     result = {
-        "files": [*stems, *(f"pmc/{name}" for name in pmc_files)],
+        "files": [
+            *stems,
+            *(f"pmc/{name}" for name in pmc_files),
+            *(f"text/{name}" for name in text_sources),
+        ],
         "records": totals["records"],
         **{key: totals[key] for key in TOTALS},
         "per_year": dict(sorted(per_year.items())),

@@ -276,7 +276,30 @@ class CompactObjective(DistillationObjective):
         }
 
 
+class PlainMlmObjective(DistillationObjective):
+    """Plain MLM on the student alone: the baseline that the distillation methods must beat
+    at equal steps (Rohanian et al. 2023 compare with such a student). The teacher only
+    initialises the student (``student_init: teacher_layers``); it never runs."""
+
+    method = "mlm"
+    default_alpha = {"mlm": 1.0}
+
+    def teacher_activations(self, batch: dict[str, torch.Tensor], positions: torch.Tensor) -> None:
+        return None
+
+    def loss_terms(
+        self, student: Activations, teacher: None, batch: dict[str, torch.Tensor]
+    ) -> dict:
+        return {"mlm": mlm_loss(student.logits, _masked_labels(batch))}
+
+
 METHODS: dict[str, type[DistillationObjective]] = {
     objective.method: objective
-    for objective in (DistilBertObjective, TinyBertObjective, CompactObjective, LargeToBaseObjective)
+    for objective in (
+        DistilBertObjective,
+        TinyBertObjective,
+        CompactObjective,
+        LargeToBaseObjective,
+        PlainMlmObjective,
+    )
 }

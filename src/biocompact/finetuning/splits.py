@@ -52,9 +52,29 @@ def carve_dev(train: list, family: TaskFamily) -> tuple[list, list]:
     return [train[i] for i in sorted(kept)], [train[i] for i in sorted(carved)]
 
 
+def evaluation_sample(examples: list, size: int | None, family: TaskFamily) -> list:
+    """A fixed random sample of about ``size`` examples, in file order (all when None or
+    more than there are); whole groups (abstracts, questions) when the family groups its
+    examples. Random, not the first ones: test files are often sorted by label (GAD)."""
+    if size is None or size >= len(examples):
+        return examples
+    groups = [family.group(example) for example in examples]
+    if all(group is None for group in groups):
+        _, chosen = train_test_split(
+            range(len(examples)), test_size=size, random_state=DEV_SPLIT_SEED
+        )
+    else:
+        splitter = GroupShuffleSplit(
+            n_splits=1, test_size=size / len(examples), random_state=DEV_SPLIT_SEED
+        )
+        _, chosen = next(splitter.split(examples, groups=groups))
+    return [examples[i] for i in sorted(chosen)]
+
+
 def load_splits(task: Mapping, family: TaskFamily) -> Splits:
     """Read train (its first ``max_train_examples`` when set), dev and test; without a dev
-    file, carve a fixed 10% of train."""
+    file, carve a fixed 10% of train. ``max_dev_examples`` and ``max_test_examples`` keep a
+    fixed random sample of dev and test (quick studies)."""
     train = family.read_split(task, "train")[: task.get("max_train_examples")]
     if task.get("dev"):
         dev = family.read_split(task, "dev")
@@ -62,7 +82,8 @@ def load_splits(task: Mapping, family: TaskFamily) -> Splits:
     else:
         train, dev = carve_dev(train, family)
         dev_source = f"{DEV_FRACTION:.0%} of train, split with fixed seed {DEV_SPLIT_SEED}"
-    test = family.read_split(task, "test")
+    dev = evaluation_sample(dev, task.get("max_dev_examples"), family)
+    test = evaluation_sample(family.read_split(task, "test"), task.get("max_test_examples"), family)
     labels = training_labels(train)
     check_known_labels(dev, labels)
     check_known_labels(test, labels)

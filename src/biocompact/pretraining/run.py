@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 import torch
+from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
 from biocompact.locations import resolve_location
 from biocompact.models.presets import build_config
@@ -59,6 +60,7 @@ def run_pretraining(
         )
     else:
         location = resolve_location(settings.init)
+        check_checkpoint_vocabulary(settings.init, location, tokenizer)
     torch.manual_seed(settings.training.seed)
     # the options are read by the electra objective only
     trainable, batcher = entry.build(config, location, settings.electra, tokenizer, batcher)
@@ -93,6 +95,26 @@ def run_pretraining(
 def run_job(spec: dict) -> dict:
     """Run the job ``spec``: ``run_pretraining``'s arguments, ``settings`` as the config entry."""
     return run_pretraining(**{**spec, "settings": PretrainingSettings.from_entry(spec["settings"])})
+
+
+def check_checkpoint_vocabulary(
+    init: str, location: str, tokenizer: PreTrainedTokenizerBase
+) -> None:
+    """Continued pretraining must read the corpus with the checkpoint's own token ids.
+
+    A vocabulary trained on the corpus gives the same ids to other pieces: training would
+    run, silently, on scrambled embeddings. A checkpoint without tokenizer files is left
+    to the vocabulary-size check.
+    """
+    try:
+        own = AutoTokenizer.from_pretrained(location)
+    except (OSError, ValueError):
+        return
+    if own.get_vocab() != tokenizer.get_vocab():
+        raise ValueError(
+            f"the corpus was tokenised with another vocabulary than {init}'s own: continued "
+            "pretraining needs a vocabulary of type 'pretrained' whose checkpoint is the init"
+        )
 
 
 def launch_pretraining(spec: dict, gpus: int) -> None:

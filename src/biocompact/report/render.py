@@ -13,6 +13,7 @@ from biocompact.aggregation import AVERAGE_FORMULAS, BLURB, BLURB_FORMULA
 from biocompact.atomic import atomic_open, read_json
 from biocompact.report import costs, glance, load, plots, tables
 from biocompact.report.published import published_table, read_published, task_datasets
+from biocompact.retention import RETENTION_FORMULA
 from biocompact.task_distillation.summary import read_summary as read_distillation_summary
 
 
@@ -86,6 +87,7 @@ def build_report(
     corpus: str | Path | None = None,
     vocab: Sequence[str | Path] = (),
     task_distillation: str | Path | None = None,
+    retention: str | Path | None = None,
     benchmarks: str | Path = "results/benchmarks",
     config: dict[str, Any] | None = None,
     title: str = "biocompact report",
@@ -97,8 +99,9 @@ def build_report(
     ``train_logs`` and ``evals`` live at ``.../{stage}/{model}/``; ``benchmarks`` is the
     folder of Snakemake benchmark TSVs (first subfolder = stage); ``source_dir`` is the
     workflow's git checkout, whose commit is recorded; ``task_distillation`` is the summary
-    CSV of task-specific distillation (none: no such section); ``published`` the CSV of the
-    papers' results shown beside ours.
+    CSV of task-specific distillation (none: no such section); ``retention`` the students'
+    retention CSV (``biocompact.retention``; none: no students); ``published`` the CSV of
+    the papers' results shown beside ours.
     """
     averages_frame = pd.read_csv(averages)
     context = {
@@ -112,6 +115,8 @@ def build_report(
             tables.task_distillation_tables(read_distillation_summary(task_distillation))
             if task_distillation else []
         ),
+        "retention": tables.retention_table(pd.read_csv(retention)) if retention else None,
+        "retention_formula": RETENTION_FORMULA,
         "compute_cost": costs.compute_cost_table(load.read_benchmarks(benchmarks)),
         "provenance": load.provenance(config or {}, source_dir),
         "published": (

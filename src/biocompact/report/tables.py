@@ -143,6 +143,30 @@ def results_table(summary: pd.DataFrame, averages: pd.DataFrame) -> Table:
     return table
 
 
+def _retention_cell(row: pd.Series | None) -> Cell:
+    if row is None or missing(row["retention"]):
+        return Cell("", numeric=True)
+    seed_range = f"{percent(row['seed_min'])}-{percent(row['seed_max'])}"
+    title = (f"student {percent(row['student_median'])} / teacher {percent(row['teacher_median'])}; "
+             f"per-seed ratios {seed_range} % over {row['n_seeds']} seeds")
+    spread = f" ({seed_range})" if row["n_seeds"] > 1 else ""
+    return Cell(f"{percent(row['retention'])} %{spread}", title, numeric=True)
+
+
+def retention_table(retention: pd.DataFrame) -> Table | None:
+    """One row per student (its teacher beside it), one column per task, the overall last:
+    student / teacher x 100 with the per-seed range (``biocompact.retention``)."""
+    if retention.empty:
+        return None
+    tasks = [task for task in dict.fromkeys(retention["task"]) if task != OVERALL]
+    table = Table(["Student", "Teacher", *tasks, "Overall"])
+    for (student, teacher), rows in retention.groupby(["student", "teacher"], sort=False):
+        by_task = {row["task"]: row for _, row in rows.iterrows()}
+        table.add([Cell(student), Cell(teacher),
+                   *(_retention_cell(by_task.get(task)) for task in [*tasks, OVERALL])])
+    return table
+
+
 def metrics_table(summary: pd.DataFrame) -> Table:
     """Every metric of every (model, task): median, mean, std, min, max (x 100) and seeds."""
     frame = summary[summary["metric"] != ""].copy()

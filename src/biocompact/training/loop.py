@@ -143,6 +143,7 @@ def train(
     log_path = checkpoint_dir / LOG_FILE
     if main:
         _truncate_log(log_path, step)
+        log_path.touch()  # stays empty when there is no step to train (steps: 0)
 
     # micro-batch k masked with seed + k: seed * 1_000_003 + step * accumulation + micro-step
     masking_seed = settings.seed * 1_000_003 + rank * 2**40

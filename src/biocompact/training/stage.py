@@ -67,7 +67,7 @@ def train_and_publish(
 
 
 def _trained_tokens(log_path: os.PathLike) -> int:
-    """Tokens seen in training, from the last line of the training log."""
+    """Tokens seen in training, from the last line of the training log (0 if it is empty)."""
     with open(log_path, encoding="utf-8") as handle:
-        last = handle.readlines()[-1]
-    return json.loads(last)["tokens"]
+        lines = handle.readlines()
+    return json.loads(lines[-1])["tokens"] if lines else 0

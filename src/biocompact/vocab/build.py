@@ -8,12 +8,20 @@ from itertools import islice
 
 from transformers import AutoTokenizer
 
-from biocompact.atomic import write_json
+from biocompact.atomic import atomic_path, write_json
 from biocompact.locations import resolve_location
 from biocompact.textshards import iter_sentences
-from biocompact.vocab.settings import VocabularySettings
+from biocompact.vocab.settings import PRETRAINED, VocabularySettings
 from biocompact.vocab.stats import vocabulary_statistics
 from biocompact.vocab.train import train_vocabulary
+
+
+def copy_checkpoint_tokenizer(checkpoint: str, out_tokenizer: str | os.PathLike):
+    """Save the tokenizer of ``checkpoint`` (folder, hub name, python-package:) as a vocabulary."""
+    tokenizer = AutoTokenizer.from_pretrained(resolve_location(checkpoint))
+    with atomic_path(out_tokenizer, is_dir=True) as folder:
+        tokenizer.save_pretrained(folder)
+    return tokenizer
 
 
 def build_vocabulary(
@@ -29,20 +37,29 @@ def build_vocabulary(
 
     Training streams the sentences of a ``sample_fraction`` of the training documents
     (memory does not grow with the corpus); statistics use held-out documents only.
+    Type ``pretrained`` trains nothing: it copies the tokenizer of ``checkpoint``, the
+    vocabulary that continued pretraining of that checkpoint must keep.
     """
     sample_fraction = settings.sample_fraction
-    tokenizer = train_vocabulary(
-        lambda: iter_sentences(shards, heldout_fraction, heldout=False, sample_fraction=sample_fraction),
-        out_tokenizer,
-        settings.type,
-        **settings.trainer_options(),
-    )
+    pretrained = settings.type == PRETRAINED
+    if pretrained:
+        tokenizer = copy_checkpoint_tokenizer(settings.checkpoint, out_tokenizer)
+    else:
+        tokenizer = train_vocabulary(
+            lambda: iter_sentences(
+                shards, heldout_fraction, heldout=False, sample_fraction=sample_fraction
+            ),
+            out_tokenizer,
+            settings.type,
+            **settings.trainer_options(),
+        )
     heldout = list(islice(iter_sentences(shards, heldout_fraction, heldout=True), max_heldout_sentences))
     stats = {
         "vocab": name,
         "type": settings.type,
-        "lowercase": settings.lowercase,
-        "sample_fraction": sample_fraction,
+        "lowercase": None if pretrained else settings.lowercase,
+        "sample_fraction": None if pretrained else sample_fraction,
+        "checkpoint": settings.checkpoint,
         **vocabulary_statistics(tokenizer, heldout),
         "reference": None,
     }

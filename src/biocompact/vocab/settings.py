@@ -14,14 +14,16 @@ from typing import Any
 from biocompact.vocab.train import BUILDERS
 
 # Fields that are not options of the trainer: what is trained, on what, compared with what
-NOT_TRAINER_OPTIONS = ("type", "sample_fraction", "reference")
+NOT_TRAINER_OPTIONS = ("type", "sample_fraction", "reference", "checkpoint")
+# The type that trains nothing: a checkpoint's own tokenizer, kept for continued pretraining
+PRETRAINED = "pretrained"
 
 
 @dataclass(frozen=True)
 class VocabularySettings:
     """How one vocabulary is trained and measured."""
 
-    type: str  # wordpiece, bpe, unigram
+    type: str  # wordpiece, bpe, unigram, or pretrained (the tokenizer of `checkpoint`)
     vocab_size: int = 32768
     lowercase: bool = True
     min_frequency: int = 2
@@ -29,10 +31,17 @@ class VocabularySettings:
     sample_fraction: float = 1.0  # share of training documents trained on (a stable hash sample)
     extra_special_tokens: tuple[str, ...] = ()  # kept whole after BERT's five
     reference: str | None = None  # tokenizer to compare with
+    checkpoint: str | None = None  # type pretrained: the model whose tokenizer this is
 
     def __post_init__(self) -> None:
-        if self.type not in BUILDERS:
-            raise ValueError(f"unknown vocabulary type {self.type!r}; known: {sorted(BUILDERS)}")
+        if self.type not in (*BUILDERS, PRETRAINED):
+            known = sorted((*BUILDERS, PRETRAINED))
+            raise ValueError(f"unknown vocabulary type {self.type!r}; known: {known}")
+        if (self.type == PRETRAINED) != bool(self.checkpoint):
+            raise ValueError(
+                "a vocabulary of type 'pretrained' needs `checkpoint` (the model whose tokenizer "
+                "it is), and only that type takes one"
+            )
         if not 0 < self.sample_fraction <= 1:
             raise ValueError(f"sample_fraction must be in (0, 1], not {self.sample_fraction}")
 
