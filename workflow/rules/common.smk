@@ -67,8 +67,9 @@ def _check_locations():
         if entry["student_init"] not in ("teacher_layers", "random", *ALL_MODELS):
             locations[f"distillation.{name}.student_init"] = entry["student_init"]
     for name, entry in config["vocabularies"].items():
-        if entry["reference"]:
-            locations[f"vocabularies.{name}.reference"] = entry["reference"]
+        for key in ("reference", "checkpoint"):
+            if entry[key]:
+                locations[f"vocabularies.{name}.{key}"] = entry[key]
     for key, location in locations.items():
         resolve_location(location, key)
 
