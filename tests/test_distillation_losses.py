@@ -1,4 +1,4 @@
-"""Distillation loss terms (seed 000 eq. 1-3, 6-8, 10) against hand-computed values."""
+"""Distillation loss terms (Rohanian et al. 2023, eq. 1-3, 6-8, 10) against hand-computed values."""
 
 import math
 

@@ -30,7 +30,7 @@ def test_benchmark_config_builds_every_task_dag(repo_root, shared_data, tmp_path
     models = run / "models.yaml"
     models.write_text(yaml.safe_dump({"finetuning": {"models": ["teacher"], "seeds": [1]}}))
     configs = [
-        repo_root / "config.yaml", repo_root / "configs/seed-presets.yaml",
+        repo_root / "config.yaml", repo_root / "configs/published-presets.yaml",
         repo_root / "configs/benchmark.yaml", models,
     ]  # fmt: skip
     result = subprocess.run(

@@ -1,4 +1,4 @@
-"""Task-specific distillation on transfer data (seed 003): the soft-label loss against
+"""Task-specific distillation on transfer data (BioXtract): the soft-label loss against
 hand-computed values, the randomised transfer data, the stored teacher outputs, the
 students of stage 3 on a tiny BERT, the summary and the report's table."""
 

@@ -1,6 +1,6 @@
 # Distillation stage: task-agnostic distillation of a student from a pretrained teacher.
 
-# Students whose student_init names a model of this config (seed 001: an MLM-pretrained
+# Students whose student_init names a model of this config (Lewis et al. 2020: an MLM-pretrained
 # student): that model's folder is an input, built first.
 STUDENT_FROM_MODEL = {
     name: entry["student_init"]

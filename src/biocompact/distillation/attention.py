@@ -16,7 +16,7 @@ from transformers import PreTrainedModel
 
 
 def self_attention(model: PreTrainedModel, layer: int) -> nn.Module:
-    """The self-attention module of encoder layer ``layer`` (1-based, as in seed 000 eq. 5)."""
+    """The self-attention module of encoder layer ``layer`` (1-based, as in Rohanian et al. 2023, eq. 5)."""
     try:
         return model.base_model.encoder.layer[layer - 1].attention.self
     except AttributeError as error:

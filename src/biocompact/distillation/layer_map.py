@@ -1,4 +1,4 @@
-"""The layer mapping g of layer-wise distillation (seed 000 eq. 5).
+"""The layer mapping g of layer-wise distillation (Rohanian et al. 2023, eq. 5).
 
 Layers are numbered as in the seed: 0 is the embedding layer, 1..M the student's and
 1..N the teacher's transformer layers. A map lists g(1), ..., g(M).

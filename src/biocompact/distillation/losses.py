@@ -1,4 +1,4 @@
-"""Distillation loss terms, each a direct transcription of its equation in the seed papers.
+"""Distillation loss terms, each a direct transcription of its equation in the papers (Rohanian et al. 2023; Lewis et al. 2020).
 
 Conventions: sums over tokens in the papers are averaged over the tokens that take part
 (masked tokens for the MLM terms, non-padding tokens for hidden states and attention

@@ -78,7 +78,7 @@ class DistillationObjective(Objective):
     method = ""
     default_alpha: dict[str, float] = {}
     default_temperature = 2.0
-    layer_wise = False  # layer-to-layer terms through the map g (seed 000 eq. 5)
+    layer_wise = False  # layer-to-layer terms through the map g (Rohanian et al. 2023, eq. 5)
     head_on_every_token = False  # eq. 8 reads the outputs at every token; eqs. 1-2 at the masked ones
 
     def __init__(
@@ -181,7 +181,7 @@ def _masked_labels(batch: dict[str, torch.Tensor]) -> torch.Tensor:
 
 
 class DistilBertObjective(DistillationObjective):
-    """DistilBioBERT (seed 000 eq. 4): alpha_1 L_mlm + alpha_2 L_softMLM + alpha_3 L_align."""
+    """DistilBioBERT (Rohanian et al. 2023, eq. 4): alpha_1 L_mlm + alpha_2 L_softMLM + alpha_3 L_align."""
 
     method = "distilbert"
     default_alpha = {"mlm": 2.0, "soft": 5.0, "align": 1.0}
@@ -202,7 +202,7 @@ class DistilBertObjective(DistillationObjective):
 
 
 class LargeToBaseObjective(DistilBertObjective):
-    """Large-to-base (seed 001 section 7): 5.0 L_mlm + 2.0 KL at T = 2 + 1.0 cosine through a
+    """Large-to-base (Lewis et al. 2020, section 7): 5.0 L_mlm + 2.0 KL at T = 2 + 1.0 cosine through a
     learned projection of the student's last hidden states to the teacher's width."""
 
     method = "lewis"
@@ -211,7 +211,7 @@ class LargeToBaseObjective(DistilBertObjective):
 
 
 class TinyBertObjective(DistillationObjective):
-    """TinyBioBERT (seed 000 eq. 9): lambda_0 L_embed + sum_l lambda_l L_layer(l) + lambda_M+1 L_output.
+    """TinyBioBERT (Rohanian et al. 2023, eq. 9): lambda_0 L_embed + sum_l lambda_l L_layer(l) + lambda_M+1 L_output.
 
     ``alpha`` holds the lambdas: ``embedding``, ``layer`` (one number, or one per student
     layer) and ``output``. W_e and W_h are learned when the widths differ (eq. 6-7).
@@ -247,7 +247,7 @@ class TinyBertObjective(DistillationObjective):
 
 
 class CompactObjective(DistillationObjective):
-    """CompactBioBERT (seed 000 eq. 11): alpha_1 L_mlm + alpha_2 L_softMLM + alpha_3 sum_l L_compact(l).
+    """CompactBioBERT (Rohanian et al. 2023, eq. 11): alpha_1 L_mlm + alpha_2 L_softMLM + alpha_3 sum_l L_compact(l).
 
     L_compact(l) (eq. 10): cosine on the hidden states plus attention-map KL of student
     layer l against teacher layer g(l). ``alpha.layer`` may also give one weight per layer.

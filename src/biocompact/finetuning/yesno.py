@@ -31,7 +31,7 @@ def _questions(examples: Sequence[LabelledText]) -> dict[str, list[LabelledText]
 
 
 class YesNoQuestions(SequenceClassification):
-    """Scored per question: accuracy, macro-F1 and ROC AUC (seed 003)."""
+    """Scored per question: accuracy, macro-F1 and ROC AUC (BioXtract)."""
 
     def __init__(self) -> None:
         super().__init__(

@@ -1,4 +1,4 @@
-"""Named encoder architectures (the seeds' model shapes) and how to build their configs.
+"""Named encoder architectures (the papers' model shapes) and how to build their configs.
 
 A model family (``bert``, ``roberta``, ``electra``, ``albert``) is a transformers config
 class; a preset gives the shape, the architecture's other keys are fields of that class.
@@ -12,13 +12,13 @@ from transformers import AlbertConfig, BertConfig, ElectraConfig, PretrainedConf
 PRESETS: dict[str, tuple[int, int, int, int]] = {
     "demo-2L-128": (2, 128, 2, 512),
     "demo-4L-256": (4, 256, 4, 1024),
-    "tiny-4L-312": (4, 312, 12, 1200),  # TinyBERT / TinyBioBERT (seed 000)
-    "bioformer-8L": (8, 512, 8, 2048),  # Bioformer-8L (seed 002)
-    "bioformer-16L": (16, 384, 6, 1536),  # Bioformer-16L (seed 002)
-    "distil-6L-768": (6, 768, 12, 3072),  # DistilBERT / DistilBioBERT (seed 000)
+    "tiny-4L-312": (4, 312, 12, 1200),  # TinyBERT / TinyBioBERT (Rohanian et al. 2023)
+    "bioformer-8L": (8, 512, 8, 2048),  # Bioformer-8L (Fang et al. 2023)
+    "bioformer-16L": (16, 384, 6, 1536),  # Bioformer-16L (Fang et al. 2023)
+    "distil-6L-768": (6, 768, 12, 3072),  # DistilBERT / DistilBioBERT (Rohanian et al. 2023)
     "electra-small": (12, 256, 4, 1024),  # ELECTRA-small discriminator
-    "base-12L-768": (12, 768, 12, 3072),  # BERT-base, RoBERTa-base (seed 001), BioM-ELECTRA/ALBERT-base (seed 004)
-    "large-24L-1024": (24, 1024, 16, 4096),  # BERT-large, BioM-ELECTRA-large (seed 004)
+    "base-12L-768": (12, 768, 12, 3072),  # BERT-base, RoBERTa-base (Lewis et al. 2020), BioM-ELECTRA/ALBERT-base (Alrowili and Shanker 2021)
+    "large-24L-1024": (24, 1024, 16, 4096),  # BERT-large, BioM-ELECTRA-large (Alrowili and Shanker 2021)
 }
 
 FAMILIES: dict[str, type[PretrainedConfig]] = {

@@ -1,4 +1,4 @@
-"""ALBERT's objective (seed 004's BioM-ALBERT): masked language modelling + sentence-order prediction.
+"""ALBERT's objective (Alrowili and Shanker's BioM-ALBERT): masked language modelling + sentence-order prediction.
 
 Each packed sequence is cut into two segments (``segments.split_point``); with
 probability 0.5 the segments swap places and the sequence is labelled 1 (swapped).

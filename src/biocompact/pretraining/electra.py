@@ -1,4 +1,4 @@
-"""ELECTRA's replaced-token detection (seed 004's BioM-ELECTRA).
+"""ELECTRA's replaced-token detection (Alrowili and Shanker's BioM-ELECTRA).
 
 A small masked-language-model generator fills the masked positions with tokens sampled
 from its softmax (no gradient flows through the sampling); the discriminator labels

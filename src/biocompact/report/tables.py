@@ -109,7 +109,7 @@ def models_in_order(summary: pd.DataFrame) -> list[str]:
 
 
 def results_table(summary: pd.DataFrame, averages: pd.DataFrame) -> Table:
-    """The seeds' layout: one row per task (primary metric, median ± std over seeds), one column
+    """The papers' layout: one row per task (primary metric, median ± std over seeds), one column
     per model (baseline last), tasks grouped by family with the family average after them,
     the overall average last. Ranks are per row."""
     primary = summary[summary["primary"]]
@@ -193,7 +193,7 @@ def model_eval_table(evals: Sequence[dict[str, Any]], stages: Sequence[str]) -> 
 
 def ablation_table(evals: Sequence[dict[str, Any]], stages: Sequence[str], config: dict[str, Any],
                    averages: pd.DataFrame) -> Table:
-    """Design choices of each pretrained model beside its overall fine-tuning average (seed 001, table 3).
+    """Design choices of each pretrained model beside its overall fine-tuning average (Lewis et al. 2020, table 3).
 
     Held-out losses are only comparable between models that share a vocabulary.
     """

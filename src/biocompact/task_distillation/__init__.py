@@ -1,4 +1,4 @@
-"""Task-specific distillation on transfer data (seed 003): a teacher fine-tuned on a task
+"""Task-specific distillation on transfer data (BioXtract): a teacher fine-tuned on a task
 labels transfer text (general, randomised or biomedical) with its probabilities; a student
 trained on those soft labels alone is evaluated on the task's test set.
 

@@ -1,4 +1,4 @@
-"""Randomised transfer data (seed 003 section 5.1.1, after Krishna et al.'s RANDOM queries):
+"""Randomised transfer data (BioXtract, section 5.1.1, after Krishna et al.'s RANDOM queries):
 a vocabulary from the words of general-domain passages, new passages sampled from its
 unigram frequencies, and for question-answering tasks a question made of a question word
 followed by words sampled uniformly from the new passage."""

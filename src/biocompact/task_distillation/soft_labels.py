@@ -1,4 +1,4 @@
-"""The teacher's soft labels on a transfer set (seed 003 section 4.1) and the loss that
+"""The teacher's soft labels on a transfer set (BioXtract, section 4.1) and the loss that
 trains a student on them.
 
 Binary tasks: the probability of the positive label, q = sigmoid(z / T) with z the logit

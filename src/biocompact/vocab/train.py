@@ -1,8 +1,8 @@
 """Train a subword vocabulary on streamed sentences and save it as a Hugging Face tokenizer folder.
 
 A vocabulary type is one builder function in ``BUILDERS`` plus a config value:
-``wordpiece`` (BERT), ``bpe`` (RoBERTa's byte-level BPE, seed 001) and ``unigram``
-(ALBERT's SentencePiece-style unigram model, seed 004). Every builder takes the same
+``wordpiece`` (BERT), ``bpe`` (RoBERTa's byte-level BPE, Lewis et al. 2020) and ``unigram``
+(ALBERT's SentencePiece-style unigram model, Alrowili and Shanker 2021). Every builder takes the same
 settings (those of the config's vocabulary entry) and returns a fast tokenizer whose
 special tokens are the ones its model family expects.
 """
@@ -159,7 +159,7 @@ def build_byte_level_bpe(
     limit_alphabet: int,
     extra_special_tokens: Sequence[str] = (),
 ) -> PreTrainedTokenizerBase:
-    """RoBERTa-style byte-level BPE (seed 001): no unknown tokens, words are the pre-tokeniser's.
+    """RoBERTa-style byte-level BPE (Lewis et al. 2020): no unknown tokens, words are the pre-tokeniser's.
 
     The alphabet is the 256 bytes, so ``limit_alphabet`` does not apply.
     """
