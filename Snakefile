@@ -44,13 +44,18 @@ include: "workflow/rules/task_distillation.smk"
 include: "workflow/rules/report.smk"
 
 
+# The whole pipeline: every model fine-tuned on every task, aggregated into the report;
+# without fine-tuning models or tasks, every corpus, vocabulary and model the config names.
 rule all:
-    """The whole pipeline: every model fine-tuned on every task, aggregated into the report;
-    without fine-tuning models or tasks, every corpus, vocabulary and model the config names."""
+    default_target: True
     input:
         (
             "results/report/report.html"
             if FINETUNE_MODELS and TASKS
-            else [rules.corpus.input, rules.vocab.input, rules.pretraining.input, rules.distillation.input]
+            else [
+                rules.corpus.input,
+                rules.vocab.input,
+                rules.pretraining.input,
+                rules.distillation.input,
+            ]
         ),
-    default_target: True

@@ -125,14 +125,21 @@ def main() -> None:
         xml = f"{folder}/full.xml.gz"
         build_pubmed_file(args.data, args.records, Path(xml))
         print(f"input: {args.records} records, {Path(xml).stat().st_size / 2**20:.1f} MiB gzipped")
-        print(f"{'measure':<40} {'items':>6} {'wall s':>7} {'CPU s':>6} {'per CPU-s':>9} "
-              f"{'peak RSS MB':>11}")
+        print(
+            f"{'measure':<40} {'items':>6} {'wall s':>7} {'CPU s':>6} {'per CPU-s':>9} "
+            f"{'peak RSS MB':>11}"
+        )
         runs = [
             ("parse, biocompact (records)", parse_ours, xml, folder),
             ("parse, pubmed_parser.parse_medline_xml", parse_naive, xml, folder),
             ("split, rules (abstracts)", split_only, "rules", folder, None),
-            ("split, scispacy + pysbd nlp.pipe", split_only, "scispacy", folder,
-             args.naive_abstracts),
+            (
+                "split, scispacy + pysbd nlp.pipe",
+                split_only,
+                "scispacy",
+                folder,
+                args.naive_abstracts,
+            ),
             ("split_sentences job, rules (documents)", split_job, "rules", folder),
         ]
         for label, function, *call in runs:

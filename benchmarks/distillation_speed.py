@@ -40,13 +40,22 @@ from biocompact.training.loop import pick_device
 from biocompact.training.masking import MaskingSettings
 
 PAD, MASK = 0, 4
-NARROW_STUDENT = ("tinybert", "lewis")  # random / pretrained students of their own width (projections)
+NARROW_STUDENT = (
+    "tinybert",
+    "lewis",
+)  # random / pretrained students of their own width (projections)
 
 
-def full_activations(model: PreTrainedModel, batch: dict, positions: torch.Tensor, attention_layers: list[int]):
+def full_activations(
+    model: PreTrainedModel, batch: dict, positions: torch.Tensor, attention_layers: list[int]
+):
     """Everything the model returns: hidden states, eager attention maps, logits at every position."""
-    output = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
-                   output_hidden_states=True, output_attentions=bool(attention_layers))
+    output = model(
+        input_ids=batch["input_ids"],
+        attention_mask=batch["attention_mask"],
+        output_hidden_states=True,
+        output_attentions=bool(attention_layers),
+    )
     attention = {layer: output.attentions[layer - 1].log() for layer in attention_layers}
     return Activations(tuple(output.hidden_states), output.logits[positions], attention)
 
@@ -55,7 +64,9 @@ class Straightforward:
     """Mixin replacing an objective's forward passes by the straightforward ones."""
 
     def student_activations(self, batch, positions):
-        return full_activations(self.student, batch, positions, list(range(1, len(self.layer_map) + 1)))
+        return full_activations(
+            self.student, batch, positions, list(range(1, len(self.layer_map) + 1))
+        )
 
     def teacher_activations(self, batch, positions):
         with torch.no_grad():
@@ -64,7 +75,11 @@ class Straightforward:
 
 def models(args, method: str) -> tuple[PreTrainedModel, PreTrainedModel]:
     """Teacher (``--teacher-preset``, no dropout) and the method's usual kind of student."""
-    architecture = {"preset": args.teacher_preset, "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0}
+    architecture = {
+        "preset": args.teacher_preset,
+        "hidden_dropout_prob": 0.0,
+        "attention_probs_dropout_prob": 0.0,
+    }
     config = build_config(architecture, vocab_size=args.vocab_size)
     config.pad_token_id = PAD
     torch.manual_seed(0)
@@ -72,7 +87,10 @@ def models(args, method: str) -> tuple[PreTrainedModel, PreTrainedModel]:
     n_layers = config.num_hidden_layers // 2
     if method in NARROW_STUDENT:
         student_config = copy.deepcopy(config)
-        student_config.num_hidden_layers, student_config.hidden_size = n_layers, config.hidden_size // 2
+        student_config.num_hidden_layers, student_config.hidden_size = (
+            n_layers,
+            config.hidden_size // 2,
+        )
         student_config.intermediate_size = config.intermediate_size // 2
         student = AutoModelForMaskedLM.from_config(student_config)
     else:
@@ -86,13 +104,20 @@ def batches(args, count: int) -> list[dict[str, torch.Tensor]]:
     generator = torch.Generator().manual_seed(0)
     result = []
     for _ in range(count):
-        ids = torch.randint(5, args.vocab_size, (args.batch_size, args.seq_length), generator=generator)
-        rows = {"input_ids": ids.tolist(), "word_ids": [list(range(args.seq_length))] * args.batch_size}
+        ids = torch.randint(
+            5, args.vocab_size, (args.batch_size, args.seq_length), generator=generator
+        )
+        rows = {
+            "input_ids": ids.tolist(),
+            "word_ids": [list(range(args.seq_length))] * args.batch_size,
+        }
         result.append(batcher(rows, generator))
     return result
 
 
-def build(cls: type[DistillationObjective], teacher, student, straightforward: bool, device) -> DistillationObjective:
+def build(
+    cls: type[DistillationObjective], teacher, student, straightforward: bool, device
+) -> DistillationObjective:
     teacher, student = copy.deepcopy(teacher), copy.deepcopy(student)
     if straightforward:
         cls = type(f"Straightforward{cls.__name__}", (Straightforward, cls), {})
@@ -122,15 +147,23 @@ def step(objective, optimizer, batch, device) -> float:
 def compare(args, method: str, device: torch.device) -> dict:
     cls = METHODS[method]
     teacher, student = models(args, method)
-    data = [{k: v.to(device) for k, v in b.items()} for b in batches(args, args.warmup + args.steps)]
-    ours, plain = build(cls, teacher, student, False, device), build(cls, teacher, student, True, device)
+    data = [
+        {k: v.to(device) for k, v in b.items()} for b in batches(args, args.warmup + args.steps)
+    ]
+    ours, plain = (
+        build(cls, teacher, student, False, device),
+        build(cls, teacher, student, True, device),
+    )
     _, our_terms = ours(data[0])
     _, plain_terms = plain(data[0])
     differences = {k: abs(float(our_terms[k]) - float(plain_terms[k])) for k in plain_terms}
     relative = max(differences[k] / max(abs(float(plain_terms[k])), 1e-12) for k in plain_terms)
     if device.type == "cuda":
         ours.teacher.to(torch.bfloat16)  # as run_distillation does on a GPU
-    optimizers = [torch.optim.AdamW([p for p in o.parameters() if p.requires_grad], lr=1e-4) for o in (ours, plain)]
+    optimizers = [
+        torch.optim.AdamW([p for p in o.parameters() if p.requires_grad], lr=1e-4)
+        for o in (ours, plain)
+    ]
     times: dict[str, list[float]] = {"biocompact": [], "straightforward": []}
     for index, batch in enumerate(data):
         for name, objective, optimizer in zip(times, (ours, plain), optimizers):
@@ -139,16 +172,26 @@ def compare(args, method: str, device: torch.device) -> dict:
                 times[name].append(elapsed)
     tokens = float(data[0]["attention_mask"].sum())
     seconds = {name: statistics.median(values) for name, values in times.items()}
-    return {"method": method, "terms": sorted(k.removeprefix("loss_") for k in our_terms),
-            "max_difference": max(differences.values()), "max_relative_difference": relative, "seconds": seconds,
-            "tokens": tokens, "speedup": seconds["straightforward"] / seconds["biocompact"]}
+    return {
+        "method": method,
+        "terms": sorted(k.removeprefix("loss_") for k in our_terms),
+        "max_difference": max(differences.values()),
+        "max_relative_difference": relative,
+        "seconds": seconds,
+        "tokens": tokens,
+        "speedup": seconds["straightforward"] / seconds["biocompact"],
+    }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--methods", nargs="+", default=sorted(METHODS), choices=sorted(METHODS))
     parser.add_argument("--teacher-preset", default="demo-4L-256")
-    parser.add_argument("--vocab-size", type=int, default=32768, help="Bioformer's 32768 by default")
+    parser.add_argument(
+        "--vocab-size", type=int, default=32768, help="Bioformer's 32768 by default"
+    )
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--seq-length", type=int, default=128)
     parser.add_argument("--steps", type=int, default=5, help="timed steps per implementation")
@@ -157,16 +200,22 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     device = pick_device()
-    print(f"device {device}, {torch.get_num_threads()} threads; teacher {args.teacher_preset}, vocabulary "
-          f"{args.vocab_size}, batch {args.batch_size} x {args.seq_length} tokens, median of {args.steps} steps")
-    print(f"{'method':<11} {'loss terms':<33} {'max |diff|':>10} {'max rel.':>8} {'biocompact s/step':>17} "
-          f"{'steps/s':>8} {'tokens/s':>9} {'plain s/step':>12} {'steps/s':>8} {'speed-up':>8}")
+    print(
+        f"device {device}, {torch.get_num_threads()} threads; teacher {args.teacher_preset}, vocabulary "
+        f"{args.vocab_size}, batch {args.batch_size} x {args.seq_length} tokens, median of {args.steps} steps"
+    )
+    print(
+        f"{'method':<11} {'loss terms':<33} {'max |diff|':>10} {'max rel.':>8} {'biocompact s/step':>17} "
+        f"{'steps/s':>8} {'tokens/s':>9} {'plain s/step':>12} {'steps/s':>8} {'speed-up':>8}"
+    )
     for method in args.methods:
         result = compare(args, method, device)
         ours, plain = result["seconds"]["biocompact"], result["seconds"]["straightforward"]
-        print(f"{method:<11} {','.join(result['terms']):<33} {result['max_difference']:>10.1e} "
-              f"{result['max_relative_difference']:>8.1e} {ours:>17.3f} {1 / ours:>8.2f} {result['tokens'] / ours:>9.0f} "
-              f"{plain:>12.3f} {1 / plain:>8.2f} {result['speedup']:>7.2f}x")
+        print(
+            f"{method:<11} {','.join(result['terms']):<33} {result['max_difference']:>10.1e} "
+            f"{result['max_relative_difference']:>8.1e} {ours:>17.3f} {1 / ours:>8.2f} {result['tokens'] / ours:>9.0f} "
+            f"{plain:>12.3f} {1 / plain:>8.2f} {result['speedup']:>7.2f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -37,20 +37,42 @@ from biocompact.vocab.settings import VocabularySettings
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 MAX_SEQ_LENGTH = 128
 VOCABULARY = {
-    "type": "wordpiece", "vocab_size": 8000, "lowercase": True, "min_frequency": 2,
+    "type": "wordpiece",
+    "vocab_size": 8000,
+    "lowercase": True,
+    "min_frequency": 2,
     "limit_alphabet": 1000,
-}  # fmt: skip
+}
 PRETRAINING = {
-    "steps": 600, "batch_size": 32, "gradient_accumulation": 1, "learning_rate": 1.0e-3,
-    "warmup_steps": 60, "weight_decay": 0.01, "max_grad_norm": 1.0, "adam_beta1": 0.9,
-    "adam_beta2": 0.999, "adam_epsilon": 1.0e-6, "seed": 0, "log_every": 50,
+    "steps": 600,
+    "batch_size": 32,
+    "gradient_accumulation": 1,
+    "learning_rate": 1.0e-3,
+    "warmup_steps": 60,
+    "weight_decay": 0.01,
+    "max_grad_norm": 1.0,
+    "adam_beta1": 0.9,
+    "adam_beta2": 0.999,
+    "adam_epsilon": 1.0e-6,
+    "seed": 0,
+    "log_every": 50,
     "checkpoint_every": 600,
-}  # fmt: skip
-MASKING = {"probability": 0.15, "replace_with_mask": 0.8, "replace_with_random": 0.1, "whole_word": True}
+}
+MASKING = {
+    "probability": 0.15,
+    "replace_with_mask": 0.8,
+    "replace_with_random": 0.1,
+    "whole_word": True,
+}
 FINETUNING = {
-    "epochs": 5, "batch_size": 16, "learning_rate": 2.0e-4, "max_seq_length": MAX_SEQ_LENGTH,
-    "warmup_ratio": 0.1, "weight_decay": 0.01, "eval_steps": None,
-}  # fmt: skip
+    "epochs": 5,
+    "batch_size": 16,
+    "learning_rate": 2.0e-4,
+    "max_seq_length": MAX_SEQ_LENGTH,
+    "warmup_ratio": 0.1,
+    "weight_decay": 0.01,
+    "eval_steps": None,
+}
 
 
 def pretrain(out: Path, threads: int) -> Path:
@@ -63,17 +85,35 @@ def pretrain(out: Path, threads: int) -> Path:
         for abstract in (DATA / "text" / "PubMedAbstract_1MB.txt").read_text().splitlines():
             if abstract.strip():
                 handle.write("\n".join(split_text(abstract)) + "\n\n")
-    build_vocabulary([shard], out / "tokenizer", out / "vocab.json", "real", VocabularySettings.from_entry(VOCABULARY), 0.05, 20000)
+    build_vocabulary(
+        [shard],
+        out / "tokenizer",
+        out / "vocab.json",
+        "real",
+        VocabularySettings.from_entry(VOCABULARY),
+        0.05,
+        20000,
+    )
     build_tokenized_corpus([shard], out / "tokenizer", out / "corpus", MAX_SEQ_LENGTH, 0.05)
     settings = PretrainingSettings.from_entry(
         {"vocabulary": "real", "architecture": {"preset": "demo-4L-256"}, **PRETRAINING}
     )
     run_pretraining(
-        name="ncbi-check", settings=settings, dataset_dir=out / "corpus", tokenizer_dir=out / "tokenizer",
-        outputs={"model": str(model), "log": str(out / "train_log.jsonl"), "eval": str(out / "eval.json")},
-        checkpoint_dir=out / "checkpoints", masking=MASKING, max_seq_length=MAX_SEQ_LENGTH, probes=[],
+        name="ncbi-check",
+        settings=settings,
+        dataset_dir=out / "corpus",
+        tokenizer_dir=out / "tokenizer",
+        outputs={
+            "model": str(model),
+            "log": str(out / "train_log.jsonl"),
+            "eval": str(out / "eval.json"),
+        },
+        checkpoint_dir=out / "checkpoints",
+        masking=MASKING,
+        max_seq_length=MAX_SEQ_LENGTH,
+        probes=[],
         threads=threads,
-    )  # fmt: skip
+    )
     return model
 
 
@@ -90,22 +130,36 @@ def main() -> None:
     pretrain_seconds = time.perf_counter() - started
     folder = DATA / "ner" / "NCBI-disease"
     task = {
-        "name": "ncbi-disease", "family": "ner", "format": "biobert_tsv",
-        "train": str(folder / "train.tsv"), "max_train_examples": args.train_sentences,
-        "dev": str(folder / "devel.tsv"), "test": str(folder / "test.tsv"),
+        "name": "ncbi-disease",
+        "family": "ner",
+        "format": "biobert_tsv",
+        "train": str(folder / "train.tsv"),
+        "max_train_examples": args.train_sentences,
+        "dev": str(folder / "devel.tsv"),
+        "test": str(folder / "test.tsv"),
         "hyperparameters": FINETUNING,
-    }  # fmt: skip
+    }
     record = finetune(
-        str(model), task, 1, str(args.out / "metrics.json"), str(args.out / "predictions.tsv"),
-        threads=args.threads, model_name="ncbi-check", task_name="ncbi-disease",
-    )  # fmt: skip
+        str(model),
+        task,
+        1,
+        str(args.out / "metrics.json"),
+        str(args.out / "predictions.tsv"),
+        threads=args.threads,
+        model_name="ncbi-check",
+        task_name="ncbi-disease",
+    )
     baseline = majority_baseline(task, str(args.out / "baseline.json"))
     perplexity = json.loads((args.out / "eval.json").read_text())["perplexity"]
-    print(f"pretraining: {PRETRAINING['steps']} steps, held-out perplexity {perplexity:.1f}, "
-          f"{pretrain_seconds:.0f} s")  # fmt: skip
-    print(f"fine-tuning: {record['train_examples']}/{record['dev_examples']}/"
-          f"{record['test_examples']} sentences, best epoch {record['best_epoch']}, "
-          f"{record['train_seconds']:.0f} s")  # fmt: skip
+    print(
+        f"pretraining: {PRETRAINING['steps']} steps, held-out perplexity {perplexity:.1f}, "
+        f"{pretrain_seconds:.0f} s"
+    )
+    print(
+        f"fine-tuning: {record['train_examples']}/{record['dev_examples']}/"
+        f"{record['test_examples']} sentences, best epoch {record['best_epoch']}, "
+        f"{record['train_seconds']:.0f} s"
+    )
     for name, scores in (("model", record["metrics"]), ("all-O baseline", baseline["metrics"])):
         print(f"test {name}: " + ", ".join(f"{k} {v:.4f}" for k, v in scores.items()))
 

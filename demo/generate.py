@@ -50,92 +50,301 @@ DOCTYPE = (
 # --------------------------------------------------------------------------- lexicons
 
 ROOTS = (
-    "nephr", "hepat", "gastr", "arthr", "derm", "neur", "card", "mening", "myel",
-    "encephal", "pancreat", "splen", "retin", "lymph", "thyr", "aden", "cyst", "laryng",
-    "bronch", "col", "quor", "velt", "zyth", "pral", "norv", "tesc", "brav", "khel",
-    "ostr", "fasc", "dulc", "marn", "sibr", "torq", "yend", "cerv",
+    "nephr",
+    "hepat",
+    "gastr",
+    "arthr",
+    "derm",
+    "neur",
+    "card",
+    "mening",
+    "myel",
+    "encephal",
+    "pancreat",
+    "splen",
+    "retin",
+    "lymph",
+    "thyr",
+    "aden",
+    "cyst",
+    "laryng",
+    "bronch",
+    "col",
+    "quor",
+    "velt",
+    "zyth",
+    "pral",
+    "norv",
+    "tesc",
+    "brav",
+    "khel",
+    "ostr",
+    "fasc",
+    "dulc",
+    "marn",
+    "sibr",
+    "torq",
+    "yend",
+    "cerv",
 )
 SUFFIXES = ("itis", "oma", "opathy", "osis")
 ORGAN_ADJECTIVES = (
-    "renal", "hepatic", "cardiac", "neural", "gastric", "pulmonary", "cutaneous",
-    "ocular", "vascular", "muscular", "biliary", "velteric", "quorial", "zythic",
+    "renal",
+    "hepatic",
+    "cardiac",
+    "neural",
+    "gastric",
+    "pulmonary",
+    "cutaneous",
+    "ocular",
+    "vascular",
+    "muscular",
+    "biliary",
+    "velteric",
+    "quorial",
+    "zythic",
 )
 HEADS = (
-    "syndrome", "dystrophy", "fibrosis", "carcinoma", "insufficiency", "atrophy",
-    "dysplasia", "sclerosis",
+    "syndrome",
+    "dystrophy",
+    "fibrosis",
+    "carcinoma",
+    "insufficiency",
+    "atrophy",
+    "dysplasia",
+    "sclerosis",
 )
 NAME_MODIFIERS = (
-    "chronic", "acute", "familial", "juvenile", "hereditary", "idiopathic", "congenital",
-    "progressive", "recurrent",
+    "chronic",
+    "acute",
+    "familial",
+    "juvenile",
+    "hereditary",
+    "idiopathic",
+    "congenital",
+    "progressive",
+    "recurrent",
 )
 SURNAMES = (
-    "Varden", "Holstrom", "Kessick", "Marlowe", "Tennby", "Orvik", "Draskin", "Pellan",
-    "Wexford", "Quillon", "Saberg", "Brannock", "Fjelder", "Castell", "Ambrel", "Ostrand",
-    "Neyra", "Tavik", "Lomberg", "Ruskell",
+    "Varden",
+    "Holstrom",
+    "Kessick",
+    "Marlowe",
+    "Tennby",
+    "Orvik",
+    "Draskin",
+    "Pellan",
+    "Wexford",
+    "Quillon",
+    "Saberg",
+    "Brannock",
+    "Fjelder",
+    "Castell",
+    "Ambrel",
+    "Ostrand",
+    "Neyra",
+    "Tavik",
+    "Lomberg",
+    "Ruskell",
 )
 EPONYM_HEADS = ("syndrome", "disease", "anomaly")
 FORENAMES = (
-    "Aren", "Belka", "Corin", "Dalia", "Evrim", "Fenna", "Goran", "Hilde", "Imre",
-    "Jovan", "Kaia", "Lior", "Mira", "Nilo", "Oskar", "Petra", "Quilla", "Rune", "Saskia",
-    "Tomas", "Ulla", "Vesna", "Wren", "Yara", "Zeno",
+    "Aren",
+    "Belka",
+    "Corin",
+    "Dalia",
+    "Evrim",
+    "Fenna",
+    "Goran",
+    "Hilde",
+    "Imre",
+    "Jovan",
+    "Kaia",
+    "Lior",
+    "Mira",
+    "Nilo",
+    "Oskar",
+    "Petra",
+    "Quilla",
+    "Rune",
+    "Saskia",
+    "Tomas",
+    "Ulla",
+    "Vesna",
+    "Wren",
+    "Yara",
+    "Zeno",
 )
-AUTHOR_SYLLABLES = ("Ka", "Vel", "Mor", "Tan", "Ris", "Lo", "Ben", "Dra", "Sel", "Quin", "Har", "Ost")
+AUTHOR_SYLLABLES = (
+    "Ka",
+    "Vel",
+    "Mor",
+    "Tan",
+    "Ris",
+    "Lo",
+    "Ben",
+    "Dra",
+    "Sel",
+    "Quin",
+    "Har",
+    "Ost",
+)
 AUTHOR_ENDINGS = ("berg", "son", "ani", "ova", "ez", "ler", "ström", "ard", "enko", "uchi")
 GENE_LETTERS = "ABCDEFGHKLMNPRSTVWXZ"
 GENE_DESCRIPTORS = (
-    "kinase", "receptor", "phosphatase", "ligase", "transporter", "channel",
-    "binding protein", "oxidase", "reductase", "synthase",
+    "kinase",
+    "receptor",
+    "phosphatase",
+    "ligase",
+    "transporter",
+    "channel",
+    "binding protein",
+    "oxidase",
+    "reductase",
+    "synthase",
 )
 DRUG_STEMS = (
-    "ventra", "lorim", "cefo", "prazo", "tadu", "zolmi", "bexa", "orlen", "quita", "dapro", "nivo",
+    "ventra",
+    "lorim",
+    "cefo",
+    "prazo",
+    "tadu",
+    "zolmi",
+    "bexa",
+    "orlen",
+    "quita",
+    "dapro",
+    "nivo",
     "halo",
 )
 DRUG_SUFFIXES = ("mab", "nib", "pril", "statin", "azole", "mycin", "olol", "sartan", "parin", "vir")
 COMMON_CHEMICALS = (
-    "glucose", "insulin", "ethanol", "cisplatin", "lipopolysaccharide", "hydrogen peroxide",
-    "doxycycline", "retinoic acid", "vitamin D", "sodium chloride",
+    "glucose",
+    "insulin",
+    "ethanol",
+    "cisplatin",
+    "lipopolysaccharide",
+    "hydrogen peroxide",
+    "doxycycline",
+    "retinoic acid",
+    "vitamin D",
+    "sodium chloride",
 )
 CELLS = (
-    "macrophages", "T cells", "B cells", "fibroblasts", "hepatocytes", "keratinocytes",
-    "cardiomyocytes", "neurons", "astrocytes", "endothelial cells", "epithelial cells",
-    "podocytes", "osteoblasts", "monocytes", "stem cells",
+    "macrophages",
+    "T cells",
+    "B cells",
+    "fibroblasts",
+    "hepatocytes",
+    "keratinocytes",
+    "cardiomyocytes",
+    "neurons",
+    "astrocytes",
+    "endothelial cells",
+    "epithelial cells",
+    "podocytes",
+    "osteoblasts",
+    "monocytes",
+    "stem cells",
 )
 BACTERIA = ("E. coli", "S. aureus", "P. veltaris", "B. quorensis", "S. cerevisiae")
 MODEL_ORGANISMS = ("C. elegans", "D. melanogaster", "M. musculus", "D. rerio")
 ANIMALS = ("mice", "rats", "zebrafish", "rabbits", "transgenic mice")
 TISSUES = (
-    "kidney", "liver", "lung", "skin", "retina", "bone marrow", "spleen", "heart", "brain", "colon",
+    "kidney",
+    "liver",
+    "lung",
+    "skin",
+    "retina",
+    "bone marrow",
+    "spleen",
+    "heart",
+    "brain",
+    "colon",
 )
 PROCESSES = (
-    "apoptosis", "autophagy", "cell migration", "inflammation", "angiogenesis",
-    "oxidative stress", "lipid metabolism", "DNA repair", "insulin signalling",
-    "T cell activation", "mitochondrial biogenesis",
+    "apoptosis",
+    "autophagy",
+    "cell migration",
+    "inflammation",
+    "angiogenesis",
+    "oxidative stress",
+    "lipid metabolism",
+    "DNA repair",
+    "insulin signalling",
+    "T cell activation",
+    "mitochondrial biogenesis",
 )
 FEATURES = (
-    "progressive degeneration", "chronic inflammation", "fibrotic remodelling",
-    "aberrant proliferation", "impaired regeneration", "recurrent infections",
+    "progressive degeneration",
+    "chronic inflammation",
+    "fibrotic remodelling",
+    "aberrant proliferation",
+    "impaired regeneration",
+    "recurrent infections",
 )
 FREQUENCIES = ("rare", "common", "heterogeneous", "poorly understood", "life-threatening")
 POPULATIONS = (
-    "Han Chinese", "Caucasian", "Japanese", "Brazilian", "Finnish", "Korean", "Iranian", "Turkish",
+    "Han Chinese",
+    "Caucasian",
+    "Japanese",
+    "Brazilian",
+    "Finnish",
+    "Korean",
+    "Iranian",
+    "Turkish",
     "Mexican",
 )
 VERBS = (  # (third person, past)
-    ("inhibits", "inhibited"), ("upregulates", "upregulated"), ("downregulates", "downregulated"),
-    ("activates", "activated"), ("suppresses", "suppressed"), ("phosphorylates", "phosphorylated"),
-    ("stabilizes", "stabilized"), ("promotes", "promoted"), ("attenuates", "attenuated"),
+    ("inhibits", "inhibited"),
+    ("upregulates", "upregulated"),
+    ("downregulates", "downregulated"),
+    ("activates", "activated"),
+    ("suppresses", "suppressed"),
+    ("phosphorylates", "phosphorylated"),
+    ("stabilizes", "stabilized"),
+    ("promotes", "promoted"),
+    ("attenuates", "attenuated"),
 )
 MEASURES = (
-    ("body weight", "kg"), ("systolic blood pressure", "mmHg"), ("serum creatinine", "mg/dL"),
-    ("fasting glucose", "mmol/L"), ("ejection fraction", "%"), ("tumour volume", "mm3"),
+    ("body weight", "kg"),
+    ("systolic blood pressure", "mmHg"),
+    ("serum creatinine", "mg/dL"),
+    ("fasting glucose", "mmol/L"),
+    ("ejection fraction", "%"),
+    ("tumour volume", "mm3"),
 )
-STAT_TESTS = ("Student's t-test", "the Mann-Whitney U test", "Fisher's exact test", "the log-rank test")
+STAT_TESTS = (
+    "Student's t-test",
+    "the Mann-Whitney U test",
+    "Fisher's exact test",
+    "the log-rank test",
+)
 AMINO_ACIDS = (
-    "Ala", "Arg", "Asn", "Asp", "Cys", "Gln", "Glu", "Gly", "His", "Ile", "Leu", "Lys", "Met", "Pro",
-    "Ser", "Thr", "Val",
+    "Ala",
+    "Arg",
+    "Asn",
+    "Asp",
+    "Cys",
+    "Gln",
+    "Glu",
+    "Gly",
+    "His",
+    "Ile",
+    "Leu",
+    "Lys",
+    "Met",
+    "Pro",
+    "Ser",
+    "Thr",
+    "Val",
 )
 HISTORY_DAYS_BEFORE_COMPLETION = (
-    ("received", 150), ("accepted", 60), ("entrez", 20), ("pubmed", 20), ("medline", 0),
+    ("received", 150),
+    ("accepted", 60),
+    ("entrez", 20),
+    ("pubmed", 20),
+    ("medline", 0),
 )
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 JOURNALS = (  # (title, ISO abbreviation, country)
@@ -148,15 +357,31 @@ JOURNALS = (  # (title, ISO abbreviation, country)
     ("Mock Clinical Investigation", "Mock Clin Invest", "United States"),
     ("Hypothetical Immunology", "Hypothet Immunol", "Japan"),
     ("Translational Sandbox Research", "Transl Sandbox Res", "England"),
-    ("Proceedings of the Nonexistent Society of Medicine", "Proc Nonexist Soc Med", "United States"),
+    (
+        "Proceedings of the Nonexistent Society of Medicine",
+        "Proc Nonexist Soc Med",
+        "United States",
+    ),
 )
 OTHER_LANGUAGES = ("ger", "fre", "spa", "jpn")
 PUBLICATION_TYPES = {
-    "Journal Article": "D900101", "Review": "D900102", "Randomized Controlled Trial": "D900103",
-    "Case Reports": "D900104", "Comment": "D900105", "Letter": "D900106", "Editorial": "D900107",
+    "Journal Article": "D900101",
+    "Review": "D900102",
+    "Randomized Controlled Trial": "D900103",
+    "Case Reports": "D900104",
+    "Comment": "D900105",
+    "Letter": "D900106",
+    "Editorial": "D900107",
 }
 MESH_CHECK_TAGS = (
-    "Humans", "Animals", "Mice", "Female", "Male", "Adult", "Middle Aged", "Signal Transduction",
+    "Humans",
+    "Animals",
+    "Mice",
+    "Female",
+    "Male",
+    "Adult",
+    "Middle Aged",
+    "Signal Transduction",
 )
 
 # --------------------------------------------------------------------------- templates
@@ -229,8 +454,14 @@ LABEL_VARIANTS = {  # structured-abstract label -> NlmCategory
     "CONCLUSIONS": ("CONCLUSIONS", "CONCLUSION"),
 }
 RE_PREFIXES = (
-    "", "", "", "In this case-control study, ", "In a cohort of {n} {pop} subjects, ",
-    "Interestingly, ", "Overall, ", "In the replication sample, ",
+    "",
+    "",
+    "",
+    "In this case-control study, ",
+    "In a cohort of {n} {pop} subjects, ",
+    "Interestingly, ",
+    "Overall, ",
+    "In the replication sample, ",
 )
 RE_TEMPLATES: dict[int, tuple[str, ...]] = {
     1: (
@@ -286,6 +517,7 @@ Tagged = list[tuple[str, str]]  # (token, B/I/O tag) per token
 
 
 # --------------------------------------------------------------------------- lexicon
+
 
 @dataclass(frozen=True)
 class Lexicon:
@@ -350,6 +582,7 @@ def abbreviation(name: str) -> str:
 
 # --------------------------------------------------------------------------- rendering
 
+
 class Filler:
     """Fills template slots from the lexicon; disease names come from the given pools."""
 
@@ -387,10 +620,20 @@ class Filler:
     def value(self, slot: str) -> str:
         rng, lexicon = self.rng, self.lexicon
         simple = {
-            "chem": lexicon.chemicals, "cell": CELLS, "bacterium": BACTERIA,
-            "organism": MODEL_ORGANISMS, "animal": ANIMALS, "tissue": TISSUES,
-            "process": PROCESSES, "feature": FEATURES, "freq": FREQUENCIES, "pop": POPULATIONS,
-            "test": STAT_TESTS, "surname": SURNAMES, "gene": lexicon.genes, "GENE": lexicon.genes,
+            "chem": lexicon.chemicals,
+            "cell": CELLS,
+            "bacterium": BACTERIA,
+            "organism": MODEL_ORGANISMS,
+            "animal": ANIMALS,
+            "tissue": TISSUES,
+            "process": PROCESSES,
+            "feature": FEATURES,
+            "freq": FREQUENCIES,
+            "pop": POPULATIONS,
+            "test": STAT_TESTS,
+            "surname": SURNAMES,
+            "gene": lexicon.genes,
+            "GENE": lexicon.genes,
         }
         if slot in simple:
             return rng.choice(simple[slot])
@@ -411,7 +654,9 @@ class Filler:
             "p_ns": lambda: f"0.{rng.randint(12, 94)}",
             "odds": lambda: self.odds_ratio(),
             "fig": lambda: f"{rng.randint(1, 6)}{rng.choice(('', 'A', 'B', 'C'))}",
-            "dose": lambda: f"{rng.choice((1, 5, 10, 25, 50, 100))} {rng.choice(('mg/kg', 'nM', 'mM'))}",
+            "dose": lambda: (
+                f"{rng.choice((1, 5, 10, 25, 50, 100))} {rng.choice(('mg/kg', 'nM', 'mM'))}"
+            ),
             "hours": lambda: str(rng.choice((6, 12, 24, 48, 72))),
         }
         return makers[slot]()
@@ -470,6 +715,7 @@ def re_template(rng: random.Random, label: int, heldout_share: float = 0.0) -> s
 
 # --------------------------------------------------------------------------- PubMed XML
 
+
 @dataclass(frozen=True)
 class Citation:
     """The parts of one generated PubMed record."""
@@ -492,8 +738,11 @@ class Citation:
 def _sentences(rng: random.Random, fill: Filler) -> list[tuple[str, str]]:
     """5-10 (section, sentence) pairs; results sometimes report gene-disease associations."""
     counts = {
-        "BACKGROUND": rng.randint(1, 2), "OBJECTIVE": rng.randint(0, 1), "METHODS": rng.randint(1, 2),
-        "RESULTS": rng.randint(2, 4), "CONCLUSIONS": 1,
+        "BACKGROUND": rng.randint(1, 2),
+        "OBJECTIVE": rng.randint(0, 1),
+        "METHODS": rng.randint(1, 2),
+        "RESULTS": rng.randint(2, 4),
+        "CONCLUSIONS": 1,
     }
     out: list[tuple[str, str]] = []
     for section, count in counts.items():
@@ -538,10 +787,15 @@ def make_citation(rng: random.Random, lexicon: Lexicon, pmid: int, year: int) ->
     completed = date(year, rng.randint(1, 12), rng.randint(1, 28))
     mesh = (_capitalised(rng.choice(lexicon.diseases)), *sorted(rng.sample(MESH_CHECK_TAGS, 3)))
     return Citation(
-        pmid=pmid, year=year, title=title,
+        pmid=pmid,
+        year=year,
+        title=title,
         abstract=_abstract(rng, fill) if has_abstract else None,
-        journal=rng.randrange(len(JOURNALS)), language=language, publication_type=kind,
-        authors=tuple(_author(rng) for _ in range(rng.randint(1, 8))), mesh=mesh,
+        journal=rng.randrange(len(JOURNALS)),
+        language=language,
+        publication_type=kind,
+        authors=tuple(_author(rng) for _ in range(rng.randint(1, 8))),
+        mesh=mesh,
         status=rng.choices(("MEDLINE", "PubMed-not-MEDLINE"), weights=(85, 15))[0],
         completed=completed,
         revised=min(completed + timedelta(days=rng.randint(1, 700)), LAST_BASELINE_DAY),
@@ -589,7 +843,9 @@ def article_xml(citation: Citation) -> str:
     _child(journal, "ISOAbbreviation", iso)
     _child(article, "ArticleTitle", c.title)
     first_page = c.pmid % 900 + 1
-    _child(_child(article, "Pagination"), "MedlinePgn", f"{first_page}-{first_page + c.pmid % 11 + 2}")
+    _child(
+        _child(article, "Pagination"), "MedlinePgn", f"{first_page}-{first_page + c.pmid % 11 + 2}"
+    )
     _child(article, "ELocationID", doi, EIdType="doi", ValidYN="Y")
     if c.abstract is not None:
         abstract = _child(article, "Abstract")
@@ -616,8 +872,13 @@ def article_xml(citation: Citation) -> str:
     headings = _child(medline, "MeshHeadingList")
     for index, term in enumerate(c.mesh):
         heading = _child(headings, "MeshHeading")
-        _child(heading, "DescriptorName", term, UI=f"D9{sum(map(ord, term)) * 31 % 100000:05d}",
-               MajorTopicYN="Y" if index == 0 else "N")
+        _child(
+            heading,
+            "DescriptorName",
+            term,
+            UI=f"D9{sum(map(ord, term)) * 31 % 100000:05d}",
+            MajorTopicYN="Y" if index == 0 else "N",
+        )
     pubmed_data = _child(root, "PubmedData")
     history = _child(pubmed_data, "History")
     for status, days in HISTORY_DAYS_BEFORE_COMPLETION:
@@ -641,7 +902,9 @@ def pubmed_xml(citations: Sequence[Citation], deleted: Sequence[int] = ()) -> st
     return "\n".join(lines) + "\n"
 
 
-def build_pubmed(rng: random.Random, lexicon: Lexicon) -> tuple[dict[str, list[Citation]], list[int]]:
+def build_pubmed(
+    rng: random.Random, lexicon: Lexicon
+) -> tuple[dict[str, list[Citation]], list[int]]:
     """Citations per file name, and the baseline PMIDs the update file deletes."""
     total = ARTICLES_PER_BASELINE * len(BASELINE_FILES)
     pmids, pmid = [], FIRST_PMID
@@ -651,7 +914,7 @@ def build_pubmed(rng: random.Random, lexicon: Lexicon) -> tuple[dict[str, list[C
     years = sorted(rng.randint(2015, 2024) for _ in range(total))
     baseline = [make_citation(rng, lexicon, pmid, year) for pmid, year in zip(pmids, years)]
     files = {
-        name: baseline[i * ARTICLES_PER_BASELINE:(i + 1) * ARTICLES_PER_BASELINE]
+        name: baseline[i * ARTICLES_PER_BASELINE : (i + 1) * ARTICLES_PER_BASELINE]
         for i, name in enumerate(BASELINE_FILES)
     }
     with_abstract = [c for c in baseline if c.abstract is not None]
@@ -671,6 +934,7 @@ def build_pubmed(rng: random.Random, lexicon: Lexicon) -> tuple[dict[str, list[C
 
 
 # --------------------------------------------------------------------------- tasks
+
 
 def ner_sentences(rng: random.Random, lexicon: Lexicon, split: str, count: int) -> list[Tagged]:
     """Tagged sentences; devel/test draw a share of mentions from held-out names."""
@@ -710,30 +974,87 @@ def re_rows(rng: random.Random, lexicon: Lexicon, split: str, count: int) -> lis
 def re_tsv(rows: Sequence[tuple[str, int]], indexed: bool) -> str:
     if not indexed:
         return "".join(f"{sentence}\t{label}\n" for sentence, label in rows)
-    body = "".join(f"{index}\t{sentence}\t{label}\n" for index, (sentence, label) in enumerate(rows))
+    body = "".join(
+        f"{index}\t{sentence}\t{label}\n" for index, (sentence, label) in enumerate(rows)
+    )
     return "index\tsentence\tlabel\n" + body
 
 
 # --------------------------------------------------------------------------- general-domain text
 
 GENERAL_WORDS = {
-    "person": ("my neighbour", "the teacher", "a young farmer", "the old fisherman", "our guide",
-               "the baker", "a local artist", "the team captain", "my grandmother", "the mayor"),
-    "place": ("the harbour", "the market square", "the mountain village", "the city library",
-              "the river bank", "the train station", "the school garden", "the old bridge",
-              "the football ground", "the seaside town"),
-    "thing": ("bicycle", "wooden boat", "kitchen table", "garden fence", "violin", "red kite",
-              "picnic basket", "map of the region", "umbrella", "clock tower"),
-    "food": ("fresh bread", "apple pie", "vegetable soup", "grilled fish", "cheese", "rice",
-             "strawberries", "tomato salad", "pancakes", "lemon cake"),
+    "person": (
+        "my neighbour",
+        "the teacher",
+        "a young farmer",
+        "the old fisherman",
+        "our guide",
+        "the baker",
+        "a local artist",
+        "the team captain",
+        "my grandmother",
+        "the mayor",
+    ),
+    "place": (
+        "the harbour",
+        "the market square",
+        "the mountain village",
+        "the city library",
+        "the river bank",
+        "the train station",
+        "the school garden",
+        "the old bridge",
+        "the football ground",
+        "the seaside town",
+    ),
+    "thing": (
+        "bicycle",
+        "wooden boat",
+        "kitchen table",
+        "garden fence",
+        "violin",
+        "red kite",
+        "picnic basket",
+        "map of the region",
+        "umbrella",
+        "clock tower",
+    ),
+    "food": (
+        "fresh bread",
+        "apple pie",
+        "vegetable soup",
+        "grilled fish",
+        "cheese",
+        "rice",
+        "strawberries",
+        "tomato salad",
+        "pancakes",
+        "lemon cake",
+    ),
     "weather": ("sunny", "rainy", "windy", "cold", "warm", "foggy", "snowy", "cloudy"),
     "day": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
     "season": ("spring", "summer", "autumn", "winter"),
-    "event": ("concert", "football match", "harvest festival", "chess tournament", "boat race",
-              "book fair", "street parade", "cooking contest"),
+    "event": (
+        "concert",
+        "football match",
+        "harvest festival",
+        "chess tournament",
+        "boat race",
+        "book fair",
+        "street parade",
+        "cooking contest",
+    ),
     "adjective": ("quiet", "busy", "beautiful", "crowded", "peaceful", "noisy", "small", "famous"),
-    "verb": ("visited", "painted", "repaired", "described", "photographed", "cleaned", "found",
-             "sold"),
+    "verb": (
+        "visited",
+        "painted",
+        "repaired",
+        "described",
+        "photographed",
+        "cleaned",
+        "found",
+        "sold",
+    ),
     "number": ("two", "three", "four", "five", "ten", "twenty", "a hundred"),
 }
 GENERAL_TEMPLATES = (
@@ -766,6 +1087,7 @@ def general_passages(rng: random.Random, count: int) -> list[str]:
 
 
 # --------------------------------------------------------------------------- output
+
 
 def gzip_bytes(data: bytes, name: str) -> bytes:
     """Deterministic gzip: fixed member name and zero mtime."""
@@ -841,7 +1163,9 @@ def generate(out: str | Path, seed: int = DEFAULT_SEED) -> dict[str, str]:
     re_rng = random.Random(f"{seed}-re")
     for split, count in RE_SPLITS.items():
         rows = re_rows(re_rng, lexicon, split, count)
-        _write(out / "tasks" / "re" / f"{split}.tsv", re_tsv(rows, indexed=split == "test").encode())
+        _write(
+            out / "tasks" / "re" / f"{split}.tsv", re_tsv(rows, indexed=split == "test").encode()
+        )
         positives = sum(label for _, label in rows)
         counts[f"tasks/re/{split}.tsv"] = f"{count} sentences, {positives} positive"
     passages = general_passages(random.Random(f"{seed}-general"), GENERAL_PASSAGES)

@@ -1,8 +1,9 @@
 """Convert one split file of a registered dataset from its verified source archive."""
+
 from biocompact.datasets.prepare import prepare_file
 from biocompact.runlog import job_logging
 
-with job_logging(snakemake) as log:  # noqa: F821  (snakemake is injected)
+with job_logging(snakemake) as log:
     size = prepare_file(
         snakemake.wildcards.dataset,
         snakemake.wildcards.file,

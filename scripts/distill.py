@@ -4,13 +4,17 @@ from biocompact.distillation.run import run_distillation
 from biocompact.distillation.settings import DistillationSettings
 from biocompact.runlog import job_logging
 
-with job_logging(snakemake):  # noqa: F821 (snakemake is injected)
+with job_logging(snakemake):
     run_distillation(
         name=snakemake.wildcards.model,
         settings=DistillationSettings.from_entry(snakemake.params.settings),
         teacher_dir=snakemake.input.teacher,
         dataset_dir=snakemake.input.corpus,
-        outputs={"model": snakemake.output.model, "log": snakemake.output.log, "eval": snakemake.output.eval},
+        outputs={
+            "model": snakemake.output.model,
+            "log": snakemake.output.log,
+            "eval": snakemake.output.eval,
+        },
         checkpoint_dir=snakemake.params.checkpoint_dir,
         masking=snakemake.params.masking,
         probes=snakemake.params.probes,

@@ -3,14 +3,18 @@
 from biocompact.pretraining.run import launch_pretraining
 from biocompact.runlog import job_logging
 
-with job_logging(snakemake):  # noqa: F821 (snakemake is injected)
+with job_logging(snakemake):
     launch_pretraining(
         {
             "name": snakemake.wildcards.model,
             "settings": snakemake.params.settings,  # the config entry, parsed by each process
             "dataset_dir": snakemake.input.corpus,
             "tokenizer_dir": snakemake.input.tokenizer,
-            "outputs": {"model": snakemake.output.model, "log": snakemake.output.log, "eval": snakemake.output.eval},
+            "outputs": {
+                "model": snakemake.output.model,
+                "log": snakemake.output.log,
+                "eval": snakemake.output.eval,
+            },
             "checkpoint_dir": snakemake.params.checkpoint_dir,
             "masking": snakemake.params.masking,
             "max_seq_length": snakemake.params.max_seq_length,

@@ -1,6 +1,7 @@
 """Render the self-contained HTML report from the result files."""
+
 from biocompact.report import build_report
 from biocompact.runlog import job_logging
 
-with job_logging(snakemake):  # noqa: F821  (snakemake is injected)
-    build_report(snakemake.output.html, **snakemake.input, **snakemake.params)  # noqa: F821
+with job_logging(snakemake):
+    build_report(snakemake.output.html, **snakemake.input, **snakemake.params)

@@ -1,22 +1,23 @@
 """Train (or leave untrained) the student of one experiment once per seed and evaluate it."""
+
 from biocompact.runlog import job_logging
 from biocompact.task_distillation.student import run_students
 
-with job_logging(snakemake):  # noqa: F821  (snakemake is injected)
+with job_logging(snakemake):
     run_students(
-        snakemake.params.method,  # noqa: F821
-        snakemake.params.student_path,  # noqa: F821
-        snakemake.input.teacher,  # noqa: F821
-        snakemake.params.task,  # noqa: F821
-        snakemake.params.seeds,  # noqa: F821
-        snakemake.output.evaluations,  # noqa: F821
-        snakemake.output.predictions,  # noqa: F821
-        snakemake.input.teacher_predictions,  # noqa: F821
-        data_path=snakemake.input.get("data") or None,  # noqa: F821
-        temperature=snakemake.params.temperature,  # noqa: F821
-        threads=snakemake.threads,  # noqa: F821
-        experiment=snakemake.wildcards.experiment,  # noqa: F821
-        transfer=snakemake.wildcards.get("transfer"),  # noqa: F821
-        model_name=snakemake.params.student,  # noqa: F821
-        task_name=snakemake.params.task["name"],  # noqa: F821
+        snakemake.params.method,
+        snakemake.params.student_path,
+        snakemake.input.teacher,
+        snakemake.params.task,
+        snakemake.params.seeds,
+        snakemake.output.evaluations,
+        snakemake.output.predictions,
+        snakemake.input.teacher_predictions,
+        data_path=snakemake.input.get("data") or None,
+        temperature=snakemake.params.temperature,
+        threads=snakemake.threads,
+        experiment=snakemake.wildcards.experiment,
+        transfer=snakemake.wildcards.get("transfer"),
+        model_name=snakemake.params.student,
+        task_name=snakemake.params.task["name"],
     )

@@ -3,7 +3,7 @@
 from biocompact.runlog import job_logging
 from biocompact.tokenized_corpus import build_tokenized_corpus
 
-with job_logging(snakemake):  # noqa: F821 (snakemake is injected)
+with job_logging(snakemake):
     build_tokenized_corpus(
         shards=snakemake.input.shards,
         tokenizer_dir=snakemake.input.tokenizer,

@@ -4,7 +4,7 @@ from biocompact.runlog import job_logging
 from biocompact.vocab.build import build_vocabulary
 from biocompact.vocab.settings import VocabularySettings
 
-with job_logging(snakemake):  # noqa: F821 (snakemake is injected)
+with job_logging(snakemake):
     build_vocabulary(
         shards=snakemake.input.shards,
         out_tokenizer=snakemake.output.tokenizer,

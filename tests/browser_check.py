@@ -28,9 +28,17 @@ from pathlib import Path
 from typing import Any
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--remote-debugging-pipe"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--remote-debugging-pipe",
+]
 LOCAL_SCHEMES = ("file:", "data:", "about:", "blob:")
 
 
@@ -59,7 +67,9 @@ class DevTools:
         to_browser, self._write = os.pipe()
         self._read, from_browser = os.pipe()
         # Keep the browser's ends clear of 3 and 4, then put them there in the child.
-        to_browser_high, from_browser_high = (fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (to_browser, from_browser))
+        to_browser_high, from_browser_high = (
+            fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (to_browser, from_browser)
+        )
         os.close(to_browser)
         os.close(from_browser)
 
@@ -69,8 +79,11 @@ class DevTools:
 
         self.process = subprocess.Popen(
             [browser, *FLAGS, f"--user-data-dir={user_data_dir}", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            preexec_fn=place_pipes, pass_fds=(3, 4),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=place_pipes,
+            pass_fds=(3, 4),
         )
         os.close(to_browser_high)
         os.close(from_browser_high)
@@ -127,15 +140,25 @@ def _console_errors(events: list[dict[str, Any]]) -> list[str]:
         method, params = event.get("method"), event.get("params", {})
         if method == "Runtime.exceptionThrown":
             details = params["exceptionDetails"]
-            errors.append(f"{details.get('text', '')} {details.get('exception', {}).get('description', '')}".strip())
+            errors.append(
+                f"{details.get('text', '')} {details.get('exception', {}).get('description', '')}".strip()
+            )
         elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-            errors.append(" ".join(str(arg.get("value", arg.get("description", ""))) for arg in params["args"]))
+            errors.append(
+                " ".join(
+                    str(arg.get("value", arg.get("description", ""))) for arg in params["args"]
+                )
+            )
         elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
-            errors.append(f"{params['entry'].get('text', '')} {params['entry'].get('url', '')}".strip())
+            errors.append(
+                f"{params['entry'].get('text', '')} {params['entry'].get('url', '')}".strip()
+            )
     return errors
 
 
-def check_page(path: str | Path, width: int = 1280, timeout: float = 60.0, browser: str | None = None) -> PageCheck:
+def check_page(
+    path: str | Path, width: int = 1280, timeout: float = 60.0, browser: str | None = None
+) -> PageCheck:
     """Load ``path`` in headless Chromium; return a full-page screenshot, console errors and requests."""
     browser = browser or find_browser()
     if browser is None:
@@ -145,20 +168,36 @@ def check_page(path: str | Path, width: int = 1280, timeout: float = 60.0, brows
         tools = DevTools(browser, profile, timeout)
         try:
             target = tools.call("Target.createTarget", url="about:blank")["targetId"]
-            session = tools.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+            session = tools.call("Target.attachToTarget", targetId=target, flatten=True)[
+                "sessionId"
+            ]
             for domain in ("Runtime", "Log", "Network", "Page"):
                 tools.call(f"{domain}.enable", session)
-            tools.call("Emulation.setDeviceMetricsOverride", session, width=width, height=900,
-                       deviceScaleFactor=1, mobile=False)
+            tools.call(
+                "Emulation.setDeviceMetricsOverride",
+                session,
+                width=width,
+                height=900,
+                deviceScaleFactor=1,
+                mobile=False,
+            )
             tools.call("Page.navigate", session, url=url)
             tools.wait_for("Page.loadEventFired")
             size = tools.call("Page.getLayoutMetrics", session)["cssContentSize"]
-            shot = tools.call("Page.captureScreenshot", session, format="png", captureBeyondViewport=True,
-                              clip={"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1})
+            shot = tools.call(
+                "Page.captureScreenshot",
+                session,
+                format="png",
+                captureBeyondViewport=True,
+                clip={"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1},
+            )
         finally:
             tools.close()
-    requests = [event["params"]["request"]["url"] for event in tools.events
-                if event.get("method") == "Network.requestWillBeSent"]
+    requests = [
+        event["params"]["request"]["url"]
+        for event in tools.events
+        if event.get("method") == "Network.requestWillBeSent"
+    ]
     return PageCheck(base64.b64decode(shot["data"]), _console_errors(tools.events), requests)
 
 
@@ -174,8 +213,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"console error: {error}", file=sys.stderr)
     for url in result.external_requests:
         print(f"external request: {url}", file=sys.stderr)
-    print(f"{args.screenshot}: {len(result.requests)} requests, {len(result.console_errors)} console errors, "
-          f"{len(result.external_requests)} external requests")
+    print(
+        f"{args.screenshot}: {len(result.requests)} requests, {len(result.console_errors)} console errors, "
+        f"{len(result.external_requests)} external requests"
+    )
     return 1 if result.console_errors or result.external_requests else 0
 
 

@@ -16,8 +16,18 @@ OFFLINE_ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "f
 def run_snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
     """Snakemake on the repository's Snakefile in ``workdir``, with ``workdir/config.yaml``."""
     return subprocess.run(
-        [*SNAKEMAKE, "--directory", str(workdir), "--configfile", str(workdir / "config.yaml"), *args],
-        capture_output=True, text=True, env=OFFLINE_ENV, check=False,
+        [
+            *SNAKEMAKE,
+            "--directory",
+            str(workdir),
+            "--configfile",
+            str(workdir / "config.yaml"),
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        env=OFFLINE_ENV,
+        check=False,
     )
 
 

@@ -13,7 +13,12 @@ from biocompact.aggregation import AVERAGE_FORMULAS, BASELINE, aggregate
 
 PATTERN = "ft/{model}/{task}/seed{seed}/metrics.json"
 BASELINE_PATTERN = "baselines/{task}/metrics.json"
-TASKS = {"t-ner": ("ner", "f1"), "t-re": ("re", "binary_f1"), "t-qa": ("qa", "accuracy"), "t-ner2": ("ner", "f1")}
+TASKS = {
+    "t-ner": ("ner", "f1"),
+    "t-re": ("re", "binary_f1"),
+    "t-qa": ("qa", "accuracy"),
+    "t-ner2": ("ner", "f1"),
+}
 FIXTURE_TASKS = ["t-ner", "t-re", "t-qa"]
 # (model, task) -> one primary-metric value per seed 1..5; None = no file.
 VALUES = {
@@ -29,8 +34,15 @@ def write_metrics(path: Path, model: str, task: str, seed: int | None, value: fl
     path.parent.mkdir(parents=True, exist_ok=True)
     metrics = {primary: value, "precision": value + 0.01}
     definitions = {primary: f"{primary} of {task}", "precision": "precision"}
-    data = {"model": model, "task": task, "seed": seed, "family": family, "primary_metric": primary,
-            "metrics": metrics, "definitions": definitions}
+    data = {
+        "model": model,
+        "task": task,
+        "seed": seed,
+        "family": family,
+        "primary_metric": primary,
+        "metrics": metrics,
+        "definitions": definitions,
+    }
     path.write_text(json.dumps(data), encoding="utf-8")
 
 
@@ -40,16 +52,35 @@ def outputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, pd.Dat
     for (model, task), values in VALUES.items():
         for seed, value in enumerate(values, start=1):
             if value is not None:
-                write_metrics(Path(PATTERN.format(model=model, task=task, seed=seed)), model, task, seed, value)
+                write_metrics(
+                    Path(PATTERN.format(model=model, task=task, seed=seed)),
+                    model,
+                    task,
+                    seed,
+                    value,
+                )
     broken = Path(PATTERN.format(model="small", task="t-re", seed=5))
     broken.parent.mkdir(parents=True)
     broken.write_text("{not json", encoding="utf-8")
     write_metrics(Path(BASELINE_PATTERN.format(task="t-ner")), BASELINE, "t-ner", None, 0.0)
     write_metrics(Path(BASELINE_PATTERN.format(task="t-re")), BASELINE, "t-re", None, 0.5)
-    aggregate("scores.csv", "summary.csv", "averages.csv", "summary.md", ["big", "small"], FIXTURE_TASKS,
-              [1, 2, 3, 4, 5], PATTERN, BASELINE_PATTERN)
-    return {"scores": pd.read_csv("scores.csv"), "summary": pd.read_csv("summary.csv"),
-            "averages": pd.read_csv("averages.csv"), "markdown": Path("summary.md").read_text()}
+    aggregate(
+        "scores.csv",
+        "summary.csv",
+        "averages.csv",
+        "summary.md",
+        ["big", "small"],
+        FIXTURE_TASKS,
+        [1, 2, 3, 4, 5],
+        PATTERN,
+        BASELINE_PATTERN,
+    )
+    return {
+        "scores": pd.read_csv("scores.csv"),
+        "summary": pd.read_csv("summary.csv"),
+        "averages": pd.read_csv("averages.csv"),
+        "markdown": Path("summary.md").read_text(),
+    }
 
 
 def row(table: pd.DataFrame, **keys) -> pd.Series:
@@ -67,7 +98,7 @@ def test_full_grid_statistics(outputs):
     assert r["std"] == pytest.approx(math.sqrt(0.00212 / 4))
     assert (r["min"], r["max"]) == (pytest.approx(0.79), pytest.approx(0.85))
     assert (r["n_seeds"], r["n_expected"], r["primary"]) == (5, 5, True)
-    assert row(outputs["summary"], model="big", task="t-ner", metric="precision")["primary"] == False  # noqa: E712
+    assert not row(outputs["summary"], model="big", task="t-ner", metric="precision")["primary"]
 
 
 def test_missing_seed_is_counted_and_listed(outputs):
@@ -120,10 +151,21 @@ def test_scores_columns_and_markdown(outputs):
 def test_complete_grid_has_no_missing_seeds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.chdir(tmp_path)
     for seed, value in enumerate([0.5, 0.7, 0.6], start=1):
-        write_metrics(Path(PATTERN.format(model="m", task="t-ner", seed=seed)), "m", "t-ner", seed, value)
+        write_metrics(
+            Path(PATTERN.format(model="m", task="t-ner", seed=seed)), "m", "t-ner", seed, value
+        )
     write_metrics(Path(BASELINE_PATTERN.format(task="t-ner")), BASELINE, "t-ner", None, 0.0)
-    aggregate("scores.csv", "summary.csv", "averages.csv", "summary.md", ["m"], ["t-ner"], [1, 2, 3],
-              PATTERN, BASELINE_PATTERN)
+    aggregate(
+        "scores.csv",
+        "summary.csv",
+        "averages.csv",
+        "summary.md",
+        ["m"],
+        ["t-ner"],
+        [1, 2, 3],
+        PATTERN,
+        BASELINE_PATTERN,
+    )
     summary = pd.read_csv("summary.csv", keep_default_na=False)
     f1 = row(summary, model="m", metric="f1")
     assert f1["median"] == pytest.approx(0.6)
@@ -131,14 +173,33 @@ def test_complete_grid_has_no_missing_seeds(tmp_path: Path, monkeypatch: pytest.
     assert (pd.read_csv("scores.csv")["status"] == "ok").all()
 
 
-@pytest.mark.parametrize("method, overall", [("tasks", (0.6 + 0.8 + 0.3) / 3), ("groups", ((0.6 + 0.8) / 2 + 0.3) / 2)])
-def test_overall_average_methods(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str, overall: float):
+@pytest.mark.parametrize(
+    "method, overall", [("tasks", (0.6 + 0.8 + 0.3) / 3), ("groups", ((0.6 + 0.8) / 2 + 0.3) / 2)]
+)
+def test_overall_average_methods(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str, overall: float
+):
     monkeypatch.chdir(tmp_path)
-    for task, values in {"t-ner": [0.5, 0.7, 0.6], "t-ner2": [0.8, 0.8, 0.8], "t-re": [0.3, 0.3, 0.3]}.items():
+    for task, values in {
+        "t-ner": [0.5, 0.7, 0.6],
+        "t-ner2": [0.8, 0.8, 0.8],
+        "t-re": [0.3, 0.3, 0.3],
+    }.items():
         for seed, value in enumerate(values, start=1):
-            write_metrics(Path(PATTERN.format(model="m", task=task, seed=seed)), "m", task, seed, value)
-    aggregate("scores.csv", "summary.csv", "averages.csv", "summary.md", ["m"], ["t-ner", "t-ner2", "t-re"],
-              [1, 2, 3], PATTERN, average=method)
+            write_metrics(
+                Path(PATTERN.format(model="m", task=task, seed=seed)), "m", task, seed, value
+            )
+    aggregate(
+        "scores.csv",
+        "summary.csv",
+        "averages.csv",
+        "summary.md",
+        ["m"],
+        ["t-ner", "t-ner2", "t-re"],
+        [1, 2, 3],
+        PATTERN,
+        average=method,
+    )
     averages = pd.read_csv("averages.csv")
     assert row(averages, group="ner")["value"] == pytest.approx(0.7)
     assert row(averages, group="overall")["value"] == pytest.approx(overall)
@@ -149,8 +210,17 @@ def test_overall_average_methods(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 def test_unknown_average_method_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ValueError, match="average method 'median'"):
-        aggregate("scores.csv", "summary.csv", "averages.csv", "summary.md", ["m"], ["t-ner"], [1], PATTERN,
-                  average="median")
+        aggregate(
+            "scores.csv",
+            "summary.csv",
+            "averages.csv",
+            "summary.md",
+            ["m"],
+            ["t-ner"],
+            [1],
+            PATTERN,
+            average="median",
+        )
     assert not Path("averages.csv").exists()
 
 
@@ -158,15 +228,24 @@ def test_blurb_score_is_the_mean_of_the_six_task_type_means():
     from biocompact.aggregation import BLURB, blurb_scores
 
     medians = {  # task: (BLURB type, median)
-        "bc5-chem": ("ner", 0.90), "ncbi": ("ner", 0.80), "pico": ("pico", 0.70),
-        "chemprot": ("relation", 0.75), "ddi": ("relation", 0.85), "gad": ("relation", 0.80),
-        "biosses": ("similarity", 0.90), "hoc": ("classification", 0.80),
-        "pubmedqa": ("qa", 0.50), "bioasq": ("qa", 0.90),
-    }  # fmt: skip
-    summary = pd.DataFrame([
-        {"model": "m", "task": task, "primary": True, "median": median}
-        for task, (_, median) in medians.items()
-    ] + [{"model": "m", "task": "ncbi", "primary": False, "median": 0.0}])  # fmt: skip
+        "bc5-chem": ("ner", 0.90),
+        "ncbi": ("ner", 0.80),
+        "pico": ("pico", 0.70),
+        "chemprot": ("relation", 0.75),
+        "ddi": ("relation", 0.85),
+        "gad": ("relation", 0.80),
+        "biosses": ("similarity", 0.90),
+        "hoc": ("classification", 0.80),
+        "pubmedqa": ("qa", 0.50),
+        "bioasq": ("qa", 0.90),
+    }
+    summary = pd.DataFrame(
+        [
+            {"model": "m", "task": task, "primary": True, "median": median}
+            for task, (_, median) in medians.items()
+        ]
+        + [{"model": "m", "task": "ncbi", "primary": False, "median": 0.0}]
+    )
     types = {task: kind for task, (kind, _) in medians.items()}
     # type means: NER 0.85, PICO 0.70, RE 0.80, similarity 0.90, DC 0.80, QA 0.70 -> 4.75 / 6
     (row,) = blurb_scores(summary, types).to_dict("records")

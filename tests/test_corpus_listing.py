@@ -47,7 +47,12 @@ def test_ncbi_listing_is_fetched_once(tmp_path, monkeypatch):
 def test_folder_listing(shared_data, tmp_path):
     pubmed = {"source": str(shared_data / "pubmed"), "baseline": "all"}
     names = pubmed_file_names(pubmed, "baseline", tmp_path)
-    assert names == ["pubmed20n1015", "pubmed21n1062", "pubmed22n1114", "pubmed23n1166",
-                     "pubmed24n1219"]
+    assert names == [
+        "pubmed20n1015",
+        "pubmed21n1062",
+        "pubmed22n1114",
+        "pubmed23n1166",
+        "pubmed24n1219",
+    ]
     with pytest.raises(ValueError, match="no .xml.gz files"):
         pubmed_file_names({"source": str(tmp_path), "updates": "all"}, "updates", tmp_path / "c")

@@ -21,11 +21,13 @@ def test_lines_jsonl_and_document_layouts(tmp_path):
 
     assert list(read_documents([lines])) == ["First note. It has two sentences.", "Second note."]
     assert list(read_documents([jsonl], "jsonl", "body")) == [
-        "Fever was noted. No rash.", "Discharged home."
+        "Fever was noted. No rash.",
+        "Discharged home.",
     ]
-    assert list(read_documents([document, document], "document")) == [
-        "A title\nSentence one.\nSentence two."
-    ] * 2
+    assert (
+        list(read_documents([document, document], "document"))
+        == ["A title\nSentence one.\nSentence two."] * 2
+    )
 
 
 def test_split_local_text_writes_sentences_and_statistics(tmp_path):
@@ -37,16 +39,30 @@ def test_split_local_text_writes_sentences_and_statistics(tmp_path):
 
     with gzip.open(sentences, "rt", encoding="utf-8") as handle:
         assert handle.read() == "Fever was noted.\nNo rash was seen.\n\nDischarged home.\n\n"
-    assert result == json.loads(stats.read_text()) == {
-        "documents": 2, "sentences": 3, "words": 3 + 4 + 2, "characters": 16 + 17 + 16,
-        "per_year": {"unknown": 2}, "skipped": {"no_text": 0}, "records": 2,
-    }
-    total = sum_corpus_stats([], [], [], tmp_path / "stats.json", text_stats=[stats],
-                             text_sources=["notes"])
+    assert (
+        result
+        == json.loads(stats.read_text())
+        == {
+            "documents": 2,
+            "sentences": 3,
+            "words": 3 + 4 + 2,
+            "characters": 16 + 17 + 16,
+            "per_year": {"unknown": 2},
+            "skipped": {"no_text": 0},
+            "records": 2,
+        }
+    )
+    total = sum_corpus_stats(
+        [], [], [], tmp_path / "stats.json", text_stats=[stats], text_sources=["notes"]
+    )
     assert total["files"] == ["text/notes"]
     assert total["records"] == 2 and total["sentences"] == 3
     assert total["sources"]["text"] == {
-        "records": 2, "documents": 2, "sentences": 3, "words": 3 + 4 + 2, "characters": 49
+        "records": 2,
+        "documents": 2,
+        "sentences": 3,
+        "words": 3 + 4 + 2,
+        "characters": 49,
     }
     assert total["skipped"] == {"no_text": 0}
 

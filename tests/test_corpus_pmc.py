@@ -75,19 +75,30 @@ def package(path: Path, members: dict[str, bytes], links: tuple[str, ...] = ()) 
 
 
 def test_package_is_streamed_safely(shared_data, tmp_path):
-    members = {f"PMC000xxxxxx/{name}": (shared_data / "pmc" / name).read_bytes()
-               for name in sorted(REAL_ARTICLES)}
-    members |= {"../evil.nxml": members["PMC000xxxxxx/cc11003.nxml"],
-                "/tmp/absolute.nxml": b"<article/>", "PMC000xxxxxx/readme.txt": b"not an article"}
+    members = {
+        f"PMC000xxxxxx/{name}": (shared_data / "pmc" / name).read_bytes()
+        for name in sorted(REAL_ARTICLES)
+    }
+    members |= {
+        "../evil.nxml": members["PMC000xxxxxx/cc11003.nxml"],
+        "/tmp/absolute.nxml": b"<article/>",
+        "PMC000xxxxxx/readme.txt": b"not an article",
+    }
     source = package(tmp_path / "bulk.tar.gz", members, links=("PMC000xxxxxx/link.nxml",))
     out = tmp_path / "out"
     summary = parse_pmc(source, out / "p.jsonl.gz", out / "p.json")
-    assert summary == {"file": "bulk.tar.gz", "records": 6, "documents": 6,
-                       "skipped": {"unsafe_member": 3}}
+    assert summary == {
+        "file": "bulk.tar.gz",
+        "records": 6,
+        "documents": 6,
+        "skipped": {"unsafe_member": 3},
+    }
     documents = [json.loads(line) for line in gzip.open(out / "p.jsonl.gz", "rt")]
     assert [d["pmcid"] for d in documents] == [REAL_ARTICLES[n][0] for n in sorted(REAL_ARTICLES)]
     assert not (tmp_path / "evil.nxml").exists() and sorted(p.name for p in out.iterdir()) == [
-        "p.json", "p.jsonl.gz"]
+        "p.json",
+        "p.jsonl.gz",
+    ]
     half = parse_pmc(source, out / "h.jsonl.gz", out / "h.json", PmcOptions(sample_fraction=0.5))
     kept = {json.loads(line)["pmcid"] for line in gzip.open(out / "h.jsonl.gz", "rt")}
     assert kept == {d["pmcid"] for d in documents if sampled(d["pmcid"], 0.5, 0)}
@@ -108,8 +119,9 @@ def test_dedupe_against_pubmed(shared_data, tmp_path):
     parse_pmc(shared_data / "pmc/6605965a.nxml", out / "p.jsonl.gz", out / "p.json")
     np.save(tmp_path / "pmids.npy", np.array([1, 21045829, 99999999], dtype=np.int64))
     full = split_pmc_sentences(out / "p.jsonl.gz", out / "a.txt.gz", out / "a.json")
-    dedup = split_pmc_sentences(out / "p.jsonl.gz", out / "b.txt.gz", out / "b.json",
-                                pubmed_pmids=tmp_path / "pmids.npy")
+    dedup = split_pmc_sentences(
+        out / "p.jsonl.gz", out / "b.txt.gz", out / "b.json", pubmed_pmids=tmp_path / "pmids.npy"
+    )
     assert (full["documents"], dedup["documents"]) == (1, 1)
     assert dedup["skipped"] == {"no_text": 0, "abstract_in_pubmed": 1}
     text = gzip.open(out / "a.txt.gz", "rt").read()
@@ -130,16 +142,17 @@ BAD_INPUTS = {
     "not gzip": (lambda tmp: write(tmp / "in/x.tar.gz", b"plain bytes"), "corrupt or truncated"),
     "empty file": (lambda tmp: write(tmp / "in/x.nxml", b""), "x.nxml: empty file"),
     "malformed member": (
-        lambda tmp: package(tmp / "in/x.tar.gz", {"ok.nxml": article_bytes(),
-                                                  "bad.nxml": b"<article>\n<body><p></body>"}),
+        lambda tmp: package(
+            tmp / "in/x.tar.gz",
+            {"ok.nxml": article_bytes(), "bad.nxml": b"<article>\n<body><p></body>"},
+        ),
         "x.tar.gz:bad.nxml: line 2: malformed XML",
     ),
     "non-UTF-8 bytes": (
         lambda tmp: write(tmp / "in/x.nxml", article_bytes(b"<p>caf\xe9</p>")),
         "x.nxml: line 2: malformed XML",
     ),
-    "foreign root": (
-        lambda tmp: write(tmp / "in/x.nxml", b"<html/>"), "root element is <html>"),
+    "foreign root": (lambda tmp: write(tmp / "in/x.nxml", b"<html/>"), "root element is <html>"),
 }
 
 

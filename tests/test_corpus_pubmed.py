@@ -109,9 +109,7 @@ BAD_INPUTS = {
     "empty file": (lambda tmp: write(tmp, b""), "empty file"),
     "empty document": (lambda tmp: write(tmp, gzip.compress(b"")), "malformed XML"),
     "malformed XML": (
-        lambda tmp: write(
-            tmp, gzip.compress(pubmed_xml(article("1")).replace(b"</Article>", b""))
-        ),
+        lambda tmp: write(tmp, gzip.compress(pubmed_xml(article("1")).replace(b"</Article>", b""))),
         "line 2: malformed XML",
     ),
     "non-UTF-8 bytes": (

@@ -16,8 +16,10 @@ CASES = {
     "species, et al., Fig., vs.": (
         "Growth of E. coli was shown by Smith et al. In mice it rose (Fig. 2) vs. controls. "
         "It stopped.",
-        ["Growth of E. coli was shown by Smith et al. In mice it rose (Fig. 2) vs. controls.",
-         "It stopped."],
+        [
+            "Growth of E. coli was shown by Smith et al. In mice it rose (Fig. 2) vs. controls.",
+            "It stopped.",
+        ],
     ),
     "list markers stay inside": (
         "We show that: (a) X binds Y; (b) Z binds W. 1) A is up; 2) B is down.",
@@ -28,16 +30,21 @@ CASES = {
         ["1. Danazol reduced ER.", "2. It did not alter ER mRNA."],
     ),
     "lower-case gene names start sentences": (
-        "It was induced. c-myc did not correlate. mRNA levels rose. beta-Catenin bound. "
-        "it stayed.",
-        ["It was induced.", "c-myc did not correlate.", "mRNA levels rose.",
-         "beta-Catenin bound. it stayed."],
+        "It was induced. c-myc did not correlate. mRNA levels rose. beta-Catenin bound. it stayed.",
+        [
+            "It was induced.",
+            "c-myc did not correlate.",
+            "mRNA levels rose.",
+            "beta-Catenin bound. it stayed.",
+        ],
     ),
     "citation inside brackets": (
         "This was reported (S. Zalani, E. Holley, Proc. Natl. Acad. Sci. USA 93:9194, 1996). "
         "We confirm it.",
-        ["This was reported (S. Zalani, E. Holley, Proc. Natl. Acad. Sci. USA 93:9194, 1996).",
-         "We confirm it."],
+        [
+            "This was reported (S. Zalani, E. Holley, Proc. Natl. Acad. Sci. USA 93:9194, 1996).",
+            "We confirm it.",
+        ],
     ),
     "No. vs NO., question mark, ellipsis": (
         "See No. 5 and CTTGG ... CCAAG. Is NO. It is? Yes!",
@@ -61,7 +68,8 @@ def test_stray_bracket_does_not_swallow_the_text():
 def test_sections_stay_apart():
     splitter = build_splitter("rules")
     assert list(splitter.split(["BACKGROUND: Sepsis\nMETHODS: We enrolled 10. Data.", ""])) == [
-        ["BACKGROUND: Sepsis", "METHODS: We enrolled 10.", "Data."], []
+        ["BACKGROUND: Sepsis", "METHODS: We enrolled 10.", "Data."],
+        [],
     ]
     with pytest.raises(ValueError, match="needs splitter: scispacy"):
         build_splitter("rules", "en_core_sci_sm")

@@ -68,8 +68,13 @@ def test_unknown_splitter_and_missing_model():
 
 def test_split_sentences_file(tmp_path):
     citations = [
-        {"pmid": "1", "version": 1, "year": 2001, "title": "E. coli growth.",
-         "abstract": ABBREVIATIONS},
+        {
+            "pmid": "1",
+            "version": 1,
+            "year": 2001,
+            "title": "E. coli growth.",
+            "abstract": ABBREVIATIONS,
+        },
         {"pmid": "2", "version": 1, "year": None, "title": "Old title.", "abstract": "Old text."},
         {"pmid": "2", "version": 2, "year": None, "title": "New  title.", "abstract": "New text."},
         {"pmid": "3", "version": 1, "year": 2001, "title": "Title only.", "abstract": ""},
@@ -85,14 +90,18 @@ def test_split_sentences_file(tmp_path):
     assert text.split("\n\n")[1:] == ["New title.\nNew text.", ""]
     assert text.startswith("E. coli growth.\nGrowth of E. coli K-12")
     lines = [line for line in text.splitlines() if line]
-    assert result == json.loads(stats.read_text()) == {
-        "documents": 2,
-        "sentences": 7,
-        "words": sum(len(line.split()) for line in lines),
-        "characters": sum(len(line) for line in lines),
-        "per_year": {"2001": 1, "unknown": 1},
-        "skipped": {"no_abstract": 1, "not_latest": 2},
-    }
+    assert (
+        result
+        == json.loads(stats.read_text())
+        == {
+            "documents": 2,
+            "sentences": 7,
+            "words": sum(len(line.split()) for line in lines),
+            "characters": sum(len(line) for line in lines),
+            "per_year": {"2001": 1, "unknown": 1},
+            "skipped": {"no_abstract": 1, "not_latest": 2},
+        }
+    )
     without_title = split_sentences(documents, keep, sentences, stats, include_title=False)
     assert without_title["sentences"] == 5
 
@@ -100,31 +109,59 @@ def test_split_sentences_file(tmp_path):
 def test_corpus_stats(tmp_path):
     paths = []
     for stem, documents, year in [("a", 2, "2001"), ("b", 3, "2002")]:
-        write_json(tmp_path / f"{stem}.stats.json", {
-            "documents": documents, "sentences": 10 * documents, "words": 100 * documents,
-            "characters": 1000 * documents, "per_year": {year: documents, "2000": 1},
-            "skipped": {"no_abstract": 1, "not_latest": documents},
-        })
-        write_json(tmp_path / f"{stem}.json", {
-            "file": f"{stem}.xml.gz", "records": documents + 4, "documents": documents + 4,
-            "skipped": {"book_article": 1}, "deleted_pmids": ["7"],
-        })
+        write_json(
+            tmp_path / f"{stem}.stats.json",
+            {
+                "documents": documents,
+                "sentences": 10 * documents,
+                "words": 100 * documents,
+                "characters": 1000 * documents,
+                "per_year": {year: documents, "2000": 1},
+                "skipped": {"no_abstract": 1, "not_latest": documents},
+            },
+        )
+        write_json(
+            tmp_path / f"{stem}.json",
+            {
+                "file": f"{stem}.xml.gz",
+                "records": documents + 4,
+                "documents": documents + 4,
+                "skipped": {"book_article": 1},
+                "deleted_pmids": ["7"],
+            },
+        )
         paths.append(stem)
     result = sum_corpus_stats(
-        [tmp_path / f"{s}.stats.json" for s in paths], [tmp_path / f"{s}.json" for s in paths],
-        paths, tmp_path / "stats.json",
+        [tmp_path / f"{s}.stats.json" for s in paths],
+        [tmp_path / f"{s}.json" for s in paths],
+        paths,
+        tmp_path / "stats.json",
     )
-    assert result == json.loads((tmp_path / "stats.json").read_text()) == {
-        "files": ["a", "b"], "records": 13, "documents": 5, "sentences": 50, "words": 500,
-        "characters": 5000, "per_year": {"2000": 2, "2001": 2, "2002": 3},
-        "skipped": {"book_article": 2, "no_abstract": 2, "not_latest": 5},
-        "sources": {
-            "pubmed": {"records": 13, "documents": 5, "sentences": 50, "words": 500,
-                       "characters": 5000},
-            "pmc": {"records": 0, "documents": 0, "sentences": 0, "words": 0, "characters": 0},
-            "text": {"records": 0, "documents": 0, "sentences": 0, "words": 0, "characters": 0},
-        },
-    }
+    assert (
+        result
+        == json.loads((tmp_path / "stats.json").read_text())
+        == {
+            "files": ["a", "b"],
+            "records": 13,
+            "documents": 5,
+            "sentences": 50,
+            "words": 500,
+            "characters": 5000,
+            "per_year": {"2000": 2, "2001": 2, "2002": 3},
+            "skipped": {"book_article": 2, "no_abstract": 2, "not_latest": 5},
+            "sources": {
+                "pubmed": {
+                    "records": 13,
+                    "documents": 5,
+                    "sentences": 50,
+                    "words": 500,
+                    "characters": 5000,
+                },
+                "pmc": {"records": 0, "documents": 0, "sentences": 0, "words": 0, "characters": 0},
+                "text": {"records": 0, "documents": 0, "sentences": 0, "words": 0, "characters": 0},
+            },
+        }
+    )
 
 
 def test_corpus_stage_never_imports_torch(repo_root):

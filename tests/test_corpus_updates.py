@@ -11,9 +11,14 @@ from biocompact.corpus.pubmed import parse_pubmed, read_citations
 from biocompact.corpus.updates import latest_records, read_keep_list, write_keep_lists
 
 REAL_STEMS = [
-    "baseline/pubmed20n1015", "baseline/pubmed21n1062", "baseline/pubmed22n1114",
-    "baseline/pubmed23n1166", "baseline/pubmed24n1219",
-    "updatefiles/pubmed20n1016", "updatefiles/pubmed21n1063", "updatefiles/pubmed22n1115",
+    "baseline/pubmed20n1015",
+    "baseline/pubmed21n1062",
+    "baseline/pubmed22n1114",
+    "baseline/pubmed23n1166",
+    "baseline/pubmed24n1219",
+    "updatefiles/pubmed20n1016",
+    "updatefiles/pubmed21n1063",
+    "updatefiles/pubmed22n1115",
 ]
 
 

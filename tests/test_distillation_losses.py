@@ -33,7 +33,9 @@ def test_soft_loss_is_kl_teacher_student_scaled_by_t_squared():
     expected_t2 = 4 * sum(qi * math.log(qi / 0.5) for qi in q)
     assert soft_mlm_loss(student, teacher, 2.0).item() == pytest.approx(expected_t2, rel=1e-5)
     # averaged over masked tokens: two identical rows give the same value
-    assert soft_mlm_loss(student.repeat(2, 1), teacher.repeat(2, 1), 2.0).item() == pytest.approx(expected_t2, rel=1e-5)
+    assert soft_mlm_loss(student.repeat(2, 1), teacher.repeat(2, 1), 2.0).item() == pytest.approx(
+        expected_t2, rel=1e-5
+    )
 
 
 def test_soft_loss_is_zero_for_identical_distributions():
@@ -57,7 +59,9 @@ def test_soft_cross_entropy_is_eq_8_with_temperature():
     # T = 2: student softmax([0, ln3 / 2]) = [1, sqrt 3] / (1 + sqrt 3); teacher stays uniform; no T^2
     s = [1 / (1 + math.sqrt(3)), math.sqrt(3) / (1 + math.sqrt(3))]
     expected_t2 = -(0.5 * math.log(s[0]) + 0.5 * math.log(s[1]))
-    assert soft_cross_entropy_loss(student, teacher, 2.0).item() == pytest.approx(expected_t2, rel=1e-6)
+    assert soft_cross_entropy_loss(student, teacher, 2.0).item() == pytest.approx(
+        expected_t2, rel=1e-6
+    )
     # mean over rows (tokens): a second row with loss ln 2 averages in
     both = soft_cross_entropy_loss(torch.cat([student, teacher]), torch.cat([teacher, teacher]))
     assert both.item() == pytest.approx((expected + math.log(2)) / 2, rel=1e-6)
@@ -73,14 +77,22 @@ def test_hidden_mse_averages_real_tokens_and_units():
 
 # One sequence of three tokens, the last one padding; two heads. Probabilities per query row.
 ATTENTION_MASK = torch.tensor([[1, 1, 0]])
-STUDENT_MAPS = torch.tensor([[
-    [[0.5, 0.5, 0.0], [0.25, 0.75, 0.0], [0.1, 0.2, 0.7]],
-    [[0.5, 0.5, 0.0], [0.5, 0.5, 0.0], [0.3, 0.3, 0.4]],
-]])
-TEACHER_MAPS = torch.tensor([[
-    [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.9, 0.1, 0.0]],
-    [[0.5, 0.5, 0.0], [0.5, 0.5, 0.0], [0.2, 0.2, 0.6]],
-]])
+STUDENT_MAPS = torch.tensor(
+    [
+        [
+            [[0.5, 0.5, 0.0], [0.25, 0.75, 0.0], [0.1, 0.2, 0.7]],
+            [[0.5, 0.5, 0.0], [0.5, 0.5, 0.0], [0.3, 0.3, 0.4]],
+        ]
+    ]
+)
+TEACHER_MAPS = torch.tensor(
+    [
+        [
+            [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.9, 0.1, 0.0]],
+            [[0.5, 0.5, 0.0], [0.5, 0.5, 0.0], [0.2, 0.2, 0.6]],
+        ]
+    ]
+)
 
 
 def test_attention_mse_is_mean_over_heads_of_per_head_mse():
@@ -96,4 +108,6 @@ def test_attention_kl_is_teacher_first_per_query_averaged_over_heads_and_tokens(
     expected = (math.log(2) + query_2 + 0.0 + 0.0) / (2 * 2)  # H = 2 heads, N = 2 real tokens
     loss = attention_kl_loss(STUDENT_MAPS.log(), TEACHER_MAPS.log(), ATTENTION_MASK)
     assert loss.item() == pytest.approx(expected, rel=1e-6)
-    assert attention_kl_loss(STUDENT_MAPS.log(), STUDENT_MAPS.log(), ATTENTION_MASK).item() == pytest.approx(0.0, abs=1e-7)
+    assert attention_kl_loss(
+        STUDENT_MAPS.log(), STUDENT_MAPS.log(), ATTENTION_MASK
+    ).item() == pytest.approx(0.0, abs=1e-7)

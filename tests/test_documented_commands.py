@@ -34,8 +34,11 @@ RUN_ELSEWHERE = {
     ".venv/bin/python benchmarks/": "benchmarks print figures for README; run by hand",
     "export ": "sets the variables of the commands after it (applied here)",
 }
-WILDCARD_NAMES = {"model": ("pretraining", "distillation", "external_models"), "task": ("finetuning.tasks",),
-                  "vocab": ("vocabularies",)}
+WILDCARD_NAMES = {
+    "model": ("pretraining", "distillation", "external_models"),
+    "task": ("finetuning.tasks",),
+    "vocab": ("vocabularies",),
+}
 
 
 def _fenced_commands(text: str) -> list[str]:
@@ -54,15 +57,23 @@ def _config_header_commands(path: Path) -> list[str]:
     header = "".join(
         line[1:] for line in path.read_text().splitlines(keepends=True) if line.startswith("#")
     )
-    return [" ".join(shlex.split(line, comments=True))
-            for line in header.replace("\\\n", " ").splitlines()
-            if line.strip().startswith(SNAKEMAKE_PROGRAMS)]
+    return [
+        " ".join(shlex.split(line, comments=True))
+        for line in header.replace("\\\n", " ").splitlines()
+        if line.strip().startswith(SNAKEMAKE_PROGRAMS)
+    ]
 
 
 def documented_commands() -> list[tuple[str, str]]:
     """(where, command) for every command of the documents and config headers."""
-    found = [(doc.name, command) for doc in DOCUMENTS for command in _fenced_commands(doc.read_text())]
-    found += [(f"configs/{path.name}", command) for path in CONFIGS for command in _config_header_commands(path)]
+    found = [
+        (doc.name, command) for doc in DOCUMENTS for command in _fenced_commands(doc.read_text())
+    ]
+    found += [
+        (f"configs/{path.name}", command)
+        for path in CONFIGS
+        for command in _config_header_commands(path)
+    ]
     return found
 
 
@@ -74,7 +85,9 @@ def documented_config_files() -> dict[str, str]:
     """The ```yaml blocks of the documents that start with ``# NAME.yaml:``, by NAME.yaml."""
     files = {}
     for doc in DOCUMENTS:
-        for block in re.findall(r"^```yaml\n(# ([\w.-]+\.yaml):.*?)^```", doc.read_text(), re.S | re.M):
+        for block in re.findall(
+            r"^```yaml\n(# ([\w.-]+\.yaml):.*?)^```", doc.read_text(), re.S | re.M
+        ):
             files[block[1]] = block[0]
     return files
 
@@ -106,8 +119,9 @@ def _environment(command: str) -> dict[str, str]:
 def _run(command: str, checkout: Path, dry_run: bool) -> subprocess.CompletedProcess:
     words = shlex.split(command)
     argv = [sys.executable, "-m", "snakemake", *(["-n"] if dry_run else []), *words[1:]]
-    return subprocess.run(argv, cwd=checkout, capture_output=True, text=True,
-                          env=_environment(command), check=False)
+    return subprocess.run(
+        argv, cwd=checkout, capture_output=True, text=True, env=_environment(command), check=False
+    )
 
 
 def _configs_named(command: str, checkout: Path) -> dict:
@@ -115,7 +129,7 @@ def _configs_named(command: str, checkout: Path) -> dict:
     words = shlex.split(command)
     files = []
     if "--configfile" in words:
-        for word in words[words.index("--configfile") + 1:]:
+        for word in words[words.index("--configfile") + 1 :]:
             if word.startswith("-"):
                 break
             files.append(word)
@@ -141,10 +155,15 @@ def _names(config: dict, section: str) -> set[str]:
 
 
 def test_every_command_is_run_by_a_test():
-    unrouted = [(where, c) for where, c in COMMANDS
-                if c.split()[0] not in SNAKEMAKE_PROGRAMS and not c.startswith(tuple(RUN_ELSEWHERE))]
+    unrouted = [
+        (where, c)
+        for where, c in COMMANDS
+        if c.split()[0] not in SNAKEMAKE_PROGRAMS and not c.startswith(tuple(RUN_ELSEWHERE))
+    ]
     assert unrouted == [], "add these to a test or to RUN_ELSEWHERE"
-    stale = [prefix for prefix in RUN_ELSEWHERE if not any(c.startswith(prefix) for _, c in COMMANDS)]
+    stale = [
+        prefix for prefix in RUN_ELSEWHERE if not any(c.startswith(prefix) for _, c in COMMANDS)
+    ]
     assert stale == [], "RUN_ELSEWHERE lists commands no document prints any more"
 
 
@@ -163,7 +182,9 @@ def test_snakemake_command_dry_runs_with_only_its_configs_work(tmp_path, command
     for wildcard, sections in WILDCARD_NAMES.items():
         scheduled = set(re.findall(rf"\b{wildcard}=([^,\s]+)", result.stdout))
         allowed = set().union(*(_names(config, section) for section in sections))
-        assert scheduled <= allowed, f"{command}: {wildcard}s {scheduled - allowed} are not its config's"
+        assert scheduled <= allowed, (
+            f"{command}: {wildcard}s {scheduled - allowed} are not its config's"
+        )
 
 
 @pytest.mark.slow

@@ -7,7 +7,13 @@ from biocompact.tokenized_corpus import build_tokenized_corpus
 from biocompact.vocab.build import build_vocabulary
 from biocompact.vocab.settings import VocabularySettings
 
-SETTINGS = {"vocab_size": 300, "lowercase": True, "min_frequency": 1, "limit_alphabet": 100, "reference": None}
+SETTINGS = {
+    "vocab_size": 300,
+    "lowercase": True,
+    "min_frequency": 1,
+    "limit_alphabet": 100,
+    "reference": None,
+}
 SPECIALS = {  # type: (cls, sep, pad, mask, unk) and their ids, in each family's order
     "bpe": (("<s>", "</s>", "<pad>", "<mask>", "<unk>"), (0, 2, 1, 4, 3)),
     "unigram": (("[CLS]", "[SEP]", "<pad>", "[MASK]", "<unk>"), (2, 3, 0, 4, 1)),
@@ -26,19 +32,39 @@ def shard(tmp_path):
 
 
 def _build(shard, tmp_path, vocab_type, **settings):
-    stats = build_vocabulary([shard], tmp_path / "tokenizer", tmp_path / "stats.json", "v",
-                             VocabularySettings.from_entry({**SETTINGS, "type": vocab_type, **settings}), heldout_fraction=0.2, max_heldout_sentences=100)
+    stats = build_vocabulary(
+        [shard],
+        tmp_path / "tokenizer",
+        tmp_path / "stats.json",
+        "v",
+        VocabularySettings.from_entry({**SETTINGS, "type": vocab_type, **settings}),
+        heldout_fraction=0.2,
+        max_heldout_sentences=100,
+    )
     return AutoTokenizer.from_pretrained(tmp_path / "tokenizer"), stats
 
 
 @pytest.mark.parametrize("vocab_type", ["bpe", "unigram"])
-def test_saved_folder_is_a_fast_tokenizer_with_the_family_special_tokens(shard, tmp_path, vocab_type):
+def test_saved_folder_is_a_fast_tokenizer_with_the_family_special_tokens(
+    shard, tmp_path, vocab_type
+):
     tokenizer, stats = _build(shard, tmp_path, vocab_type, extra_special_tokens=["@GENE$"])
     tokens, ids = SPECIALS[vocab_type]
     assert tokenizer.is_fast
-    assert (tokenizer.cls_token, tokenizer.sep_token, tokenizer.pad_token, tokenizer.mask_token, tokenizer.unk_token) == tokens
-    assert (tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id, tokenizer.mask_token_id,
-            tokenizer.unk_token_id) == ids
+    assert (
+        tokenizer.cls_token,
+        tokenizer.sep_token,
+        tokenizer.pad_token,
+        tokenizer.mask_token,
+        tokenizer.unk_token,
+    ) == tokens
+    assert (
+        tokenizer.cls_token_id,
+        tokenizer.sep_token_id,
+        tokenizer.pad_token_id,
+        tokenizer.mask_token_id,
+        tokenizer.unk_token_id,
+    ) == ids
     assert tokenizer.convert_tokens_to_ids("@GENE$") == 5
     encoded = tokenizer("tp53 gene", "brca1")
     assert encoded["input_ids"][0] == ids[0] and encoded["input_ids"][-1] == ids[1]
@@ -70,8 +96,12 @@ def test_byte_level_bpe_lowercases_only_when_asked(shard, tmp_path):
 @pytest.mark.parametrize("vocab_type", ["bpe", "unigram"])
 def test_packed_corpus_is_framed_with_the_vocabulary_cls_and_sep(shard, tmp_path, vocab_type):
     tokenizer, _ = _build(shard, tmp_path, vocab_type)
-    splits = build_tokenized_corpus([shard], tmp_path / "tokenizer", tmp_path / "data", max_seq_length=32,
-                                    heldout_fraction=0.2)
+    splits = build_tokenized_corpus(
+        [shard], tmp_path / "tokenizer", tmp_path / "data", max_seq_length=32, heldout_fraction=0.2
+    )
     row = splits["train"][0]
-    assert row["input_ids"][0] == tokenizer.cls_token_id and row["input_ids"][-1] == tokenizer.sep_token_id
+    assert (
+        row["input_ids"][0] == tokenizer.cls_token_id
+        and row["input_ids"][-1] == tokenizer.sep_token_id
+    )
     assert row["word_ids"][0] == row["word_ids"][-1] == -1 and min(row["word_ids"][1:-1]) == 0

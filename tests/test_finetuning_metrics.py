@@ -36,9 +36,13 @@ def test_ner_primary_is_conlleval_and_strict_is_labelled():
     scores = score(ner_metrics(), gold, pred)
     assert scores == pytest.approx(
         {
-            "precision": 2 / 3, "recall": 1.0, "f1": 0.8,
-            "strict_precision": 1.0, "strict_recall": 1 / 2, "strict_f1": 2 / 3,
-        }  # fmt: skip
+            "precision": 2 / 3,
+            "recall": 1.0,
+            "f1": 0.8,
+            "strict_precision": 1.0,
+            "strict_recall": 1 / 2,
+            "strict_f1": 2 / 3,
+        }
     )
     definitions_ = definitions(ner_metrics())
     assert "conlleval" in definitions_["f1"] and "strict IOB2" in definitions_["strict_f1"]
@@ -113,7 +117,9 @@ def test_yesno_metrics_by_hand_and_against_scikit_learn():
     scores = score(yesno_metrics(["no", "yes"], "question"), gold, predicted)
     # predicted yes, no, no, yes, yes: correct 3/5; F1 yes 2/3 (TP 2, FP 1, FN 1), F1 no 1/2
     # AUC: pairs (yes, no) ranked right: 0.9>0.3, 0.9>0.6, 0.4>0.3, 0.8>0.3, 0.8>0.6 -> 5 of 6
-    assert scores == pytest.approx({"accuracy": 0.6, "macro_f1": (2 / 3 + 1 / 2) / 2, "roc_auc": 5 / 6})
+    assert scores == pytest.approx(
+        {"accuracy": 0.6, "macro_f1": (2 / 3 + 1 / 2) / 2, "roc_auc": 5 / 6}
+    )
     assert scores["roc_auc"] == pytest.approx(roc_auc_score([g == "yes" for g in gold], p_yes))
     single = score(yesno_metrics(["no", "yes"], "q"), ["yes"], [ScoredLabel("no", (0.6, 0.4))])
     assert single == {"accuracy": 0.0, "macro_f1": 0.0, "roc_auc": 0.5}

@@ -127,10 +127,12 @@ GAD_COUNTS = [(4796, 534)] + [(4797, 533)] * 8 + [(4798, 532)]
 
 def test_gad_every_fold_has_exact_counts(shared_data):
     counts = [
-        tuple(len(read_re_biobert_tsv(shared_data / "re" / "GAD" / str(fold) / f"{split}.tsv"))
-              for split in ("train", "test"))
+        tuple(
+            len(read_re_biobert_tsv(shared_data / "re" / "GAD" / str(fold) / f"{split}.tsv"))
+            for split in ("train", "test")
+        )
         for fold in range(1, 11)
-    ]  # fmt: skip
+    ]
     assert counts == GAD_COUNTS
 
 
@@ -158,8 +160,11 @@ def test_hoc_sentences_abstracts_and_labels(shared_data, split, sentences, abstr
 def test_hoc_first_rows(shared_data):
     examples = read_hoc_tsv(shared_data / "dc" / "hoc" / "train.tsv")
     assert (examples[0].id, examples[0].document, examples[0].labels, examples[0].line) == (
-        "11724768_s0", "11724768", frozenset(), 2,
-    )  # fmt: skip
+        "11724768_s0",
+        "11724768",
+        frozenset(),
+        2,
+    )
     assert examples[3].labels == frozenset({"8"})
 
 
@@ -171,8 +176,10 @@ def test_bioasq_factoid_snippets_and_questions(shared_data):
     assert (len(test), len({s.question_id for s in test})) == (512, 162)
     first = train[0]
     assert (first.question_id, first.answers, first.starts) == (
-        "56bc751eac7ad10019000013", ("Bazex syndrome",), (31,),
-    )  # fmt: skip
+        "56bc751eac7ad10019000013",
+        ("Bazex syndrome",),
+        (31,),
+    )
     assert all(s.answers == () for s in test)
 
 
@@ -196,14 +203,32 @@ def test_nli_jsonl_pairs(tmp_path):
     )
     first, second = read_nli_jsonl(path)
     assert (first.id, first.text, first.text_pair, first.label) == (
-        "p1", "No fever.", "Has fever.", "contradiction",
-    )  # fmt: skip
+        "p1",
+        "No fever.",
+        "Has fever.",
+        "contradiction",
+    )
     assert (second.id, second.line) == ("1", 3)
 
 
-SQUAD_OK = {"data": [{"paragraphs": [{"context": "BRCA1 causes cancer.", "qas": [
-    {"id": "0123456789abcdef01234567_001", "question": "What?",
-     "answers": [{"text": "BRCA1", "answer_start": 0}]}]}]}]}  # fmt: skip
+SQUAD_OK = {
+    "data": [
+        {
+            "paragraphs": [
+                {
+                    "context": "BRCA1 causes cancer.",
+                    "qas": [
+                        {
+                            "id": "0123456789abcdef01234567_001",
+                            "question": "What?",
+                            "answers": [{"text": "BRCA1", "answer_start": 0}],
+                        }
+                    ],
+                }
+            ]
+        }
+    ]
+}
 
 
 def squad(answer_start: int = 0, qas_id: str = "0123456789abcdef01234567_001") -> str:
@@ -216,17 +241,29 @@ def squad(answer_start: int = 0, qas_id: str = "0123456789abcdef01234567_001") -
 @pytest.mark.parametrize(
     ("reader", "text", "message"),
     [
-        (read_hoc_tsv, "labels\tsentence\tindex\n0_1,1_2\ts\td_s0\n", r"a\.tsv:2: malformed labels"),
+        (
+            read_hoc_tsv,
+            "labels\tsentence\tindex\n0_1,1_2\ts\td_s0\n",
+            r"a\.tsv:2: malformed labels",
+        ),
         (read_hoc_tsv, "0_1\ts\n", r"a\.tsv:1: expected 3 tab-separated columns"),
-        (read_nli_jsonl, '{"sentence1": "a", "sentence2": "b"}\n', r"a\.tsv:1: missing .*gold_label"),
+        (
+            read_nli_jsonl,
+            '{"sentence1": "a", "sentence2": "b"}\n',
+            r"a\.tsv:1: missing .*gold_label",
+        ),
         (read_nli_jsonl, '{"sentence1": "a",\n', r"a\.tsv:1: malformed JSON"),
-        (read_squad_json, squad(answer_start=1), r"a\.tsv:\d+: .*_001: answer 'BRCA1' at offset 1 "
-         r"does not match its context \('RCA1 '"),
+        (
+            read_squad_json,
+            squad(answer_start=1),
+            r"a\.tsv:\d+: .*_001: answer 'BRCA1' at offset 1 "
+            r"does not match its context \('RCA1 '",
+        ),
         (read_squad_json, squad(qas_id="q1"), r"a\.tsv:\d+: id 'q1' does not start with a 24"),
         (read_squad_json, "[1, 2", r"a\.tsv:1: malformed JSON"),
         (read_squad_json, '{"data": []}', r"a\.tsv: no examples"),
     ],
-)  # fmt: skip
+)
 def test_malformed_new_formats_name_file_and_line(tmp_path, reader, text, message):
     with pytest.raises(DatasetFormatError, match=message):
         reader(write(tmp_path / "a.tsv", text))
@@ -249,8 +286,12 @@ def test_pubmedqa_one_example_per_question(tmp_path):
     path = write(tmp_path / "a.json", json.dumps({"123": entries["123"]}, indent=1))
     (example,) = read_pubmedqa_json(path)
     assert (example.id, example.text, example.text_pair, example.label, example.group) == (
-        "123", "Does X help?", "A. B.", "maybe", "123",
-    )  # fmt: skip
+        "123",
+        "Does X help?",
+        "A. B.",
+        "maybe",
+        "123",
+    )
     bad = write(tmp_path / "b.json", json.dumps(entries, indent=1))
     with pytest.raises(DatasetFormatError, match=r"b\.json:\d+: 456: needs QUESTION"):
         read_pubmedqa_json(bad)

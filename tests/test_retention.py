@@ -32,12 +32,29 @@ def retention(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> pd.DataFrame:
             if value is not None:
                 path = Path(PATTERN.format(model=model, task=task, seed=seed))
                 path.parent.mkdir(parents=True)
-                path.write_text(json.dumps({
-                    "model": model, "task": task, "seed": seed, "family": task.split("-")[0],
-                    "primary_metric": "f1", "metrics": {"f1": value, "precision": 1.0},
-                }), encoding="utf-8")
-    aggregate("scores.csv", "summary.csv", "averages.csv", "summary.md", ["teacher", "student", "other", "zero"],
-              ["ner-a", "re-b", "dc-c"], [1, 2, 3], PATTERN)
+                path.write_text(
+                    json.dumps(
+                        {
+                            "model": model,
+                            "task": task,
+                            "seed": seed,
+                            "family": task.split("-")[0],
+                            "primary_metric": "f1",
+                            "metrics": {"f1": value, "precision": 1.0},
+                        }
+                    ),
+                    encoding="utf-8",
+                )
+    aggregate(
+        "scores.csv",
+        "summary.csv",
+        "averages.csv",
+        "summary.md",
+        ["teacher", "student", "other", "zero"],
+        ["ner-a", "re-b", "dc-c"],
+        [1, 2, 3],
+        PATTERN,
+    )
     teachers = {"student": "teacher", "other": "teacher", "teacher": "zero"}
     table = write_retention("scores.csv", "summary.csv", teachers, "retention.csv")
     pd.testing.assert_frame_equal(pd.read_csv("retention.csv"), table, check_dtype=False)
@@ -61,7 +78,9 @@ def test_overall_retention_uses_the_tasks_both_ran_and_the_complete_seeds(retent
     assert overall["retention"] == pytest.approx(((0.72 + 0.64) / 2) / ((0.82 + 0.61) / 2))
     # seed 2 lacks the student's ner-a run: only seeds 1 and 3 pair on every task
     seed1, seed3 = (0.70 + 0.62) / (0.80 + 0.60), (0.74 + 0.64) / (0.84 + 0.65)
-    assert (overall["seed_min"], overall["seed_max"], overall["n_seeds"]) == pytest.approx((seed3, seed1, 2))
+    assert (overall["seed_min"], overall["seed_max"], overall["n_seeds"]) == pytest.approx(
+        (seed3, seed1, 2)
+    )
     other = retention.loc[("other", "overall")]  # only ner-a: the teacher's re-b is left out
     assert other["retention"] == pytest.approx(0.40 / 0.82)
     assert sorted(retention.loc["other"].index) == ["ner-a", "overall"]

@@ -36,18 +36,32 @@ SMALL_JOB = {"gpus": 1, "cpus_per_gpu": 2, "mem_mb": 2000, "runtime": 30}
 # The test overlay of the slurm profile: this cluster's partitions, no account, the
 # status command that works without an accounting database, and no job asking for more
 # CPUs than the test node has.
-SLURM_OVERLAY = ["--slurm-status-command", "squeue", "--slurm-init-seconds-before-status-checks", "2",
-                 "--slurm-no-account", "--max-threads", str(os.cpu_count())]
+SLURM_OVERLAY = [
+    "--slurm-status-command",
+    "squeue",
+    "--slurm-init-seconds-before-status-checks",
+    "2",
+    "--slurm-no-account",
+    "--max-threads",
+    str(os.cpu_count()),
+]
 SLURM_ENV = {"BIOCOMPACT_CPU_PARTITION": "cpu", "BIOCOMPACT_GPU_PARTITION": "gpu"}
 
 
 def _overlay_config() -> dict:
     config = yaml.safe_load((REPO_ROOT / "config.yaml").read_text())
     for model in config["pretraining"].values():
-        model.update(steps=PRETRAIN_STEPS, warmup_steps=4, log_every=5, checkpoint_every=CHECKPOINT_EVERY,
-                     resources=SMALL_JOB)
+        model.update(
+            steps=PRETRAIN_STEPS,
+            warmup_steps=4,
+            log_every=5,
+            checkpoint_every=CHECKPOINT_EVERY,
+            resources=SMALL_JOB,
+        )
     for model in config["distillation"].values():
-        model.update(steps=20, warmup_steps=2, log_every=5, checkpoint_every=10, resources=SMALL_JOB)
+        model.update(
+            steps=20, warmup_steps=2, log_every=5, checkpoint_every=10, resources=SMALL_JOB
+        )
     config["finetuning"]["seeds"] = [1, 2]
     config["finetuning"]["resources"] = {**SMALL_JOB, "cpus_per_gpu": 1}
     for preset in config["finetuning"]["presets"].values():
@@ -67,14 +81,41 @@ def _workdir(folder: Path) -> Path:
 
 
 def _snakemake(workdir: Path, *args: str, env: dict | None = None, background: bool = False):
-    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO_ROOT / "Snakefile"),
-               "--configfile", "config.yaml", *args]
-    environment = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", **(env or {})}
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO_ROOT / "Snakefile"),
+        "--configfile",
+        "config.yaml",
+        *args,
+    ]
+    environment = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+        **(env or {}),
+    }
     if background:
-        return subprocess.Popen(command, cwd=workdir, env=environment, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    result = subprocess.run(command, cwd=workdir, env=environment, capture_output=True, text=True,
-                            timeout=RUN_TIMEOUT, check=False)
+        return subprocess.Popen(
+            command,
+            cwd=workdir,
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+    result = subprocess.run(
+        command,
+        cwd=workdir,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-6000:]
     return result
 
@@ -89,11 +130,21 @@ def slurm_cluster(tmp_path_factory) -> Iterator[Path]:
     state = tmp_path_factory.mktemp("slurm")
 
     def stop() -> None:
-        subprocess.run(["bash", str(CLUSTER), "stop", str(state)], capture_output=True, timeout=120, check=False)
+        subprocess.run(
+            ["bash", str(CLUSTER), "stop", str(state)],
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
 
     try:
-        started = subprocess.run(["bash", str(CLUSTER), "start", str(state)], capture_output=True, text=True,
-                                 timeout=900, check=False)
+        started = subprocess.run(
+            ["bash", str(CLUSTER), "start", str(state)],
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         stop()
         pytest.fail("tests/slurm/cluster.sh start did not finish within 15 minutes")
@@ -138,19 +189,25 @@ def test_slurm_dag_gives_the_results_of_a_local_run(slurm_run, local_run):
     assert log.count("has been submitted with SLURM jobid") >= 10, log[-4000:]
     # Every stage is deterministic, so both runs give the same bytes, weights and scores.
     for path in sorted((local_run / "results/corpus/sentences").glob("*.txt.gz")):
-        assert gzip.decompress((slurm_dir / path.relative_to(local_run)).read_bytes()) == gzip.decompress(path.read_bytes())
+        assert gzip.decompress(
+            (slurm_dir / path.relative_to(local_run)).read_bytes()
+        ) == gzip.decompress(path.read_bytes())
     config = _overlay_config()
     for name in config["vocabularies"]:
         tokenizer = f"results/vocab/{name}/tokenizer/tokenizer.json"
         assert (slurm_dir / tokenizer).read_text() == (local_run / tokenizer).read_text(), name
-    for stage, name in [(stage, name) for stage in ("pretraining", "distillation") for name in config[stage]]:
+    for stage, name in [
+        (stage, name) for stage in ("pretraining", "distillation") for name in config[stage]
+    ]:
         model = f"results/{stage}/{name}/model"
         assert _same_weights(slurm_dir / model, local_run / model), name
     for model in config["finetuning"]["models"]:
         for task in config["finetuning"]["tasks"]:
             for seed in config["finetuning"]["seeds"]:
                 path = f"results/finetuning/{model}/{task}/seed{seed}/metrics.json"
-                on_slurm, here = (json.loads((root / path).read_text()) for root in (slurm_dir, local_run))
+                on_slurm, here = (
+                    json.loads((root / path).read_text()) for root in (slurm_dir, local_run)
+                )
                 assert on_slurm["metrics"] == here["metrics"], path
     assert (slurm_dir / "results/report/report.html").stat().st_size > 0
 
@@ -173,9 +230,16 @@ def _cmdline(pid: int) -> str:
 
 
 def _running_pretrain_slurm_job() -> str | None:
-    listing = subprocess.run(["squeue", "--noheader", "--states=RUNNING", "--format=%i|%k"],
-                             capture_output=True, text=True, timeout=30, check=False).stdout
-    return next((line.split("|")[0] for line in listing.splitlines() if "rule_pretrain" in line), None)
+    listing = subprocess.run(
+        ["squeue", "--noheader", "--states=RUNNING", "--format=%i|%k"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    ).stdout
+    return next(
+        (line.split("|")[0] for line in listing.splitlines() if "rule_pretrain" in line), None
+    )
 
 
 def _kill_pretraining(snakemake: subprocess.Popen, workdir: Path, through_slurm: bool) -> str:
@@ -197,18 +261,28 @@ def _kill_pretraining(snakemake: subprocess.Popen, workdir: Path, through_slurm:
     return f"kill -9 {victims}"
 
 
-def test_killed_pretraining_is_resubmitted_and_resumes_from_its_checkpoint(local_run, request, tmp_path):
+def test_killed_pretraining_is_resubmitted_and_resumes_from_its_checkpoint(
+    local_run, request, tmp_path
+):
     try:
         request.getfixturevalue("slurm_cluster")
         through_slurm, args, env = True, _slurm_args(), SLURM_ENV
     except pytest.skip.Exception:
-        through_slurm, args, env = False, ["--profile", str(REPO_ROOT / "local"), "--cores", "2"], {}
+        through_slurm, args, env = (
+            False,
+            ["--profile", str(REPO_ROOT / "local"), "--cores", "2"],
+            {},
+        )
     # the local run up to the tokenised corpus, without the teacher's outputs and checkpoints
     workdir = tmp_path / "kill"
-    shutil.copytree(local_run, workdir, symlinks=True, ignore=shutil.ignore_patterns("teacher", "slurm_logs"))
+    shutil.copytree(
+        local_run, workdir, symlinks=True, ignore=shutil.ignore_patterns("teacher", "slurm_logs")
+    )
     target = "results/pretraining/teacher/eval.json"
     planned = _snakemake(workdir, "--quiet", "rules", "--cores", "1", "--dry-run", target).stdout
-    assert "pretrain" in planned and "tokenize_corpus" not in planned and "distill" not in planned, planned
+    assert (
+        "pretrain" in planned and "tokenize_corpus" not in planned and "distill" not in planned
+    ), planned
 
     snakemake = _snakemake(workdir, *args, target, env=env, background=True)
     try:
@@ -222,9 +296,21 @@ def test_killed_pretraining_is_resubmitted_and_resumes_from_its_checkpoint(local
     assert "Trying to restart job" in output, output[-6000:]
 
     job_log = (workdir / "results/logs/pretraining/pretrain/teacher.log").read_text()
-    resumed = [int(line.rsplit(" ", 1)[1]) for line in job_log.splitlines() if "resumed from checkpoint at step" in line]
+    resumed = [
+        int(line.rsplit(" ", 1)[1])
+        for line in job_log.splitlines()
+        if "resumed from checkpoint at step" in line
+    ]
     assert resumed and CHECKPOINT_EVERY <= resumed[0] < PRETRAIN_STEPS, (how, job_log[-3000:])
-    steps = [json.loads(line)["step"] for line in (workdir / "results/pretraining/teacher/train_log.jsonl").read_text().splitlines()]
+    steps = [
+        json.loads(line)["step"]
+        for line in (workdir / "results/pretraining/teacher/train_log.jsonl")
+        .read_text()
+        .splitlines()
+    ]
     assert steps == sorted(set(steps)) and steps[-1] == PRETRAIN_STEPS
     # the resumed run ends exactly where the uninterrupted one did
-    assert _same_weights(workdir / "results/pretraining/teacher/model", local_run / "results/pretraining/teacher/model"), how
+    assert _same_weights(
+        workdir / "results/pretraining/teacher/model",
+        local_run / "results/pretraining/teacher/model",
+    ), how

@@ -42,7 +42,9 @@ class PlannedJob:
             "run_uuid": "RUN",
             "slurm_logfile": "LOG",
             "comment_str": "COMMENT",
-            "account": f"-A {self.resources['slurm_account']}" if "slurm_account" in self.resources else "",
+            "account": f"-A {self.resources['slurm_account']}"
+            if "slurm_account" in self.resources
+            else "",
             "partition": f"-p {self.resources['slurm_partition']}",
             "workdir": None,
         }
@@ -58,10 +60,27 @@ def dry_run(workdir: Path, **environment: str) -> list[PlannedJob]:
     """Every job of a `snakemake --profile slurm -n` on the real-scale config (threads not
     capped by the dry run's cores, as on a cluster)."""
     result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--snakefile", str(REPO_ROOT / "Snakefile"),
-         "--profile", str(REPO_ROOT / "slurm"), "--configfile", str(REAL_SCALE),
-         "--directory", str(workdir), "--dry-run", "--cores", "1024"],
-        capture_output=True, text=True, check=False, cwd=workdir, env={**os.environ, **environment},
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--snakefile",
+            str(REPO_ROOT / "Snakefile"),
+            "--profile",
+            str(REPO_ROOT / "slurm"),
+            "--configfile",
+            str(REAL_SCALE),
+            "--directory",
+            str(workdir),
+            "--dry-run",
+            "--cores",
+            "1024",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=workdir,
+        env={**os.environ, **environment},
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     jobs, rule, fields = [], None, {}
@@ -73,8 +92,14 @@ def dry_run(workdir: Path, **environment: str) -> list[PlannedJob]:
             fields[key] = value
             if key == "resources":
                 pairs = (item.split("=", 1) for item in value.split(", "))
-                jobs.append(PlannedJob(rule, fields.get("wildcards", ""), int(fields.get("threads", 1)),
-                                       {name: _value(amount) for name, amount in pairs}))
+                jobs.append(
+                    PlannedJob(
+                        rule,
+                        fields.get("wildcards", ""),
+                        int(fields.get("threads", 1)),
+                        {name: _value(amount) for name, amount in pairs},
+                    )
+                )
                 rule = None
     return jobs
 
@@ -91,15 +116,27 @@ def planned(workdir) -> dict[str, list[PlannedJob]]:
     jobs: dict[str, list[PlannedJob]] = {}
     for job in dry_run(workdir):
         jobs.setdefault(job.name, []).append(job)
-    print("\n".join(f"{job.name}[{job.wildcards}]: sbatch {job.sbatch()}"
-                    for group in jobs.values() for job in group[:1]))
+    print(
+        "\n".join(
+            f"{job.name}[{job.wildcards}]: sbatch {job.sbatch()}"
+            for group in jobs.values()
+            for job in group[:1]
+        )
+    )
     return jobs
 
 
 def test_pretraining_is_one_multi_gpu_task_on_one_node(planned):
     (job,) = planned["pretrain"]
     options = job.sbatch()
-    for option in ("-p gpu", "--gpus=4", "--cpus-per-gpu=8", "--mem 128000", "-t 2880", "--nodes=1"):
+    for option in (
+        "-p gpu",
+        "--gpus=4",
+        "--cpus-per-gpu=8",
+        "--mem 128000",
+        "-t 2880",
+        "--nodes=1",
+    ):
         assert option in options, (option, options)
     assert "--ntasks-per-gpu" not in options and "--cpus-per-task" not in options, options
 
@@ -117,8 +154,14 @@ def test_distillation_and_fine_tuning_request_their_own_gpus(planned):
 
 
 def test_cpu_rules_go_to_the_cpu_partition_with_their_threads(planned):
-    for rule in ("corpus_parse_pubmed", "corpus_split_sentences", "train_vocabulary", "tokenize_corpus",
-                 "aggregate", "report"):
+    for rule in (
+        "corpus_parse_pubmed",
+        "corpus_split_sentences",
+        "train_vocabulary",
+        "tokenize_corpus",
+        "aggregate",
+        "report",
+    ):
         job = planned[rule][0]
         options = job.sbatch()
         assert "-p cpu" in options and "--gpus" not in options, (rule, options)
@@ -128,8 +171,12 @@ def test_cpu_rules_go_to_the_cpu_partition_with_their_threads(planned):
 
 
 def test_partition_and_account_come_from_the_one_documented_place(workdir):
-    jobs = dry_run(workdir, BIOCOMPACT_GPU_PARTITION="a100", BIOCOMPACT_CPU_PARTITION="short",
-                   BIOCOMPACT_SLURM_ACCOUNT="bionlp")
+    jobs = dry_run(
+        workdir,
+        BIOCOMPACT_GPU_PARTITION="a100",
+        BIOCOMPACT_CPU_PARTITION="short",
+        BIOCOMPACT_SLURM_ACCOUNT="bionlp",
+    )
     by_rule = {job.name: job for job in jobs}
     assert "-A bionlp -p a100" in by_rule["pretrain"].sbatch()
     assert "-A bionlp -p short" in by_rule["corpus_parse_pubmed"].sbatch()

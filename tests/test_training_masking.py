@@ -29,7 +29,9 @@ def _batch(n_sequences=64, n_words=100, seed=0):
 
 def test_whole_words_are_masked_together_and_about_15_percent():
     ids, words = _batch()
-    masked, labels = mask_tokens(ids, words, MASK_ID, VOCAB, MaskingSettings(), torch.Generator().manual_seed(1))
+    masked, labels = mask_tokens(
+        ids, words, MASK_ID, VOCAB, MaskingSettings(), torch.Generator().manual_seed(1)
+    )
     chosen = labels != IGNORE_INDEX
     for row in range(ids.shape[0]):
         for word in words[row].unique().tolist():
@@ -45,7 +47,9 @@ def test_whole_words_are_masked_together_and_about_15_percent():
 
 def test_80_10_10_replacement():
     ids, words = _batch(n_sequences=200)
-    masked, labels = mask_tokens(ids, words, MASK_ID, VOCAB, MaskingSettings(), torch.Generator().manual_seed(2))
+    masked, labels = mask_tokens(
+        ids, words, MASK_ID, VOCAB, MaskingSettings(), torch.Generator().manual_seed(2)
+    )
     chosen = labels != IGNORE_INDEX
     as_mask = (masked[chosen] == MASK_ID).float().mean().item()
     unchanged = (masked[chosen] == ids[chosen]).float().mean().item()
@@ -59,7 +63,14 @@ def test_every_sequence_gets_a_prediction():
     ids = torch.tensor([[2, 50, 51, 3]])
     words = torch.tensor([[-1, 0, 1, -1]])
     for seed in range(20):
-        _, labels = mask_tokens(ids, words, MASK_ID, VOCAB, MaskingSettings(probability=0.01), torch.Generator().manual_seed(seed))
+        _, labels = mask_tokens(
+            ids,
+            words,
+            MASK_ID,
+            VOCAB,
+            MaskingSettings(probability=0.01),
+            torch.Generator().manual_seed(seed),
+        )
         assert (labels != IGNORE_INDEX).sum() == 1
 
 
@@ -101,8 +112,12 @@ def test_static_masking_repeats_every_duplication_factor_epochs():
 
 
 def test_processes_share_each_batch_without_overlap():
-    dataset = datasets.Dataset.from_dict({"input_ids": [[i] for i in range(12)], "word_ids": [[0]] * 12})
-    shares = [BatchOrder(dataset, 4, seed=1, rank=r, world_size=2).rows(DataPosition()) for r in range(2)]
+    dataset = datasets.Dataset.from_dict(
+        {"input_ids": [[i] for i in range(12)], "word_ids": [[0]] * 12}
+    )
+    shares = [
+        BatchOrder(dataset, 4, seed=1, rank=r, world_size=2).rows(DataPosition()) for r in range(2)
+    ]
     alone = BatchOrder(dataset, 4, seed=1).rows(DataPosition())
     assert [len(share["_index"]) for share in shares] == [2, 2]
     assert sorted(shares[0]["_index"] + shares[1]["_index"]) == sorted(alone["_index"])
@@ -111,21 +126,37 @@ def test_processes_share_each_batch_without_overlap():
 
 
 def test_batch_order_positions_and_epochs():
-    dataset = datasets.Dataset.from_dict({"input_ids": [[i] for i in range(10)], "word_ids": [[0]] * 10})
+    dataset = datasets.Dataset.from_dict(
+        {"input_ids": [[i] for i in range(10)], "word_ids": [[0]] * 10}
+    )
     order = BatchOrder(dataset, 4, seed=1)  # 2 full batches an epoch, 2 rows left out of each
     assert [order.position_after(k) for k in (0, 1, 2, 5)] == [
-        DataPosition(0, 0), DataPosition(0, 1), DataPosition(1, 0), DataPosition(2, 1)]
+        DataPosition(0, 0),
+        DataPosition(0, 1),
+        DataPosition(1, 0),
+        DataPosition(2, 1),
+    ]
     epoch = order.rows(DataPosition(0, 0))["_index"] + order.rows(DataPosition(0, 1))["_index"]
     assert len(set(epoch)) == 8 and order.rows(DataPosition(1, 0))["_epoch"] == [1] * 4
 
 
 def test_worker_processes_make_the_same_batches():
-    dataset = datasets.Dataset.from_dict({"input_ids": [[2, 10 + i, 11 + i, 3] for i in range(12)],
-                                          "word_ids": [[-1, 0, 1, -1]] * 12})
-    batches = MaskedBatches(BatchOrder(dataset, 4, seed=1), MaskedBatcher(0, MASK_ID, VOCAB, MaskingSettings()),
-                            masking_seed=7, end=6)
+    dataset = datasets.Dataset.from_dict(
+        {
+            "input_ids": [[2, 10 + i, 11 + i, 3] for i in range(12)],
+            "word_ids": [[-1, 0, 1, -1]] * 12,
+        }
+    )
+    batches = MaskedBatches(
+        BatchOrder(dataset, 4, seed=1),
+        MaskedBatcher(0, MASK_ID, VOCAB, MaskingSettings()),
+        masking_seed=7,
+        end=6,
+    )
     here = list(batches.iterate(2, workers=0, pin_memory=False))
     ahead = list(batches.iterate(2, workers=2, pin_memory=False))
     assert len(here) == len(ahead) == 4
     for mine, theirs in zip(here, ahead):
-        assert mine.keys() == theirs.keys() and all(torch.equal(mine[key], theirs[key]) for key in mine)
+        assert mine.keys() == theirs.keys() and all(
+            torch.equal(mine[key], theirs[key]) for key in mine
+        )

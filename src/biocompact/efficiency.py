@@ -52,7 +52,9 @@ def parameter_counts(model: PreTrainedModel) -> dict[str, int]:
     }
 
 
-def flops_per_token(layer_parameters: int, layers: int, hidden_size: int, sequence_length: int) -> int:
+def flops_per_token(
+    layer_parameters: int, layers: int, hidden_size: int, sequence_length: int
+) -> int:
     """Forward FLOPs per token: ``2 N + 4 L S H`` (see the module docstring)."""
     return 2 * layer_parameters + 4 * layers * sequence_length * hidden_size
 
@@ -68,12 +70,21 @@ def _synchronize(device: torch.device) -> None:
 
 
 def time_forward(
-    model: PreTrainedModel, batch_size: int, sequence_length: int, repeats: int, device: torch.device
+    model: PreTrainedModel,
+    batch_size: int,
+    sequence_length: int,
+    repeats: int,
+    device: torch.device,
 ) -> dict[str, Any]:
     """Median latency of ``repeats`` forward passes after one warm-up, and the throughput."""
     generator = torch.Generator().manual_seed(0)
-    input_ids = torch.randint(0, model.config.vocab_size, (batch_size, sequence_length), generator=generator)
-    inputs = {"input_ids": input_ids.to(device), "attention_mask": torch.ones_like(input_ids).to(device)}
+    input_ids = torch.randint(
+        0, model.config.vocab_size, (batch_size, sequence_length), generator=generator
+    )
+    inputs = {
+        "input_ids": input_ids.to(device),
+        "attention_mask": torch.ones_like(input_ids).to(device),
+    }
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(device)
     timings = []
@@ -95,7 +106,9 @@ def time_forward(
         "sequences_per_second": batch_size / seconds,
         "tokens_per_second": batch_size * sequence_length / seconds,
         "peak_memory_mb": (
-            torch.cuda.max_memory_allocated(device) / 2**20 if device.type == "cuda" else _peak_rss_mb()
+            torch.cuda.max_memory_allocated(device) / 2**20
+            if device.type == "cuda"
+            else _peak_rss_mb()
         ),
     }
 
@@ -106,7 +119,11 @@ def devices() -> list[torch.device]:
 
 
 def _device_name(device: torch.device) -> str:
-    return torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or "cpu"
+    return (
+        torch.cuda.get_device_name(device)
+        if device.type == "cuda"
+        else platform.processor() or "cpu"
+    )
 
 
 def benchmark(
@@ -126,7 +143,9 @@ def benchmark(
     counts = parameter_counts(model)
     usable = [s for s in sequence_lengths if s <= config.max_position_embeddings]
     if len(usable) < len(sequence_lengths):
-        log.warning("%s: sequence lengths above %d skipped", model_name, config.max_position_embeddings)
+        log.warning(
+            "%s: sequence lengths above %d skipped", model_name, config.max_position_embeddings
+        )
     measurements = []
     for device in devices():
         model.to(device)
@@ -136,7 +155,14 @@ def benchmark(
                 row["flops_per_token"] = flops_per_token(
                     counts["layers"], config.num_hidden_layers, config.hidden_size, length
                 )
-                log.info("%s %s b=%d s=%d: %.1f ms", model_name, device, batch_size, length, row["latency_ms"])
+                log.info(
+                    "%s %s b=%d s=%d: %.1f ms",
+                    model_name,
+                    device,
+                    batch_size,
+                    length,
+                    row["latency_ms"],
+                )
                 measurements.append(row)
     result = {
         "model": model_name,

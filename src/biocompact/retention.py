@@ -25,8 +25,19 @@ import pandas as pd
 from biocompact.aggregation import OVERALL
 from biocompact.atomic import atomic_open
 
-RETENTION_COLUMNS = ["student", "teacher", "task", "metric", "student_median", "teacher_median",
-                     "retention", "seed_min", "seed_max", "seed_std", "n_seeds"]
+RETENTION_COLUMNS = [
+    "student",
+    "teacher",
+    "task",
+    "metric",
+    "student_median",
+    "teacher_median",
+    "retention",
+    "seed_min",
+    "seed_max",
+    "seed_std",
+    "n_seeds",
+]
 RETENTION_FORMULA = (
     "retention(student, task) = median over seeds of the student's primary metric / median over "
     "seeds of its teacher's; seed spread: student(task, s) / teacher(task, s) over the seeds s "
@@ -43,15 +54,28 @@ def _primary_scores(scores: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame
     return ok.merge(primary, on=["task", "metric"])[["model", "task", "metric", "seed", "value"]]
 
 
-def _row(student: str, teacher: str, task: str, metric: str, pair: pd.DataFrame,
-         student_median: float, teacher_median: float) -> dict:
+def _row(
+    student: str,
+    teacher: str,
+    task: str,
+    metric: str,
+    pair: pd.DataFrame,
+    student_median: float,
+    teacher_median: float,
+) -> dict:
     scored = pair[pair["teacher"] > 0]  # a teacher scoring 0 leaves no ratio
     ratios = scored["student"] / scored["teacher"]
     return {
-        "student": student, "teacher": teacher, "task": task, "metric": metric,
-        "student_median": student_median, "teacher_median": teacher_median,
+        "student": student,
+        "teacher": teacher,
+        "task": task,
+        "metric": metric,
+        "student_median": student_median,
+        "teacher_median": teacher_median,
         "retention": student_median / teacher_median if teacher_median else float("nan"),
-        "seed_min": ratios.min(), "seed_max": ratios.max(), "seed_std": ratios.std(ddof=1),
+        "seed_min": ratios.min(),
+        "seed_max": ratios.max(),
+        "seed_std": ratios.std(ddof=1),
         "n_seeds": len(ratios),
     }
 
@@ -63,9 +87,15 @@ def retention_table(
     values = _primary_scores(scores, summary)
     rows = []
     for student, teacher in teachers.items():
-        paired = values[values["model"] == student].merge(
-            values[values["model"] == teacher], on=["task", "metric", "seed"], suffixes=("_s", "_t")
-        ).rename(columns={"value_s": "student", "value_t": "teacher"})
+        paired = (
+            values[values["model"] == student]
+            .merge(
+                values[values["model"] == teacher],
+                on=["task", "metric", "seed"],
+                suffixes=("_s", "_t"),
+            )
+            .rename(columns={"value_s": "student", "value_t": "teacher"})
+        )
         medians = {}
         for (task, metric), pair in paired.groupby(["task", "metric"], sort=False):
             student_median = values.query("model == @student and task == @task")["value"].median()
@@ -83,8 +113,9 @@ def retention_table(
     return pd.DataFrame(rows, columns=RETENTION_COLUMNS)
 
 
-def write_retention(scores: str | Path, summary: str | Path, teachers: Mapping[str, str],
-                    output: str | Path) -> pd.DataFrame:
+def write_retention(
+    scores: str | Path, summary: str | Path, teachers: Mapping[str, str], output: str | Path
+) -> pd.DataFrame:
     """Read the aggregation's ``scores.csv`` and ``summary.csv``; write ``retention.csv``."""
     summary_table = pd.read_csv(summary, dtype={"metric": str}).fillna({"metric": ""})
     table = retention_table(pd.read_csv(scores), summary_table, teachers)

@@ -51,9 +51,14 @@ def in_sample(document: Document, fraction: float) -> bool:
 
 
 def iter_sentences(
-    paths: Iterable[str | os.PathLike], heldout_fraction: float, heldout: bool, sample_fraction: float = 1.0
+    paths: Iterable[str | os.PathLike],
+    heldout_fraction: float,
+    heldout: bool,
+    sample_fraction: float = 1.0,
 ) -> Iterator[str]:
     """Sentences of the training (``heldout=False``) or held-out documents, in a ``sample_fraction`` of them."""
     for document in iter_documents(paths):
-        if is_heldout(document, heldout_fraction) == heldout and in_sample(document, sample_fraction):
+        if is_heldout(document, heldout_fraction) == heldout and in_sample(
+            document, sample_fraction
+        ):
             yield from document

@@ -204,7 +204,9 @@ def build_tokenized_corpus(
             num_proc=num_proc if num_proc > 1 else None,
             remove_columns=raw.column_names,
             fn_kwargs={
-                "tokenizer": tokenizer, "max_seq_length": max_seq_length, "packing": packing
+                "tokenizer": tokenizer,
+                "max_seq_length": max_seq_length,
+                "packing": packing,
             },
             desc="tokenise and pack",
         )

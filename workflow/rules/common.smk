@@ -1,13 +1,18 @@
 # Names and helpers shared by the workflow files, all derived from the validated config.
 
+import glob
 from pathlib import Path
 
 from biocompact.corpus.listing import pubmed_file_names
 from biocompact.locations import resolve_location
 
 # A list, a numbered range or "all" (NCBI's listing, fetched once and cached).
-PUBMED_BASELINE = pubmed_file_names(config["corpus"]["pubmed"], "baseline", "results/corpus/pubmed/listing")
-PUBMED_UPDATES = pubmed_file_names(config["corpus"]["pubmed"], "updates", "results/corpus/pubmed/listing")
+PUBMED_BASELINE = pubmed_file_names(
+    config["corpus"]["pubmed"], "baseline", "results/corpus/pubmed/listing"
+)
+PUBMED_UPDATES = pubmed_file_names(
+    config["corpus"]["pubmed"], "updates", "results/corpus/pubmed/listing"
+)
 PUBMED_STEMS = PUBMED_BASELINE + PUBMED_UPDATES  # NCBI order: baseline, then updates
 PMC_FILES = config["corpus"]["pmc"]["files"]
 TEXT_SOURCES = list(config["corpus"]["text"]["sources"])  # local text files (bring your own)
@@ -19,19 +24,25 @@ ALL_MODELS = PRETRAINED + DISTILLED + list(EXTERNAL)
 FINETUNE_MODELS = config["finetuning"]["models"]
 TASKS = list(config["finetuning"]["tasks"])
 SEEDS = config["finetuning"]["seeds"]
-SENTENCE_SHARDS = expand("results/corpus/sentences/{stem}.txt.gz", stem=PUBMED_STEMS) + expand(
-    "results/corpus/sentences/pmc/{pmc_file}.txt.gz", pmc_file=PMC_FILES
-) + expand(
-    "results/corpus/sentences/text/{text_source}.txt.gz", text_source=TEXT_SOURCES
+SENTENCE_SHARDS = (
+    expand("results/corpus/sentences/{stem}.txt.gz", stem=PUBMED_STEMS)
+    + expand("results/corpus/sentences/pmc/{pmc_file}.txt.gz", pmc_file=PMC_FILES)
+    + expand("results/corpus/sentences/text/{text_source}.txt.gz", text_source=TEXT_SOURCES)
 )
 
 
 def _check_names():
     seen = {}
-    for section, names in (("pretraining", PRETRAINED), ("distillation", DISTILLED), ("external_models", EXTERNAL)):
+    for section, names in (
+        ("pretraining", PRETRAINED),
+        ("distillation", DISTILLED),
+        ("external_models", EXTERNAL),
+    ):
         for name in names:
             if name in seen:
-                raise ValueError(f"config: model name {name!r} is used in both {seen[name]} and {section}")
+                raise ValueError(
+                    f"config: model name {name!r} is used in both {seen[name]} and {section}"
+                )
             seen[name] = section
     if len(set(PUBMED_STEMS)) != len(PUBMED_STEMS):
         raise ValueError("config: corpus.pubmed.baseline and updates repeat a file name")
@@ -41,19 +52,31 @@ def _check_names():
         raise ValueError(f"config: vocabularies {VOCABS} need a corpus, but corpus names no file")
     for name, settings in config["pretraining"].items():
         if settings["vocabulary"] not in VOCABS:
-            raise ValueError(f"config: pretraining.{name}.vocabulary {settings['vocabulary']!r} is not in vocabularies")
+            raise ValueError(
+                f"config: pretraining.{name}.vocabulary {settings['vocabulary']!r} is not in vocabularies"
+            )
     for name, settings in config["distillation"].items():
         if settings["teacher"] not in PRETRAINED + DISTILLED:
-            raise ValueError(f"config: distillation.{name}.teacher {settings['teacher']!r} is not a pretrained or distilled model")
+            raise ValueError(
+                f"config: distillation.{name}.teacher {settings['teacher']!r} is not a pretrained or distilled model"
+            )
         teacher = config["pretraining"].get(settings["teacher"], {})
-        if teacher.get("objective") == "electra" or (teacher.get("family") == "electra" and not teacher.get("objective")):
-            raise ValueError(f"config: distillation.{name}.teacher {settings['teacher']!r} is an ELECTRA discriminator, which has no MLM head to distil")
+        if teacher.get("objective") == "electra" or (
+            teacher.get("family") == "electra" and not teacher.get("objective")
+        ):
+            raise ValueError(
+                f"config: distillation.{name}.teacher {settings['teacher']!r} is an ELECTRA discriminator, which has no MLM head to distil"
+            )
     for name in FINETUNE_MODELS:
         if name not in seen:
-            raise ValueError(f"config: finetuning.models names {name!r}, which is not a model of pretraining, distillation or external_models")
+            raise ValueError(
+                f"config: finetuning.models names {name!r}, which is not a model of pretraining, distillation or external_models"
+            )
     for task, settings in config["finetuning"]["tasks"].items():
         if settings["preset"] not in config["finetuning"]["presets"]:
-            raise ValueError(f"config: finetuning.tasks.{task}.preset {settings['preset']!r} is not in finetuning.presets")
+            raise ValueError(
+                f"config: finetuning.tasks.{task}.preset {settings['preset']!r} is not in finetuning.presets"
+            )
 
 
 def _check_locations():
@@ -183,3 +206,16 @@ def distillation_entry(name):
     if entry["student_init"] in ALL_MODELS:
         entry["student_init"] = model_dir(entry["student_init"])
     return entry
+
+
+def text_source_files(name):
+    """The files of local text source ``name``: its paths and glob matches, in order."""
+    files = []
+    for pattern in config["corpus"]["text"]["sources"][name]["files"]:
+        matches = sorted(glob.glob(pattern))
+        if not matches:
+            raise ValueError(
+                f"config: corpus.text.sources.{name}.files: {pattern!r} matches no file"
+            )
+        files += matches
+    return files

@@ -2,22 +2,9 @@
 # PMC Open Access download -> parse -> sentences (de-duplicated against PubMed) beside it;
 # local text files (bring your own corpus) -> sentences.
 
-import glob
-
 PMC = config["corpus"]["pmc"]
 SENTENCES = config["corpus"]["sentences"]
 TEXT = config["corpus"]["text"]["sources"]
-
-
-def text_source_files(name):
-    """The files of local text source ``name``: its paths and glob matches, in order."""
-    files = []
-    for pattern in TEXT[name]["files"]:
-        matches = sorted(glob.glob(pattern))
-        if not matches:
-            raise ValueError(f"config: corpus.text.sources.{name}.files: {pattern!r} matches no file")
-        files += matches
-    return files
 
 
 localrules:
@@ -29,22 +16,22 @@ rule corpus_download_pubmed:
     """Download one PubMed file (URL or folder in NCBI's layout) and verify its MD5 sidecar."""
     output:
         "results/corpus/pubmed/raw/{stem}.xml.gz",
+    log:
+        "results/logs/corpus/download_pubmed/{stem}.log",
+    benchmark:
+        "results/benchmarks/corpus/download_pubmed/{stem}.tsv"
+    conda:
+        "../../envs/corpus.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=60,
     params:
         source=config["corpus"]["pubmed"]["source"],
         folder=lambda wildcards: (
             "baseline" if wildcards.stem in PUBMED_BASELINE else "updatefiles"
         ),
         verify_md5=config["corpus"]["pubmed"]["verify_md5"],
-    log:
-        "results/logs/corpus/download_pubmed/{stem}.log",
-    benchmark:
-        "results/benchmarks/corpus/download_pubmed/{stem}.tsv"
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=60,
-    conda:
-        "../../envs/corpus.yaml"
     script:
         "../../scripts/corpus_download_pubmed.py"
 
@@ -56,19 +43,19 @@ rule corpus_parse_pubmed:
     output:
         documents="results/corpus/pubmed/parsed/{stem}.jsonl.gz",
         meta="results/corpus/pubmed/parsed/{stem}.json",
-    params:
-        section_labels=config["corpus"]["parse"]["section_labels"],
-        other_abstract=config["corpus"]["parse"]["other_abstract"],
     log:
         "results/logs/corpus/parse_pubmed/{stem}.log",
     benchmark:
         "results/benchmarks/corpus/parse_pubmed/{stem}.tsv"
+    conda:
+        "../../envs/corpus.yaml"
     threads: 1
     resources:
         mem_mb=1000,
         runtime=30,
-    conda:
-        "../../envs/corpus.yaml"
+    params:
+        section_labels=config["corpus"]["parse"]["section_labels"],
+        other_abstract=config["corpus"]["parse"]["other_abstract"],
     script:
         "../../scripts/corpus_parse_pubmed.py"
 
@@ -85,12 +72,12 @@ rule corpus_latest_pubmed:
         "results/logs/corpus/latest_pubmed/latest_pubmed.log",
     benchmark:
         "results/benchmarks/corpus/latest_pubmed/latest_pubmed.tsv"
+    conda:
+        "../../envs/corpus.yaml"
     threads: 1
     resources:
         mem_mb=lambda wildcards, input: 1000 + 4 * len(input.documents),
         runtime=120,
-    conda:
-        "../../envs/corpus.yaml"
     script:
         "../../scripts/corpus_latest_pubmed.py"
 
@@ -103,20 +90,20 @@ rule corpus_split_sentences:
     output:
         sentences="results/corpus/sentences/{stem}.txt.gz",
         stats="results/corpus/sentences/{stem}.stats.json",
-    params:
-        include_title=config["corpus"]["parse"]["include_title"],
-        splitter=SENTENCES["splitter"],
-        model=SENTENCES["model"],
     log:
         "results/logs/corpus/split_sentences/{stem}.log",
     benchmark:
         "results/benchmarks/corpus/split_sentences/{stem}.tsv"
+    conda:
+        "../../envs/corpus.yaml"
     threads: 1
     resources:
         mem_mb=3000,
         runtime=240,
-    conda:
-        "../../envs/corpus.yaml"
+    params:
+        include_title=config["corpus"]["parse"]["include_title"],
+        splitter=SENTENCES["splitter"],
+        model=SENTENCES["model"],
     script:
         "../../scripts/corpus_split_sentences.py"
 
@@ -125,19 +112,19 @@ rule corpus_download_pmc:
     """Download one PMC Open Access file (bulk package or article), MD5-verified if configured."""
     output:
         "results/corpus/pmc/raw/{pmc_file}",
-    params:
-        source=PMC["source"],
-        verify_md5=PMC["verify_md5"],
     log:
         "results/logs/corpus/download_pmc/{pmc_file}.log",
     benchmark:
         "results/benchmarks/corpus/download_pmc/{pmc_file}.tsv"
+    conda:
+        "../../envs/corpus.yaml"
     threads: 1
     resources:
         mem_mb=500,
         runtime=120,
-    conda:
-        "../../envs/corpus.yaml"
+    params:
+        source=PMC["source"],
+        verify_md5=PMC["verify_md5"],
     script:
         "../../scripts/corpus_download_pmc.py"
 
@@ -149,21 +136,21 @@ rule corpus_parse_pmc:
     output:
         documents="results/corpus/pmc/parsed/{pmc_file}.jsonl.gz",
         meta="results/corpus/pmc/parsed/{pmc_file}.json",
+    log:
+        "results/logs/corpus/parse_pmc/{pmc_file}.log",
+    benchmark:
+        "results/benchmarks/corpus/parse_pmc/{pmc_file}.tsv"
+    conda:
+        "../../envs/corpus.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=120,
     params:
         options={
             key: PMC[key]
             for key in ("captions", "tables", "references", "sample_fraction", "seed")
         },
-    log:
-        "results/logs/corpus/parse_pmc/{pmc_file}.log",
-    benchmark:
-        "results/benchmarks/corpus/parse_pmc/{pmc_file}.tsv"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=120,
-    conda:
-        "../../envs/corpus.yaml"
     script:
         "../../scripts/corpus_parse_pmc.py"
 
@@ -171,29 +158,29 @@ rule corpus_parse_pmc:
 rule corpus_split_pmc:
     """Split the parsed articles of one PMC file into sentences (pretraining text)."""
     input:
-        documents="results/corpus/pmc/parsed/{pmc_file}.jsonl.gz",
         **(
             {"pubmed_pmids": "results/corpus/pubmed/latest/pmids.npy"}
             if PMC["dedupe_pubmed"] and PUBMED_STEMS
             else {}
         ),
+        documents="results/corpus/pmc/parsed/{pmc_file}.jsonl.gz",
     output:
         sentences="results/corpus/sentences/pmc/{pmc_file}.txt.gz",
         stats="results/corpus/sentences/pmc/{pmc_file}.stats.json",
-    params:
-        include_title=config["corpus"]["parse"]["include_title"],
-        splitter=SENTENCES["splitter"],
-        model=SENTENCES["model"],
     log:
         "results/logs/corpus/split_pmc/{pmc_file}.log",
     benchmark:
         "results/benchmarks/corpus/split_pmc/{pmc_file}.tsv"
+    conda:
+        "../../envs/corpus.yaml"
     threads: 1
     resources:
         mem_mb=3000,
         runtime=480,
-    conda:
-        "../../envs/corpus.yaml"
+    params:
+        include_title=config["corpus"]["parse"]["include_title"],
+        splitter=SENTENCES["splitter"],
+        model=SENTENCES["model"],
     script:
         "../../scripts/corpus_split_pmc.py"
 
@@ -205,21 +192,21 @@ rule corpus_split_text:
     output:
         sentences="results/corpus/sentences/text/{text_source}.txt.gz",
         stats="results/corpus/sentences/text/{text_source}.stats.json",
+    log:
+        "results/logs/corpus/split_text/{text_source}.log",
+    benchmark:
+        "results/benchmarks/corpus/split_text/{text_source}.tsv"
+    conda:
+        "../../envs/corpus.yaml"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=240,
     params:
         format=lambda wildcards: TEXT[wildcards.text_source]["format"],
         text_field=lambda wildcards: TEXT[wildcards.text_source]["text_field"],
         splitter=SENTENCES["splitter"],
         model=SENTENCES["model"],
-    log:
-        "results/logs/corpus/split_text/{text_source}.log",
-    benchmark:
-        "results/benchmarks/corpus/split_text/{text_source}.tsv"
-    threads: 1
-    resources:
-        mem_mb=3000,
-        runtime=240,
-    conda:
-        "../../envs/corpus.yaml"
     script:
         "../../scripts/corpus_split_text.py"
 
@@ -234,20 +221,20 @@ rule corpus_stats:
         text_stats=expand("results/corpus/sentences/text/{t}.stats.json", t=TEXT_SOURCES),
     output:
         "results/corpus/stats.json",
-    params:
-        stems=PUBMED_STEMS,
-        pmc_files=PMC_FILES,
-        text_sources=TEXT_SOURCES,
     log:
         "results/logs/corpus/stats/stats.log",
     benchmark:
         "results/benchmarks/corpus/stats/stats.tsv"
+    conda:
+        "../../envs/corpus.yaml"
     threads: 1
     resources:
         mem_mb=500,
         runtime=10,
-    conda:
-        "../../envs/corpus.yaml"
+    params:
+        stems=PUBMED_STEMS,
+        pmc_files=PMC_FILES,
+        text_sources=TEXT_SOURCES,
     script:
         "../../scripts/corpus_stats.py"
 

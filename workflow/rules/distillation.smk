@@ -14,27 +14,29 @@ rule distill:
     input:
         teacher=lambda wc: model_dir(config["distillation"][wc.model]["teacher"]),
         corpus=lambda wc: f"results/pretraining_data/{model_vocabulary(wc.model)}",
-        student=lambda wc: model_input(STUDENT_FROM_MODEL[wc.model]) if wc.model in STUDENT_FROM_MODEL else [],
+        student=lambda wc: (
+            model_input(STUDENT_FROM_MODEL[wc.model]) if wc.model in STUDENT_FROM_MODEL else []
+        ),
     output:
         model=directory("results/distillation/{model}/model"),
         log="results/distillation/{model}/train_log.jsonl",
         eval="results/distillation/{model}/eval.json",
+    log:
+        "results/logs/distillation/distill/{model}.log",
+    benchmark:
+        "results/benchmarks/distillation/distill/{model}.tsv"
+    # Killed at the time limit or cancelled: resubmitted, resuming from its checkpoint.
+    retries: 3
+    conda:
+        "../../envs/torch.yaml"
+    threads: gpu_job_threads(lambda wc: config["distillation"][wc.model])
+    resources:
+        **gpu_job_resources(lambda wc: config["distillation"][wc.model]),
     params:
         checkpoint_dir="results/checkpoints/distillation/{model}",
         settings=lambda wc: distillation_entry(wc.model),
         masking=config["masking"],
         probes=config["probes"],
-    log:
-        "results/logs/distillation/distill/{model}.log",
-    benchmark:
-        "results/benchmarks/distillation/distill/{model}.tsv"
-    threads: gpu_job_threads(lambda wc: config["distillation"][wc.model])
-    resources:
-        **gpu_job_resources(lambda wc: config["distillation"][wc.model]),
-    # Killed at the time limit or cancelled: resubmitted, resuming from its checkpoint.
-    retries: 3
-    conda:
-        "../../envs/torch.yaml"
     script:
         "../../scripts/distill.py"
 

@@ -17,18 +17,18 @@ rule finetune:
     output:
         metrics="results/finetuning/{model}/{task}/seed{seed}/metrics.json",
         predictions="results/finetuning/{model}/{task}/seed{seed}/predictions.tsv",
-    params:
-        model_path=lambda wc: model_dir(wc.model),
-        task=lambda wc: finetune_config(wc.model, wc.task),
     log:
         "results/logs/finetuning/finetune/{model}/{task}/seed{seed}.log",
     benchmark:
         "results/benchmarks/finetuning/finetune/{model}/{task}/seed{seed}.tsv"
+    conda:
+        "../../envs/torch.yaml"
     threads: 1
     resources:
         **gpu_job_resources(lambda wc: config["finetuning"]),
-    conda:
-        "../../envs/torch.yaml"
+    params:
+        model_path=lambda wc: model_dir(wc.model),
+        task=lambda wc: finetune_config(wc.model, wc.task),
     script:
         "../../scripts/finetune.py"
 
@@ -39,18 +39,18 @@ rule majority_baseline:
         data=lambda wc: task_files(task_config(wc.task)),
     output:
         metrics="results/baselines/{task}/metrics.json",
-    params:
-        task=lambda wc: task_data_config(wc.task),
     log:
         "results/logs/finetuning/majority_baseline/{task}.log",
     benchmark:
         "results/benchmarks/finetuning/majority_baseline/{task}.tsv"
+    conda:
+        "../../envs/torch.yaml"
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
-    conda:
-        "../../envs/torch.yaml"
+    params:
+        task=lambda wc: task_data_config(wc.task),
     script:
         "../../scripts/majority_baseline.py"
 

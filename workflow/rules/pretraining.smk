@@ -15,23 +15,23 @@ rule pretrain:
         model=directory("results/pretraining/{model}/model"),
         log="results/pretraining/{model}/train_log.jsonl",
         eval="results/pretraining/{model}/eval.json",
+    log:
+        "results/logs/pretraining/pretrain/{model}.log",
+    benchmark:
+        "results/benchmarks/pretraining/pretrain/{model}.tsv"
+    # Killed at the time limit or cancelled: resubmitted, resuming from its checkpoint.
+    retries: 3
+    conda:
+        "../../envs/torch.yaml"
+    threads: gpu_job_threads(lambda wc: config["pretraining"][wc.model])
+    resources:
+        **gpu_job_resources(lambda wc: config["pretraining"][wc.model]),
     params:
         checkpoint_dir="results/checkpoints/pretraining/{model}",
         settings=lambda wc: job_entry("pretraining", wc.model),
         masking=config["masking"],
         max_seq_length=config["pretraining_data"]["max_seq_length"],
         probes=config["probes"],
-    log:
-        "results/logs/pretraining/pretrain/{model}.log",
-    benchmark:
-        "results/benchmarks/pretraining/pretrain/{model}.tsv"
-    threads: gpu_job_threads(lambda wc: config["pretraining"][wc.model])
-    resources:
-        **gpu_job_resources(lambda wc: config["pretraining"][wc.model]),
-    # Killed at the time limit or cancelled: resubmitted, resuming from its checkpoint.
-    retries: 3
-    conda:
-        "../../envs/torch.yaml"
     script:
         "../../scripts/pretrain.py"
 

@@ -18,11 +18,29 @@ rule aggregate:
         metrics=expand(rules.finetune.output.metrics, model=FINETUNE_MODELS, task=TASKS, seed=SEEDS),
         baselines=expand(rules.majority_baseline.output.metrics, task=TASKS),
     output:
-        scores=report("results/aggregate/scores.csv", caption="../report/scores.rst", category="Results"),
-        summary=report("results/aggregate/summary.csv", caption="../report/summary.rst", category="Results"),
-        averages=report("results/aggregate/averages.csv", caption="../report/averages.rst", category="Results"),
-        markdown=report("results/aggregate/summary.md", caption="../report/summary_md.rst", category="Results"),
+        scores=report(
+            "results/aggregate/scores.csv", caption="../report/scores.rst", category="Results"
+        ),
+        summary=report(
+            "results/aggregate/summary.csv", caption="../report/summary.rst", category="Results"
+        ),
+        averages=report(
+            "results/aggregate/averages.csv", caption="../report/averages.rst", category="Results"
+        ),
+        markdown=report(
+            "results/aggregate/summary.md", caption="../report/summary_md.rst", category="Results"
+        ),
         retention="results/aggregate/retention.csv",
+    log:
+        "results/logs/report/aggregate.log",
+    benchmark:
+        "results/benchmarks/report/aggregate.tsv"
+    conda:
+        "../../envs/report.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     params:
         models=FINETUNE_MODELS,
         tasks=TASKS,
@@ -33,16 +51,6 @@ rule aggregate:
         average=config["report"]["average"],
         blurb_types=blurb_task_types(),
         teachers=STUDENT_TEACHERS,
-    log:
-        "results/logs/report/aggregate.log",
-    benchmark:
-        "results/benchmarks/report/aggregate.tsv"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    conda:
-        "../../envs/report.yaml"
     script:
         "../../scripts/aggregate.py"
 
@@ -52,23 +60,27 @@ rule efficiency:
     input:
         lambda wildcards: model_input(wildcards.model),
     output:
-        report("results/efficiency/{model}.json", caption="../report/efficiency.rst", category="Efficiency"),
+        report(
+            "results/efficiency/{model}.json",
+            caption="../report/efficiency.rst",
+            category="Efficiency",
+        ),
+    log:
+        "results/logs/efficiency/{model}.log",
+    benchmark:
+        "results/benchmarks/efficiency/{model}.tsv"
+    conda:
+        "../../envs/torch.yaml"
+    threads: 4
+    resources:
+        mem_mb=8000,
+        runtime=60,
     params:
         model_path=lambda wildcards: model_dir(wildcards.model),
         model_name="{model}",
         batch_sizes=config["efficiency"]["batch_sizes"],
         sequence_lengths=config["efficiency"]["sequence_lengths"],
         repeats=config["efficiency"]["repeats"],
-    log:
-        "results/logs/efficiency/{model}.log",
-    benchmark:
-        "results/benchmarks/efficiency/{model}.tsv"
-    threads: 4
-    resources:
-        mem_mb=8000,
-        runtime=60,
-    conda:
-        "../../envs/torch.yaml"
     script:
         "../../scripts/efficiency.py"
 
@@ -92,20 +104,20 @@ rule report:
         retention=rules.aggregate.output.retention,
     output:
         html=report("results/report/report.html", caption="../report/report.rst", category="Report"),
+    log:
+        "results/logs/report/report.log",
+    benchmark:
+        "results/benchmarks/report/report.tsv"
+    conda:
+        "../../envs/report.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
     params:
         benchmarks="results/benchmarks",
         config=config,
         title=config["report"]["title"],
         source_dir=workflow.basedir,
-    log:
-        "results/logs/report/report.log",
-    benchmark:
-        "results/benchmarks/report/report.tsv"
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    conda:
-        "../../envs/report.yaml"
     script:
         "../../scripts/report.py"

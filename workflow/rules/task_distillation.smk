@@ -16,22 +16,25 @@ wildcard_constraints:
 rule transfer_set:
     """One transfer set as JSON Lines: read from a text or harness-format file, or randomised."""
     input:
-        lambda wc: TD_TRANSFER[wc.transfer].randomised.source if TD_TRANSFER[wc.transfer].randomised
-        else TD_TRANSFER[wc.transfer].path,
+        lambda wc: (
+            TD_TRANSFER[wc.transfer].randomised.source
+            if TD_TRANSFER[wc.transfer].randomised
+            else TD_TRANSFER[wc.transfer].path
+        ),
     output:
         "results/task_distillation/transfer/{transfer}.jsonl",
-    params:
-        settings=lambda wc: config["task_distillation"]["transfer_sets"][wc.transfer],
     log:
         "results/logs/task_distillation/transfer_set/{transfer}.log",
     benchmark:
         "results/benchmarks/task_distillation/transfer_set/{transfer}.tsv"
+    conda:
+        "../../envs/torch.yaml"
     threads: 1
     resources:
         mem_mb=2000,
         runtime=30,
-    conda:
-        "../../envs/torch.yaml"
+    params:
+        settings=lambda wc: config["task_distillation"]["transfer_sets"][wc.transfer],
     script:
         "../../scripts/task_distillation_transfer.py"
 
@@ -47,18 +50,18 @@ rule finetune_teacher:
         predictions="results/task_distillation/teachers/{model}/{task}/seed{seed}/predictions.tsv",
         evaluation="results/task_distillation/teachers/{model}/{task}/seed{seed}/evaluation.json",
         evaluation_predictions="results/task_distillation/teachers/{model}/{task}/seed{seed}/evaluation.tsv",
-    params:
-        model_path=lambda wc: model_dir(wc.model),
-        task=lambda wc: {**task_data_config(wc.task), "hyperparameters": td_teacher_training(wc)},
     log:
         "results/logs/task_distillation/finetune_teacher/{model}/{task}/seed{seed}.log",
     benchmark:
         "results/benchmarks/task_distillation/finetune_teacher/{model}/{task}/seed{seed}.tsv"
+    conda:
+        "../../envs/torch.yaml"
     threads: 1
     resources:
         **gpu_job_resources(lambda wc: config["task_distillation"]),
-    conda:
-        "../../envs/torch.yaml"
+    params:
+        model_path=lambda wc: model_dir(wc.model),
+        task=lambda wc: {**task_data_config(wc.task), "hyperparameters": td_teacher_training(wc)},
     script:
         "../../scripts/task_distillation_teacher.py"
 
@@ -72,18 +75,18 @@ rule soft_labels:
     output:
         soft_labels="results/task_distillation/experiments/{experiment}/{transfer}/soft_labels.jsonl",
         meta="results/task_distillation/experiments/{experiment}/{transfer}/soft_labels.json",
-    params:
-        task=lambda wc: td_task(wc.experiment, "teacher_training"),
-        temperature=lambda wc: TD_EXPERIMENTS[wc.experiment].temperature,
     log:
         "results/logs/task_distillation/soft_labels/{experiment}/{transfer}.log",
     benchmark:
         "results/benchmarks/task_distillation/soft_labels/{experiment}/{transfer}.tsv"
+    conda:
+        "../../envs/torch.yaml"
     threads: 1
     resources:
         **gpu_job_resources(lambda wc: config["task_distillation"]),
-    conda:
-        "../../envs/torch.yaml"
+    params:
+        task=lambda wc: td_task(wc.experiment, "teacher_training"),
+        temperature=lambda wc: TD_EXPERIMENTS[wc.experiment].temperature,
     script:
         "../../scripts/task_distillation_soft_labels.py"
 
@@ -98,24 +101,30 @@ rule train_students:
         data=td_student_data,
         task_data=td_task_files,
     output:
-        evaluations=td_seed_outputs("results/task_distillation/experiments/{experiment}/{transfer}/{method}/seed{seed}/evaluation.json"),
-        predictions=td_seed_outputs("results/task_distillation/experiments/{experiment}/{transfer}/{method}/seed{seed}/evaluation.tsv"),
+        evaluations=td_seed_outputs(
+            "results/task_distillation/experiments/{experiment}/{transfer}/{method}/seed{seed}/evaluation.json"
+        ),
+        predictions=td_seed_outputs(
+            "results/task_distillation/experiments/{experiment}/{transfer}/{method}/seed{seed}/evaluation.tsv"
+        ),
+    log:
+        "results/logs/task_distillation/train_students/{experiment}/{transfer}/{method}.log",
+    benchmark:
+        "results/benchmarks/task_distillation/train_students/{experiment}/{transfer}/{method}.tsv"
+    conda:
+        "../../envs/torch.yaml"
+    threads: 1
+    resources:
+        **gpu_job_resources(lambda wc: config["task_distillation"]),
     params:
         student=lambda wc: TD_EXPERIMENTS[wc.experiment].student,
         student_path=lambda wc: model_dir(TD_EXPERIMENTS[wc.experiment].student),
         task=lambda wc: td_task(wc.experiment, "student_training"),
         method=lambda wc: wc.get("method", "untrained"),
-        temperature=lambda wc: TD_EXPERIMENTS[wc.experiment].temperature if wc.get("method") == "distilled" else None,
+        temperature=lambda wc: (
+            TD_EXPERIMENTS[wc.experiment].temperature if wc.get("method") == "distilled" else None
+        ),
         seeds=TD_SEEDS,
-    log:
-        "results/logs/task_distillation/train_students/{experiment}/{transfer}/{method}.log",
-    benchmark:
-        "results/benchmarks/task_distillation/train_students/{experiment}/{transfer}/{method}.tsv"
-    threads: 1
-    resources:
-        **gpu_job_resources(lambda wc: config["task_distillation"]),
-    conda:
-        "../../envs/torch.yaml"
     script:
         "../../scripts/task_distillation_students.py"
 
@@ -123,8 +132,12 @@ rule train_students:
 use rule train_students as untrained_students with:
     # The student without transfer: its initialisation with a fresh head per seed, evaluated.
     output:
-        evaluations=td_seed_outputs("results/task_distillation/experiments/{experiment}/untrained/seed{seed}/evaluation.json"),
-        predictions=td_seed_outputs("results/task_distillation/experiments/{experiment}/untrained/seed{seed}/evaluation.tsv"),
+        evaluations=td_seed_outputs(
+            "results/task_distillation/experiments/{experiment}/untrained/seed{seed}/evaluation.json"
+        ),
+        predictions=td_seed_outputs(
+            "results/task_distillation/experiments/{experiment}/untrained/seed{seed}/evaluation.tsv"
+        ),
     log:
         "results/logs/task_distillation/untrained_students/{experiment}.log",
     benchmark:
@@ -137,18 +150,18 @@ rule task_distillation_summary:
         [run["path"] for run in td_runs()],
     output:
         "results/task_distillation/summary.csv",
-    params:
-        runs=lambda wildcards: td_runs(),  # a function: no wildcard expansion of the paths
     log:
         "results/logs/task_distillation/summary.log",
     benchmark:
         "results/benchmarks/task_distillation/summary.tsv"
+    conda:
+        "../../envs/report.yaml"
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
-    conda:
-        "../../envs/report.yaml"
+    params:
+        runs=lambda wildcards: td_runs(),  # a function: no wildcard expansion of the paths
     script:
         "../../scripts/task_distillation_summary.py"
 

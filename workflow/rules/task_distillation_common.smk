@@ -106,8 +106,13 @@ def td_runs():
         teacher = td_teacher_path(name, "evaluation")
         runs.append({**keys, "transfer": "", "setting": "teacher", "path": teacher})
         untrained = expand(rules.untrained_students.output.evaluations, experiment=name)
-        runs += [{**keys, "transfer": "", "setting": "untrained", "path": path} for path in untrained]
-        methods = {"distilled": experiment.transfer, "direct": experiment.direct_transfer(TD_TRANSFER)}
+        runs += [
+            {**keys, "transfer": "", "setting": "untrained", "path": path} for path in untrained
+        ]
+        methods = {
+            "distilled": experiment.transfer,
+            "direct": experiment.direct_transfer(TD_TRANSFER),
+        }
         for method, transfers in methods.items():
             for transfer in transfers:
                 paths = expand(
@@ -116,7 +121,10 @@ def td_runs():
                     transfer=transfer,
                     method=method,
                 )
-                runs += [{**keys, "transfer": transfer, "setting": method, "path": path} for path in paths]
+                runs += [
+                    {**keys, "transfer": transfer, "setting": method, "path": path}
+                    for path in paths
+                ]
     return runs
 
 
@@ -126,6 +134,10 @@ def td_student_data(wildcards):
     method = wildcards.get("method")
     if method is None:
         return []
-    pattern = rules.soft_labels.output.soft_labels if method == "distilled" else rules.transfer_set.output[0]
+    pattern = (
+        rules.soft_labels.output.soft_labels
+        if method == "distilled"
+        else rules.transfer_set.output[0]
+    )
     [path] = expand(pattern, experiment=wildcards.experiment, transfer=wildcards.transfer)
     return path

@@ -8,20 +8,20 @@ rule train_vocabulary:
     output:
         tokenizer=directory("results/vocab/{vocab}/tokenizer"),
         stats="results/vocab/{vocab}/stats.json",
-    params:
-        settings=lambda wc: config["vocabularies"][wc.vocab],
-        heldout_fraction=config["pretraining_data"]["heldout_fraction"],
-        max_heldout_sentences=config["pretraining_data"]["max_heldout_sentences"],
     log:
         "results/logs/vocab/train_vocabulary/{vocab}.log",
     benchmark:
         "results/benchmarks/vocab/train_vocabulary/{vocab}.tsv"
+    conda:
+        "../../envs/torch.yaml"
     threads: 2
     resources:
         mem_mb=8000,
         runtime=240,
-    conda:
-        "../../envs/torch.yaml"
+    params:
+        settings=lambda wc: config["vocabularies"][wc.vocab],
+        heldout_fraction=config["pretraining_data"]["heldout_fraction"],
+        max_heldout_sentences=config["pretraining_data"]["max_heldout_sentences"],
     script:
         "../../scripts/train_vocabulary.py"
 
@@ -33,20 +33,20 @@ rule tokenize_corpus:
         tokenizer="results/vocab/{vocab}/tokenizer",
     output:
         directory("results/pretraining_data/{vocab}"),
-    params:
-        max_seq_length=config["pretraining_data"]["max_seq_length"],
-        heldout_fraction=config["pretraining_data"]["heldout_fraction"],
-        packing=config["pretraining_data"]["packing"],
     log:
         "results/logs/vocab/tokenize_corpus/{vocab}.log",
     benchmark:
         "results/benchmarks/vocab/tokenize_corpus/{vocab}.tsv"
+    conda:
+        "../../envs/torch.yaml"
     threads: 2
     resources:
         mem_mb=8000,
         runtime=240,
-    conda:
-        "../../envs/torch.yaml"
+    params:
+        max_seq_length=config["pretraining_data"]["max_seq_length"],
+        heldout_fraction=config["pretraining_data"]["heldout_fraction"],
+        packing=config["pretraining_data"]["packing"],
     script:
         "../../scripts/tokenize_corpus.py"
 

@@ -18,8 +18,8 @@ import re
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import IO, TypeVar
 
 from biocompact.atomic import atomic_path
@@ -56,9 +56,7 @@ def _is_transient(error: Exception) -> bool:
     return isinstance(error, (http.client.HTTPException, ConnectionError, TimeoutError))
 
 
-def with_retries(
-    url: str, read: Callable[[IO[bytes]], T], retries: int, backoff_s: float
-) -> T:
+def with_retries(url: str, read: Callable[[IO[bytes]], T], retries: int, backoff_s: float) -> T:
     """Call ``read(response)`` on ``url``, retrying transient errors with exponential back-off."""
     for attempt in range(retries + 1):
         try:
@@ -108,8 +106,10 @@ def download_file(
     expected = None
     if verify_md5:
         sidecar = with_retries(
-            url + ".md5", lambda response: response.read().decode("ascii", "replace"),
-            retries, backoff_s,
+            url + ".md5",
+            lambda response: response.read().decode("ascii", "replace"),
+            retries,
+            backoff_s,
         )
         expected = read_md5_sidecar(sidecar, url.rsplit("/", 1)[-1], url + ".md5")
     with atomic_path(output) as temporary, open(temporary, "wb") as target:
@@ -149,6 +149,7 @@ def evict_if_unreadable(raw: str | os.PathLike) -> Iterator[None]:
     except CorpusFileError as error:
         Path(raw).unlink(missing_ok=True)
         raise CorpusFileError(
-            raw, f"{error.problem} (removed from the download cache: the next run downloads "
-            "it again, so fix or replace the source file first)"
+            raw,
+            f"{error.problem} (removed from the download cache: the next run downloads "
+            "it again, so fix or replace the source file first)",
         ) from error

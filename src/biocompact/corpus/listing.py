@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from biocompact.atomic import atomic_open
-from biocompact.corpus.download import URL_SCHEMES, with_retries, pubmed_url
+from biocompact.corpus.download import URL_SCHEMES, pubmed_url, with_retries
 
 LOG = logging.getLogger(__name__)
 

@@ -184,7 +184,8 @@ def iter_pubmed(
                         yield Skipped("book_article")
                     else:
                         medline = (
-                            element if element.tag == "MedlineCitation"
+                            element
+                            if element.tag == "MedlineCitation"
                             else element.find("MedlineCitation")
                         )
                         yield _citation(medline, section_labels, other_abstract, f"record {index}")

@@ -84,7 +84,7 @@ class ScispacySplitter:
             # scispaCy's suffix pattern trips a harmless regex FutureWarning in every job log.
             warnings.filterwarnings("ignore", "Possible set union", FutureWarning)
             import spacy
-            from scispacy.custom_sentence_segmenter import pysbd_sentencizer  # noqa: F401
+            from scispacy.custom_sentence_segmenter import pysbd_sentencizer  # noqa: F401 (registers the spaCy component)
             from scispacy.custom_tokenizer import combined_rule_tokenizer
 
             if model is None:
@@ -232,8 +232,12 @@ def split_sentences(
         for citation in citations
     )
     return write_documents(
-        items, build_splitter(splitter, model), sentences, stats,
-        {"not_latest": not_latest}, "no_abstract",
+        items,
+        build_splitter(splitter, model),
+        sentences,
+        stats,
+        {"not_latest": not_latest},
+        "no_abstract",
     )
 
 

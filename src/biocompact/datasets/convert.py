@@ -16,9 +16,14 @@ from collections.abc import Callable, Iterator
 from biocompact.datasets.registry import Dataset
 
 SUFFIXES = {
-    "biobert_tsv": ".tsv", "blue_tsv": ".tsv", "hoc_tsv": ".tsv", "conll": ".tsv",
-    "mednli_jsonl": ".jsonl", "similarity_jsonl": ".jsonl", "squad_json": ".json",
-}  # fmt: skip
+    "biobert_tsv": ".tsv",
+    "blue_tsv": ".tsv",
+    "hoc_tsv": ".tsv",
+    "conll": ".tsv",
+    "mednli_jsonl": ".jsonl",
+    "similarity_jsonl": ".jsonl",
+    "squad_json": ".json",
+}
 FOLD_FIELD = "{fold}"
 GOLDEN = "golden"
 
@@ -113,12 +118,17 @@ def linkbert_pair(text: str) -> str:
     rows = []
     for number, record in _records(text):
         label = _field(record, "label", number, (str, int, float))
-        rows.append(json.dumps({
-            "sentence1": _field(record, "sentence1", number),
-            "sentence2": _field(record, "sentence2", number),
-            "gold_label": label if isinstance(label, str) else float(label),
-            "pairID": str(record.get("id", number)),
-        }) + "\n")  # fmt: skip
+        rows.append(
+            json.dumps(
+                {
+                    "sentence1": _field(record, "sentence1", number),
+                    "sentence2": _field(record, "sentence2", number),
+                    "gold_label": label if isinstance(label, str) else float(label),
+                    "pairID": str(record.get("id", number)),
+                }
+            )
+            + "\n"
+        )
     return "".join(rows)
 
 

@@ -154,9 +154,11 @@ def download_source(
             )
             if expected is not None and actual != expected:
                 raise DatasetError(
-                    where, url, str(output),
+                    where,
+                    url,
+                    str(output),
                     f"SHA-256 mismatch: {origin} says {expected}, the download has {actual}",
-                )  # fmt: skip
+                )
             if expected is None:
                 handle.write(f"{actual} {source.name} {source.url}\n")
     return actual

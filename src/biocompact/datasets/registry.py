@@ -140,78 +140,191 @@ def _splits(folder: str, names: Mapping[str, str], suffix: str) -> dict[str, str
 def _registry() -> dict[str, Dataset]:
     datasets: list[Dataset] = []
     for name, (folder, licence, citation) in _BIOBERT_NER.items():
-        datasets.append(Dataset(
-            name, "ner", "biobert_tsv", licence, citation, ENTITY_F1, BIOBERT.name,
-            members=_splits(f"datasets/NER/{folder}",
-                            {"train": "train", "dev": "devel", "test": "test"}, ".tsv"),
-        ))  # fmt: skip
+        datasets.append(
+            Dataset(
+                name,
+                "ner",
+                "biobert_tsv",
+                licence,
+                citation,
+                ENTITY_F1,
+                BIOBERT.name,
+                members=_splits(
+                    f"datasets/NER/{folder}",
+                    {"train": "train", "dev": "devel", "test": "test"},
+                    ".tsv",
+                ),
+            )
+        )
     folds = tuple(str(fold) for fold in range(1, 11))
     for name, folder, licence, citation in (
-        ("gad", "GAD", "see the original corpus's terms",
-         "Bravo et al. 2015, Extraction of relations between genes and diseases from text"),
-        ("eu-adr", "euadr", "see the original corpus's terms",
-         "van Mulligen et al. 2012, The EU-ADR corpus"),
-    ):  # fmt: skip
-        datasets.append(Dataset(
-            name, "re", "biobert_tsv", licence, citation, "binary_f1", BIOBERT.name,
-            members=_splits(f"datasets/RE/{folder}/{{fold}}", {"train": "train", "test": "test"},
-                            ".tsv"),
-            folds=folds,
-        ))  # fmt: skip
-    datasets.append(Dataset(
-        "bioasq-factoid-7b", "qa_factoid", "squad_json",
-        "BioASQ terms: register at bioasq.org for use beyond research",
-        "Tsatsaronis et al. 2015, An overview of the BIOASQ large-scale biomedical semantic "
-        "indexing and question answering competition; BioASQ 7b as preprocessed by BioBERT",
-        "mrr", BIOBERT.name,
-        members={
-            "train": "datasets/QA/BioASQ/BioASQ-train-factoid-7b.json",
-            "test": "datasets/QA/BioASQ/BioASQ-test-factoid-7b.json",
-            "golden": "datasets/QA/BioASQ/7B_golden.json",
-        },
-    ))  # fmt: skip
+        (
+            "gad",
+            "GAD",
+            "see the original corpus's terms",
+            "Bravo et al. 2015, Extraction of relations between genes and diseases from text",
+        ),
+        (
+            "eu-adr",
+            "euadr",
+            "see the original corpus's terms",
+            "van Mulligen et al. 2012, The EU-ADR corpus",
+        ),
+    ):
+        datasets.append(
+            Dataset(
+                name,
+                "re",
+                "biobert_tsv",
+                licence,
+                citation,
+                "binary_f1",
+                BIOBERT.name,
+                members=_splits(
+                    f"datasets/RE/{folder}/{{fold}}", {"train": "train", "test": "test"}, ".tsv"
+                ),
+                folds=folds,
+            )
+        )
+    datasets.append(
+        Dataset(
+            "bioasq-factoid-7b",
+            "qa_factoid",
+            "squad_json",
+            "BioASQ terms: register at bioasq.org for use beyond research",
+            "Tsatsaronis et al. 2015, An overview of the BIOASQ large-scale biomedical semantic "
+            "indexing and question answering competition; BioASQ 7b as preprocessed by BioBERT",
+            "mrr",
+            BIOBERT.name,
+            members={
+                "train": "datasets/QA/BioASQ/BioASQ-train-factoid-7b.json",
+                "test": "datasets/QA/BioASQ/BioASQ-test-factoid-7b.json",
+                "golden": "datasets/QA/BioASQ/7B_golden.json",
+            },
+        )
+    )
     linkbert_splits = {"train": "train", "dev": "dev", "test": "test"}
     for name, (folder, licence, citation, metric) in _LINKBERT_NER.items():
-        datasets.append(Dataset(
-            name, "ner", "biobert_tsv", licence, f"{citation}; {BLURB_CITATION}", metric,
-            LINKBERT.name, "linkbert_tokens",
-            members=_splits(f"data/tokcls/{folder}", linkbert_splits, ".json"),
-            blurb_type="pico" if name == "blurb-ebm-pico" else "ner",
-        ))  # fmt: skip
+        datasets.append(
+            Dataset(
+                name,
+                "ner",
+                "biobert_tsv",
+                licence,
+                f"{citation}; {BLURB_CITATION}",
+                metric,
+                LINKBERT.name,
+                "linkbert_tokens",
+                members=_splits(f"data/tokcls/{folder}", linkbert_splits, ".json"),
+                blurb_type="pico" if name == "blurb-ebm-pico" else "ner",
+            )
+        )
     for name, folder, family, fmt, converter, licence, citation, metric, task, kind in (
-        ("blurb-chemprot", "chemprot_hf", "re", "blue_tsv", "linkbert_sentence",
-         "see the original corpus's terms",
-         "Krallinger et al. 2017, Overview of the BioCreative VI chemical-protein interaction "
-         "track", "micro_f1", {"negative_label": "false"}, "relation"),
-        ("blurb-ddi", "DDI_hf", "re", "blue_tsv", "linkbert_sentence",
-         "see the original corpus's terms",
-         "Herrero-Zazo et al. 2013, The DDI corpus", "micro_f1",
-         {"negative_label": "DDI-false"}, "relation"),
-        ("blurb-gad", "GAD_hf", "re", "blue_tsv", "linkbert_sentence",
-         "see the original corpus's terms",
-         "Bravo et al. 2015, Extraction of relations between genes and diseases from text",
-         "micro_f1", {"negative_label": "0"}, "relation"),
-        ("blurb-hoc", "HoC_hf", "dc", "hoc_tsv", "linkbert_hoc", "see the original corpus's terms",
-         "Baker et al. 2016, Automatic semantic classification of scientific literature "
-         "according to the hallmarks of cancer", "abstract_micro_f1", {}, "classification"),
-        ("blurb-pubmedqa", "pubmedqa_hf", "nli", "mednli_jsonl", "linkbert_pair",
-         "MIT (pubmedqa/pubmedqa LICENSE)",
-         "Jin et al. 2019, PubMedQA: A Dataset for Biomedical Research Question Answering "
-         "(reasoning-required setting)", "accuracy", {}, "qa"),
-        ("blurb-bioasq", "bioasq_hf", "nli", "mednli_jsonl", "linkbert_pair",
-         "BioASQ terms: register at bioasq.org for use beyond research",
-         "Nentidis et al. 2019, Results of the seventh edition of the BioASQ challenge "
-         "(yes/no questions)", "accuracy", {}, "qa"),
-        ("blurb-biosses", "BIOSSES_hf", "similarity", "similarity_jsonl", "linkbert_pair",
-         "see the original corpus's terms",
-         "Sogancioglu et al. 2017, BIOSSES: a semantic sentence similarity estimation system "
-         "for the biomedical domain", "pearson", {}, "similarity"),
-    ):  # fmt: skip
-        datasets.append(Dataset(
-            name, family, fmt, licence, f"{citation}; {BLURB_CITATION}", metric, LINKBERT.name,
-            converter, _splits(f"data/seqcls/{folder}", linkbert_splits, ".json"),
-            task=task, blurb_type=kind,
-        ))  # fmt: skip
+        (
+            "blurb-chemprot",
+            "chemprot_hf",
+            "re",
+            "blue_tsv",
+            "linkbert_sentence",
+            "see the original corpus's terms",
+            "Krallinger et al. 2017, Overview of the BioCreative VI chemical-protein interaction "
+            "track",
+            "micro_f1",
+            {"negative_label": "false"},
+            "relation",
+        ),
+        (
+            "blurb-ddi",
+            "DDI_hf",
+            "re",
+            "blue_tsv",
+            "linkbert_sentence",
+            "see the original corpus's terms",
+            "Herrero-Zazo et al. 2013, The DDI corpus",
+            "micro_f1",
+            {"negative_label": "DDI-false"},
+            "relation",
+        ),
+        (
+            "blurb-gad",
+            "GAD_hf",
+            "re",
+            "blue_tsv",
+            "linkbert_sentence",
+            "see the original corpus's terms",
+            "Bravo et al. 2015, Extraction of relations between genes and diseases from text",
+            "micro_f1",
+            {"negative_label": "0"},
+            "relation",
+        ),
+        (
+            "blurb-hoc",
+            "HoC_hf",
+            "dc",
+            "hoc_tsv",
+            "linkbert_hoc",
+            "see the original corpus's terms",
+            "Baker et al. 2016, Automatic semantic classification of scientific literature "
+            "according to the hallmarks of cancer",
+            "abstract_micro_f1",
+            {},
+            "classification",
+        ),
+        (
+            "blurb-pubmedqa",
+            "pubmedqa_hf",
+            "nli",
+            "mednli_jsonl",
+            "linkbert_pair",
+            "MIT (pubmedqa/pubmedqa LICENSE)",
+            "Jin et al. 2019, PubMedQA: A Dataset for Biomedical Research Question Answering "
+            "(reasoning-required setting)",
+            "accuracy",
+            {},
+            "qa",
+        ),
+        (
+            "blurb-bioasq",
+            "bioasq_hf",
+            "nli",
+            "mednli_jsonl",
+            "linkbert_pair",
+            "BioASQ terms: register at bioasq.org for use beyond research",
+            "Nentidis et al. 2019, Results of the seventh edition of the BioASQ challenge "
+            "(yes/no questions)",
+            "accuracy",
+            {},
+            "qa",
+        ),
+        (
+            "blurb-biosses",
+            "BIOSSES_hf",
+            "similarity",
+            "similarity_jsonl",
+            "linkbert_pair",
+            "see the original corpus's terms",
+            "Sogancioglu et al. 2017, BIOSSES: a semantic sentence similarity estimation system "
+            "for the biomedical domain",
+            "pearson",
+            {},
+            "similarity",
+        ),
+    ):
+        datasets.append(
+            Dataset(
+                name,
+                family,
+                fmt,
+                licence,
+                f"{citation}; {BLURB_CITATION}",
+                metric,
+                LINKBERT.name,
+                converter,
+                _splits(f"data/seqcls/{folder}", linkbert_splits, ".json"),
+                task=task,
+                blurb_type=kind,
+            )
+        )
     datasets += [
         Dataset(
             "mednli",

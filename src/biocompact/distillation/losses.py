@@ -18,7 +18,9 @@ def mlm_loss(student_logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor
     return F.cross_entropy(student_logits.float(), labels)
 
 
-def soft_mlm_loss(student_logits: torch.Tensor, teacher_logits: torch.Tensor, temperature: float) -> torch.Tensor:
+def soft_mlm_loss(
+    student_logits: torch.Tensor, teacher_logits: torch.Tensor, temperature: float
+) -> torch.Tensor:
     """Seed 000 eq. 2: KL(teacher || student) of the output distributions at temperature T.
 
     Averaged over the masked tokens and scaled by T^2 (Hinton et al.), so the gradient
@@ -47,7 +49,9 @@ def cosine_alignment_loss(
 ) -> torch.Tensor:
     """Seed 000 eq. 3 (and the hidden-state half of eq. 10): mean over real tokens of 1 - cos(h_t, h_s)."""
     selected = attention_mask.bool()
-    cosine = F.cosine_similarity(student_hidden[selected].float(), teacher_hidden[selected].float(), dim=-1)
+    cosine = F.cosine_similarity(
+        student_hidden[selected].float(), teacher_hidden[selected].float(), dim=-1
+    )
     return (1.0 - cosine).mean()
 
 
@@ -93,7 +97,9 @@ def attention_kl_loss(
     student_log_probs, teacher_log_probs = student_log_probs.float(), teacher_log_probs.float()
     keys = attention_mask.bool()[:, None, None, :]
     teacher_probs = teacher_log_probs.exp()
-    pointwise = torch.special.xlogy(teacher_probs, teacher_probs) - teacher_probs * student_log_probs
+    pointwise = (
+        torch.special.xlogy(teacher_probs, teacher_probs) - teacher_probs * student_log_probs
+    )
     per_query = torch.where(keys, pointwise, torch.zeros_like(pointwise)).sum(dim=-1)
     queries = attention_mask.bool()[:, None, :].expand_as(per_query)
     return per_query[queries].mean()

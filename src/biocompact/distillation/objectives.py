@@ -39,9 +39,13 @@ LAYER_TERMS = ("hidden", "attention")  # per-layer terms, weighted by alpha["lay
 class Activations:
     """What one model produced on a batch, as far as a distillation loss reads it."""
 
-    hidden_states: tuple[torch.Tensor, ...]  # embeddings, then layers 1..L; only the last if not layer-wise
+    hidden_states: tuple[
+        torch.Tensor, ...
+    ]  # embeddings, then layers 1..L; only the last if not layer-wise
     logits: torch.Tensor  # MLM logits at the head positions, one row per position
-    attention: dict[int, torch.Tensor]  # layer -> log attention probabilities (batch, heads, query, key)
+    attention: dict[
+        int, torch.Tensor
+    ]  # layer -> log attention probabilities (batch, heads, query, key)
 
     def clone(self) -> Activations:
         """A copy made of ordinary tensors (inference-mode tensors cannot enter autograd)."""
@@ -61,7 +65,9 @@ def compute_activations(
 ) -> Activations:
     """Encoder outputs, the MLM head at ``positions`` only, attention maps of ``attention_layers``."""
     output = model.base_model(
-        input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], output_hidden_states=all_layers
+        input_ids=batch["input_ids"],
+        attention_mask=batch["attention_mask"],
+        output_hidden_states=all_layers,
     )
     hidden = tuple(output.hidden_states) if all_layers else (output.last_hidden_state,)
     attention = {
@@ -79,7 +85,9 @@ class DistillationObjective(Objective):
     default_alpha: dict[str, float] = {}
     default_temperature = 2.0
     layer_wise = False  # layer-to-layer terms through the map g (Rohanian et al. 2023, eq. 5)
-    head_on_every_token = False  # eq. 8 reads the outputs at every token; eqs. 1-2 at the masked ones
+    head_on_every_token = (
+        False  # eq. 8 reads the outputs at every token; eqs. 1-2 at the masked ones
+    )
 
     def __init__(
         self,
@@ -110,14 +118,20 @@ class DistillationObjective(Objective):
                 f"its terms are {sorted(cls.default_alpha)}"
             )
         if layer_map is not None and not cls.layer_wise:
-            raise ValueError(f"layer_map is used by the layer-wise methods only, not by {cls.method}")
+            raise ValueError(
+                f"layer_map is used by the layer-wise methods only, not by {cls.method}"
+            )
 
     def _check_layer_wise(self, layer_map: list[int] | None) -> None:
         n_student = self.student.config.num_hidden_layers
-        self.layer_map = resolve_layer_map(n_student, self.teacher.config.num_hidden_layers, layer_map)
+        self.layer_map = resolve_layer_map(
+            n_student, self.teacher.config.num_hidden_layers, layer_map
+        )
         weights = self.alpha["layer"]
         if isinstance(weights, list) and len(weights) != n_student:
-            raise ValueError(f"alpha.layer lists {len(weights)} weights for a {n_student}-layer student")
+            raise ValueError(
+                f"alpha.layer lists {len(weights)} weights for a {n_student}-layer student"
+            )
         heads = self.student.config.num_attention_heads, self.teacher.config.num_attention_heads
         if heads[0] != heads[1]:
             raise ValueError(
@@ -127,7 +141,10 @@ class DistillationObjective(Objective):
 
     def width_projection(self, learned: bool, purpose: str = "") -> nn.Module:
         """Identity for equal widths; else a learned linear map to the teacher's width, or an error."""
-        student_width, teacher_width = self.student.config.hidden_size, self.teacher.config.hidden_size
+        student_width, teacher_width = (
+            self.student.config.hidden_size,
+            self.teacher.config.hidden_size,
+        )
         if student_width == teacher_width:
             return nn.Identity()
         if not learned:
@@ -142,13 +159,19 @@ class DistillationObjective(Objective):
         self.teacher.eval()
         return self
 
-    def student_activations(self, batch: dict[str, torch.Tensor], positions: torch.Tensor) -> Activations:
+    def student_activations(
+        self, batch: dict[str, torch.Tensor], positions: torch.Tensor
+    ) -> Activations:
         layers = list(range(1, len(self.layer_map) + 1))
         return compute_activations(self.student, batch, positions, self.layer_wise, layers)
 
-    def teacher_activations(self, batch: dict[str, torch.Tensor], positions: torch.Tensor) -> Activations:
+    def teacher_activations(
+        self, batch: dict[str, torch.Tensor], positions: torch.Tensor
+    ) -> Activations:
         with torch.inference_mode():
-            teacher = compute_activations(self.teacher, batch, positions, self.layer_wise, sorted(set(self.layer_map)))
+            teacher = compute_activations(
+                self.teacher, batch, positions, self.layer_wise, sorted(set(self.layer_map))
+            )
         return teacher.clone()
 
     def loss_terms(
@@ -157,7 +180,9 @@ class DistillationObjective(Objective):
         """The method's loss terms: scalars, or one value per student layer for ``LAYER_TERMS``."""
         raise NotImplementedError
 
-    def forward(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    def forward(
+        self, batch: dict[str, torch.Tensor]
+    ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         if self.head_on_every_token:
             positions = batch["attention_mask"].bool()
         else:
@@ -189,14 +214,20 @@ class DistilBertObjective(DistillationObjective):
 
     def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **settings):
         super().__init__(student, teacher, **settings)
-        self.projection = self.width_projection(self.learned_projection, "aligns the last hidden states with a cosine")
+        self.projection = self.width_projection(
+            self.learned_projection, "aligns the last hidden states with a cosine"
+        )
 
-    def loss_terms(self, student: Activations, teacher: Activations, batch: dict[str, torch.Tensor]) -> dict:
+    def loss_terms(
+        self, student: Activations, teacher: Activations, batch: dict[str, torch.Tensor]
+    ) -> dict:
         return {
             "mlm": mlm_loss(student.logits, _masked_labels(batch)),
             "soft": soft_mlm_loss(student.logits, teacher.logits, self.temperature),
             "align": cosine_alignment_loss(
-                self.projection(student.hidden_states[-1]), teacher.hidden_states[-1], batch["attention_mask"]
+                self.projection(student.hidden_states[-1]),
+                teacher.hidden_states[-1],
+                batch["attention_mask"],
             ),
         }
 
@@ -228,20 +259,31 @@ class TinyBertObjective(DistillationObjective):
         self.embedding_projection = self.width_projection(learned=True)
         self.hidden_projection = self.width_projection(learned=True)
 
-    def loss_terms(self, student: Activations, teacher: Activations, batch: dict[str, torch.Tensor]) -> dict:
+    def loss_terms(
+        self, student: Activations, teacher: Activations, batch: dict[str, torch.Tensor]
+    ) -> dict:
         mask = batch["attention_mask"]
         pairs = list(enumerate(self.layer_map, start=1))
         return {
             "embedding": hidden_mse_loss(
                 self.embedding_projection(student.hidden_states[0]), teacher.hidden_states[0], mask
             ),
-            "hidden": torch.stack([
-                hidden_mse_loss(self.hidden_projection(student.hidden_states[s]), teacher.hidden_states[t], mask)
-                for s, t in pairs
-            ]),
-            "attention": torch.stack([
-                attention_mse_loss(student.attention[s], teacher.attention[t], mask) for s, t in pairs
-            ]),
+            "hidden": torch.stack(
+                [
+                    hidden_mse_loss(
+                        self.hidden_projection(student.hidden_states[s]),
+                        teacher.hidden_states[t],
+                        mask,
+                    )
+                    for s, t in pairs
+                ]
+            ),
+            "attention": torch.stack(
+                [
+                    attention_mse_loss(student.attention[s], teacher.attention[t], mask)
+                    for s, t in pairs
+                ]
+            ),
             "output": soft_cross_entropy_loss(student.logits, teacher.logits, self.temperature),
         }
 
@@ -261,18 +303,26 @@ class CompactObjective(DistillationObjective):
         super().__init__(student, teacher, **settings)
         self.width_projection(False, "aligns hidden states layer by layer with a cosine")
 
-    def loss_terms(self, student: Activations, teacher: Activations, batch: dict[str, torch.Tensor]) -> dict:
+    def loss_terms(
+        self, student: Activations, teacher: Activations, batch: dict[str, torch.Tensor]
+    ) -> dict:
         mask = batch["attention_mask"]
         pairs = list(enumerate(self.layer_map, start=1))
         return {
             "mlm": mlm_loss(student.logits, _masked_labels(batch)),
             "soft": soft_mlm_loss(student.logits, teacher.logits, self.temperature),
-            "hidden": torch.stack([
-                cosine_alignment_loss(student.hidden_states[s], teacher.hidden_states[t], mask) for s, t in pairs
-            ]),
-            "attention": torch.stack([
-                attention_kl_loss(student.attention[s], teacher.attention[t], mask) for s, t in pairs
-            ]),
+            "hidden": torch.stack(
+                [
+                    cosine_alignment_loss(student.hidden_states[s], teacher.hidden_states[t], mask)
+                    for s, t in pairs
+                ]
+            ),
+            "attention": torch.stack(
+                [
+                    attention_kl_loss(student.attention[s], teacher.attention[t], mask)
+                    for s, t in pairs
+                ]
+            ),
         }
 
 

@@ -42,7 +42,11 @@ def run_distillation(
     if pick_device().type == "cuda":
         teacher = teacher.to(torch.bfloat16)
     objective = METHODS[settings.method](
-        student, teacher, temperature=settings.temperature, alpha=settings.alpha, layer_map=settings.layer_map
+        student,
+        teacher,
+        temperature=settings.temperature,
+        alpha=settings.alpha,
+        layer_map=settings.layer_map,
     )
     description = {
         "model": name,

@@ -16,7 +16,9 @@ def every_other_layer(n_teacher_layers: int) -> list[int]:
     return list(range(0, n_teacher_layers, 2))
 
 
-def student_from_teacher_layers(teacher: PreTrainedModel, layers: list[int] | None) -> PreTrainedModel:
+def student_from_teacher_layers(
+    teacher: PreTrainedModel, layers: list[int] | None
+) -> PreTrainedModel:
     """Trainable copy of the teacher keeping only ``layers`` (embeddings and MLM head copied as they are)."""
     n_layers = teacher.config.num_hidden_layers
     layers = every_other_layer(n_layers) if layers is None else layers
@@ -30,15 +32,22 @@ def student_from_teacher_layers(teacher: PreTrainedModel, layers: list[int] | No
 
 
 def initialise_student(
-    teacher: PreTrainedModel, init: str, layers: list[int] | None, architecture: dict | None, seed: int
+    teacher: PreTrainedModel,
+    init: str,
+    layers: list[int] | None,
+    architecture: dict | None,
+    seed: int,
 ) -> PreTrainedModel:
     """``teacher_layers``, ``random`` (with ``architecture``) or a checkpoint folder / hub name."""
     torch.manual_seed(seed)
     if init == "teacher_layers":
         student = student_from_teacher_layers(teacher, layers)
     elif init == "random":
-        config = build_config(architecture or {}, vocab_size=teacher.config.vocab_size,
-                              max_position_embeddings=teacher.config.max_position_embeddings)
+        config = build_config(
+            architecture or {},
+            vocab_size=teacher.config.vocab_size,
+            max_position_embeddings=teacher.config.max_position_embeddings,
+        )
         config.pad_token_id = teacher.config.pad_token_id
         student = AutoModelForMaskedLM.from_config(config)
     else:

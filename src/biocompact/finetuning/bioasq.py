@@ -114,17 +114,22 @@ def read_squad_json(path: str | Path) -> list[Snippet]:
             found = context[start : start + len(text)]
             if found != text:
                 raise DatasetFormatError(
-                    path, line,
+                    path,
+                    line,
                     f"{qa['id']}: answer {text!r} at offset {start} does not match its context "
                     f"({found!r} there)",
-                )  # fmt: skip
+                )
         snippets.append(
             Snippet(
-                qa["id"], question_id, qa["question"], context,
+                qa["id"],
+                question_id,
+                qa["question"],
+                context,
                 tuple(answer["text"] for answer in answers),
                 tuple(answer["answer_start"] for answer in answers),
-                str(path), line or 0,
-            )  # fmt: skip
+                str(path),
+                line or 0,
+            )
         )
     return non_empty(path, snippets)
 
@@ -140,9 +145,14 @@ def read_yesno_json(path: str | Path) -> list[LabelledText]:
     the label is the entry's ``answer`` ("" when absent: the golden file must give it)."""
     examples = [
         LabelledText(
-            qa["id"], qa["question"], yesno_label(qa["answer"]) if qa.get("answer") else "",
-            str(path), line or 0, text_pair=context, group=question_id,
-        )  # fmt: skip
+            qa["id"],
+            qa["question"],
+            yesno_label(qa["answer"]) if qa.get("answer") else "",
+            str(path),
+            line or 0,
+            text_pair=context,
+            group=question_id,
+        )
         for line, question_id, qa, context in _squad_questions(path)
     ]
     return non_empty(path, examples)
@@ -164,9 +174,14 @@ def read_pubmedqa_json(path: str | Path) -> list[LabelledText]:
             )
         examples.append(
             LabelledText(
-                pmid, entry["QUESTION"], entry["final_decision"], str(path), line,
-                text_pair=" ".join(entry["CONTEXTS"]), group=pmid,
-            )  # fmt: skip
+                pmid,
+                entry["QUESTION"],
+                entry["final_decision"],
+                str(path),
+                line,
+                text_pair=" ".join(entry["CONTEXTS"]),
+                group=pmid,
+            )
         )
     return non_empty(path, examples)
 

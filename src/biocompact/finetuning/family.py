@@ -31,7 +31,9 @@ class TaskFamily(ABC):
 
     name: str
     model_class: Any  # a transformers AutoModelFor... class
-    model_options: Mapping[str, Any] = {}  # further config settings of the model, e.g. its problem_type
+    model_options: Mapping[
+        str, Any
+    ] = {}  # further config settings of the model, e.g. its problem_type
     readers: Mapping[str, Callable[[str | Path], list]]
     default_metric: str
 

@@ -99,9 +99,7 @@ def word_macro_f1(types: Sequence[str]) -> Callable[[Sequence, Sequence], float]
     return compute
 
 
-def ner_metrics(
-    label_all_subtokens: bool = False, labels: Sequence[str] = ()
-) -> dict[str, Metric]:
+def ner_metrics(label_all_subtokens: bool = False, labels: Sequence[str] = ()) -> dict[str, Metric]:
     """Entity-level micro precision, recall and F1 over sentences of IOB2 tags: conlleval's
     definition (``f1``, ...), and seqeval's strict IOB2 mode (``strict_f1``, ...); with the
     training ``labels``, also the word-level macro F1 over their entity types."""
@@ -269,9 +267,11 @@ def multilabel_metrics(labels: Sequence[str]) -> dict[str, Metric]:
             else:
                 gold_sets, predicted_sets = [labels for _, labels in gold], predicted
             return f1_score(
-                _indicators(labels, gold_sets), _indicators(labels, predicted_sets),
-                average=average, zero_division=0,
-            )  # fmt: skip
+                _indicators(labels, gold_sets),
+                _indicators(labels, predicted_sets),
+                average=average,
+                zero_division=0,
+            )
 
         return compute
 

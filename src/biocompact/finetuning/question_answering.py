@@ -73,10 +73,15 @@ class ExtractiveQuestionAnswering(TaskFamily):
         golden = read_bioasq_golden(task["golden"])
         return [
             Snippet(
-                e.id, e.question_id, e.question, e.context,
+                e.id,
+                e.question_id,
+                e.question,
+                e.context,
                 golden_answer(golden, e.question_id, "factoid", task["golden"]),
-                (), e.source, e.line,
-            )  # fmt: skip
+                (),
+                e.source,
+                e.line,
+            )
             for e in examples
         ]
 
@@ -93,9 +98,10 @@ class ExtractiveQuestionAnswering(TaskFamily):
             answers = list(dict.fromkeys(a for snippet in snippets for a in snippet.answers))
             if not answers:
                 raise DatasetFormatError(
-                    snippets[0].source, snippets[0].line,
+                    snippets[0].source,
+                    snippets[0].line,
                     f"question {question} has no answer (give the task a golden file)",
-                )  # fmt: skip
+                )
             gold.append(answers)
         return gold
 
@@ -140,9 +146,7 @@ class ExtractiveQuestionAnswering(TaskFamily):
             ends.append(span[1] if span else 0)
             alignment.append((example, window))
         with_answer = sum(bool(example.starts) for example in examples)
-        dataset = Dataset.from_dict(
-            {**encoding, "start_positions": starts, "end_positions": ends}
-        )
+        dataset = Dataset.from_dict({**encoding, "start_positions": starts, "end_positions": ends})
         stats = {"features": len(alignment), "answers_outside_window": with_answer - len(answered)}
         settings = {key: hyperparameters[key] for key in ("n_best", "max_answer_length")}
         return Encoded(dataset, alignment, stats, settings)

@@ -288,6 +288,8 @@ def read_similarity_jsonl(path: str | Path) -> list[ScoredPair]:
         if not isinstance(score, (int, float)) or isinstance(score, bool):
             raise DatasetFormatError(path, number, f"gold_label {score!r} is not a number")
         pairs.append(
-            ScoredPair(str(record.get("pairID", len(pairs))), *texts, float(score), str(path), number)
+            ScoredPair(
+                str(record.get("pairID", len(pairs))), *texts, float(score), str(path), number
+            )
         )
     return non_empty(path, pairs)

@@ -136,11 +136,16 @@ def _training_arguments(
 
 
 def _trainer(
-    model: PreTrainedModel, arguments: TrainingArguments, family: TaskFamily,
-    tokenizer: PreTrainedTokenizerBase, train: Dataset | None,
-    callbacks: Sequence[TrainerCallback] = (), trainer_class: type[Trainer] = Trainer,
-    length_grouped: bool = False, **kwargs: Any,
-) -> Trainer:  # fmt: skip
+    model: PreTrainedModel,
+    arguments: TrainingArguments,
+    family: TaskFamily,
+    tokenizer: PreTrainedTokenizerBase,
+    train: Dataset | None,
+    callbacks: Sequence[TrainerCallback] = (),
+    trainer_class: type[Trainer] = Trainer,
+    length_grouped: bool = False,
+    **kwargs: Any,
+) -> Trainer:
     """A Trainer (of ``trainer_class``; with ``length_grouped`` training batches) logging to the
     job log instead of printing."""
     trainer = (_length_grouped(trainer_class) if length_grouped else trainer_class)(
@@ -156,10 +161,15 @@ def _trainer(
 
 
 def train_without_dev(
-    model: PreTrainedModel, family: TaskFamily, tokenizer: PreTrainedTokenizerBase,
-    train: Dataset, hyperparameters: Mapping, seed: int, trainer_class: type[Trainer] = Trainer,
+    model: PreTrainedModel,
+    family: TaskFamily,
+    tokenizer: PreTrainedTokenizerBase,
+    train: Dataset,
+    hyperparameters: Mapping,
+    seed: int,
+    trainer_class: type[Trainer] = Trainer,
     label_names: Sequence[str] | None = None,
-) -> None:  # fmt: skip
+) -> None:
     """Train ``model`` in place for the preset's epochs without dev evaluation (``label_names``:
     the dataset's target columns when ``trainer_class`` computes its own loss)."""
     with tempfile.TemporaryDirectory(prefix="biocompact-train-") as scratch:
@@ -167,15 +177,24 @@ def train_without_dev(
         if label_names:
             arguments.label_names = list(label_names)
         _trainer(
-            model, arguments, family, tokenizer, train, trainer_class=trainer_class,
+            model,
+            arguments,
+            family,
+            tokenizer,
+            train,
+            trainer_class=trainer_class,
             length_grouped=hyperparameters.get("length_grouped_batches", False),
         ).train()
 
 
 def predict_logits(
-    model: PreTrainedModel, family: TaskFamily, tokenizer: PreTrainedTokenizerBase,
-    data: Dataset, hyperparameters: Mapping, seed: int,
-) -> np.ndarray:  # fmt: skip
+    model: PreTrainedModel,
+    family: TaskFamily,
+    tokenizer: PreTrainedTokenizerBase,
+    data: Dataset,
+    hyperparameters: Mapping,
+    seed: int,
+) -> np.ndarray:
     """The model's outputs on ``data`` (batched as the preset says)."""
     with tempfile.TemporaryDirectory(prefix="biocompact-predict-") as scratch:
         arguments = _training_arguments(hyperparameters, seed, scratch, evaluate=False)
@@ -187,15 +206,18 @@ def grid_points(hyperparameters: Mapping) -> list[dict[str, Any]]:
     settings themselves when the grid is empty); grid order: the keys as listed."""
     grid = {key: values for key, values in (hyperparameters.get("grid") or {}).items() if values}
     base = {key: value for key, value in hyperparameters.items() if key != "grid"}
-    return [
-        {**base, **dict(zip(grid, values))} for values in itertools.product(*grid.values())
-    ]
+    return [{**base, **dict(zip(grid, values))} for values in itertools.product(*grid.values())]
 
 
 def _intermediate_model(
-    model_path: str, family: TaskFamily, tokenizer, task: Mapping, hyperparameters: Mapping,
-    seed: int, labels: list[str],
-) -> PreTrainedModel:  # fmt: skip
+    model_path: str,
+    family: TaskFamily,
+    tokenizer,
+    task: Mapping,
+    hyperparameters: Mapping,
+    seed: int,
+    labels: list[str],
+) -> PreTrainedModel:
     """A fresh model for ``labels``; first trained on the task's ``intermediate`` file
     (same format, no dev selection) for ``intermediate_epochs`` when one is given."""
     set_seed(seed)  # before the new head is initialised
@@ -212,9 +234,15 @@ def _intermediate_model(
 
 
 def _train_point(
-    model_path: str, family: TaskFamily, tokenizer, task: Mapping, splits: Splits,
-    encoded: tuple, hyperparameters: Mapping, seed: int,
-) -> tuple[PreTrainedModel, KeepBestModel, float]:  # fmt: skip
+    model_path: str,
+    family: TaskFamily,
+    tokenizer,
+    task: Mapping,
+    splits: Splits,
+    encoded: tuple,
+    hyperparameters: Mapping,
+    seed: int,
+) -> tuple[PreTrainedModel, KeepBestModel, float]:
     """Train one grid point; the model comes back holding its best dev weights."""
     train, dev = encoded
     primary = family.primary_metric(task, splits.labels)
@@ -232,10 +260,16 @@ def _train_point(
     with tempfile.TemporaryDirectory(prefix="biocompact-finetune-") as scratch:
         arguments = _training_arguments(hyperparameters, seed, scratch)
         trainer = _trainer(
-            model, arguments, family, tokenizer, train.dataset, [best],
+            model,
+            arguments,
+            family,
+            tokenizer,
+            train.dataset,
+            [best],
             length_grouped=hyperparameters.get("length_grouped_batches", False),
-            eval_dataset=dev.dataset, compute_metrics=dev_scores,
-        )  # fmt: skip
+            eval_dataset=dev.dataset,
+            compute_metrics=dev_scores,
+        )
         trainer.train()
     model.load_state_dict(best.state_dict)
     best.state_dict = {}
@@ -243,9 +277,14 @@ def _train_point(
 
 
 def _run_fold(
-    model_path: str, family: TaskFamily, tokenizer: PreTrainedTokenizerBase, task: Mapping,
-    seed: int, fold: str | None, out_model: str | None = None,
-) -> FoldResult:  # fmt: skip
+    model_path: str,
+    family: TaskFamily,
+    tokenizer: PreTrainedTokenizerBase,
+    task: Mapping,
+    seed: int,
+    fold: str | None,
+    out_model: str | None = None,
+) -> FoldResult:
     """Train every grid point on one fold, choose the best on dev, score it once on test;
     save the chosen model with its tokenizer to ``out_model`` when given."""
     splits = load_splits(task, family)
@@ -256,9 +295,16 @@ def _run_fold(
     )
     logger.info(
         "%s on %s (fold %s), seed %d: %d/%d/%d examples, labels %s, primary metric %s",
-        model_path, task.get("name"), fold, seed, len(splits.train), len(splits.dev),
-        len(splits.test), splits.labels, primary,
-    )  # fmt: skip
+        model_path,
+        task.get("name"),
+        fold,
+        seed,
+        len(splits.train),
+        len(splits.dev),
+        len(splits.test),
+        splits.labels,
+        primary,
+    )
     search, chosen, train_seconds = [], None, 0.0
     for point in grid_points(task["hyperparameters"]):
         model, best, seconds = _train_point(
@@ -266,9 +312,12 @@ def _run_fold(
         )
         train_seconds += seconds
         search.append(
-            {**{key: point[key] for key in GRID_KEYS}, "dev": best.dev_metrics[primary],
-             "best_epoch": best.best_epoch}
-        )  # fmt: skip
+            {
+                **{key: point[key] for key in GRID_KEYS},
+                "dev": best.dev_metrics[primary],
+                "best_epoch": best.best_epoch,
+            }
+        )
         if chosen is None or best.dev_metrics[primary] > chosen[2].dev_metrics[primary]:
             chosen = (point, model, best)
         del model
@@ -317,8 +366,10 @@ def finetune(
     family = get_family(task["family"], task["format"])
     folds = fold_tasks(task)
     if out_model and len(folds) > 1:
-        raise ValueError(f"task {task_name or task.get('name')!r}: cannot save one model of "
-                         f"a cross-validated task ({len(folds)} folds)")
+        raise ValueError(
+            f"task {task_name or task.get('name')!r}: cannot save one model of "
+            f"a cross-validated task ({len(folds)} folds)"
+        )
     tokenizer = AutoTokenizer.from_pretrained(model_path)
     results = [
         _run_fold(model_path, family, tokenizer, fold_task, seed, fold, out_model)

@@ -48,17 +48,23 @@ class YesNoQuestions(SequenceClassification):
             golden = read_bioasq_golden(task["golden"])
             examples = [
                 LabelledText(
-                    e.id, e.text, golden_answer(golden, e.group, "yesno", task["golden"]),
-                    e.source, e.line, e.text_pair, e.group,
-                )  # fmt: skip
+                    e.id,
+                    e.text,
+                    golden_answer(golden, e.group, "yesno", task["golden"]),
+                    e.source,
+                    e.line,
+                    e.text_pair,
+                    e.group,
+                )
                 for e in examples
             ]
         for example in examples:
             if not example.label:
                 raise DatasetFormatError(
-                    example.source, example.line,
+                    example.source,
+                    example.line,
                     f"{example.id}: no yes/no answer (give the task a golden file)",
-                )  # fmt: skip
+                )
         return examples
 
     def group(self, example: LabelledText) -> str | None:

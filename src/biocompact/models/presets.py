@@ -17,8 +17,18 @@ PRESETS: dict[str, tuple[int, int, int, int]] = {
     "bioformer-16L": (16, 384, 6, 1536),  # Bioformer-16L (Fang et al. 2023)
     "distil-6L-768": (6, 768, 12, 3072),  # DistilBERT / DistilBioBERT (Rohanian et al. 2023)
     "electra-small": (12, 256, 4, 1024),  # ELECTRA-small discriminator
-    "base-12L-768": (12, 768, 12, 3072),  # BERT-base, RoBERTa-base (Lewis et al. 2020), BioM-ELECTRA/ALBERT-base (Alrowili and Shanker 2021)
-    "large-24L-1024": (24, 1024, 16, 4096),  # BERT-large, BioM-ELECTRA-large (Alrowili and Shanker 2021)
+    "base-12L-768": (
+        12,
+        768,
+        12,
+        3072,
+    ),  # BERT-base, RoBERTa-base (Lewis et al. 2020), BioM-ELECTRA/ALBERT-base (Alrowili and Shanker 2021)
+    "large-24L-1024": (
+        24,
+        1024,
+        16,
+        4096,
+    ),  # BERT-large, BioM-ELECTRA-large (Alrowili and Shanker 2021)
 }
 
 FAMILIES: dict[str, type[PretrainedConfig]] = {
@@ -67,5 +77,8 @@ def build_config(
         hidden = values.get("hidden_size", FAMILIES[family]().hidden_size)
         values.setdefault("embedding_size", min(FACTORISED_EMBEDDING_SIZE, hidden))
     return FAMILIES[family](
-        vocab_size=vocab_size, max_position_embeddings=max_position_embeddings, pad_token_id=pad_token_id, **values
+        vocab_size=vocab_size,
+        max_position_embeddings=max_position_embeddings,
+        pad_token_id=pad_token_id,
+        **values,
     )

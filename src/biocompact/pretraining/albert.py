@@ -12,7 +12,12 @@ import torch
 from torch import nn
 from transformers import AlbertForMaskedLM, PretrainedConfig, PreTrainedTokenizerBase
 
-from biocompact.pretraining.segments import MaskedLmAndPairTask, mask_pairs, sentence_end_ids, split_point
+from biocompact.pretraining.segments import (
+    MaskedLmAndPairTask,
+    mask_pairs,
+    sentence_end_ids,
+    split_point,
+)
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.masking import IGNORE_INDEX
 from biocompact.training.objective import Objective
@@ -26,7 +31,9 @@ class SentenceOrderBatcher:
     Adds ``token_type_ids`` and ``sentence_order_label`` (1: swapped) to the batch.
     """
 
-    def __init__(self, inner: MaskedBatcher, cls_token_id: int, sep_token_id: int, ends: frozenset[int]):
+    def __init__(
+        self, inner: MaskedBatcher, cls_token_id: int, sep_token_id: int, ends: frozenset[int]
+    ):
         self.inner = inner
         self.cls_token_id = cls_token_id
         self.sep_token_id = sep_token_id
@@ -56,18 +63,25 @@ class MaskedLmAndSentenceOrder(MaskedLmAndPairTask):
         super().__init__(model)
         hidden = model.config.hidden_size
         self.sentence_order_head = nn.Sequential(
-            nn.Linear(hidden, hidden), nn.Tanh(), nn.Dropout(model.config.classifier_dropout_prob), nn.Linear(hidden, 2)
+            nn.Linear(hidden, hidden),
+            nn.Tanh(),
+            nn.Dropout(model.config.classifier_dropout_prob),
+            nn.Linear(hidden, 2),
         )
 
     def logits(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
         """MLM logits at the masked positions and sentence-order logits per sequence."""
         hidden = self.model.albert(
-            input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], token_type_ids=batch["token_type_ids"]
+            input_ids=batch["input_ids"],
+            attention_mask=batch["attention_mask"],
+            token_type_ids=batch["token_type_ids"],
         ).last_hidden_state
         selected = batch["labels"] != IGNORE_INDEX
         return self.model.predictions(hidden[selected]), self.sentence_order_head(hidden[:, 0])
 
-    def forward(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    def forward(
+        self, batch: dict[str, torch.Tensor]
+    ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         mlm, order, _ = self.losses(batch)
         return mlm + order, {"loss_mlm": mlm.detach(), "loss_sop": order.detach()}
 
@@ -81,5 +95,7 @@ def build_albert(
 ) -> tuple[Objective, SentenceOrderBatcher]:
     """MLM + SOP on a new ALBERT of ``config`` or the saved one at ``location``."""
     model = AlbertForMaskedLM.from_pretrained(location) if location else AlbertForMaskedLM(config)
-    wrapped = SentenceOrderBatcher(batcher, tokenizer.cls_token_id, tokenizer.sep_token_id, sentence_end_ids(tokenizer))
+    wrapped = SentenceOrderBatcher(
+        batcher, tokenizer.cls_token_id, tokenizer.sep_token_id, sentence_end_ids(tokenizer)
+    )
     return MaskedLmAndSentenceOrder(model), wrapped

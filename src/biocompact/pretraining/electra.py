@@ -23,7 +23,11 @@ from transformers import (
 )
 
 from biocompact.training.batches import MaskedBatcher
-from biocompact.training.evaluation import EVAL_MASKING_SEED, evaluate_language_model, masked_lm_logits
+from biocompact.training.evaluation import (
+    EVAL_MASKING_SEED,
+    evaluate_language_model,
+    masked_lm_logits,
+)
 from biocompact.training.masking import IGNORE_INDEX
 from biocompact.training.objective import Objective
 
@@ -63,7 +67,12 @@ def replace_tokens(
 
 
 class ReplacedTokenDetection(Objective):
-    def __init__(self, generator: ElectraForMaskedLM, discriminator: ElectraForPreTraining, discriminator_weight: float):
+    def __init__(
+        self,
+        generator: ElectraForMaskedLM,
+        discriminator: ElectraForPreTraining,
+        discriminator_weight: float,
+    ):
         super().__init__()
         generator.electra.embeddings = discriminator.electra.embeddings
         generator.generator_lm_head.weight = discriminator.electra.embeddings.word_embeddings.weight
@@ -72,20 +81,29 @@ class ReplacedTokenDetection(Objective):
         self.discriminator_weight = discriminator_weight
 
     def corrupt(
-        self, batch: dict[str, torch.Tensor], generator_logits: torch.Tensor, rng: torch.Generator | None = None
+        self,
+        batch: dict[str, torch.Tensor],
+        generator_logits: torch.Tensor,
+        rng: torch.Generator | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Sample replacements from the generator's softmax and label the replaced positions."""
         probabilities = F.softmax(generator_logits.detach().float(), dim=-1)
         sampled = torch.multinomial(probabilities, 1, generator=rng).squeeze(-1)
         return replace_tokens(batch["input_ids"], batch["labels"], sampled)
 
-    def forward(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    def forward(
+        self, batch: dict[str, torch.Tensor]
+    ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         logits, targets = masked_lm_logits(self.generator, batch)
         generator_loss = F.cross_entropy(logits.float(), targets)
         corrupted, replaced = self.corrupt(batch, logits)
-        detection = self.discriminator(input_ids=corrupted, attention_mask=batch["attention_mask"]).logits
+        detection = self.discriminator(
+            input_ids=corrupted, attention_mask=batch["attention_mask"]
+        ).logits
         active = batch["attention_mask"].bool()
-        detection_loss = F.binary_cross_entropy_with_logits(detection[active].float(), replaced[active].float())
+        detection_loss = F.binary_cross_entropy_with_logits(
+            detection[active].float(), replaced[active].float()
+        )
         loss = generator_loss + self.discriminator_weight * detection_loss
         return loss, {"loss_mlm": generator_loss.detach(), "loss_rtd": detection_loss.detach()}
 
@@ -93,7 +111,9 @@ class ReplacedTokenDetection(Objective):
         return self.discriminator
 
     @torch.inference_mode()
-    def replaced_token_accuracy(self, dataset: datasets.Dataset, batcher: MaskedBatcher, batch_size: int = 32) -> float:
+    def replaced_token_accuracy(
+        self, dataset: datasets.Dataset, batcher: MaskedBatcher, batch_size: int = 32
+    ) -> float:
         """Share of held-out tokens the discriminator labels right (fixed masking and sampling seeds)."""
         self.eval()
         device = next(self.parameters()).device
@@ -101,16 +121,27 @@ class ReplacedTokenDetection(Objective):
         sampling = torch.Generator(device=device).manual_seed(EVAL_MASKING_SEED)
         right = total = 0
         for start in range(0, len(dataset), batch_size):
-            batch = {k: v.to(device) for k, v in batcher(dataset[start : start + batch_size], masking).items()}
-            corrupted, replaced = self.corrupt(batch, masked_lm_logits(self.generator, batch)[0], sampling)
-            detection = self.discriminator(input_ids=corrupted, attention_mask=batch["attention_mask"]).logits
+            batch = {
+                k: v.to(device)
+                for k, v in batcher(dataset[start : start + batch_size], masking).items()
+            }
+            corrupted, replaced = self.corrupt(
+                batch, masked_lm_logits(self.generator, batch)[0], sampling
+            )
+            detection = self.discriminator(
+                input_ids=corrupted, attention_mask=batch["attention_mask"]
+            ).logits
             active = batch["attention_mask"].bool()
             right += int(((detection[active] > 0).long() == replaced[active]).sum())
             total += int(active.sum())
         return right / max(total, 1)
 
     def evaluate(
-        self, tokenizer: PreTrainedTokenizerBase, validation: datasets.Dataset, batcher: MaskedBatcher, probes: list[dict]
+        self,
+        tokenizer: PreTrainedTokenizerBase,
+        validation: datasets.Dataset,
+        batcher: MaskedBatcher,
+        probes: list[dict],
     ) -> dict:
         """The discriminator has no MLM head: held-out loss, perplexity and fill-mask are the generator's."""
         figures = evaluate_language_model(self.generator, tokenizer, validation, batcher, probes)
@@ -132,7 +163,9 @@ def build_electra(
 ) -> tuple[Objective, MaskedBatcher]:
     """A new generator beside a new discriminator (``config``) or a saved one (``location``)."""
     discriminator = (
-        ElectraForPreTraining.from_pretrained(location) if location else ElectraForPreTraining(config)
+        ElectraForPreTraining.from_pretrained(location)
+        if location
+        else ElectraForPreTraining(config)
     )
     fraction = options.get("generator_fraction", GENERATOR_FRACTION)
     generator = ElectraForMaskedLM(generator_config(discriminator.config, fraction))

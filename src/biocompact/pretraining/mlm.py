@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
-from transformers import AutoModelForMaskedLM, PretrainedConfig, PreTrainedModel, PreTrainedTokenizerBase
+from transformers import (
+    AutoModelForMaskedLM,
+    PretrainedConfig,
+    PreTrainedModel,
+    PreTrainedTokenizerBase,
+)
 
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.evaluation import masked_lm_logits
@@ -16,7 +21,9 @@ class MaskedLanguageModelling(Objective):
         super().__init__()
         self.model = model
 
-    def forward(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    def forward(
+        self, batch: dict[str, torch.Tensor]
+    ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         logits, labels = masked_lm_logits(self.model, batch)
         loss = F.cross_entropy(logits.float(), labels)
         return loss, {"loss_mlm": loss.detach()}
@@ -33,5 +40,9 @@ def build_mlm(
     batcher: MaskedBatcher,
 ) -> tuple[Objective, MaskedBatcher]:
     """MLM (BERT, RoBERTa) on a new model of ``config`` or the saved one at ``location``."""
-    model = AutoModelForMaskedLM.from_pretrained(location) if location else AutoModelForMaskedLM.from_config(config)
+    model = (
+        AutoModelForMaskedLM.from_pretrained(location)
+        if location
+        else AutoModelForMaskedLM.from_config(config)
+    )
     return MaskedLanguageModelling(model), batcher

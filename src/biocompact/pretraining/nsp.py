@@ -23,7 +23,13 @@ from transformers import (
     PreTrainedTokenizerBase,
 )
 
-from biocompact.pretraining.segments import MaskedLmAndPairTask, Segment, mask_pairs, sentence_end_ids, split_point
+from biocompact.pretraining.segments import (
+    MaskedLmAndPairTask,
+    Segment,
+    mask_pairs,
+    sentence_end_ids,
+    split_point,
+)
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.masking import IGNORE_INDEX
 from biocompact.training.objective import Objective
@@ -63,7 +69,9 @@ class NextSentenceBatcher:
     batches need the packed corpus's ``document`` column.
     """
 
-    def __init__(self, inner: MaskedBatcher, cls_token_id: int, sep_token_id: int, ends: frozenset[int]):
+    def __init__(
+        self, inner: MaskedBatcher, cls_token_id: int, sep_token_id: int, ends: frozenset[int]
+    ):
         self.inner = inner
         self.cls_token_id = cls_token_id
         self.sep_token_id = sep_token_id
@@ -81,18 +89,24 @@ class NextSentenceBatcher:
             cut = split_point(ids, words, self.ends)
             segments.append(((ids[:cut], words[:cut]), (ids[cut:], words[cut:])))
         documents = list(zip(rows[DOCUMENT], rows.get(LAST_DOCUMENT, rows[DOCUMENT])))
-        replace = (torch.rand(len(segments), generator=generator) < RANDOM_NEXT_PROBABILITY).tolist()
+        replace = (
+            torch.rand(len(segments), generator=generator) < RANDOM_NEXT_PROBABILITY
+        ).tolist()
         picks = torch.rand(len(segments), generator=generator).tolist()
         pairs, labels = [], []
         for i, ((first, second), ids) in enumerate(zip(segments, rows["input_ids"])):
             donors = [
-                j for j, (_, other) in enumerate(segments)
+                j
+                for j, (_, other) in enumerate(segments)
                 if _disjoint(documents[j], documents[i]) and other[0]
             ]
             random_next = replace[i] and bool(donors) and bool(second[0])
             if random_next:
                 other_ids, other_words = segments[donors[int(picks[i] * len(donors))]][1]
-                second = (other_ids[: len(second[0])], _following(other_words[: len(second[0])], first[1]))
+                second = (
+                    other_ids[: len(second[0])],
+                    _following(other_words[: len(second[0])], first[1]),
+                )
             pairs.append(truncate_pair(first, second, max(len(ids) - 3, 1)))
             labels.append(int(random_next))
         batch = mask_pairs(self.inner, rows, pairs, self.cls_token_id, self.sep_token_id, generator)
@@ -116,7 +130,9 @@ class MaskedLmAndNextSentence(MaskedLmAndPairTask):
     def logits(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
         """MLM logits at the masked positions and next-sentence logits per sequence."""
         outputs = self.model.bert(
-            input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], token_type_ids=batch["token_type_ids"]
+            input_ids=batch["input_ids"],
+            attention_mask=batch["attention_mask"],
+            token_type_ids=batch["token_type_ids"],
         )
         selected = batch["labels"] != IGNORE_INDEX
         return (
@@ -124,10 +140,16 @@ class MaskedLmAndNextSentence(MaskedLmAndPairTask):
             self.model.cls.seq_relationship(outputs.pooler_output),
         )
 
-    def forward(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    def forward(
+        self, batch: dict[str, torch.Tensor]
+    ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         mlm, next_sentence, next_logits = self.losses(batch)
         accuracy = (next_logits.argmax(-1) == batch[self.pair_label]).float().mean()
-        terms = {"loss_mlm": mlm.detach(), "loss_nsp": next_sentence.detach(), "accuracy_nsp": accuracy}
+        terms = {
+            "loss_mlm": mlm.detach(),
+            "loss_nsp": next_sentence.detach(),
+            "accuracy_nsp": accuracy,
+        }
         return mlm + next_sentence, terms
 
     def masked_lm(self) -> BertForMaskedLM:
@@ -144,5 +166,7 @@ def build_nsp(
 ) -> tuple[Objective, NextSentenceBatcher]:
     """MLM + NSP on a new ``BertForPreTraining`` of ``config`` or the saved BERT at ``location``."""
     model = BertForPreTraining.from_pretrained(location) if location else BertForPreTraining(config)
-    wrapped = NextSentenceBatcher(batcher, tokenizer.cls_token_id, tokenizer.sep_token_id, sentence_end_ids(tokenizer))
+    wrapped = NextSentenceBatcher(
+        batcher, tokenizer.cls_token_id, tokenizer.sep_token_id, sentence_end_ids(tokenizer)
+    )
     return MaskedLmAndNextSentence(model), wrapped

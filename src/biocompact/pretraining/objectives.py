@@ -42,5 +42,7 @@ def objective_entry(name: str | None, family: str) -> tuple[str, ObjectiveEntry]
         raise ValueError(f"unknown pretraining objective {name!r}; known: {sorted(OBJECTIVES)}")
     entry = OBJECTIVES[name]
     if family not in entry.families:
-        raise ValueError(f"objective {name!r} trains models of family {', '.join(entry.families)}, not {family!r}")
+        raise ValueError(
+            f"objective {name!r} trains models of family {', '.join(entry.families)}, not {family!r}"
+        )
     return name, entry

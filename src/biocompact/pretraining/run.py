@@ -127,10 +127,15 @@ def launch_pretraining(spec: dict, gpus: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Run one pretraining job (under torchrun: one process per GPU).")
+    parser = argparse.ArgumentParser(
+        description="Run one pretraining job (under torchrun: one process per GPU)."
+    )
     parser.add_argument("spec", type=Path, help="JSON file with the job's arguments (see run_job)")
     spec = json.loads(parser.parse_args(argv).spec.read_text(encoding="utf-8"))
-    logging.basicConfig(level=logging.INFO, format=f"%(asctime)s rank {os.environ.get('RANK', 0)} %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO,
+        format=f"%(asctime)s rank {os.environ.get('RANK', 0)} %(levelname)s %(name)s: %(message)s",
+    )
     with distributed.process_group():
         run_job(spec)
 

@@ -38,7 +38,11 @@ class PairBatcher(Protocol):
 
 def sentence_end_ids(tokenizer: PreTrainedTokenizerBase) -> frozenset[int]:
     """Ids of the vocabulary's pieces that are a sentence-final punctuation mark."""
-    return frozenset(i for token, i in tokenizer.get_vocab().items() if token.lstrip(_PIECE_MARKERS) in SENTENCE_ENDS)
+    return frozenset(
+        i
+        for token, i in tokenizer.get_vocab().items()
+        if token.lstrip(_PIECE_MARKERS) in SENTENCE_ENDS
+    )
 
 
 def split_point(ids: list[int], words: list[int], ends: frozenset[int]) -> int:
@@ -88,7 +92,10 @@ def pair_accuracy(
     generator = torch.Generator().manual_seed(EVAL_MASKING_SEED)
     right = 0
     for start in range(0, len(dataset), batch_size):
-        batch = {k: v.to(device) for k, v in batcher(dataset[start : start + batch_size], generator).items()}
+        batch = {
+            k: v.to(device)
+            for k, v in batcher(dataset[start : start + batch_size], generator).items()
+        }
         right += int((pair_logits(batch).argmax(-1) == batch[label]).sum())
     return right / max(len(dataset), 1)
 
@@ -110,7 +117,9 @@ class MaskedLmAndPairTask(Objective):
     def logits(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
         raise NotImplementedError
 
-    def losses(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def losses(
+        self, batch: dict[str, torch.Tensor]
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """MLM loss, pair loss and the pair logits of ``batch``."""
         mlm_logits, pair_logits = self.logits(batch)
         mlm = F.cross_entropy(mlm_logits.float(), batch["labels"][batch["labels"] != IGNORE_INDEX])
@@ -124,12 +133,22 @@ class MaskedLmAndPairTask(Objective):
         return self.model
 
     def evaluate(
-        self, tokenizer: PreTrainedTokenizerBase, validation: datasets.Dataset, batcher: PairBatcher, probes: list[dict]
+        self,
+        tokenizer: PreTrainedTokenizerBase,
+        validation: datasets.Dataset,
+        batcher: PairBatcher,
+        probes: list[dict],
     ) -> dict:
         """Held-out MLM loss on whole sequences (comparable with the other families) + pair accuracy."""
         return {
-            **evaluate_language_model(self.masked_lm(), tokenizer, validation, batcher.inner, probes),
+            **evaluate_language_model(
+                self.masked_lm(), tokenizer, validation, batcher.inner, probes
+            ),
             self.accuracy_key: pair_accuracy(
-                lambda batch: self.logits(batch)[1], validation, batcher, self.pair_label, self.model.device
+                lambda batch: self.logits(batch)[1],
+                validation,
+                batcher,
+                self.pair_label,
+                self.model.device,
             ),
         }

@@ -14,7 +14,10 @@ def pareto_front(x: pd.Series, y: pd.Series, maximise_x: bool) -> pd.Series:
     sign = 1 if maximise_x else -1
     points = list(zip(sign * x.to_numpy(), y.to_numpy()))
     return pd.Series(
-        [not any(a >= px and b >= py and (a, b) != (px, py) for a, b in points) for px, py in points],
+        [
+            not any(a >= px and b >= py and (a, b) != (px, py) for a, b in points)
+            for px, py in points
+        ],
         index=x.index,
     )
 
@@ -35,39 +38,64 @@ def glance_table(tradeoff: pd.DataFrame, efficiency: pd.DataFrame) -> Table:
     parameters and their share of the largest model, speed-up, and the Pareto flag."""
     setting = describe_setting(reference_setting(efficiency).iloc[0])
     reference = largest_model(efficiency)
-    table = Table(["Model", "Overall average", "of the best", "Parameters", "of the largest",
-                   f"Speed-up vs {reference} ({setting})", "Pareto-optimal"])
+    table = Table(
+        [
+            "Model",
+            "Overall average",
+            "of the best",
+            "Parameters",
+            "of the largest",
+            f"Speed-up vs {reference} ({setting})",
+            "Pareto-optimal",
+        ]
+    )
     best, most = tradeoff["overall"].max(), tradeoff["parameters"].max()
     for _, row in tradeoff.sort_values("overall", ascending=False).iterrows():
-        table.add([
-            Cell(row["model"]),
-            Cell(percent(row["overall"]), numeric=True, rank=1 if row["overall"] == best else 0),
-            Cell(f"{100 * row['overall'] / best:.1f}%", numeric=True),
-            Cell(number(row["parameters"]), numeric=True),
-            Cell(f"{100 * row['parameters'] / most:.0f}%", numeric=True),
-            Cell(f"{row['speedup']:.2f}x", numeric=True),
-            Cell("yes" if row["pareto"] else "no", "no other model is both more accurate and faster"
-                 if row["pareto"] else "another model is at least as accurate and at least as fast"),
-        ])
+        table.add(
+            [
+                Cell(row["model"]),
+                Cell(
+                    percent(row["overall"]), numeric=True, rank=1 if row["overall"] == best else 0
+                ),
+                Cell(f"{100 * row['overall'] / best:.1f}%", numeric=True),
+                Cell(number(row["parameters"]), numeric=True),
+                Cell(f"{100 * row['parameters'] / most:.0f}%", numeric=True),
+                Cell(f"{row['speedup']:.2f}x", numeric=True),
+                Cell(
+                    "yes" if row["pareto"] else "no",
+                    "no other model is both more accurate and faster"
+                    if row["pareto"]
+                    else "another model is at least as accurate and at least as fast",
+                ),
+            ]
+        )
     return table
 
 
-def headline(averages: pd.DataFrame, tradeoff: pd.DataFrame, efficiency: pd.DataFrame) -> dict[str, str]:
+def headline(
+    averages: pd.DataFrame, tradeoff: pd.DataFrame, efficiency: pd.DataFrame
+) -> dict[str, str]:
     """Sentences answering: which model is most accurate, which is fastest and what it keeps."""
     lines = {}
-    overall = averages[(averages["group"] == OVERALL) & (averages["model"] != BASELINE)].dropna(subset=["value"])
+    overall = averages[(averages["group"] == OVERALL) & (averages["model"] != BASELINE)].dropna(
+        subset=["value"]
+    )
     if not overall.empty:
         best = overall.loc[overall["value"].idxmax()]
-        lines["Most accurate"] = (f"{best['model']}: overall average {percent(best['value'])} "
-                                  f"(primary metric x 100 over {best['n_tasks']} tasks)")
+        lines["Most accurate"] = (
+            f"{best['model']}: overall average {percent(best['value'])} "
+            f"(primary metric x 100 over {best['n_tasks']} tasks)"
+        )
     if tradeoff.empty:
         return lines
     best = tradeoff.loc[tradeoff["overall"].idxmax()]
     fastest = tradeoff.loc[tradeoff["tokens_per_second"].idxmax()]
     setting = describe_setting(reference_setting(efficiency).iloc[0])
     if fastest["model"] == best["model"]:
-        lines["Fastest"] = f"{fastest['model']}, also the most accurate ({number(fastest['tokens_per_second'])} " \
-                           f"tokens/s, {setting})"
+        lines["Fastest"] = (
+            f"{fastest['model']}, also the most accurate ({number(fastest['tokens_per_second'])} "
+            f"tokens/s, {setting})"
+        )
     else:
         lines["Fastest"] = (
             f"{fastest['model']}: {fastest['tokens_per_second'] / best['tokens_per_second']:.2f}x the throughput "
@@ -79,6 +107,8 @@ def headline(averages: pd.DataFrame, tradeoff: pd.DataFrame, efficiency: pd.Data
         )
     smallest = tradeoff.loc[tradeoff["parameters"].idxmin()]
     lines["Smallest"] = f"{smallest['model']} ({number(smallest['parameters'])} parameters)"
-    lines["Pareto-optimal"] = ", ".join(tradeoff.loc[tradeoff["pareto"], "model"]) + \
-        " (no other model is both more accurate and faster)"
+    lines["Pareto-optimal"] = (
+        ", ".join(tradeoff.loc[tradeoff["pareto"], "model"])
+        + " (no other model is both more accurate and faster)"
+    )
     return lines

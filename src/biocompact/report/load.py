@@ -16,15 +16,29 @@ import yaml
 
 from biocompact.atomic import read_json
 
-PACKAGES = ["biocompact", "torch", "transformers", "tokenizers", "datasets", "snakemake",
-            "pandas", "numpy", "matplotlib", "jinja2", "scispacy", "seqeval"]
+PACKAGES = [
+    "biocompact",
+    "torch",
+    "transformers",
+    "tokenizers",
+    "datasets",
+    "snakemake",
+    "pandas",
+    "numpy",
+    "matplotlib",
+    "jinja2",
+    "scispacy",
+    "seqeval",
+]
 BENCHMARK_COLUMNS = ["s", "max_rss", "cpu_time"]
 
 
 def read_summary(path: str | Path) -> pd.DataFrame:
     """``summary.csv`` with ``missing_seeds`` and ``definition`` as text."""
     summary = pd.read_csv(path, dtype={"missing_seeds": str, "definition": str, "metric": str})
-    summary[["missing_seeds", "definition", "metric"]] = summary[["missing_seeds", "definition", "metric"]].fillna("")
+    summary[["missing_seeds", "definition", "metric"]] = summary[
+        ["missing_seeds", "definition", "metric"]
+    ].fillna("")
     return summary
 
 
@@ -46,7 +60,11 @@ def read_train_logs(paths: Iterable[str | Path]) -> pd.DataFrame:
         frame.insert(0, "model", path.parent.name)
         frame.insert(0, "stage", path.parent.parent.name)
         frames.append(frame)
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["stage", "model", "step"])
+    return (
+        pd.concat(frames, ignore_index=True)
+        if frames
+        else pd.DataFrame(columns=["stage", "model", "step"])
+    )
 
 
 def read_benchmarks(folder: str | Path) -> pd.DataFrame:
@@ -75,8 +93,14 @@ def _version(package: str) -> str:
 def _git(directory: str | Path, *arguments: str) -> str | None:
     """The output of a git command in ``directory``, or None when git or the repository is absent."""
     try:
-        result = subprocess.run(["git", *arguments], cwd=directory, capture_output=True, text=True,
-                                check=True, timeout=10)
+        result = subprocess.run(
+            ["git", *arguments],
+            cwd=directory,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return result.stdout.strip()
@@ -94,7 +118,9 @@ def _git_commit(directory: str | Path) -> str:
 def provenance(config: dict[str, Any], directory: str | Path = ".") -> dict[str, Any]:
     """The config as YAML, software versions (from package metadata), git commit and date."""
     return {
-        "config": yaml.safe_dump(json.loads(json.dumps(config, default=str)), sort_keys=False, allow_unicode=True),
+        "config": yaml.safe_dump(
+            json.loads(json.dumps(config, default=str)), sort_keys=False, allow_unicode=True
+        ),
         "versions": {"python": platform.python_version(), **{p: _version(p) for p in PACKAGES}},
         "commit": _git_commit(directory),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

@@ -25,7 +25,9 @@ def to_svg(figure: Figure) -> str:
     return SVG_METADATA.sub("", SVG_START.sub("", buffer.getvalue(), count=1))
 
 
-def _grid(n_panels: int, columns: int = 3, size: tuple[float, float] = (4.2, 3.2)) -> tuple[Figure, list]:
+def _grid(
+    n_panels: int, columns: int = 3, size: tuple[float, float] = (4.2, 3.2)
+) -> tuple[Figure, list]:
     columns = min(columns, n_panels)
     rows = -(-n_panels // columns)
     figure = Figure(figsize=(size[0] * columns, size[1] * rows), layout="constrained")
@@ -38,7 +40,9 @@ def _grid(n_panels: int, columns: int = 3, size: tuple[float, float] = (4.2, 3.2
 def seed_spread(scores: pd.DataFrame, summary: pd.DataFrame) -> str:
     """Per task: every seed's primary-metric score (x 100) per model, the median as a bar;
     a model with missing seeds is labelled with the seeds it has (e.g. ``small (2/3)``)."""
-    primary = summary[summary["primary"] & (summary["model"] != BASELINE) & (summary["n_seeds"] > 0)]
+    primary = summary[
+        summary["primary"] & (summary["model"] != BASELINE) & (summary["n_seeds"] > 0)
+    ]
     tasks = list(dict.fromkeys(primary["task"]))
     models = list(dict.fromkeys(primary["model"]))
     figure, axes = _grid(max(len(tasks), 1))
@@ -48,14 +52,24 @@ def seed_spread(scores: pd.DataFrame, summary: pd.DataFrame) -> str:
         metric = rows["metric"].iloc[0]
         labels = []
         for x, model in enumerate(models):
-            values = scores[(scores["model"] == model) & (scores["task"] == task) & (scores["metric"] == metric)]
+            values = scores[
+                (scores["model"] == model) & (scores["task"] == task) & (scores["metric"] == metric)
+            ]
             values = values["value"].dropna() * 100
-            axis.scatter(x + jitter.uniform(-0.12, 0.12, len(values)), values, s=18, alpha=0.75, color=f"C{x}")
+            axis.scatter(
+                x + jitter.uniform(-0.12, 0.12, len(values)),
+                values,
+                s=18,
+                alpha=0.75,
+                color=f"C{x}",
+            )
             if len(values):
                 axis.hlines(values.median(), x - 0.25, x + 0.25, color="black", linewidth=2)
             seeds = rows.loc[model, ["n_seeds", "n_expected"]] if model in rows.index else None
             partial = seeds is not None and seeds["n_seeds"] < seeds["n_expected"]
-            labels.append(f"{model} ({seeds['n_seeds']}/{seeds['n_expected']})" if partial else model)
+            labels.append(
+                f"{model} ({seeds['n_seeds']}/{seeds['n_expected']})" if partial else model
+            )
         axis.set_xticks(range(len(models)), labels, rotation=30, ha="right")
         axis.set_xlim(-0.5, len(models) - 0.5)
         axis.set_title(task)
@@ -73,10 +87,19 @@ def tradeoff(frame: pd.DataFrame, x: str, xlabel: str) -> str:
     figure = Figure(figsize=(6, 4.2), layout="constrained")
     axis = figure.subplots()
     front = frame[frame["pareto"]].sort_values(x)
-    axis.plot(front[x], front["overall"] * 100, color="tab:red", linestyle="--", label="Pareto front", zorder=1)
+    axis.plot(
+        front[x],
+        front["overall"] * 100,
+        color="tab:red",
+        linestyle="--",
+        label="Pareto front",
+        zorder=1,
+    )
     axis.scatter(frame[x], frame["overall"] * 100, zorder=2)
     for _, row in frame.iterrows():
-        axis.annotate(row["model"], (row[x], row["overall"] * 100), textcoords="offset points", xytext=(5, 5))
+        axis.annotate(
+            row["model"], (row[x], row["overall"] * 100), textcoords="offset points", xytext=(5, 5)
+        )
     if frame[x].max() > 10 * frame[x].min():
         axis.set_xscale("log")
         axis.xaxis.set_minor_formatter(NullFormatter())
@@ -94,7 +117,9 @@ def speedup(frame: pd.DataFrame, reference: str) -> str:
     Figure 3D), beside each model's peak memory per device."""
     figure = Figure(figsize=(11, 0.6 + 0.45 * len(frame)), layout="constrained")
     speed_axis, memory_axis = figure.subplots(1, 2, width_ratios=[2, 1])
-    settings = frame[["device", "batch_size", "sequence_length"]].drop_duplicates().reset_index(drop=True)
+    settings = (
+        frame[["device", "batch_size", "sequence_length"]].drop_duplicates().reset_index(drop=True)
+    )
     models = list(dict.fromkeys(frame["model"]))
     height = 0.8 / len(settings)
     for index, setting in settings.iterrows():
@@ -109,11 +134,23 @@ def speedup(frame: pd.DataFrame, reference: str) -> str:
     speed_axis.set_xlabel(f"inference speed-up vs {reference} (tokens/s ratio)")
     speed_axis.legend(fontsize="small")
     speed_axis.grid(axis="x", alpha=0.3)
-    memory = frame.groupby(["model", "device"], sort=False)["peak_memory_mb"].max().unstack().reindex(models)
+    memory = (
+        frame.groupby(["model", "device"], sort=False)["peak_memory_mb"]
+        .max()
+        .unstack()
+        .reindex(models)
+    )
     for index, device in enumerate(memory.columns):
-        positions = np.arange(len(models)) + (index - (len(memory.columns) - 1) / 2) * 0.8 / len(memory.columns)
-        memory_axis.barh(positions, memory[device], height=0.8 / len(memory.columns), label=device,
-                         color=f"C{index + len(settings)}")
+        positions = np.arange(len(models)) + (index - (len(memory.columns) - 1) / 2) * 0.8 / len(
+            memory.columns
+        )
+        memory_axis.barh(
+            positions,
+            memory[device],
+            height=0.8 / len(memory.columns),
+            label=device,
+            color=f"C{index + len(settings)}",
+        )
     memory_axis.set_yticks(range(len(models)), models)
     memory_axis.invert_yaxis()
     memory_axis.set_xlabel("peak memory (MB)")
@@ -134,7 +171,9 @@ def training_curves(logs: pd.DataFrame) -> str:
         axis.plot(log["step"], log["loss"], label=label, linewidth=2, color="black")
         for index, column in enumerate(c for c in terms if c not in same):
             points = log[["step", column]].dropna()
-            axis.plot(points["step"], points[column], label=column, linewidth=1.2, color=f"C{index}")
+            axis.plot(
+                points["step"], points[column], label=column, linewidth=1.2, color=f"C{index}"
+            )
         values = log[["loss", *terms]].to_numpy(dtype=float)
         if (values[~np.isnan(values)] > 0).all() and np.nanmax(values) > 10 * np.nanmin(values):
             axis.set_yscale("log")

@@ -43,9 +43,11 @@ def task_datasets(config: Mapping) -> dict[str, str]:
 
 
 def published_table(
-    summary: pd.DataFrame, averages: pd.DataFrame, published: pd.DataFrame,
+    summary: pd.DataFrame,
+    averages: pd.DataFrame,
+    published: pd.DataFrame,
     datasets: Mapping[str, str],
-) -> Table | None:  # fmt: skip
+) -> Table | None:
     """One row per published result matching one of our (task, metric) medians (or our
     BLURB score): our medians in their columns, the paper's value, source and protocol
     note in theirs. None when nothing matches."""
@@ -61,20 +63,30 @@ def published_table(
     if not blurb.empty:
         by_key[BLURB_DATASET, BLURB_METRIC] = dict(zip(blurb["model"], blurb["value"]))
         tasks[BLURB_DATASET, BLURB_METRIC] = "BLURB score"
-    table = Table(["Task (metric)", *[f"{model} (ours)" for model in models],
-                   "Published model", "Published", "Source", "Protocol"])  # fmt: skip
+    table = Table(
+        [
+            "Task (metric)",
+            *[f"{model} (ours)" for model in models],
+            "Published model",
+            "Published",
+            "Source",
+            "Protocol",
+        ]
+    )
     for _, paper in published.iterrows():
         key = (paper["dataset"], paper["metric"])
         if key not in by_key:
             continue
         label = f"{tasks[key]} ({paper['metric']})"
         setting = f", {paper['setting']}" if paper["setting"] else ""
-        table.add([
-            Cell(label),
-            *[Cell(percent(by_key[key].get(model, NAN)), numeric=True) for model in models],
-            Cell(paper["model"] + setting),
-            Cell(percent(paper["value"]), numeric=True),
-            Cell(f"{paper['citation']}, {paper['table']}"),
-            Cell(paper["note"]),
-        ])  # fmt: skip
+        table.add(
+            [
+                Cell(label),
+                *[Cell(percent(by_key[key].get(model, NAN)), numeric=True) for model in models],
+                Cell(paper["model"] + setting),
+                Cell(percent(paper["value"]), numeric=True),
+                Cell(f"{paper['citation']}, {paper['table']}"),
+                Cell(paper["note"]),
+            ]
+        )
     return table if table.rows else None

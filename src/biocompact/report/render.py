@@ -21,7 +21,9 @@ def render(template: str | Path, context: dict[str, Any]) -> str:
     """Render ``template`` (autoescaped; undefined names are errors)."""
     template = Path(template)
     environment = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(template.parent), autoescape=True, undefined=jinja2.StrictUndefined
+        loader=jinja2.FileSystemLoader(template.parent),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
     )
     return environment.get_template(template.name).render(**context)
 
@@ -30,16 +32,24 @@ def average_formula(averages: pd.DataFrame) -> str:
     """The formula of the overall average, named by the ``method`` column of ``averages.csv``."""
     methods = set(averages["method"]) if "method" in averages else set()
     if len(methods) != 1 or not methods <= set(AVERAGE_FORMULAS):
-        raise ValueError(f"averages: expected one averaging method of {sorted(AVERAGE_FORMULAS)}, "
-                         f"found {sorted(map(str, methods))}")
+        raise ValueError(
+            f"averages: expected one averaging method of {sorted(AVERAGE_FORMULAS)}, "
+            f"found {sorted(map(str, methods))}"
+        )
     method = methods.pop()
     return f"{method}: {AVERAGE_FORMULAS[method]}"
 
 
-def _results_context(summary: pd.DataFrame, scores: pd.DataFrame, averages: pd.DataFrame,
-                     results: list[dict[str, Any]]) -> dict[str, Any]:
+def _results_context(
+    summary: pd.DataFrame,
+    scores: pd.DataFrame,
+    averages: pd.DataFrame,
+    results: list[dict[str, Any]],
+) -> dict[str, Any]:
     efficiency = costs.efficiency_frame(results)
-    tradeoff = glance.tradeoff_frame(averages, efficiency) if not efficiency.empty else pd.DataFrame()
+    tradeoff = (
+        glance.tradeoff_frame(averages, efficiency) if not efficiency.empty else pd.DataFrame()
+    )
     context = {
         "headline": glance.headline(averages, tradeoff, efficiency),
         "glance": glance.glance_table(tradeoff, efficiency) if not tradeoff.empty else None,
@@ -51,18 +61,26 @@ def _results_context(summary: pd.DataFrame, scores: pd.DataFrame, averages: pd.D
         "seed_spread_svg": plots.seed_spread(scores, summary),
         "sizes": costs.size_table(results) if results else None,
         "efficiency": costs.speed_table(efficiency) if not efficiency.empty else None,
-        "speedup_svg": plots.speedup(efficiency, costs.largest_model(efficiency)) if not efficiency.empty else None,
+        "speedup_svg": plots.speedup(efficiency, costs.largest_model(efficiency))
+        if not efficiency.empty
+        else None,
         "speed_svg": None,
         "size_svg": None,
     }
     if not tradeoff.empty:
-        context["speed_svg"] = plots.tradeoff(tradeoff, "tokens_per_second", "inference tokens per second")
+        context["speed_svg"] = plots.tradeoff(
+            tradeoff, "tokens_per_second", "inference tokens per second"
+        )
         context["size_svg"] = plots.tradeoff(tradeoff, "parameters", "parameters")
     return context
 
 
-def _models_context(train_logs: Sequence[str | Path], evals: Sequence[str | Path], config: dict[str, Any],
-                    averages: pd.DataFrame) -> dict[str, Any]:
+def _models_context(
+    train_logs: Sequence[str | Path],
+    evals: Sequence[str | Path],
+    config: dict[str, Any],
+    averages: pd.DataFrame,
+) -> dict[str, Any]:
     logs = load.read_train_logs(train_logs)
     results = load.read_jsons(evals)
     stages = [Path(path).parent.parent.name for path in evals]
@@ -106,23 +124,33 @@ def build_report(
     averages_frame = pd.read_csv(averages)
     context = {
         "title": title,
-        **_results_context(load.read_summary(summary), pd.read_csv(scores), averages_frame,
-                           load.read_jsons(efficiency)),
+        **_results_context(
+            load.read_summary(summary),
+            pd.read_csv(scores),
+            averages_frame,
+            load.read_jsons(efficiency),
+        ),
         **_models_context(train_logs, evals, config or {}, averages_frame),
         "corpus": tables.corpus_tables(read_json(corpus)) if corpus else None,
         "vocab": tables.vocab_table(load.read_jsons(vocab)) if vocab else None,
         "task_distillation": (
             tables.task_distillation_tables(read_distillation_summary(task_distillation))
-            if task_distillation else []
+            if task_distillation
+            else []
         ),
         "retention": tables.retention_table(pd.read_csv(retention)) if retention else None,
         "retention_formula": RETENTION_FORMULA,
         "compute_cost": costs.compute_cost_table(load.read_benchmarks(benchmarks)),
         "provenance": load.provenance(config or {}, source_dir),
         "published": (
-            published_table(load.read_summary(summary), averages_frame, read_published(published),
-                            task_datasets(config or {}))
-            if published else None
+            published_table(
+                load.read_summary(summary),
+                averages_frame,
+                read_published(published),
+                task_datasets(config or {}),
+            )
+            if published
+            else None
         ),
     }
     html = render(template, context)

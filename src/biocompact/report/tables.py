@@ -12,8 +12,12 @@ import pandas as pd
 from biocompact.aggregation import BASELINE, BLURB, OVERALL
 from biocompact.task_distillation.summary import AGREEMENT, SETTINGS
 
-FAMILY_NAMES = {"ner": "Named entity recognition (NER)", "re": "Relation extraction (RE)",
-                "qa": "Question answering (QA)", "dc": "Document classification (DC)"}
+FAMILY_NAMES = {
+    "ner": "Named entity recognition (NER)",
+    "re": "Relation extraction (RE)",
+    "qa": "Question answering (QA)",
+    "dc": "Document classification (DC)",
+}
 
 
 @dataclass
@@ -56,23 +60,29 @@ def number(value: float, digits: int = 0) -> str:
     return "" if missing(value) else f"{value:,.{digits}f}"
 
 
-def frame_table(frame: pd.DataFrame, formats: dict[str, Callable[[Any], str]] | None = None) -> Table:
+def frame_table(
+    frame: pd.DataFrame, formats: dict[str, Callable[[Any], str]] | None = None
+) -> Table:
     """A DataFrame as a Table; columns with a format are numbers, the others text (``str``)."""
     formats = formats or {}
     table = Table(list(frame.columns))
     for _, row in frame.iterrows():
-        table.add([
-            Cell(formats[column](value), numeric=True) if column in formats
-            else Cell("" if missing(value) else str(value))
-            for column, value in row.items()
-        ])
+        table.add(
+            [
+                Cell(formats[column](value), numeric=True)
+                if column in formats
+                else Cell("" if missing(value) else str(value))
+                for column, value in row.items()
+            ]
+        )
     return table
 
 
 def ranks(values: pd.Series, models: Sequence[str]) -> list[int]:
     """1 for the best, 2 for the second best value (ties share a rank); the baseline is not ranked."""
     ranked = values.where(pd.Series(list(models), index=values.index) != BASELINE).rank(
-        method="dense", ascending=False)
+        method="dense", ascending=False
+    )
     return ranked.where(ranked <= 2).fillna(0).astype(int).tolist()
 
 
@@ -81,7 +91,9 @@ def _score_cell(row: pd.Series | None, rank: int) -> Cell:
         return Cell("", numeric=True)
     seeds = f"{row['n_seeds']}/{row['n_expected']} seeds"
     if row["n_seeds"] == 0:
-        return Cell("missing", f"no result; missing seeds: {row['missing_seeds']}", note=seeds, numeric=True)
+        return Cell(
+            "missing", f"no result; missing seeds: {row['missing_seeds']}", note=seeds, numeric=True
+        )
     spread = "" if missing(row["std"]) else f" ± {percent(row['std'])}"
     title = f"median {percent(row['median'])}; min-max {percent(row['min'])}-{percent(row['max'])}; {seeds}"
     if row["n_seeds"] < row["n_expected"]:
@@ -95,7 +107,9 @@ def _average_cell(average: pd.Series | None, rank: int) -> Cell:
         return Cell("", numeric=True)
     tasks = f"{average['n_tasks']}/{average['n_expected_tasks']} tasks"
     partial = average["n_tasks"] < average["n_expected_tasks"]
-    return Cell(percent(average["value"]) or "missing", tasks, rank, tasks if partial else "", numeric=True)
+    return Cell(
+        percent(average["value"]) or "missing", tasks, rank, tasks if partial else "", numeric=True
+    )
 
 
 def family_name(family: str) -> str:
@@ -116,22 +130,44 @@ def results_table(summary: pd.DataFrame, averages: pd.DataFrame) -> Table:
     models = models_in_order(summary)
     table = Table(["Task (metric)", *models])
 
-    def add_row(label: Cell, values: dict[str, pd.Series], cell: Callable, value_key: str, row_class: str) -> None:
+    def add_row(
+        label: Cell, values: dict[str, pd.Series], cell: Callable, value_key: str, row_class: str
+    ) -> None:
         present = [model for model in models if model in values]
-        row_ranks = dict(zip(present, ranks(pd.Series([values[m][value_key] for m in present], dtype=float),
-                                            present)))
-        table.add([label] + [cell(values.get(model), row_ranks.get(model, 0)) for model in models], row_class)
+        row_ranks = dict(
+            zip(
+                present,
+                ranks(pd.Series([values[m][value_key] for m in present], dtype=float), present),
+            )
+        )
+        table.add(
+            [label] + [cell(values.get(model), row_ranks.get(model, 0)) for model in models],
+            row_class,
+        )
 
     def average_row(group: str, label: str) -> None:
         rows = averages[averages["group"] == group]
         if not rows.empty:
-            add_row(Cell(label), {row["model"]: row for _, row in rows.iterrows()}, _average_cell, "value", "average")
+            add_row(
+                Cell(label),
+                {row["model"]: row for _, row in rows.iterrows()},
+                _average_cell,
+                "value",
+                "average",
+            )
 
     families = list(dict.fromkeys(primary["family"].fillna("")))
     for family in families:
         members = primary[primary["family"].fillna("") == family]
-        table.add([Cell(family_name(family) if family else "Tasks without a result", colspan=len(models) + 1)],
-                  "section")
+        table.add(
+            [
+                Cell(
+                    family_name(family) if family else "Tasks without a result",
+                    colspan=len(models) + 1,
+                )
+            ],
+            "section",
+        )
         for task, rows in members.groupby("task", sort=False):
             metric = rows["metric"].iloc[0] or "?"
             by_model = {row["model"]: row for _, row in rows.iterrows()}
@@ -147,8 +183,10 @@ def _retention_cell(row: pd.Series | None) -> Cell:
     if row is None or missing(row["retention"]):
         return Cell("", numeric=True)
     seed_range = f"{percent(row['seed_min'])}-{percent(row['seed_max'])}"
-    title = (f"student {percent(row['student_median'])} / teacher {percent(row['teacher_median'])}; "
-             f"per-seed ratios {seed_range} % over {row['n_seeds']} seeds")
+    title = (
+        f"student {percent(row['student_median'])} / teacher {percent(row['teacher_median'])}; "
+        f"per-seed ratios {seed_range} % over {row['n_seeds']} seeds"
+    )
     spread = f" ({seed_range})" if row["n_seeds"] > 1 else ""
     return Cell(f"{percent(row['retention'])} %{spread}", title, numeric=True)
 
@@ -162,8 +200,13 @@ def retention_table(retention: pd.DataFrame) -> Table | None:
     table = Table(["Student", "Teacher", *tasks, "Overall"])
     for (student, teacher), rows in retention.groupby(["student", "teacher"], sort=False):
         by_task = {row["task"]: row for _, row in rows.iterrows()}
-        table.add([Cell(student), Cell(teacher),
-                   *(_retention_cell(by_task.get(task)) for task in [*tasks, OVERALL])])
+        table.add(
+            [
+                Cell(student),
+                Cell(teacher),
+                *(_retention_cell(by_task.get(task)) for task in [*tasks, OVERALL]),
+            ]
+        )
     return table
 
 
@@ -172,8 +215,22 @@ def metrics_table(summary: pd.DataFrame) -> Table:
     frame = summary[summary["metric"] != ""].copy()
     frame["seeds"] = frame["n_seeds"].astype(str) + "/" + frame["n_expected"].astype(str)
     frame["primary"] = frame["primary"].map({True: "yes", False: ""})
-    columns = ["model", "task", "metric", "primary", "median", "mean", "std", "min", "max", "seeds", "missing_seeds"]
-    score = {column: (lambda v: percent(v, 2)) for column in ["median", "mean", "std", "min", "max"]}
+    columns = [
+        "model",
+        "task",
+        "metric",
+        "primary",
+        "median",
+        "mean",
+        "std",
+        "min",
+        "max",
+        "seeds",
+        "missing_seeds",
+    ]
+    score = {
+        column: (lambda v: percent(v, 2)) for column in ["median", "mean", "std", "min", "max"]
+    }
     return frame_table(frame[columns], score)
 
 
@@ -185,14 +242,33 @@ def definitions_table(summary: pd.DataFrame) -> Table:
 def model_eval_table(evals: Sequence[dict[str, Any]], stages: Sequence[str]) -> Table:
     frame = pd.DataFrame(evals)
     frame.insert(0, "stage", list(stages))
-    columns = ["stage", "model", "parameters", "steps", "train_tokens", "heldout_tokens", "heldout_loss", "perplexity"]
-    formats = {"parameters": number, "train_tokens": number, "heldout_tokens": number, "steps": number,
-               "heldout_loss": lambda v: number(v, 4), "perplexity": lambda v: number(v, 2)}
+    columns = [
+        "stage",
+        "model",
+        "parameters",
+        "steps",
+        "train_tokens",
+        "heldout_tokens",
+        "heldout_loss",
+        "perplexity",
+    ]
+    formats = {
+        "parameters": number,
+        "train_tokens": number,
+        "heldout_tokens": number,
+        "steps": number,
+        "heldout_loss": lambda v: number(v, 4),
+        "perplexity": lambda v: number(v, 2),
+    }
     return frame_table(frame.reindex(columns=columns), formats)
 
 
-def ablation_table(evals: Sequence[dict[str, Any]], stages: Sequence[str], config: dict[str, Any],
-                   averages: pd.DataFrame) -> Table:
+def ablation_table(
+    evals: Sequence[dict[str, Any]],
+    stages: Sequence[str],
+    config: dict[str, Any],
+    averages: pd.DataFrame,
+) -> Table:
     """Design choices of each pretrained model beside its overall fine-tuning average (Lewis et al. 2020, table 3).
 
     Held-out losses are only comparable between models that share a vocabulary.
@@ -204,31 +280,52 @@ def ablation_table(evals: Sequence[dict[str, Any]], stages: Sequence[str], confi
         if stage != "pretraining":
             continue
         vocabulary = config.get("pretraining", {}).get(result["model"], {}).get("vocabulary")
-        rows.append({
-            "model": result["model"],
-            "family": result.get("family", "bert"),
-            "objective": result.get("objective", "mlm"),
-            "vocabulary": vocabulary,
-            "vocabulary type": vocabularies.get(vocabulary, {}).get("type"),
-            "heldout_loss": result.get("heldout_loss"),
-            "overall average": overall.get(result["model"]),
-        })
-    columns = ["model", "family", "objective", "vocabulary", "vocabulary type", "heldout_loss", "overall average"]
-    return frame_table(pd.DataFrame(rows, columns=columns),
-                       {"heldout_loss": lambda v: number(v, 4), "overall average": percent})
+        rows.append(
+            {
+                "model": result["model"],
+                "family": result.get("family", "bert"),
+                "objective": result.get("objective", "mlm"),
+                "vocabulary": vocabulary,
+                "vocabulary type": vocabularies.get(vocabulary, {}).get("type"),
+                "heldout_loss": result.get("heldout_loss"),
+                "overall average": overall.get(result["model"]),
+            }
+        )
+    columns = [
+        "model",
+        "family",
+        "objective",
+        "vocabulary",
+        "vocabulary type",
+        "heldout_loss",
+        "overall average",
+    ]
+    return frame_table(
+        pd.DataFrame(rows, columns=columns),
+        {"heldout_loss": lambda v: number(v, 4), "overall average": percent},
+    )
 
 
 def fill_mask_table(evals: Sequence[dict[str, Any]]) -> Table:
     """One row per probe sentence and model: top predictions with their probability."""
     rows = [
-        {"model": result["model"], "text": probe["text"], "answer": probe["answer"],
-         "top-1 correct": "yes" if probe["predictions"][:1] and probe["predictions"][0]["token"] == probe["answer"]
-         else "no",
-         "predictions": ", ".join(f"{p['token']} ({p['score']:.3f})" for p in probe["predictions"])}
+        {
+            "model": result["model"],
+            "text": probe["text"],
+            "answer": probe["answer"],
+            "top-1 correct": "yes"
+            if probe["predictions"][:1] and probe["predictions"][0]["token"] == probe["answer"]
+            else "no",
+            "predictions": ", ".join(
+                f"{p['token']} ({p['score']:.3f})" for p in probe["predictions"]
+            ),
+        }
         for result in evals
         for probe in result.get("fill_mask", [])
     ]
-    return frame_table(pd.DataFrame(rows, columns=["model", "text", "answer", "top-1 correct", "predictions"]))
+    return frame_table(
+        pd.DataFrame(rows, columns=["model", "text", "answer", "top-1 correct", "predictions"])
+    )
 
 
 def corpus_tables(stats: dict[str, Any]) -> dict[str, Table]:
@@ -239,8 +336,12 @@ def corpus_tables(stats: dict[str, Any]) -> dict[str, Table]:
     skipped = sorted(stats.get("skipped", {}).items())
     return {
         "totals": frame_table(pd.DataFrame([totals]), {key: number for key in totals}),
-        "per_year": frame_table(pd.DataFrame(per_year, columns=["year", "documents"]), {"documents": number}),
-        "skipped": frame_table(pd.DataFrame(skipped, columns=["reason", "records"]), {"records": number}),
+        "per_year": frame_table(
+            pd.DataFrame(per_year, columns=["year", "documents"]), {"documents": number}
+        ),
+        "skipped": frame_table(
+            pd.DataFrame(skipped, columns=["reason", "records"]), {"records": number}
+        ),
     }
 
 
@@ -248,23 +349,57 @@ def vocab_table(stats: Sequence[dict[str, Any]]) -> Table:
     """Each vocabulary, followed by its reference vocabulary when there is one."""
     rows = []
     for vocab in stats:
-        rows.append({"vocabulary": vocab["vocab"], "type": vocab.get("type"), "vocab_size": vocab.get("vocab_size"),
-                     "lowercase": vocab.get("lowercase"), "fertility": vocab.get("fertility"),
-                     "unk_rate": vocab.get("unk_rate"), "heldout_words": vocab.get("heldout_words")})
+        rows.append(
+            {
+                "vocabulary": vocab["vocab"],
+                "type": vocab.get("type"),
+                "vocab_size": vocab.get("vocab_size"),
+                "lowercase": vocab.get("lowercase"),
+                "fertility": vocab.get("fertility"),
+                "unk_rate": vocab.get("unk_rate"),
+                "heldout_words": vocab.get("heldout_words"),
+            }
+        )
         if vocab.get("reference"):
             reference = vocab["reference"]
-            rows.append({"vocabulary": f"{reference['name']} (reference for {vocab['vocab']})",
-                         "vocab_size": reference.get("vocab_size"), "fertility": reference.get("fertility"),
-                         "unk_rate": reference.get("unk_rate")})
-    frame = pd.DataFrame(rows, columns=["vocabulary", "type", "vocab_size", "lowercase", "fertility", "unk_rate",
-                                        "heldout_words"])
-    return frame_table(frame, {"vocab_size": number, "heldout_words": number, "fertility": lambda v: number(v, 3),
-                               "unk_rate": lambda v: "" if missing(v) else f"{100 * v:.3f}%"})
+            rows.append(
+                {
+                    "vocabulary": f"{reference['name']} (reference for {vocab['vocab']})",
+                    "vocab_size": reference.get("vocab_size"),
+                    "fertility": reference.get("fertility"),
+                    "unk_rate": reference.get("unk_rate"),
+                }
+            )
+    frame = pd.DataFrame(
+        rows,
+        columns=[
+            "vocabulary",
+            "type",
+            "vocab_size",
+            "lowercase",
+            "fertility",
+            "unk_rate",
+            "heldout_words",
+        ],
+    )
+    return frame_table(
+        frame,
+        {
+            "vocab_size": number,
+            "heldout_words": number,
+            "fertility": lambda v: number(v, 3),
+            "unk_rate": lambda v: "" if missing(v) else f"{100 * v:.3f}%",
+        },
+    )
 
 
 def _distillation_cell(rows: pd.DataFrame, setting: str) -> Cell:
     if rows.empty:
-        reason = "not run: the transfer set has no labels or direct_finetuning is off" if setting == "direct" else ""
+        reason = (
+            "not run: the transfer set has no labels or direct_finetuning is off"
+            if setting == "direct"
+            else ""
+        )
         return Cell("n/a" if reason else "", reason, numeric=True)
     row = rows.iloc[0]
     spread = "" if missing(row["std"]) else f" ± {percent(row['std'])}"
@@ -289,14 +424,21 @@ def task_distillation_tables(summary: pd.DataFrame) -> list[dict[str, Any]]:
                 cells = [Cell(transfer)]
                 for setting in SETTINGS:
                     key = transfer if setting in ("distilled", "direct") else ""
-                    cells.append(_distillation_cell(values[(values["setting"] == setting) & (values["transfer"] == key)], setting))
+                    cells.append(
+                        _distillation_cell(
+                            values[(values["setting"] == setting) & (values["transfer"] == key)],
+                            setting,
+                        )
+                    )
                 table.add(cells)
             definition = next((d for d in values["definition"] if d), metric)
-            tables.append({
-                "id": f"task-distillation-{experiment}-{metric}",
-                "caption": f"{experiment}: teacher {first['teacher']} fine-tuned on {first['task']}, student "
-                           f"{first['student']}; {metric} x 100 on the task's test set ({definition}), median over "
-                           "seeds ± standard deviation.",
-                "table": table,
-            })
+            tables.append(
+                {
+                    "id": f"task-distillation-{experiment}-{metric}",
+                    "caption": f"{experiment}: teacher {first['teacher']} fine-tuned on {first['task']}, student "
+                    f"{first['student']}; {metric} x 100 on the task's test set ({definition}), median over "
+                    "seeds ± standard deviation.",
+                    "table": table,
+                }
+            )
     return tables

@@ -33,35 +33,54 @@ def _label(prediction: Any) -> str:
 def read_predicted_labels(path: str | Path) -> list[str]:
     """The ``predicted`` column of an ``evaluation.tsv``."""
     with open(path, encoding="utf-8", newline="") as handle:
-        return [row["predicted"] for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)]
+        return [
+            row["predicted"]
+            for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+        ]
 
 
 def evaluate(
-    model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, family: TaskFamily, task: Mapping,
-    labels: Sequence[str], seed: int, out_predictions: str | Path,
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    family: TaskFamily,
+    task: Mapping,
+    labels: Sequence[str],
+    seed: int,
+    out_predictions: str | Path,
     teacher_predictions: Sequence[str] | None = None,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """Test metrics (plus ``teacher_agreement`` when the teacher's predicted labels are
     given), their definitions and the number of test units; writes the predictions."""
     test = family.read_split(task, "test")
     check_known_labels(test, labels)
     encoded = family.encode(test, tokenizer, labels, task)
-    logits = predict_logits(model, family, tokenizer, encoded.dataset, task["hyperparameters"], seed)
+    logits = predict_logits(
+        model, family, tokenizer, encoded.dataset, task["hyperparameters"], seed
+    )
     predictions = family.decode(logits, encoded, labels)
     metrics = family.score(test, predictions, task, labels)
     definitions = {name: metric.definition for name, metric in family.metrics(task, labels).items()}
     if PRIMARY_METRIC not in metrics:
         auc = roc_auc_metric(labels, "example")
-        scored = [ScoredLabel(p, tuple(map(float, row))) for p, row in zip(predictions, softmax(logits, axis=-1))]
+        scored = [
+            ScoredLabel(p, tuple(map(float, row)))
+            for p, row in zip(predictions, softmax(logits, axis=-1))
+        ]
         metrics[PRIMARY_METRIC] = float(auc.compute(family.gold(test), scored))
         definitions[PRIMARY_METRIC] = auc.definition
     if teacher_predictions is not None:
         if len(teacher_predictions) != len(predictions):
-            raise ValueError(f"{len(teacher_predictions)} teacher predictions for {len(predictions)} test units")
+            raise ValueError(
+                f"{len(teacher_predictions)} teacher predictions for {len(predictions)} test units"
+            )
         agreed = sum(_label(p) == t for p, t in zip(predictions, teacher_predictions))
         metrics[AGREEMENT] = agreed / len(predictions)
         definitions[AGREEMENT] = AGREEMENT_DEFINITION
     with atomic_open(out_predictions) as handle:
         family.write_predictions(handle, test, predictions)
-    return {"primary_metric": PRIMARY_METRIC, "metrics": metrics, "definitions": definitions,
-            "test_units": len(predictions)}  # fmt: skip
+    return {
+        "primary_metric": PRIMARY_METRIC,
+        "metrics": metrics,
+        "definitions": definitions,
+        "test_units": len(predictions),
+    }

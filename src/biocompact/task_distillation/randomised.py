@@ -11,8 +11,22 @@ from collections.abc import Sequence
 
 from biocompact.finetuning.readers import LabelledText
 
-QUESTION_STARTERS = ("is", "are", "does", "do", "can", "was", "did", "what", "how", "which",
-                     "who", "where", "when", "why")  # fmt: skip
+QUESTION_STARTERS = (
+    "is",
+    "are",
+    "does",
+    "do",
+    "can",
+    "was",
+    "did",
+    "what",
+    "how",
+    "which",
+    "who",
+    "where",
+    "when",
+    "why",
+)
 QUESTION_WORDS = (3, 10)  # fewest and most passage words after the question word
 SOURCE = "randomised"
 

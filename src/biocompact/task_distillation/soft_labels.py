@@ -54,7 +54,9 @@ def _binary_margin(logits: torch.Tensor, positive: int) -> torch.Tensor:
     return logits[:, positive] - logits[:, 1 - positive]
 
 
-def teacher_probabilities(logits: torch.Tensor, temperature: float, positive: int = 1) -> torch.Tensor:
+def teacher_probabilities(
+    logits: torch.Tensor, temperature: float, positive: int = 1
+) -> torch.Tensor:
     """Soft labels ``(examples, columns)``: sigmoid(margin / T) of the positive label (index
     ``positive``) for two logits, else softmax(logits / T)."""
     logits = logits.float()
@@ -82,8 +84,13 @@ def write_soft_labels(
     """One JSON line per transfer example with its ``soft_label`` probabilities, atomically."""
     with atomic_open(path) as handle:
         for example, row in zip(examples, probabilities, strict=True):
-            record = {"id": example.id, "text": example.text, "text_pair": example.text_pair,
-                      "label": example.label or None, "soft_label": [round(float(p), 6) for p in row]}  # fmt: skip
+            record = {
+                "id": example.id,
+                "text": example.text,
+                "text_pair": example.text_pair,
+                "label": example.label or None,
+                "soft_label": [round(float(p), 6) for p in row],
+            }
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
@@ -94,8 +101,9 @@ def read_soft_labels(path: str | Path) -> tuple[list[LabelledText], list[list[fl
     return read_transfer_set(path), soft
 
 
-def check_input_kind(examples: Sequence[LabelledText], task_examples: Sequence[LabelledText],
-                     transfer: str) -> None:  # fmt: skip
+def check_input_kind(
+    examples: Sequence[LabelledText], task_examples: Sequence[LabelledText], transfer: str
+) -> None:
     """Raise unless the transfer set and the task both hold single texts or both pairs."""
     pairs = {example.text_pair is not None for example in examples}
     task_pairs = {example.text_pair is not None for example in task_examples}
@@ -125,11 +133,15 @@ def compute_soft_labels(
     family = get_family(task["family"], task["format"])
     labels = model_labels(teacher_path)
     examples = read_transfer_set(transfer_path)
-    check_input_kind(examples, family.read_split(task, "test"), provenance.get("transfer", transfer_path))
+    check_input_kind(
+        examples, family.read_split(task, "test"), provenance.get("transfer", transfer_path)
+    )
     tokenizer = AutoTokenizer.from_pretrained(teacher_path)
     model = AutoModelForSequenceClassification.from_pretrained(teacher_path)
     encoded = family.encode(examples, tokenizer, labels, task)
-    logits = torch.as_tensor(predict_logits(model, family, tokenizer, encoded.dataset, task["hyperparameters"], 0))
+    logits = torch.as_tensor(
+        predict_logits(model, family, tokenizer, encoded.dataset, task["hyperparameters"], 0)
+    )
     columns = soft_label_columns(labels)
     probabilities = teacher_probabilities(logits, temperature, labels.index(columns[0])).numpy()
     write_soft_labels(out_soft_labels, examples, probabilities)
@@ -145,5 +157,7 @@ def compute_soft_labels(
         "mean_soft_label": [round(float(p), 6) for p in probabilities.mean(axis=0)],
     }
     write_json(out_meta, meta)
-    logger.info("soft labels of %d transfer examples, mean %s", len(examples), meta["mean_soft_label"])
+    logger.info(
+        "soft labels of %d transfer examples, mean %s", len(examples), meta["mean_soft_label"]
+    )
     return meta

@@ -60,31 +60,60 @@ class SoftLabelTrainer(Trainer):
 
 
 def train_teacher(
-    model_path: str, task: Mapping, seed: int, out_model: str, out_metrics: str,
-    out_predictions: str, out_evaluation: str, out_evaluation_predictions: str,
-    threads: int = 1, model_name: str | None = None, task_name: str | None = None,
-) -> dict[str, Any]:  # fmt: skip
+    model_path: str,
+    task: Mapping,
+    seed: int,
+    out_model: str,
+    out_metrics: str,
+    out_predictions: str,
+    out_evaluation: str,
+    out_evaluation_predictions: str,
+    threads: int = 1,
+    model_name: str | None = None,
+    task_name: str | None = None,
+) -> dict[str, Any]:
     """Fine-tune ``model_path`` on ``task`` with the harness (metrics.json, predictions.tsv),
     save the model chosen on dev and evaluate it like the students."""
-    record = finetune(model_path, task, seed, out_metrics, out_predictions, threads,
-                      model_name=model_name, task_name=task_name, out_model=out_model)  # fmt: skip
+    record = finetune(
+        model_path,
+        task,
+        seed,
+        out_metrics,
+        out_predictions,
+        threads,
+        model_name=model_name,
+        task_name=task_name,
+        out_model=out_model,
+    )
     family = get_family(task["family"], task["format"])
     model = AutoModelForSequenceClassification.from_pretrained(out_model)
     tokenizer = AutoTokenizer.from_pretrained(out_model)
-    evaluation = evaluate(model, tokenizer, family, task, model_labels(out_model), seed,
-                          out_evaluation_predictions)  # fmt: skip
-    result = {"setting": "teacher", "model": model_name or model_path, "task": task_name,
-              "seed": seed, "model_path": out_model, **evaluation,
-              "train_examples": record["train_examples"], "train_seconds": record["train_seconds"],
-              "hyperparameters": task["hyperparameters"]}  # fmt: skip
+    evaluation = evaluate(
+        model, tokenizer, family, task, model_labels(out_model), seed, out_evaluation_predictions
+    )
+    result = {
+        "setting": "teacher",
+        "model": model_name or model_path,
+        "task": task_name,
+        "seed": seed,
+        "model_path": out_model,
+        **evaluation,
+        "train_examples": record["train_examples"],
+        "train_seconds": record["train_seconds"],
+        "hyperparameters": task["hyperparameters"],
+    }
     write_json(out_evaluation, result)
     return result
 
 
 def _training_data(
-    method: str, data_path: str | None, family: TaskFamily, tokenizer: PreTrainedTokenizerBase,
-    labels: Sequence[str], task: Mapping,
-) -> Dataset | None:  # fmt: skip
+    method: str,
+    data_path: str | None,
+    family: TaskFamily,
+    tokenizer: PreTrainedTokenizerBase,
+    labels: Sequence[str],
+    task: Mapping,
+) -> Dataset | None:
     """What a student trains on: transfer text with soft labels only (``distilled``), with
     its own labels (``direct``), or nothing (``untrained``)."""
     if method == UNTRAINED:
@@ -103,12 +132,23 @@ def _training_data(
 
 
 def run_students(
-    method: str, student_path: str, teacher_path: str, task: Mapping, seeds: Sequence[int],
-    out_evaluations: Sequence[str], out_predictions: Sequence[str], teacher_predictions: str,
-    data_path: str | None = None, temperature: float | None = None, threads: int = 1, *,
-    experiment: str | None = None, transfer: str | None = None, model_name: str | None = None,
+    method: str,
+    student_path: str,
+    teacher_path: str,
+    task: Mapping,
+    seeds: Sequence[int],
+    out_evaluations: Sequence[str],
+    out_predictions: Sequence[str],
+    teacher_predictions: str,
+    data_path: str | None = None,
+    temperature: float | None = None,
+    threads: int = 1,
+    *,
+    experiment: str | None = None,
+    transfer: str | None = None,
+    model_name: str | None = None,
     task_name: str | None = None,
-) -> list[dict[str, Any]]:  # fmt: skip
+) -> list[dict[str, Any]]:
     """For every seed, build the student with a fresh head for the teacher's labels, train it
     by ``method`` for the task's hyperparameters (no dev selection: no ground truth of the
     task is used) and evaluate it; write one evaluation per seed. ``data_path``: the soft
@@ -127,22 +167,39 @@ def run_students(
     training = ()
     if method == DISTILLED:
         positive = labels.index(soft_label_columns(labels)[0])
-        training = (functools.partial(SoftLabelTrainer, temperature=temperature, positive=positive), [SOFT_LABELS])
+        training = (
+            functools.partial(SoftLabelTrainer, temperature=temperature, positive=positive),
+            [SOFT_LABELS],
+        )
     results = []
-    for seed, out_evaluation, out_prediction in zip(seeds, out_evaluations, out_predictions, strict=True):
+    for seed, out_evaluation, out_prediction in zip(
+        seeds, out_evaluations, out_predictions, strict=True
+    ):
         set_seed(seed)  # before the new head is initialised
         model = family.build_model(student_path, labels)
         started = time.perf_counter()
         if data is not None:
-            train_without_dev(model, family, tokenizer, data, task["hyperparameters"], seed, *training)
+            train_without_dev(
+                model, family, tokenizer, data, task["hyperparameters"], seed, *training
+            )
         seconds = time.perf_counter() - started
-        evaluation = evaluate(model, tokenizer, family, task, labels, seed, out_prediction, teacher_labels)
-        result = {"experiment": experiment, "transfer": transfer, "setting": method,
-                  "model": model_name or student_path, "task": task_name or task.get("name"),
-                  "seed": seed, "model_path": student_path,
-                  **evaluation, "train_examples": len(data) if data is not None else 0,
-                  "train_seconds": round(seconds, 3), "hyperparameters": task["hyperparameters"],
-                  "temperature": temperature}  # fmt: skip
+        evaluation = evaluate(
+            model, tokenizer, family, task, labels, seed, out_prediction, teacher_labels
+        )
+        result = {
+            "experiment": experiment,
+            "transfer": transfer,
+            "setting": method,
+            "model": model_name or student_path,
+            "task": task_name or task.get("name"),
+            "seed": seed,
+            "model_path": student_path,
+            **evaluation,
+            "train_examples": len(data) if data is not None else 0,
+            "train_seconds": round(seconds, 3),
+            "hyperparameters": task["hyperparameters"],
+            "temperature": temperature,
+        }
         write_json(out_evaluation, result)
         logger.info("%s student, seed %d: %s", method, seed, evaluation["metrics"])
         results.append(result)

@@ -22,8 +22,18 @@ SETTINGS = {
 }
 AGREEMENT = "teacher_agreement"  # the students' extra metric (see evaluation)
 RUN_KEYS = ["experiment", "task", "teacher", "student", "transfer", "setting"]
-SUMMARY_COLUMNS = [*RUN_KEYS, "metric", "primary", "median", "mean", "std", "min", "max",
-                   "n_seeds", "definition"]  # fmt: skip
+SUMMARY_COLUMNS = [
+    *RUN_KEYS,
+    "metric",
+    "primary",
+    "median",
+    "mean",
+    "std",
+    "min",
+    "max",
+    "n_seeds",
+    "definition",
+]
 
 
 def summarise(runs: Sequence[Mapping]) -> pd.DataFrame:
@@ -36,14 +46,33 @@ def summarise(runs: Sequence[Mapping]) -> pd.DataFrame:
             raise ValueError(f"unknown setting {run['setting']!r}; known: {list(SETTINGS)}")
         record = read_json(run["path"])
         for metric, value in record["metrics"].items():
-            rows.append({**{key: run[key] for key in RUN_KEYS}, "metric": metric, "value": value,
-                         "primary": metric == record["primary_metric"],
-                         "definition": record["definitions"].get(metric, "")})  # fmt: skip
+            rows.append(
+                {
+                    **{key: run[key] for key in RUN_KEYS},
+                    "metric": metric,
+                    "value": value,
+                    "primary": metric == record["primary_metric"],
+                    "definition": record["definitions"].get(metric, ""),
+                }
+            )
     frame = pd.DataFrame(rows, columns=[*RUN_KEYS, "metric", "value", "primary", "definition"])
-    summary = frame.groupby([*RUN_KEYS, "metric"], sort=False)["value"].agg(
-        median="median", mean="mean", std=lambda v: v.std(ddof=1), min="min", max="max", n_seeds="count"
-    ).reset_index()
-    first = frame.groupby([*RUN_KEYS, "metric"], sort=False)[["primary", "definition"]].first().reset_index()
+    summary = (
+        frame.groupby([*RUN_KEYS, "metric"], sort=False)["value"]
+        .agg(
+            median="median",
+            mean="mean",
+            std=lambda v: v.std(ddof=1),
+            min="min",
+            max="max",
+            n_seeds="count",
+        )
+        .reset_index()
+    )
+    first = (
+        frame.groupby([*RUN_KEYS, "metric"], sort=False)[["primary", "definition"]]
+        .first()
+        .reset_index()
+    )
     return summary.merge(first, on=[*RUN_KEYS, "metric"])[SUMMARY_COLUMNS]
 
 

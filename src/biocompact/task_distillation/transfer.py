@@ -38,10 +38,13 @@ def read_passages(path: str | Path) -> list[LabelledText]:
     with opener(path, "rt", encoding="utf-8") as handle:
         lines = [(number, line.strip()) for number, line in enumerate(handle, start=1)]
     passages = [(number, text) for number, text in lines if text]
-    return non_empty(path, [
-        LabelledText(str(index), text, "", str(path), number)
-        for index, (number, text) in enumerate(passages)
-    ])  # fmt: skip
+    return non_empty(
+        path,
+        [
+            LabelledText(str(index), text, "", str(path), number)
+            for index, (number, text) in enumerate(passages)
+        ],
+    )
 
 
 def read_source(path: str | Path, fmt: str) -> list[LabelledText]:
@@ -72,8 +75,12 @@ def write_transfer_set(path: str | Path, examples: Sequence[LabelledText]) -> No
     """Write ``examples`` as transfer-set JSON Lines, atomically."""
     with atomic_open(path) as handle:
         for example in examples:
-            record = {"id": example.id, "text": example.text, "text_pair": example.text_pair,
-                      "label": example.label or None}  # fmt: skip
+            record = {
+                "id": example.id,
+                "text": example.text,
+                "text_pair": example.text_pair,
+                "label": example.label or None,
+            }
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
@@ -85,10 +92,16 @@ def read_transfer_set(path: str | Path) -> list[LabelledText]:
             record = json.loads(line)
             if not record.get("text"):
                 raise DatasetFormatError(path, number, "no text")
-            examples.append(LabelledText(
-                str(record["id"]), record["text"], record.get("label") or "", str(path), number,
-                record.get("text_pair"),
-            ))  # fmt: skip
+            examples.append(
+                LabelledText(
+                    str(record["id"]),
+                    record["text"],
+                    record.get("label") or "",
+                    str(path),
+                    number,
+                    record.get("text_pair"),
+                )
+            )
     return non_empty(path, examples)
 
 

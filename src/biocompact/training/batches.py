@@ -47,9 +47,13 @@ class BatchOrder:
         world_size: int = 1,
     ):
         if len(dataset) < batch_size:
-            raise ValueError(f"the training set has {len(dataset)} sequences, fewer than one batch of {batch_size}")
+            raise ValueError(
+                f"the training set has {len(dataset)} sequences, fewer than one batch of {batch_size}"
+            )
         if batch_size % world_size:
-            raise ValueError(f"batch_size {batch_size} is not divisible by the {world_size} processes")
+            raise ValueError(
+                f"batch_size {batch_size} is not divisible by the {world_size} processes"
+            )
         self.dataset = dataset
         self.batch_size = batch_size
         self.seed = seed
@@ -103,8 +107,12 @@ class MaskedBatches(torch.utils.data.Dataset):
         if workers == 0:
             return (self[k] for k in range(start, self.end))
         loader = torch.utils.data.DataLoader(
-            self, batch_size=None, sampler=range(start, self.end), num_workers=workers,
-            pin_memory=pin_memory, prefetch_factor=PREFETCH_BATCHES_PER_WORKER,
+            self,
+            batch_size=None,
+            sampler=range(start, self.end),
+            num_workers=workers,
+            pin_memory=pin_memory,
+            prefetch_factor=PREFETCH_BATCHES_PER_WORKER,
             # its workers' seeds must not draw from the global RNG (dropout's)
             generator=torch.Generator(),
         )
@@ -124,7 +132,9 @@ class MaskedBatcher:
     rows from ``BatchOrder``, each row's mask is a function of (row, epoch mod factor).
     """
 
-    def __init__(self, pad_token_id: int, mask_token_id: int, vocab_size: int, masking: MaskingSettings):
+    def __init__(
+        self, pad_token_id: int, mask_token_id: int, vocab_size: int, masking: MaskingSettings
+    ):
         self.pad_token_id = pad_token_id
         self.mask_token_id = mask_token_id
         self.vocab_size = vocab_size
@@ -137,7 +147,12 @@ class MaskedBatcher:
             masked, labels = self._static_masks(rows)
         else:
             masked, labels = mask_tokens(
-                input_ids, pad(rows["word_ids"], -1), self.mask_token_id, self.vocab_size, self.masking, generator
+                input_ids,
+                pad(rows["word_ids"], -1),
+                self.mask_token_id,
+                self.vocab_size,
+                self.masking,
+                generator,
             )
         return {"input_ids": masked, "attention_mask": attention_mask, "labels": labels}
 
@@ -145,10 +160,19 @@ class MaskedBatcher:
         """Mask every row alone with a generator seeded by (row index, copy)."""
         factor = self.masking.duplication_factor
         masked, labels = [], []
-        for ids, words, index, epoch in zip(rows["input_ids"], rows["word_ids"], rows[INDEX], rows[EPOCH]):
-            generator = torch.Generator().manual_seed(STATIC_MASKING_SEED + index * factor + epoch % factor)
+        for ids, words, index, epoch in zip(
+            rows["input_ids"], rows["word_ids"], rows[INDEX], rows[EPOCH]
+        ):
+            generator = torch.Generator().manual_seed(
+                STATIC_MASKING_SEED + index * factor + epoch % factor
+            )
             row_masked, row_labels = mask_tokens(
-                torch.tensor([ids]), torch.tensor([words]), self.mask_token_id, self.vocab_size, self.masking, generator
+                torch.tensor([ids]),
+                torch.tensor([words]),
+                self.mask_token_id,
+                self.vocab_size,
+                self.masking,
+                generator,
             )
             masked.append(row_masked[0].tolist())
             labels.append(row_labels[0].tolist())

@@ -16,9 +16,13 @@ from biocompact.training.masking import IGNORE_INDEX
 EVAL_MASKING_SEED = 12345
 
 
-def masked_lm_logits(model: PreTrainedModel, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+def masked_lm_logits(
+    model: PreTrainedModel, batch: dict[str, torch.Tensor]
+) -> tuple[torch.Tensor, torch.Tensor]:
     """MLM logits at the masked positions only (the head never sees unmasked tokens)."""
-    hidden = model.base_model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).last_hidden_state
+    hidden = model.base_model(
+        input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]
+    ).last_hidden_state
     selected = batch["labels"] != IGNORE_INDEX
     return mlm_head(model)(hidden[selected]), batch["labels"][selected]
 
@@ -49,11 +53,16 @@ def fill_mask_probe(
     for probe in probes:
         text = probe["text"].replace("[MASK]", tokenizer.mask_token)
         predictions = fill(text)
-        results.append({
-            "text": probe["text"],
-            "answer": probe["answer"],
-            "predictions": [{"token": p["token_str"].strip(), "score": float(p["score"])} for p in predictions],
-        })
+        results.append(
+            {
+                "text": probe["text"],
+                "answer": probe["answer"],
+                "predictions": [
+                    {"token": p["token_str"].strip(), "score": float(p["score"])}
+                    for p in predictions
+                ],
+            }
+        )
     return results
 
 

@@ -42,19 +42,31 @@ def data_parallel_processes(requested_gpus: int) -> int:
 
 def torchrun_command(module: str, spec_path: str | os.PathLike, processes: int) -> list[str]:
     return [
-        sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={processes}",
-        "-m", module, str(spec_path),
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        f"--nproc_per_node={processes}",
+        "-m",
+        module,
+        str(spec_path),
     ]
 
 
-def run_data_parallel(module: str, spec: dict, processes: int, spec_path: str | os.PathLike) -> None:
+def run_data_parallel(
+    module: str, spec: dict, processes: int, spec_path: str | os.PathLike
+) -> None:
     """Write ``spec`` to ``spec_path`` and run ``module`` under torchrun, relaying its output to the log."""
     write_json(spec_path, spec)
     command = torchrun_command(module, spec_path, processes)
     log.info("starting %d training processes: %s", processes, " ".join(command))
     env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env) as process:
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+    ) as process:
         for line in process.stdout:
             log.info("%s", line.rstrip())
     if process.returncode:
-        raise RuntimeError(f"torchrun ended with exit status {process.returncode} (its output is above); spec {Path(spec_path)}")
+        raise RuntimeError(
+            f"torchrun ended with exit status {process.returncode} (its output is above); spec {Path(spec_path)}"
+        )

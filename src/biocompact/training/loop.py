@@ -31,7 +31,12 @@ from transformers import get_linear_schedule_with_warmup
 
 from biocompact.training import distributed
 from biocompact.training.batches import BatchOrder, DataPosition, MaskedBatcher, MaskedBatches
-from biocompact.training.checkpoint import latest_checkpoint, rng_state, save_checkpoint, set_rng_state
+from biocompact.training.checkpoint import (
+    latest_checkpoint,
+    rng_state,
+    save_checkpoint,
+    set_rng_state,
+)
 from biocompact.training.objective import Objective
 from biocompact.training.throughput import FlopCounter, peak_tflops
 
@@ -77,14 +82,19 @@ def _comparable(settings: dict) -> dict:
     return {key: value for key, value in merged.items() if key not in NEUTRAL_SETTINGS}
 
 
-def _optimizer(objective: Objective, settings: TrainingSettings, device: torch.device) -> torch.optim.AdamW:
+def _optimizer(
+    objective: Objective, settings: TrainingSettings, device: torch.device
+) -> torch.optim.AdamW:
     decay, no_decay = [], []
     for name, parameter in objective.named_parameters():
         if not parameter.requires_grad:
             continue
         (no_decay if parameter.ndim < 2 or "LayerNorm" in name else decay).append(parameter)
     return torch.optim.AdamW(
-        [{"params": decay, "weight_decay": settings.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+        [
+            {"params": decay, "weight_decay": settings.weight_decay},
+            {"params": no_decay, "weight_decay": 0.0},
+        ],
         lr=settings.learning_rate,
         betas=(settings.adam_beta1, settings.adam_beta2),
         eps=settings.adam_epsilon,
@@ -127,7 +137,9 @@ def train(
         optimizer.load_state_dict(saved["optimizer"])
         scheduler.load_state_dict(saved["scheduler"])
         rng = saved["rng"]  # one state per process (a single dict in older checkpoints)
-        set_rng_state(rng[rank] if isinstance(rng, list) and len(rng) == world_size else _first(rng))
+        set_rng_state(
+            rng[rank] if isinstance(rng, list) and len(rng) == world_size else _first(rng)
+        )
         step, seen_tokens = saved["step"], saved["tokens"]
         # older checkpoints may say (e, end of epoch e) for (e + 1, 0)
         position = DataPosition(**saved["position"])
@@ -155,13 +167,21 @@ def train(
         objective.model_to_save().base_model.compile()  # in place: parameter names unchanged
     model = objective
     if world_size > 1:
-        model = DistributedDataParallel(objective, device_ids=[device.index] if device.type == "cuda" else None)
+        model = DistributedDataParallel(
+            objective, device_ids=[device.index] if device.type == "cuda" else None
+        )
     autocast = torch.autocast(
         device.type, dtype=torch.bfloat16, enabled=device.type == "cuda" and settings.bf16
     )
     peak = peak_tflops(device, settings.peak_tflops)
     count_flops = FlopCounter(objective.model_to_save()) if peak else None
-    progress = tqdm(total=settings.steps, initial=step, desc="training", unit="step", disable=None if main else True)
+    progress = tqdm(
+        total=settings.steps,
+        initial=step,
+        desc="training",
+        unit="step",
+        disable=None if main else True,
+    )
     objective.train()
     tokens, flops, started = 0, 0.0, time.perf_counter()
     while step < settings.steps:
@@ -177,7 +197,11 @@ def train(
             batch = {k: v.to(device, non_blocking=True) for k, v in batch.items()}
             last_micro_step = micro_step == settings.gradient_accumulation - 1
             # DDP all-reduces gradients only on the last micro-step of an optimizer step
-            no_sync = model.no_sync() if world_size > 1 and not last_micro_step else contextlib.nullcontext()
+            no_sync = (
+                model.no_sync()
+                if world_size > 1 and not last_micro_step
+                else contextlib.nullcontext()
+            )
             with no_sync:
                 with autocast:
                     loss, terms = model(batch)
@@ -197,29 +221,47 @@ def train(
         if step % settings.log_every == 0 or step == settings.steps:
             terms_now = {name: float(value) for name, value in terms_sum.items()}
             elapsed = time.perf_counter() - started
-            record = {"step": step, **terms_now, "lr": scheduler.get_last_lr()[0], "tokens": seen_tokens,
-                      "tokens_per_second": tokens / elapsed, "elapsed_s": elapsed}
+            record = {
+                "step": step,
+                **terms_now,
+                "lr": scheduler.get_last_lr()[0],
+                "tokens": seen_tokens,
+                "tokens_per_second": tokens / elapsed,
+                "elapsed_s": elapsed,
+            }
             if peak:
                 record["mfu"] = flops / elapsed / (peak * 1e12)  # per device: each has its own peak
             if main:
                 with open(log_path, "a", encoding="utf-8") as handle:
                     handle.write(json.dumps(record) + "\n")
-                log.info("step %d/%d loss %.4f (%.0f tokens/s)", step, settings.steps, terms_now["loss"], record["tokens_per_second"])
+                log.info(
+                    "step %d/%d loss %.4f (%.0f tokens/s)",
+                    step,
+                    settings.steps,
+                    terms_now["loss"],
+                    record["tokens_per_second"],
+                )
             progress.set_postfix(loss=f"{terms_now['loss']:.3f}", refresh=False)
             tokens, flops, started = 0, 0.0, time.perf_counter()
         if step % settings.checkpoint_every == 0 or step == settings.steps:
             rng_states = distributed.gather(rng_state())
             if main:
-                save_checkpoint(checkpoint_dir, step, {
-                    "step": step,
-                    "tokens": seen_tokens,
-                    "position": asdict(order.position_after(step * settings.gradient_accumulation)),
-                    "settings": asdict(settings),
-                    "objective": objective.trainable_state(),
-                    "optimizer": optimizer.state_dict(),
-                    "scheduler": scheduler.state_dict(),
-                    "rng": rng_states,
-                })
+                save_checkpoint(
+                    checkpoint_dir,
+                    step,
+                    {
+                        "step": step,
+                        "tokens": seen_tokens,
+                        "position": asdict(
+                            order.position_after(step * settings.gradient_accumulation)
+                        ),
+                        "settings": asdict(settings),
+                        "objective": objective.trainable_state(),
+                        "optimizer": optimizer.state_dict(),
+                        "scheduler": scheduler.state_dict(),
+                        "rng": rng_states,
+                    },
+                )
     progress.close()
     distributed.barrier()
     objective.eval()

@@ -20,7 +20,9 @@ class Objective(nn.Module):
 
     frozen: tuple[str, ...] = ()
 
-    def forward(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    def forward(
+        self, batch: dict[str, torch.Tensor]
+    ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         raise NotImplementedError
 
     def model_to_save(self) -> PreTrainedModel:
@@ -28,7 +30,11 @@ class Objective(nn.Module):
         raise NotImplementedError
 
     def evaluate(
-        self, tokenizer: PreTrainedTokenizerBase, validation: datasets.Dataset, batcher: MaskedBatcher, probes: list[dict]
+        self,
+        tokenizer: PreTrainedTokenizerBase,
+        validation: datasets.Dataset,
+        batcher: MaskedBatcher,
+        probes: list[dict],
     ) -> dict:
         """The ``eval.json`` figures of the trained model: held-out MLM loss and fill-mask probes."""
         return evaluate_language_model(self.model_to_save(), tokenizer, validation, batcher, probes)
@@ -40,4 +46,6 @@ class Objective(nn.Module):
         missing, unexpected = self.load_state_dict(state, strict=False)
         missing = [key for key in missing if not key.startswith(self.frozen)]
         if missing or unexpected:
-            raise RuntimeError(f"checkpoint does not match the objective: missing {missing}, unexpected {unexpected}")
+            raise RuntimeError(
+                f"checkpoint does not match the objective: missing {missing}, unexpected {unexpected}"
+            )

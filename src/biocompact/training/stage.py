@@ -23,7 +23,9 @@ def load_corpus(dataset_dir: str | os.PathLike, tokenizer_dir: str | os.PathLike
     """The packed corpus, its tokenizer and a batcher that masks with ``masking`` settings."""
     corpus = datasets.load_from_disk(str(dataset_dir))
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
-    batcher = MaskedBatcher(tokenizer.pad_token_id, tokenizer.mask_token_id, len(tokenizer), MaskingSettings(**masking))
+    batcher = MaskedBatcher(
+        tokenizer.pad_token_id, tokenizer.mask_token_id, len(tokenizer), MaskingSettings(**masking)
+    )
     return corpus, tokenizer, batcher
 
 

@@ -53,7 +53,9 @@ def build_vocabulary(
             settings.type,
             **settings.trainer_options(),
         )
-    heldout = list(islice(iter_sentences(shards, heldout_fraction, heldout=True), max_heldout_sentences))
+    heldout = list(
+        islice(iter_sentences(shards, heldout_fraction, heldout=True), max_heldout_sentences)
+    )
     stats = {
         "vocab": name,
         "type": settings.type,
@@ -65,6 +67,9 @@ def build_vocabulary(
     }
     if settings.reference:
         reference_tokenizer = AutoTokenizer.from_pretrained(resolve_location(settings.reference))
-        stats["reference"] = {"name": settings.reference, **vocabulary_statistics(reference_tokenizer, heldout)}
+        stats["reference"] = {
+            "name": settings.reference,
+            **vocabulary_statistics(reference_tokenizer, heldout),
+        }
     write_json(out_stats, stats)
     return stats

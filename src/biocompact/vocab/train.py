@@ -14,8 +14,16 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
-from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
-from tokenizers import AddedToken
+from tokenizers import (
+    AddedToken,
+    Tokenizer,
+    decoders,
+    models,
+    normalizers,
+    pre_tokenizers,
+    processors,
+    trainers,
+)
 from transformers import BertTokenizerFast, PreTrainedTokenizerBase, PreTrainedTokenizerFast
 
 from biocompact.atomic import atomic_path
@@ -34,7 +42,9 @@ def _special_token_list(specials: Iterable[str], extra_special_tokens: Sequence[
     specials = list(specials)
     duplicates = set(extra_special_tokens) & set(specials)
     if duplicates:
-        raise ValueError(f"extra_special_tokens repeats the vocabulary's own special tokens: {sorted(duplicates)}")
+        raise ValueError(
+            f"extra_special_tokens repeats the vocabulary's own special tokens: {sorted(duplicates)}"
+        )
     return [*specials, *extra_special_tokens]
 
 
@@ -46,7 +56,9 @@ def _bert_wordpiece_tokenizer(model: models.WordPiece, lowercase: bool) -> Token
     return tokenizer
 
 
-def _kept_alphabet(alphabet: list[str], limit: int, corpus: Corpus, normalizer: normalizers.Normalizer) -> list[str]:
+def _kept_alphabet(
+    alphabet: list[str], limit: int, corpus: Corpus, normalizer: normalizers.Normalizer
+) -> list[str]:
     """The ``limit`` most frequent characters, ties broken by code point (the trainer breaks them at random)."""
     counts: Counter[str] = Counter()
     for sentence in corpus():
@@ -78,26 +90,37 @@ def build_wordpiece(
     special_tokens = _special_token_list(BERT_SPECIAL_TOKENS, extra_special_tokens)
 
     survey = _bert_wordpiece_tokenizer(models.WordPiece(unk_token="[UNK]"), lowercase)
-    survey.train_from_iterator(corpus(), trainers.WordPieceTrainer(
-        vocab_size=0, special_tokens=special_tokens, show_progress=False))
+    survey.train_from_iterator(
+        corpus(),
+        trainers.WordPieceTrainer(vocab_size=0, special_tokens=special_tokens, show_progress=False),
+    )
     pieces = set(survey.get_vocab(with_added_tokens=False)) - set(special_tokens)
     alphabet = sorted(p for p in pieces if len(p) == 1)
     if limit_alphabet and len(alphabet) > limit_alphabet:
         alphabet = _kept_alphabet(alphabet, limit_alphabet, corpus, survey.normalizer)
-    continuations = sorted(p for p in pieces if len(p) == 3 and p.startswith("##") and p[2] in alphabet)
+    continuations = sorted(
+        p for p in pieces if len(p) == 3 and p.startswith("##") and p[2] in alphabet
+    )
 
     trained = _bert_wordpiece_tokenizer(models.WordPiece(unk_token="[UNK]"), lowercase)
-    trained.train_from_iterator(corpus(), trainers.WordPieceTrainer(
-        vocab_size=vocab_size,
-        min_frequency=min_frequency,
-        limit_alphabet=len(alphabet),
-        initial_alphabet=alphabet,  # always kept: exactly the others are cut
-        special_tokens=[*special_tokens, *continuations],  # numbered in this order, before any merge
-        show_progress=False,
-    ))
+    trained.train_from_iterator(
+        corpus(),
+        trainers.WordPieceTrainer(
+            vocab_size=vocab_size,
+            min_frequency=min_frequency,
+            limit_alphabet=len(alphabet),
+            initial_alphabet=alphabet,  # always kept: exactly the others are cut
+            special_tokens=[
+                *special_tokens,
+                *continuations,
+            ],  # numbered in this order, before any merge
+            show_progress=False,
+        ),
+    )
     # the pinned ``##c`` pieces were registered as special tokens: rebuild with the true specials only
     tokenizer = _bert_wordpiece_tokenizer(
-        models.WordPiece(trained.get_vocab(with_added_tokens=False), unk_token="[UNK]"), lowercase)
+        models.WordPiece(trained.get_vocab(with_added_tokens=False), unk_token="[UNK]"), lowercase
+    )
     tokenizer.add_special_tokens(special_tokens)
     cls_id, sep_id = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
     tokenizer.post_processor = processors.TemplateProcessing(
@@ -114,13 +137,28 @@ def build_wordpiece(
 
 
 # RoBERTa's special tokens, in its order (<pad> is id 1, as RoBERTa's position ids expect)
-ROBERTA_SPECIAL_TOKENS = {"cls": "<s>", "pad": "<pad>", "sep": "</s>", "unk": "<unk>", "mask": "<mask>"}
+ROBERTA_SPECIAL_TOKENS = {
+    "cls": "<s>",
+    "pad": "<pad>",
+    "sep": "</s>",
+    "unk": "<unk>",
+    "mask": "<mask>",
+}
 # ALBERT's special tokens, in its order
-ALBERT_SPECIAL_TOKENS = {"pad": "<pad>", "unk": "<unk>", "cls": "[CLS]", "sep": "[SEP]", "mask": "[MASK]"}
+ALBERT_SPECIAL_TOKENS = {
+    "pad": "<pad>",
+    "unk": "<unk>",
+    "cls": "[CLS]",
+    "sep": "[SEP]",
+    "mask": "[MASK]",
+}
 
 
 def _wrap(
-    tokenizer: Tokenizer, specials: dict[str, str], extra_special_tokens: Sequence[str], pair_type_ids: bool
+    tokenizer: Tokenizer,
+    specials: dict[str, str],
+    extra_special_tokens: Sequence[str],
+    pair_type_ids: bool,
 ) -> PreTrainedTokenizerBase:
     """Add the ``[CLS] A [SEP] (B [SEP])`` post-processor and wrap as a transformers fast tokenizer.
 
@@ -133,9 +171,15 @@ def _wrap(
     ids = [(cls, tokenizer.token_to_id(cls)), (sep, tokenizer.token_to_id(sep))]
     second = ":1" if pair_type_ids else ""
     tokenizer.post_processor = processors.TemplateProcessing(
-        single=f"{cls} $A {sep}", pair=f"{cls} $A {sep} $B{second} {sep}{second}", special_tokens=ids
+        single=f"{cls} $A {sep}",
+        pair=f"{cls} $A {sep} $B{second} {sep}{second}",
+        special_tokens=ids,
     )
-    input_names = ["input_ids", "token_type_ids", "attention_mask"] if pair_type_ids else ["input_ids", "attention_mask"]
+    input_names = (
+        ["input_ids", "token_type_ids", "attention_mask"]
+        if pair_type_ids
+        else ["input_ids", "attention_mask"]
+    )
     return PreTrainedTokenizerFast(
         tokenizer_object=tokenizer,
         model_max_length=MODEL_MAX_LENGTH,
@@ -196,7 +240,9 @@ def build_unigram(
     special_tokens = _special_token_list(ALBERT_SPECIAL_TOKENS.values(), extra_special_tokens)
     tokenizer = Tokenizer(models.Unigram())
     steps = [normalizers.NFKC(), normalizers.Replace("``", '"'), normalizers.Replace("''", '"')]
-    tokenizer.normalizer = normalizers.Sequence([*steps, normalizers.Lowercase()] if lowercase else steps)
+    tokenizer.normalizer = normalizers.Sequence(
+        [*steps, normalizers.Lowercase()] if lowercase else steps
+    )
     tokenizer.pre_tokenizer = pre_tokenizers.Metaspace()
     tokenizer.decoder = decoders.Metaspace()
     trainer = trainers.UnigramTrainer(

@@ -1,0 +1,38 @@
+# Names and input functions of the dataset rules (datasets.smk), derived from the config.
+
+import re
+
+from biocompact.datasets.convert import prepared_files
+from biocompact.datasets.registry import SOURCES, get_dataset
+from biocompact.datasets.tasks import CACHE, archive_path, dataset_task
+
+
+def _resolve_dataset_tasks():
+    """Replace each task naming a `dataset` by its filled-in settings."""
+    tasks = config["finetuning"]["tasks"]
+    for name in list(tasks):
+        tasks[name] = dataset_task(name, tasks[name])
+    return sorted({settings["dataset"] for settings in tasks.values() if settings.get("dataset")})
+
+
+DATASETS_USED = _resolve_dataset_tasks()
+DATASET_SOURCES = sorted({get_dataset(name).source for name in DATASETS_USED})
+
+
+def dataset_source_url(source):
+    """The URL a source archive is downloaded from: its mirror in the config, else the registry's."""
+    return config["datasets"]["mirrors"].get(source, SOURCES[source].url)
+
+
+def blurb_task_types():
+    """Task -> BLURB task type, for the tasks whose dataset is one of BLURB's."""
+    types = {}
+    for task, settings in config["finetuning"]["tasks"].items():
+        kind = get_dataset(settings["dataset"]).blurb_type if settings.get("dataset") else None
+        if kind:
+            types[task] = kind
+    return types
+
+
+def _alternatives(names):
+    return "|".join(re.escape(name) for name in names) or "(?!)"
