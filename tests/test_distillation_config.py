@@ -77,6 +77,6 @@ def test_unknown_method_is_named(tmp_path):
     result = _dry_run(tmp_path, _config(bad={"method": "minilm"}))
     assert result.returncode != 0
     assert (
-        "'minilm' is not one of ['distilbert', 'tinybert', 'compact', 'lewis']"
+        "'minilm' is not one of ['distilbert', 'tinybert', 'compact', 'lewis', 'mlm']"
         in result.stdout + result.stderr
     )

@@ -155,7 +155,7 @@ def test_zero_steps_publish_the_truncated_teacher_untrained(teacher_and_corpus, 
         "mlm",
         "teacher_layers",
         student_layers=[0, 2],
-        training={**TRAINING, "steps": 0},
+        steps=0,
     )
     assert (evaluation["steps"], evaluation["train_tokens"]) == (0, 0)
     assert (tmp_path / "cut" / "train_log.jsonl").read_text() == ""

@@ -458,19 +458,13 @@ def test_next_sentence_pairs_on_fully_packed_sequences(demo_shard, tmp_path):
 
     from biocompact.pretraining.segments import sentence_end_ids
 
-    settings = {
-        "type": "wordpiece",
-        "vocab_size": 500,
-        "lowercase": True,
-        "min_frequency": 2,
-        "limit_alphabet": 200,
-    }
+    vocabulary = VocabularySettings("wordpiece", vocab_size=500, min_frequency=2, limit_alphabet=200)
     build_vocabulary(
         [demo_shard],
         tmp_path / "tokenizer",
         tmp_path / "stats.json",
         "v",
-        settings,
+        vocabulary,
         heldout_fraction=0.1,
         max_heldout_sentences=200,
     )
