@@ -458,7 +458,9 @@ def test_next_sentence_pairs_on_fully_packed_sequences(demo_shard, tmp_path):
 
     from biocompact.pretraining.segments import sentence_end_ids
 
-    vocabulary = VocabularySettings("wordpiece", vocab_size=500, min_frequency=2, limit_alphabet=200)
+    vocabulary = VocabularySettings(
+        "wordpiece", vocab_size=500, min_frequency=2, limit_alphabet=200
+    )
     build_vocabulary(
         [demo_shard],
         tmp_path / "tokenizer",
