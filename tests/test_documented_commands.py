@@ -170,7 +170,7 @@ def test_every_command_is_run_by_a_test():
 @pytest.mark.parametrize("command", SNAKEMAKE_COMMANDS)
 def test_snakemake_command_dry_runs_with_only_its_configs_work(tmp_path, command):
     checkout = _mirror(tmp_path)
-    needs_shared = "ncbi-disease" in command or "benchmark.yaml" in command
+    needs_shared = any(name in command for name in ("ncbi-disease", "benchmark.yaml", "real-small"))
     if needs_shared and not SHARED.is_dir():
         pytest.skip(f"real data not found at {SHARED}")
     if REAL_DATA_TARGET in command:  # its model is the demo's teacher, built by `make demo`
