@@ -295,9 +295,9 @@ def test_preparation_reads_with_the_families_own_readers():
         assert get_family(dataset.family, dataset.format).readers[dataset.format] is reader, name
 
 
-def test_readme_lists_every_registered_dataset(repo_root):
-    readme = (repo_root / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Public datasets by name")[1].split("\n## ")[0]
+def test_docs_list_every_registered_dataset(repo_root):
+    page = (repo_root / "docs/finetuning-and-metrics.md").read_text(encoding="utf-8")
+    section = page.split("## Public datasets by name")[1].split("\n## ")[0]
     for name, dataset in DATASETS.items():
         assert f"| `{name}` |" in section, name
     for source in SOURCES.values():
