@@ -76,7 +76,7 @@ def test_sections_stay_apart():
 
 
 def test_genia_dev(shared_data):
-    """Tuned on GENIA train; the dev figures recorded in README, beside pySBD's."""
+    """Tuned on GENIA train; the dev figures recorded in docs/corpus.md, beside pySBD's."""
     gold = list(read_gold_abstracts(shared_data / "sentences/genia/dev"))
     rules = score_splitter(build_splitter("rules").split, gold)
     pysbd = score_splitter(build_splitter("scispacy").split, gold)
