@@ -30,8 +30,8 @@ REAL_DATA_TARGET = "results/finetuning/demo-teacher/ncbi-disease/seed1/metrics.j
 RUN_ELSEWHERE = {
     "make demo": "the session's demo_run fixture runs the same DAG on the same config",
     "make test": "CI (.ci/run) runs it on a clean checkout",
-    "python benchmarks/": "benchmarks print speed figures for README; run by hand, minutes to hours",
-    ".venv/bin/python benchmarks/": "benchmarks print figures for README; run by hand",
+    "python benchmarks/": "benchmarks print the speed figures of docs/speed.md; run by hand, minutes to hours",
+    ".venv/bin/python benchmarks/": "benchmarks print the figures of docs/; run by hand",
     "export ": "sets the variables of the commands after it (applied here)",
 }
 WILDCARD_NAMES = {

@@ -12,7 +12,7 @@ Two packings (``pretraining_data.packing``):
 * ``document`` (default): BERT's document-aware packing: consecutive sentences of one
   document fill a sequence, and no sequence mixes documents (the last one of every document
   is short). Still the default: on the demo, ``full`` left the 500-step teacher with a
-  held-out loss of 5.23 against 4.46 (README, "Speed").
+  held-out loss of 5.23 against 4.46 (docs/speed.md).
 
 Each sequence keeps ``word_ids`` (the word of every token, -1 for special tokens) for
 whole-word masking and ``document``/``last_document`` (the corpus indices of its first and

@@ -1,7 +1,7 @@
 """A fast rule-based sentence splitter for biomedical abstracts (``splitter: rules``).
 
 The rules were designed on the error cases of GENIA Treebank train (tuned there, reported
-on dev; see README "Corpus at scale"). A boundary is a token ending in ``.``, ``?`` or
+on dev; see docs/corpus.md). A boundary is a token ending in ``.``, ``?`` or
 ``!`` (closing brackets and quotes allowed after it) that is followed by a token that
 can start a sentence, unless one of the exceptions below holds.
 
