@@ -15,15 +15,13 @@ OFFLINE_ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "f
 
 def run_snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
     """Snakemake on the repository's Snakefile in ``workdir``, with ``workdir/config.yaml``."""
+    return run_with_configs(workdir, [workdir / "config.yaml"], *args)
+
+
+def run_with_configs(workdir: Path, configfiles: list, *args: str) -> subprocess.CompletedProcess:
+    """Snakemake on the repository's Snakefile in ``workdir`` with these config files."""
     return subprocess.run(
-        [
-            *SNAKEMAKE,
-            "--directory",
-            str(workdir),
-            "--configfile",
-            str(workdir / "config.yaml"),
-            *args,
-        ],
+        [*SNAKEMAKE, "--directory", str(workdir), "--configfile", *map(str, configfiles), *args],
         capture_output=True,
         text=True,
         env=OFFLINE_ENV,

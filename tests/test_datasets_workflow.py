@@ -4,11 +4,10 @@ prepares its splits under results/data/ (real NCBI-disease files, BioBERT's layo
 from __future__ import annotations
 
 import io
-import subprocess
-import sys
 import tarfile
 
 import yaml
+from snakemake_runs import run_with_configs
 
 
 def test_dataset_named_task_is_downloaded_and_prepared(repo_root, shared_data, tmp_path):
@@ -34,25 +33,7 @@ def test_dataset_named_task_is_downloaded_and_prepared(repo_root, shared_data, t
     run.mkdir()
     (run / "study.yaml").write_text(yaml.safe_dump(config))
     targets = [f"results/data/ncbi-disease/{split}.tsv" for split in ("train", "dev", "test")]
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "--snakefile",
-            str(repo_root / "Snakefile"),
-            "--directory",
-            str(run),
-            "--configfile",
-            str(run / "study.yaml"),
-            "--cores",
-            "1",
-            *targets,
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = run_with_configs(run, [run / "study.yaml"], "--cores", "1", *targets)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     for target, name in zip(targets, ("train", "devel", "test")):
         assert (run / target).read_bytes() == (

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import yaml
+from snakemake_runs import planned_jobs, run_with_configs
 
 from biocompact.finetuning.task_files import fold_tasks, task_files
 
@@ -44,26 +42,7 @@ def test_benchmark_config_builds_every_task_dag(repo_root, shared_data, tmp_path
         repo_root / "configs/benchmark.yaml",
         models,
     ]
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "--snakefile",
-            str(repo_root / "Snakefile"),
-            "--directory",
-            str(run),
-            "--configfile",
-            *map(str, configs),
-            "-n",
-            "--cores",
-            "1",
-            "finetuning",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = run_with_configs(run, configs, "-n", "--cores", "1", "finetuning")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     counts = dict(
         line.split()
@@ -73,33 +52,14 @@ def test_benchmark_config_builds_every_task_dag(repo_root, shared_data, tmp_path
     assert counts == {"finetune": "8", "majority_baseline": "8"}  # 2 demo + 6 benchmark tasks
 
 
-def _dry_run(repo_root, run, *configs: str) -> dict[str, int]:
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "--snakefile",
-            str(repo_root / "Snakefile"),
-            "--directory",
-            str(run),
-            "--configfile",
-            *configs,
-            "-n",
-            "--cores",
-            "1",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+def _dry_run(run, *configs: str) -> dict[str, int]:
+    result = run_with_configs(run, list(configs), "-n", "--cores", "1")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    stats = result.stdout.split("Job stats:")[1].split("total")[0].splitlines()[3:]
-    return {job: int(count) for job, count in (line.split() for line in stats if line.strip())}
+    return planned_jobs(result)
 
 
 def test_blurb_config_downloads_once_and_converts_every_split(repo_root, tmp_path):
-    counts = _dry_run(repo_root, tmp_path, str(repo_root / "configs/blurb.yaml"))
+    counts = _dry_run(tmp_path, str(repo_root / "configs/blurb.yaml"))
     # one archive; 13 datasets x train/dev/test; 2 models x 13 tasks x 5 seeds
     assert counts == {
         "download_dataset": 1,
