@@ -1,4 +1,5 @@
-"""Distillation loss terms (Rohanian et al. 2023, eq. 1-3, 6-8, 10) against hand-computed values."""
+"""Distillation loss terms (Rohanian et al. 2023, eq. 1-3, 6-8, 10; Wang et al. 2021, MiniLMv2)
+against hand-computed values."""
 
 import math
 
@@ -11,6 +12,8 @@ from biocompact.distillation.losses import (
     cosine_alignment_loss,
     hidden_mse_loss,
     mlm_loss,
+    relation_kl_loss,
+    relation_log_probs,
     soft_cross_entropy_loss,
     soft_mlm_loss,
 )
@@ -111,3 +114,52 @@ def test_attention_kl_is_teacher_first_per_query_averaged_over_heads_and_tokens(
     assert attention_kl_loss(
         STUDENT_MAPS.log(), STUDENT_MAPS.log(), ATTENTION_MASK
     ).item() == pytest.approx(0.0, abs=1e-7)
+
+
+# MiniLMv2 relations: one sequence of two real tokens and a padding token with large values
+# (it must change nothing). Teacher token 1 = (a, 0, 0, 0) with a^2 / sqrt(4) = ln 3, so its
+# relation row is softmax([ln 3, 0]) = [3/4, 1/4]; every other row is uniform.
+RELATION_MASK = torch.tensor([[1, 1, 0]])
+A = math.sqrt(2 * math.log(3))
+TEACHER_VECTORS = torch.tensor([[[A, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [5.0, 5.0, 5.0, 5.0]]])
+KL_ROW_1 = 0.75 * math.log(0.75 / 0.5) + 0.25 * math.log(0.25 / 0.5)
+
+
+def test_relation_is_the_softmax_of_scaled_dot_products_over_real_keys():
+    probs = relation_log_probs(TEACHER_VECTORS, 1, RELATION_MASK).exp()
+    assert probs.shape == (1, 1, 3, 3)
+    assert probs[0, 0, 0].tolist() == pytest.approx([0.75, 0.25, 0.0], abs=1e-6)
+    assert probs[0, 0, 1].tolist() == pytest.approx([0.5, 0.5, 0.0], abs=1e-6)
+
+
+def test_relation_heads_split_the_concatenated_vectors():
+    # 2 relation heads of d_r = 2: head 1 holds units 1-2 of every token, head 2 units 3-4;
+    # (b, 0, 0, 0) with b^2 / sqrt(2) = ln 3 gives [3/4, 1/4] in head 1, head 2 stays uniform
+    b = math.sqrt(math.sqrt(2) * math.log(3))
+    vectors = torch.tensor([[[b, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [1.0, 2.0, 3.0, 4.0]]])
+    probs = relation_log_probs(vectors, 2, RELATION_MASK).exp()
+    assert probs[0, 0, 0, :2].tolist() == pytest.approx([0.75, 0.25], abs=1e-6)
+    assert probs[0, 1, 0, :2].tolist() == pytest.approx([0.5, 0.5], abs=1e-6)
+    with pytest.raises(ValueError, match="3 relation heads do not divide the width 4"):
+        relation_log_probs(vectors, 3, RELATION_MASK)
+
+
+def test_relation_kl_is_teacher_first_averaged_over_relation_heads_and_real_tokens():
+    # a student of another width (1 unit): all its scores are 0, so every row is uniform
+    student = torch.tensor([[[0.0], [0.0], [7.0]]])
+    loss = relation_kl_loss(student, TEACHER_VECTORS, 1, RELATION_MASK)
+    assert loss.item() == pytest.approx((KL_ROW_1 + 0.0) / 2, rel=1e-5)  # 1 head, 2 real tokens
+    # two relation heads: the second head of both is uniform, so the mean over heads halves it
+    student_2 = torch.zeros(1, 3, 2)
+    assert relation_kl_loss(student_2, TEACHER_VECTORS, 2, RELATION_MASK).item() == pytest.approx(
+        _kl_two_heads() / (2 * 2), rel=1e-5
+    )
+    assert relation_kl_loss(
+        TEACHER_VECTORS, TEACHER_VECTORS, 2, RELATION_MASK
+    ).item() == pytest.approx(0.0, abs=1e-6)
+
+
+def _kl_two_heads() -> float:
+    # head 1 of TEACHER_VECTORS at d_r = 2: token 1 = (a, 0), a^2 / sqrt(2) = sqrt(2) ln 3
+    p = 1 / (1 + 3 ** -math.sqrt(2))  # softmax([sqrt(2) ln 3, 0])[0]
+    return p * math.log(p / 0.5) + (1 - p) * math.log((1 - p) / 0.5)

@@ -1,10 +1,11 @@
-"""Self-attention maps of a BERT-style encoder, recomputed from the input of a layer.
+"""Self-attention maps and vectors of a BERT-style encoder, recomputed from the input of a layer.
 
 Transformers' default SDPA attention returns no attention probabilities, and its eager
 attention returns them after attention dropout. Layer-wise distillation needs the maps
 before dropout, so they are recomputed here from the layer's input hidden state with the
 layer's own query and key projections: softmax(Q K^T / sqrt(d) + padding mask), as
-log-probabilities. Gradients flow into the query and key weights.
+log-probabilities. MiniLMv2's relations read the layer's queries, keys and values, taken
+the same way. Gradients flow into the projection weights.
 """
 
 from __future__ import annotations
@@ -42,3 +43,15 @@ def attention_log_probs(
     padding = ~attention_mask.bool()[:, None, None, :]
     scores = scores.masked_fill(padding, torch.finfo(scores.dtype).min)
     return F.log_softmax(scores, dim=-1)
+
+
+def self_attention_vectors(
+    model: PreTrainedModel, layer: int, layer_input: torch.Tensor
+) -> dict[str, torch.Tensor]:
+    """Queries, keys and values of encoder layer ``layer``, each ``(batch, length, width)``:
+    the vectors of all attention heads concatenated, as the layer's projections output them.
+
+    ``layer_input`` is the hidden state entering that layer (``hidden_states[layer - 1]``).
+    """
+    attention = self_attention(model, layer)
+    return {name: getattr(attention, name)(layer_input) for name in ("query", "key", "value")}

@@ -1,4 +1,5 @@
-"""Distillation loss terms, each a direct transcription of its equation in the papers (Rohanian et al. 2023; Lewis et al. 2020).
+"""Distillation loss terms, each a direct transcription of its equation in the papers
+(Rohanian et al. 2023; Lewis et al. 2020; Wang et al. 2021, MiniLMv2).
 
 Conventions: sums over tokens in the papers are averaged over the tokens that take part
 (masked tokens for the MLM terms, non-padding tokens for hidden states and attention
@@ -8,6 +9,8 @@ key)`` whose padded keys carry (numerically) zero probability.
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 import torch.nn.functional as F
@@ -103,3 +106,45 @@ def attention_kl_loss(
     per_query = torch.where(keys, pointwise, torch.zeros_like(pointwise)).sum(dim=-1)
     queries = attention_mask.bool()[:, None, :].expand_as(per_query)
     return per_query[queries].mean()
+
+
+def relation_log_probs(
+    vectors: torch.Tensor, relation_heads: int, attention_mask: torch.Tensor
+) -> torch.Tensor:
+    """MiniLMv2's self-attention relations (Wang et al. 2021) as log-probabilities
+    ``(batch, relation_heads, query, key)``: softmax(A_r A_r^T / sqrt(d_r)) per relation head r.
+
+    ``vectors`` ``(batch, length, width)`` are the queries, keys or values of all attention
+    heads concatenated; they are split into ``relation_heads`` heads A_r of d_r = width /
+    relation_heads units, so two models of different widths and head counts give relations
+    of the same shape. Padded keys get no probability (the authors add the attention mask to
+    the relation scores, microsoft/unilm issue 198).
+    """
+    batch, length, width = vectors.shape
+    if width % relation_heads:
+        raise ValueError(f"{relation_heads} relation heads do not divide the width {width}")
+    size = width // relation_heads
+    heads = vectors.float().view(batch, length, relation_heads, size).transpose(1, 2)
+    scores = torch.matmul(heads, heads.transpose(-1, -2)) / math.sqrt(size)
+    padding = ~attention_mask.bool()[:, None, None, :]
+    scores = scores.masked_fill(padding, torch.finfo(scores.dtype).min)
+    return F.log_softmax(scores, dim=-1)
+
+
+def relation_kl_loss(
+    student_vectors: torch.Tensor,
+    teacher_vectors: torch.Tensor,
+    relation_heads: int,
+    attention_mask: torch.Tensor,
+) -> torch.Tensor:
+    """One MiniLMv2 term (Wang et al. 2021): KL(R_teacher || R_student) of the Q-Q, K-K or V-V
+    relations of ``relation_heads`` heads, averaged over relation heads and real query tokens.
+
+    The paper averages over the tokens of one sequence; over a batch this averages over its
+    real tokens, as every other term here does (``attention_kl_loss``).
+    """
+    return attention_kl_loss(
+        relation_log_probs(student_vectors, relation_heads, attention_mask),
+        relation_log_probs(teacher_vectors, relation_heads, attention_mask),
+        attention_mask,
+    )

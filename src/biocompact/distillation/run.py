@@ -47,6 +47,7 @@ def run_distillation(
         temperature=settings.temperature,
         alpha=settings.alpha,
         layer_map=settings.layer_map,
+        minilmv2=settings.minilmv2,
     )
     description = {
         "model": name,
@@ -57,6 +58,7 @@ def run_distillation(
         "temperature": objective.temperature,
         "alpha": objective.alpha,
         "layer_map": objective.layer_map or None,
+        "minilmv2": objective.method_options(),
         "architecture": student.config.to_diff_dict(),
     }
     return train_and_publish(

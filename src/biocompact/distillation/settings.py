@@ -30,13 +30,18 @@ class DistillationSettings:
     temperature: float | None = None  # None: the method's default
     alpha: dict[str, float | list[float]] = field(default_factory=dict)  # loss-term weights
     layer_map: list[int] | None = None  # layer-wise methods: teacher layer of each student layer
+    # minilmv2: relation_heads, teacher_layer (None or absent: the paper's choice)
+    minilmv2: dict[str, int | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise ValueError(
                 f"unknown distillation method {self.method!r}; known: {sorted(METHODS)}"
             )
-        METHODS[self.method].check_options(self.alpha, self.layer_map)
+        # the schema fills in unset options as None: keep only those set
+        chosen = {name: value for name, value in self.minilmv2.items() if value is not None}
+        object.__setattr__(self, "minilmv2", chosen)
+        METHODS[self.method].check_options(self.alpha, self.layer_map, self.minilmv2)
         if self.student_layers is not None and self.student_init != "teacher_layers":
             raise ValueError(
                 "student_layers is used with student_init teacher_layers only, "
