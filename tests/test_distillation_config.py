@@ -18,6 +18,12 @@ STUDENTS = {
     },
     "compact": {"method": "compact", "layer_map": [1, 3], "alpha": {"layer": [1.0, 2.0]}},
     "large-to-base": {"method": "lewis", "student_init": "student-scratch"},
+    "relations": {
+        "method": "minilmv2",
+        "student_init": "random",
+        "student_architecture": {"preset": "demo-2L-128"},
+        "minilmv2": {"relation_heads": 16},
+    },
 }
 
 
@@ -77,6 +83,6 @@ def test_unknown_method_is_named(tmp_path):
     result = _dry_run(tmp_path, _config(bad={"method": "minilm"}))
     assert result.returncode != 0
     assert (
-        "'minilm' is not one of ['distilbert', 'tinybert', 'compact', 'lewis', 'mlm']"
+        "'minilm' is not one of ['distilbert', 'tinybert', 'compact', 'lewis', 'mlm', 'minilmv2']"
         in result.stdout + result.stderr
     )

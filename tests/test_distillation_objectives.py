@@ -1,4 +1,4 @@
-"""The four distillation methods against their equations, recomputed in float64 from the seeds.
+"""The distillation methods against their equations, recomputed in float64 from the papers.
 
 The reference values use the models' own eager attention probabilities and full-vocabulary
 logits, so they also check the attention maps recomputed by the objectives and the MLM
@@ -21,8 +21,11 @@ from biocompact.distillation.objectives import (
     CompactObjective,
     DistilBertObjective,
     LargeToBaseObjective,
+    MiniLMv2Objective,
     PlainMlmObjective,
     TinyBertObjective,
+    default_relation_heads,
+    default_teacher_layer,
 )
 from biocompact.distillation.student import student_from_teacher_layers
 from biocompact.training.batches import MaskedBatcher
@@ -337,6 +340,23 @@ def test_loss_is_the_weighted_sum_of_its_terms_with_per_layer_weights():
             "alpha.layer lists 1 weights",
         ),
         (lambda t: CompactObjective(bert(2), t, layer_map=[4]), "layer_map"),
+        (
+            lambda t: MiniLMv2Objective(bert(2), t, minilmv2={"teacher_layer": 5}),
+            r"minilmv2.teacher_layer 5 must be a layer 1..4 of the 4-layer teacher",
+        ),
+        (
+            lambda t: MiniLMv2Objective(bert(2, hidden=12), t),
+            r"minilmv2.relation_heads 48 must divide .* student \(12\) and of the teacher \(16\); "
+            r"numbers that do: \[1, 2, 4\]",
+        ),
+        (
+            lambda t: DistilBertObjective(bert(2), t, minilmv2={"relation_heads": 4}),
+            "minilmv2.relation_heads is used by the minilmv2 method only, not by distilbert",
+        ),
+        (
+            lambda t: MiniLMv2Objective(bert(2), t, minilmv2={"heads": 4}),
+            "minilmv2.heads is not an option of the minilmv2 method",
+        ),
     ],
 )
 def test_inconsistent_settings_are_refused(build, message):
@@ -356,7 +376,9 @@ LOGGED_TERMS = {
     "tinybert": {"embedding", "hidden", "attention", "output"},
     "compact": {"mlm", "soft", "hidden", "attention"},
     "mlm": {"mlm"},
+    "minilmv2": {"qq", "kk", "vv"},
 }
+OPTIONS = {"minilmv2": {"minilmv2": {"relation_heads": 4}}}
 
 
 @pytest.mark.parametrize("method", sorted(METHODS))
@@ -364,10 +386,10 @@ def test_a_step_changes_student_and_projections_not_teacher(method, tmp_path):
     teacher = bert(4)
     student = (
         bert(2, hidden=8, seed=1)
-        if method in ("tinybert", "lewis")
+        if method in ("tinybert", "lewis", "minilmv2")
         else student_from_teacher_layers(teacher, None)
     )
-    objective = METHODS[method](student, teacher)
+    objective = METHODS[method](student, teacher, **OPTIONS.get(method, {}))
     teacher_before = copy.deepcopy(teacher.state_dict())
     trainable_before = copy.deepcopy(objective.trainable_state())
     settings = TrainingSettings(
@@ -389,3 +411,79 @@ def test_a_step_changes_student_and_projections_not_teacher(method, tmp_path):
     terms = {k[len("loss_") :] for k in record if k.startswith("loss_")}
     assert terms == LOGGED_TERMS[method]
     assert all(math.isfinite(record[f"loss_{term}"]) for term in terms)
+
+
+def test_minilmv2_defaults_follow_the_paper():
+    assert [default_teacher_layer(n) for n in (2, 6, 12, 24)] == [2, 6, 12, 21]
+    assert [default_relation_heads(n) for n in (6, 12, 24)] == [48, 48, 64]
+    teacher, student = bert(4, hidden=48, heads=2), bert(2, hidden=96, heads=3, seed=1)
+    objective = MiniLMv2Objective(student, teacher)
+    assert (objective.teacher_layer, objective.student_layer, objective.relation_heads) == (
+        4,
+        2,
+        48,
+    )
+    assert objective.alpha == {"qq": 1.0, "kk": 1.0, "vv": 1.0}
+
+
+def relation_kl(s_vectors, t_vectors, heads: int, inputs) -> float:
+    """MiniLMv2 by hand: per relation head r and real query token, KL(teacher row || student row)
+    of softmax(a_r . b_r / sqrt(d_r)) over the real keys, averaged over heads and tokens."""
+    keys = inputs["attention_mask"].bool()
+
+    def row(vectors, b, r, q):
+        size = vectors.shape[-1] // heads
+        part = vectors[b, :, r * size : (r + 1) * size][keys[b]]
+        scores = part @ vectors[b, q, r * size : (r + 1) * size] / math.sqrt(size)
+        return torch.log_softmax(scores, dim=-1)
+
+    return mean(
+        kl(row(t_vectors, b, r, q), row(s_vectors, b, r, q))
+        for r in range(heads)
+        for b, q in real_tokens(inputs)
+    )
+
+
+def test_minilmv2_terms_relate_queries_keys_and_values_of_a_narrower_student():
+    teacher, student = bert(4, hidden=16, heads=2), bert(2, hidden=8, heads=1, seed=1)
+    objective = MiniLMv2Objective(
+        student, teacher, minilmv2={"relation_heads": 4, "teacher_layer": 3}
+    ).eval()
+    inputs = batch()
+    s, t = Reference(student, inputs), Reference(teacher, inputs)
+
+    def vectors(model, reference, layer, name):  # the projection of the layer's input, float64
+        projection = getattr(model.bert.encoder.layer[layer - 1].attention.self, name)
+        weight, bias = projection.weight.detach().double(), projection.bias.detach().double()
+        return reference.hidden[layer - 1] @ weight.T + bias
+
+    terms = loss_terms(objective, inputs)
+    check(
+        terms,
+        {
+            term: relation_kl(vectors(student, s, 2, name), vectors(teacher, t, 3, name), 4, inputs)
+            for term, name in (("qq", "query"), ("kk", "key"), ("vv", "value"))
+        },
+    )
+
+
+def test_minilmv2_trains_the_students_projections_and_lowers_the_loss():
+    teacher, student = bert(4, hidden=16, heads=2), bert(2, hidden=8, heads=1, seed=1)
+    objective = MiniLMv2Objective(student, teacher, minilmv2={"relation_heads": 4})
+    inputs = batch()
+    optimizer = torch.optim.AdamW([p for p in objective.parameters() if p.requires_grad], lr=1e-2)
+    losses = []
+    for step in range(20):
+        loss, logged = objective(inputs)
+        loss.backward()
+        if step == 0:
+            attention = student.bert.encoder.layer[1].attention.self
+            for name in ("query", "key", "value"):
+                assert getattr(attention, name).weight.grad.abs().sum() > 0, name
+            assert all(p.grad is None for p in teacher.parameters())
+            assert set(logged) == {"loss_qq", "loss_kk", "loss_vv"}
+            assert loss.item() == pytest.approx(sum(v.item() for v in logged.values()), rel=1e-6)
+        optimizer.step()
+        optimizer.zero_grad()
+        losses.append(loss.item())
+    assert losses[-1] < 0.5 * losses[0]

@@ -184,3 +184,22 @@ def test_lewis_starts_from_an_mlm_pretrained_student_folder(teacher_and_corpus, 
     assert student.config.hidden_size == 16
     log = json.loads((tmp_path / "lewis" / "train_log.jsonl").read_text().splitlines()[-1])
     assert {"loss_mlm", "loss_soft", "loss_align"} <= set(log)
+
+
+def test_minilmv2_distils_a_narrower_random_student(teacher_and_corpus, tmp_path):
+    teacher, corpus = teacher_and_corpus
+    evaluation = _distil(
+        teacher,
+        corpus,
+        tmp_path / "relations",
+        "minilmv2",
+        "random",
+        student_architecture=STUDENT,
+        minilmv2={"relation_heads": 4},
+    )
+    assert evaluation["minilmv2"] == {"relation_heads": 4, "teacher_layer": 4}
+    assert evaluation["alpha"] == {"qq": 1.0, "kk": 1.0, "vv": 1.0}
+    log = json.loads((tmp_path / "relations" / "train_log.jsonl").read_text().splitlines()[-1])
+    assert {"loss_qq", "loss_kk", "loss_vv"} <= set(log) and "loss_mlm" not in log
+    student = AutoModelForMaskedLM.from_pretrained(tmp_path / "relations" / "model")
+    assert (student.config.hidden_size, student.config.num_hidden_layers) == (16, 2)

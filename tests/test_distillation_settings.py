@@ -68,8 +68,37 @@ def test_a_validated_entry_parses_with_the_schema_defaults():
             "student_architecture is used with student_init random",
         ),
         ({"resources": {"gpus": 1}}, "distillation: unknown setting 'resources'"),
+        (
+            {"method": "tinybert", "minilmv2": {"teacher_layer": 3}},
+            "minilmv2.teacher_layer is used by the minilmv2 method only, not by tinybert",
+        ),
+        (
+            {"method": "minilmv2", "alpha": {"mlm": 1.0}},
+            "alpha.mlm is not a loss term of the minilmv2 method",
+        ),
     ],
 )
 def test_bad_entries_are_named(options, message):
     with pytest.raises(ValueError, match=message):
         DistillationSettings.from_entry({**copy.deepcopy(ENTRY), **options})
+
+
+def test_minilmv2_options_parse_and_unset_ones_are_dropped():
+    config = yaml.safe_load((REPO_ROOT / "config.yaml").read_text(encoding="utf-8"))
+    config["distillation"] = {
+        "student": {**ENTRY, "method": "minilmv2", "minilmv2": {"relation_heads": 12}},
+        "other": dict(ENTRY),
+    }
+    validate(config, str(SCHEMA))
+    assert config["distillation"]["other"]["minilmv2"] == {
+        "relation_heads": None,
+        "teacher_layer": None,
+    }
+    parsed = {
+        name: DistillationSettings.from_entry(
+            {key: value for key, value in entry.items() if key != "resources"}
+        )
+        for name, entry in config["distillation"].items()
+    }
+    assert parsed["student"].minilmv2 == {"relation_heads": 12}
+    assert parsed["student"].alpha == {} and parsed["other"].minilmv2 == {}
