@@ -7,7 +7,8 @@ differ only in how teacher and student outputs are produced:
   on a GPU), the MLM heads only at the positions the loss reads (masked tokens; every
   real token for TinyBERT's eq. 8), hidden states of every layer and attention maps only
   for the layer-wise methods, the teacher's maps only for the layers the map g uses,
-  SDPA attention;
+  SDPA attention; for ``minilmv2`` the encoders alone (no MLM head), queries, keys and
+  values of the one layer each side distils;
 * straightforward: ``model(..., output_hidden_states=True, output_attentions=...)`` for
   both models, full-vocabulary logits at every position, teacher under ``no_grad`` (fp32
   weights; bf16 autocast on a GPU, as Hugging Face's distillation research project's
@@ -32,6 +33,7 @@ import time
 import torch
 from transformers import AutoModelForMaskedLM, PreTrainedModel
 
+from biocompact.distillation.attention import self_attention_vectors
 from biocompact.distillation.objectives import METHODS, Activations, DistillationObjective
 from biocompact.distillation.student import student_from_teacher_layers
 from biocompact.models.presets import build_config
@@ -40,10 +42,8 @@ from biocompact.training.loop import pick_device
 from biocompact.training.masking import MaskingSettings
 
 PAD, MASK = 0, 4
-NARROW_STUDENT = (
-    "tinybert",
-    "lewis",
-)  # random / pretrained students of their own width (projections)
+# random / pretrained students of their own width (projections, or MiniLMv2's relation heads)
+NARROW_STUDENT = ("tinybert", "lewis", "minilmv2")
 
 
 def full_activations(
@@ -71,6 +71,23 @@ class Straightforward:
     def teacher_activations(self, batch, positions):
         with torch.no_grad():
             return full_activations(self.teacher, batch, positions, sorted(set(self.layer_map)))
+
+
+class StraightforwardRelations:
+    """Mixin for ``minilmv2``: the whole models (logits at every position) with every hidden
+    state, the teacher under ``no_grad``."""
+
+    def _relation_vectors(self, model, layer, batch):
+        hidden = model(
+            input_ids=batch["input_ids"],
+            attention_mask=batch["attention_mask"],
+            output_hidden_states=True,
+        ).hidden_states
+        return self_attention_vectors(model, layer, hidden[layer - 1])
+
+    def teacher_activations(self, batch, positions):
+        with torch.no_grad():
+            return self._relation_vectors(self.teacher, self.teacher_layer, batch)
 
 
 def models(args, method: str) -> tuple[PreTrainedModel, PreTrainedModel]:
@@ -116,16 +133,19 @@ def batches(args, count: int) -> list[dict[str, torch.Tensor]]:
 
 
 def build(
-    cls: type[DistillationObjective], teacher, student, straightforward: bool, device
+    args, cls: type[DistillationObjective], teacher, student, straightforward: bool, device
 ) -> DistillationObjective:
     teacher, student = copy.deepcopy(teacher), copy.deepcopy(student)
+    relations = cls.method == "minilmv2"
     if straightforward:
-        cls = type(f"Straightforward{cls.__name__}", (Straightforward, cls), {})
+        mixin = StraightforwardRelations if relations else Straightforward
+        cls = type(f"Straightforward{cls.__name__}", (mixin, cls), {})
         if cls.layer_wise:
             teacher.set_attn_implementation("eager")
             student.set_attn_implementation("eager")
     torch.manual_seed(0)  # same projection initialisation in both
-    return cls(student, teacher).to(device)
+    options = {"minilmv2": {"relation_heads": args.relation_heads}} if relations else {}
+    return cls(student, teacher, **options).to(device)
 
 
 def step(objective, optimizer, batch, device) -> float:
@@ -151,8 +171,8 @@ def compare(args, method: str, device: torch.device) -> dict:
         {k: v.to(device) for k, v in b.items()} for b in batches(args, args.warmup + args.steps)
     ]
     ours, plain = (
-        build(cls, teacher, student, False, device),
-        build(cls, teacher, student, True, device),
+        build(args, cls, teacher, student, False, device),
+        build(args, cls, teacher, student, True, device),
     )
     _, our_terms = ours(data[0])
     _, plain_terms = plain(data[0])
@@ -191,6 +211,12 @@ def main() -> None:
     parser.add_argument("--teacher-preset", default="demo-4L-256")
     parser.add_argument(
         "--vocab-size", type=int, default=32768, help="Bioformer's 32768 by default"
+    )
+    parser.add_argument(
+        "--relation-heads",
+        type=int,
+        default=16,
+        help="minilmv2: relation heads (16: the teacher's d_r = 16, as 48 of BERT-base's 768 units)",
     )
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--seq-length", type=int, default=128)
