@@ -14,20 +14,28 @@ import torch
 from transformers import AutoConfig, PreTrainedModel
 
 ONNX_FILE = "model.onnx"
+# What an exported graph may take, in the order of _Outputs.forward (the graph's inputs)
+INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 EXAMPLE_SHAPE = (2, 8)  # batch, sequence of the example inputs traced (both dynamic)
 
 
 class _Outputs(torch.nn.Module):
     """The model's output tensors (no loss) as a tuple, in the order of ``names``."""
 
-    def __init__(self, model: PreTrainedModel, input_names: Sequence[str], names: Sequence[str]):
+    def __init__(self, model: PreTrainedModel, names: Sequence[str]) -> None:
         super().__init__()
         self.model = model
-        self.input_names = list(input_names)
         self.names = list(names)
 
-    def forward(self, *inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        outputs = self.model(**dict(zip(self.input_names, inputs)))
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor | None = None,
+        token_type_ids: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, ...]:
+        given = {"attention_mask": attention_mask, "token_type_ids": token_type_ids}
+        inputs = {name: value for name, value in given.items() if value is not None}
+        outputs = self.model(input_ids=input_ids, **inputs)
         return tuple(outputs[name] for name in self.names)
 
 
@@ -37,7 +45,7 @@ def export_onnx(model: PreTrainedModel, input_names: Sequence[str], path: str | 
     but the loss, e.g. ``logits``)."""
     model = model.eval()
     accepted = inspect.signature(model.forward).parameters
-    input_names = [name for name in input_names if name in accepted]
+    input_names = [name for name in INPUTS if name in input_names and name in accepted]
     generator = torch.Generator().manual_seed(0)
     examples = {
         name: (
@@ -53,11 +61,12 @@ def export_onnx(model: PreTrainedModel, input_names: Sequence[str], path: str | 
         names = [name for name in model(**examples).keys() if name != "loss"]
     batch, sequence = torch.export.Dim("batch"), torch.export.Dim("sequence")
     program = torch.onnx.export(
-        _Outputs(model, input_names, names),
-        tuple(examples.values()),
+        _Outputs(model, names).eval(),
+        (),
+        kwargs=examples,
         input_names=input_names,
         output_names=names,
-        dynamic_shapes=[{0: batch, 1: sequence}] * len(input_names),
+        dynamic_shapes={name: {0: batch, 1: sequence} for name in input_names},
         dynamo=True,
         external_data=False,
     )
