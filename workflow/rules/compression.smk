@@ -32,7 +32,8 @@ def compressed_model(wildcards):
         if wildcards.format == REFERENCE
         else rules.compress.output[0]
     )
-    return expand(output, **wildcards)
+    [path] = expand(output, **wildcards)
+    return path
 
 
 rule finetune_saved:
