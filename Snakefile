@@ -41,10 +41,12 @@ include: "workflow/rules/pretraining.smk"
 include: "workflow/rules/distillation.smk"
 include: "workflow/rules/finetuning.smk"
 include: "workflow/rules/task_distillation.smk"
+include: "workflow/rules/compression.smk"
 include: "workflow/rules/report.smk"
 
 
-# The whole pipeline: every model fine-tuned on every task, aggregated into the report;
+# The whole pipeline: every model fine-tuned on every task, aggregated into the report (with
+# the task-specific distillation and compression sections the config enables);
 # without fine-tuning models or tasks, every corpus, vocabulary and model the config names.
 rule all:
     default_target: True

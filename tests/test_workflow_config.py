@@ -210,3 +210,25 @@ def test_a_vocabulary_without_a_corpus_is_an_error(tmp_path, demo_config):
     result = _dry_run_files(tmp_path, "no-corpus.yaml")
     assert result.returncode != 0
     assert "vocabularies ['wordpiece-uncased'] need a corpus" in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("section", "message"),
+    [
+        (
+            {"models": ["student-scratch"], "tasks": ["demo-re"]},
+            "compression.models names 'student-scratch', which is not fine-tuned",
+        ),
+        (
+            {"models": ["teacher"], "tasks": ["demo-re"], "formats": ["fp16"]},
+            "unknown format 'fp16'",
+        ),
+    ],
+)
+def test_bad_compression_entry_fails_at_dag_build_naming_the_key(
+    tmp_path, demo_config, section, message
+):
+    demo_config["compression"] = section
+    result = _dry_run(tmp_path, demo_config)
+    assert result.returncode != 0
+    assert message in result.stdout + result.stderr

@@ -116,7 +116,10 @@ def test_nothing_left_to_do_then_learning_rate_change_reruns_only_downstream(dem
         check=False,
     )
     planned = planned_jobs(result)
-    assert set(planned) == {"finetune", "aggregate", "report", "all"}, result.stdout[-3000:]
+    compression = {"finetune_saved", "compress", "evaluate_compressed", "compression_summary"}
+    assert set(planned) == {"finetune", "aggregate", "report", "all", *compression}, result.stdout[
+        -3000:
+    ]
 
 
 def test_distilled_student_beats_the_same_architecture_trained_from_scratch(demo_run, config):
@@ -203,3 +206,38 @@ def test_student_distilled_on_the_tasks_own_text_learns_the_task(demo_run, confi
                 (auc.experiment == name) & (auc.setting == "distilled") & (auc.transfer == transfer)
             ]
             assert distilled["median"].item() > untrained + 0.15, (name, transfer)
+
+
+def test_compression_formats_rescored_sized_and_in_the_report(demo_run, config):
+    """The demo's compressed (model, task): fp32 re-scores what rule finetune scored for the
+    same seed (CPU, one thread: deterministic), int8 is smaller, ONNX scores within a point of
+    fp32 (its logits match PyTorch's to 1e-4 in tests/test_compression.py); the report's
+    table has score, size and latency for fp32, int8 and onnx."""
+    section = config["compression"]
+    seed = config["finetuning"]["seeds"][0]
+    summary = pd.read_csv(demo_run / "results/compression/summary.csv")
+    for model in section["models"]:
+        for task in section["tasks"]:
+            folder = demo_run / f"results/compression/{model}/{task}/seed{seed}"
+            evaluations = {
+                name: json.loads((folder / name / "evaluation.json").read_text())
+                for name in ("fp32", "int8", "onnx")
+            }
+            finetuned = json.loads(
+                (
+                    demo_run / f"results/finetuning/{model}/{task}/seed{seed}/metrics.json"
+                ).read_text()
+            )
+            assert evaluations["fp32"]["metrics"] == finetuned["metrics"]
+            primary = finetuned["primary_metric"]
+            assert (
+                abs(evaluations["onnx"]["metrics"][primary] - finetuned["metrics"][primary]) <= 0.01
+            )
+            assert evaluations["int8"]["size_bytes"] < evaluations["fp32"]["size_bytes"]
+            rows = summary[(summary["model"] == model) & (summary["task"] == task)]
+            assert list(rows["format"]) == ["fp32", "int8", "onnx"]
+            assert (rows["latency_ms"] > 0).all()
+    html = (demo_run / "results/report/report.html").read_text(encoding="utf-8")
+    assert 'id="compression-table"' in html
+    for column in ("fp32 score", "int8 score", "onnx score", "int8 MB", "onnx ms"):
+        assert f"<th>{column}</th>" in html

@@ -1,7 +1,7 @@
 # Aggregation over seeds, efficiency benchmark and the HTML report.
 # Uses FINETUNE_MODELS, TASKS, SEEDS, PRETRAINED, DISTILLED, VOCABS, model_dir and
-# model_input from common.smk, TD_EXPERIMENTS from task_distillation.smk; the paths of
-# other stages' results by reference to the rules that write them.
+# model_input from common.smk, TD_EXPERIMENTS from task_distillation.smk, COMPRESSION from
+# compression.smk; the paths of other stages' results by reference to the rules that write them.
 
 # Distilled students fine-tuned beside their teacher: the retention view compares them.
 STUDENT_TEACHERS = {
@@ -102,6 +102,7 @@ rule report:
         vocab=expand(rules.train_vocabulary.output.stats, vocab=VOCABS),
         task_distillation=rules.task_distillation_summary.output[0] if TD_EXPERIMENTS else [],
         retention=rules.aggregate.output.retention,
+        compression=rules.compression_summary.output[0] if COMPRESSION.pairs else [],
     output:
         html=report("results/report/report.html", caption="../report/report.rst", category="Report"),
     log:

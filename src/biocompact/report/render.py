@@ -11,6 +11,7 @@ import pandas as pd
 
 from biocompact.aggregation import AVERAGE_FORMULAS, BLURB, BLURB_FORMULA
 from biocompact.atomic import atomic_open, read_json
+from biocompact.compression.summary import read_summary as read_compression_summary
 from biocompact.report import costs, glance, load, plots, tables
 from biocompact.report.published import published_table, read_published, task_datasets
 from biocompact.retention import RETENTION_FORMULA
@@ -93,6 +94,19 @@ def _models_context(
     }
 
 
+def _compression_context(summary: str | Path | None) -> dict[str, Any]:
+    """The compression table and the setting its latencies were measured at."""
+    frame = read_compression_summary(summary) if summary else None
+    if frame is None or frame.empty:
+        return {"compression": None, "compression_setting": ""}
+    settings = frame[["batch_size", "sequence_length", "threads"]].drop_duplicates()
+    setting = "; ".join(
+        f"batch {row.batch_size}, sequence length {row.sequence_length}, {row.threads} thread(s)"
+        for row in settings.itertuples()
+    )
+    return {"compression": tables.compression_table(frame), "compression_setting": setting}
+
+
 def build_report(
     output: str | Path,
     template: str | Path,
@@ -106,6 +120,7 @@ def build_report(
     vocab: Sequence[str | Path] = (),
     task_distillation: str | Path | None = None,
     retention: str | Path | None = None,
+    compression: str | Path | None = None,
     benchmarks: str | Path = "results/benchmarks",
     config: dict[str, Any] | None = None,
     title: str = "biocompact report",
@@ -118,7 +133,8 @@ def build_report(
     folder of Snakemake benchmark TSVs (first subfolder = stage); ``source_dir`` is the
     workflow's git checkout, whose commit is recorded; ``task_distillation`` is the summary
     CSV of task-specific distillation (none: no such section); ``retention`` the students'
-    retention CSV (``biocompact.retention``; none: no students); ``published`` the CSV of
+    retention CSV (``biocompact.retention``; none: no students); ``compression`` the
+    compression summary CSV (``biocompact.compression.summary``; none: no such section); ``published`` the CSV of
     the papers' results shown beside ours.
     """
     averages_frame = pd.read_csv(averages)
@@ -140,6 +156,7 @@ def build_report(
         ),
         "retention": tables.retention_table(pd.read_csv(retention)) if retention else None,
         "retention_formula": RETENTION_FORMULA,
+        **_compression_context(compression),
         "compute_cost": costs.compute_cost_table(load.read_benchmarks(benchmarks)),
         "provenance": load.provenance(config or {}, source_dir),
         "published": (

@@ -442,3 +442,41 @@ def task_distillation_tables(summary: pd.DataFrame) -> list[dict[str, Any]]:
                 }
             )
     return tables
+
+
+def _signed_points(value: float) -> str:
+    """A score change in [−1, 1] as signed percentage points (``-0.012 -> "-1.2"``)."""
+    return "" if missing(value) else f"{100 * value:+.1f}"
+
+
+def compression_table(summary: pd.DataFrame) -> Table | None:
+    """One row per compressed (model, task); per format (fp32 first, then as configured) its
+    primary test score x 100, the change against fp32 in points (compressed formats), the
+    weights' size in MB and the CPU latency in ms (``biocompact.compression.summary``)."""
+    if summary.empty:
+        return None
+    formats = list(dict.fromkeys(summary["format"]))
+    columns = ["Model", "Task", "Metric"]
+    for name in formats:
+        columns += [f"{name} score"] + ([] if name == "fp32" else [f"{name} Δ"])
+        columns += [f"{name} MB", f"{name} ms"]
+    table = Table(columns)
+    for (model, task, seed), rows in summary.groupby(["model", "task", "seed"], sort=False):
+        by_format = {row["format"]: row for _, row in rows.iterrows()}
+        cells = [Cell(model), Cell(task, f"seed {seed}"), Cell(rows["primary_metric"].iloc[0])]
+        for name in formats:
+            row = by_format.get(name)
+            if row is None:
+                cells += [Cell("", numeric=True)] * (3 if name == "fp32" else 4)
+                continue
+            latency_title = (
+                f"batch {row['batch_size']}, sequence length {row['sequence_length']}, "
+                f"{row['threads']} thread(s)"
+            )
+            cells.append(Cell(percent(row["score"]), numeric=True))
+            if name != "fp32":
+                cells.append(Cell(_signed_points(row["score_change"]), numeric=True))
+            cells.append(Cell(number(row["size_mb"], 2), numeric=True))
+            cells.append(Cell(number(row["latency_ms"], 1), latency_title, numeric=True))
+        table.add(cells)
+    return table

@@ -1,0 +1,144 @@
+# Compression stage: fine-tuned models in their deployment formats (PyTorch dynamic int8,
+# ONNX run with ONNX Runtime) beside the saved fp32 model, each re-scored on the task's test
+# set with the harness and timed on CPU. Uses FINETUNE_MODELS, TASKS, SEEDS, model_dir,
+# model_input and finetune_config of common.smk and task_files (imported by finetuning.smk).
+
+from biocompact.compression.settings import REFERENCE, CompressionSettings
+
+COMPRESSION = CompressionSettings.from_config(
+    config["compression"], FINETUNE_MODELS, config["finetuning"]["tasks"], SEEDS
+)
+
+
+def compression_evaluations():
+    """Every format's evaluation.json of every compressed (model, task)."""
+    return [
+        path
+        for model, task in COMPRESSION.pairs
+        for path in expand(
+            rules.evaluate_compressed.output.evaluation,
+            model=model,
+            task=task,
+            seed=COMPRESSION.seed,
+            format=COMPRESSION.all_formats,
+        )
+    ]
+
+
+def compressed_model(wildcards):
+    """The folder of format ``wildcards.format``: the saved fine-tuned model for fp32."""
+    output = (
+        rules.finetune_saved.output.model
+        if wildcards.format == REFERENCE
+        else rules.compress.output[0]
+    )
+    [path] = expand(output, **wildcards)
+    return path
+
+
+rule finetune_saved:
+    """Fine-tune one model on one task with one seed exactly as rule finetune does (same
+    hyperparameters and seed) and save the model chosen on dev: the fp32 reference."""
+    input:
+        model=lambda wc: model_input(wc.model),
+        data=lambda wc: task_files(task_config(wc.task)),
+    output:
+        model=directory("results/compression/{model}/{task}/seed{seed}/fp32/model"),
+        metrics="results/compression/{model}/{task}/seed{seed}/fp32/finetune_metrics.json",
+        predictions="results/compression/{model}/{task}/seed{seed}/fp32/finetune_predictions.tsv",
+    log:
+        "results/logs/compression/finetune_saved/{model}/{task}/seed{seed}.log",
+    benchmark:
+        "results/benchmarks/compression/finetune_saved/{model}/{task}/seed{seed}.tsv"
+    conda:
+        "../../envs/torch.yaml"
+    threads: 1
+    resources:
+        **gpu_job_resources(lambda wc: config["finetuning"]),
+    params:
+        model_path=lambda wc: model_dir(wc.model),
+        task=lambda wc: finetune_config(wc.model, wc.task),
+    script:
+        "../../scripts/compression_finetune.py"
+
+
+rule compress:
+    """One deployment format of a saved fine-tuned model: int8 or onnx."""
+    input:
+        rules.finetune_saved.output.model,
+    output:
+        directory("results/compression/{model}/{task}/seed{seed}/{format}/model"),
+    log:
+        "results/logs/compression/compress/{model}/{task}/seed{seed}/{format}.log",
+    benchmark:
+        "results/benchmarks/compression/compress/{model}/{task}/seed{seed}/{format}.tsv"
+    wildcard_constraints:
+        format="|".join(COMPRESSION.formats) or "(?!)",
+    conda:
+        "../../envs/torch.yaml"
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=60,
+    script:
+        "../../scripts/compression_compress.py"
+
+
+rule evaluate_compressed:
+    """Re-score one format on the task's test set with the harness, time it on CPU (the
+    efficiency stage's measurement, fixed threads) and size its weights file."""
+    input:
+        model=compressed_model,
+        data=lambda wc: task_files(task_config(wc.task)),
+    output:
+        evaluation="results/compression/{model}/{task}/seed{seed}/{format}/evaluation.json",
+        predictions="results/compression/{model}/{task}/seed{seed}/{format}/predictions.tsv",
+    log:
+        "results/logs/compression/evaluate_compressed/{model}/{task}/seed{seed}/{format}.log",
+    benchmark:
+        "results/benchmarks/compression/evaluate_compressed/{model}/{task}/seed{seed}/{format}.tsv"
+    wildcard_constraints:
+        format="|".join(COMPRESSION.all_formats),
+    conda:
+        "../../envs/torch.yaml"
+    threads: COMPRESSION.threads
+    resources:
+        mem_mb=8000,
+        runtime=60,
+    params:
+        task=lambda wc: finetune_config(wc.model, wc.task),
+        batch_sizes=config["efficiency"]["batch_sizes"],
+        sequence_lengths=config["efficiency"]["sequence_lengths"],
+        repeats=config["efficiency"]["repeats"],
+    script:
+        "../../scripts/compression_evaluate.py"
+
+
+rule compression_summary:
+    """One row per (model, task, format): score, change against fp32, size, CPU latency."""
+    input:
+        compression_evaluations(),
+    output:
+        "results/compression/summary.csv",
+    log:
+        "results/logs/compression/summary.log",
+    benchmark:
+        "results/benchmarks/compression/summary.tsv"
+    conda:
+        "../../envs/report.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../../scripts/compression_summary.py"
+
+
+localrules:
+    compression,
+
+
+rule compression:
+    """Target: every configured (model, task) in every format, and the summary."""
+    input:
+        rules.compression_summary.output if COMPRESSION.pairs else [],
