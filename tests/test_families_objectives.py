@@ -358,6 +358,7 @@ FAMILY_RUNS = {  # run: (family, vocabulary type, objective, logged terms, packi
     "bert-nsp": ("bert", "wordpiece", "nsp", ["loss_mlm", "loss_nsp", "accuracy_nsp"], "document"),
     # sentence-order prediction on fully packed sequences (several documents a sequence)
     "albert-full": ("albert", "unigram", None, ["loss_mlm", "loss_sop"], "full"),
+    "modernbert": ("modernbert", "modernbert", None, ["loss_mlm"], "document"),
 }
 
 

@@ -1,4 +1,4 @@
-"""Vocabulary types of the model families: byte-level BPE (RoBERTa) and unigram (ALBERT)."""
+"""Vocabulary types of the model families: byte-level BPE (RoBERTa, ModernBERT) and unigram (ALBERT)."""
 
 import pytest
 from transformers import AutoTokenizer
@@ -6,6 +6,7 @@ from transformers import AutoTokenizer
 from biocompact.tokenized_corpus import build_tokenized_corpus
 from biocompact.vocab.build import build_vocabulary
 from biocompact.vocab.settings import VocabularySettings
+from biocompact.vocab.train import build_modernbert
 
 SETTINGS = {
     "vocab_size": 300,
@@ -17,7 +18,9 @@ SETTINGS = {
 SPECIALS = {  # type: (cls, sep, pad, mask, unk) and their ids, in each family's order
     "bpe": (("<s>", "</s>", "<pad>", "<mask>", "<unk>"), (0, 2, 1, 4, 3)),
     "unigram": (("[CLS]", "[SEP]", "<pad>", "[MASK]", "<unk>"), (2, 3, 0, 4, 1)),
+    "modernbert": (("[CLS]", "[SEP]", "[PAD]", "[MASK]", "[UNK]"), (2, 3, 0, 4, 1)),
 }
+TYPES = list(SPECIALS)
 
 
 @pytest.fixture
@@ -44,7 +47,7 @@ def _build(shard, tmp_path, vocab_type, **settings):
     return AutoTokenizer.from_pretrained(tmp_path / "tokenizer"), stats
 
 
-@pytest.mark.parametrize("vocab_type", ["bpe", "unigram"])
+@pytest.mark.parametrize("vocab_type", TYPES)
 def test_saved_folder_is_a_fast_tokenizer_with_the_family_special_tokens(
     shard, tmp_path, vocab_type
 ):
@@ -69,12 +72,12 @@ def test_saved_folder_is_a_fast_tokenizer_with_the_family_special_tokens(
     encoded = tokenizer("tp53 gene", "brca1")
     assert encoded["input_ids"][0] == ids[0] and encoded["input_ids"][-1] == ids[1]
     assert encoded["input_ids"].count(ids[1]) == 2
-    # ALBERT's second segment has token type 1; RoBERTa has no token types
+    # ALBERT's second segment has token type 1; RoBERTa and ModernBERT have no token types
     assert ("token_type_ids" in encoded) == (vocab_type == "unigram")
     assert stats["type"] == vocab_type and stats["unk_rate"] == 0.0 and stats["fertility"] >= 1.0
 
 
-@pytest.mark.parametrize("vocab_type", ["bpe", "unigram"])
+@pytest.mark.parametrize("vocab_type", TYPES)
 def test_word_ids_are_the_pre_tokeniser_words(shard, tmp_path, vocab_type):
     tokenizer, _ = _build(shard, tmp_path, vocab_type)
     encoding = tokenizer(["tumours were measured"], add_special_tokens=False)
@@ -93,7 +96,7 @@ def test_byte_level_bpe_lowercases_only_when_asked(shard, tmp_path):
     assert cased.unk_token_id not in cased("Ωmega ☃")["input_ids"]  # bytes: nothing is unknown
 
 
-@pytest.mark.parametrize("vocab_type", ["bpe", "unigram"])
+@pytest.mark.parametrize("vocab_type", TYPES)
 def test_packed_corpus_is_framed_with_the_vocabulary_cls_and_sep(shard, tmp_path, vocab_type):
     tokenizer, _ = _build(shard, tmp_path, vocab_type)
     splits = build_tokenized_corpus(
@@ -105,3 +108,39 @@ def test_packed_corpus_is_framed_with_the_vocabulary_cls_and_sep(shard, tmp_path
         and row["input_ids"][-1] == tokenizer.sep_token_id
     )
     assert row["word_ids"][0] == row["word_ids"][-1] == -1 and min(row["word_ids"][1:-1]) == 0
+
+
+def test_modernbert_vocabulary_frames_pairs_like_bert_and_round_trips(shard, tmp_path):
+    """ModernBERT's tokenizer: byte-level pieces, no prefix space, BERT's special tokens."""
+    tokenizer, _ = _build(shard, tmp_path, "modernbert", lowercase=False)
+    encoded = tokenizer("TP53 gene", "BRCA1")
+    tokens = tokenizer.convert_ids_to_tokens(encoded["input_ids"])
+    first, second = tokens.index("[SEP]"), len(tokens) - 1
+    assert tokens[0] == "[CLS]" and tokens[second] == "[SEP]" and tokens.count("[SEP]") == 2
+    assert set(encoded) == {"input_ids", "attention_mask"}
+    # no space is prefixed: the first piece of each segment has no leading Ġ, later words do
+    assert not tokens[1].startswith("Ġ") and not tokens[first + 1].startswith("Ġ")
+    assert any(token.startswith("Ġg") for token in tokens[1:first])
+    text = "TP53 Ωmega ☃ was measured in 12 tumours."
+    ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+    assert tokenizer.unk_token_id not in ids and tokenizer.decode(ids) == text
+    assert tokenizer.decode(encoded["input_ids"]) == "[CLS]TP53 gene[SEP]BRCA1[SEP]"
+    # [MASK] takes the space before it, as in ModernBERT's tokenizer
+    masked = tokenizer("the [MASK] gene", add_special_tokens=False)["input_ids"]
+    assert masked == [
+        *tokenizer("the", add_special_tokens=False)["input_ids"],
+        4,
+        *tokenizer(" gene", add_special_tokens=False)["input_ids"],
+    ]
+
+
+def test_modernbert_vocabulary_is_deterministic():
+    corpus = [
+        "Wel come to the Tok en izers libr ary.",
+        "Token izers are fast, tokenizer trainers are not always.",
+    ]
+    vocabularies = {
+        tuple(sorted(build_modernbert(lambda: corpus, 300, False, 1, 0).get_vocab().items()))
+        for _ in range(20)
+    }
+    assert len(vocabularies) == 1

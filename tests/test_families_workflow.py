@@ -12,6 +12,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from transformers import AutoModelForMaskedLM, AutoTokenizer, ModernBertForMaskedLM
+
+from biocompact.models.presets import build_config
+from biocompact.pretraining.run import special_token_ids
+from biocompact.vocab.train import build_modernbert
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CONFIG = REPO_ROOT / "configs" / "families-demo.yaml"
@@ -39,10 +44,46 @@ def _snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+# a ModernBERT checkpoint made here (none ships in a package) that pretraining continues
+CHECKPOINT = "checkpoints/tiny-modernbert"
+CONTINUED = {
+    "vocabularies": {"modernbert-checkpoint": {"type": "pretrained", "checkpoint": CHECKPOINT}},
+    "pretraining": {
+        "modernbert-continued": {
+            "vocabulary": "modernbert-checkpoint",
+            "init": CHECKPOINT,
+            "family": "modernbert",
+            "steps": 5,
+            "batch_size": 16,
+            "learning_rate": 1.0e-3,
+        }
+    },
+}
+
+
+def save_modernbert_checkpoint(folder: Path) -> None:
+    """A 2-layer ModernBERT with a ModernBERT-type vocabulary of the demo's general text."""
+    passages = (REPO_ROOT / "demo/general/passages.txt").read_text().splitlines()
+    tokenizer = build_modernbert(lambda: iter(passages), 500, False, 2, 0)
+    config = build_config(
+        {"preset": "demo-2L-128"},
+        vocab_size=len(tokenizer),
+        family="modernbert",
+        pad_token_id=tokenizer.pad_token_id,
+        special_token_ids=special_token_ids(tokenizer),
+    )
+    ModernBertForMaskedLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+
+
 @pytest.fixture(scope="module")
 def families_run(tmp_path_factory) -> Path:
     workdir = tmp_path_factory.mktemp("families")
-    shutil.copy(CONFIG, workdir / "config.yaml")
+    config = yaml.safe_load(CONFIG.read_text())
+    for section, entries in CONTINUED.items():
+        config[section].update(entries)
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    save_modernbert_checkpoint(workdir / CHECKPOINT)
     shutil.copytree(REPO_ROOT / "demo", workdir / "demo")
     result = _snakemake(workdir, "--cores", "2")
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
@@ -67,6 +108,8 @@ def test_each_family_is_pretrained_with_its_objective(families_run):
         "roberta-bpe": ("roberta", "mlm"),
         "electra-wordpiece": ("electra", "electra"),
         "albert-unigram": ("albert", "albert"),
+        "modernbert-mlm": ("modernbert", "mlm"),
+        "modernbert-continued": ("modernbert", "mlm"),
     }
     for model, (family, objective) in expected.items():
         evaluation = json.loads(
@@ -84,6 +127,40 @@ def test_each_family_is_pretrained_with_its_objective(families_run):
     assert 0.0 <= albert["sentence_order_accuracy"] <= 1.0
     bert = json.loads((families_run / "results/pretraining/bert-nsp/eval.json").read_text())
     assert 0.0 <= bert["next_sentence_accuracy"] <= 1.0
+
+
+@pytest.mark.slow
+def test_modernbert_models_reload_with_their_vocabulary_and_attention_pattern(families_run):
+    """Saved with its tokenizer: Auto classes reload each ModernBERT; the student keeps the
+    global and local layers it was given, and the continued model its checkpoint's vocabulary."""
+    folders = {
+        name: families_run / f"results/{stage}/{name}/model"
+        for stage, name in [
+            ("pretraining", "modernbert-mlm"),
+            ("pretraining", "modernbert-continued"),
+            ("distillation", "modernbert-student"),
+        ]
+    }
+    layer_types = {}
+    for name, folder in folders.items():
+        model = AutoModelForMaskedLM.from_pretrained(folder)
+        tokenizer = AutoTokenizer.from_pretrained(folder)
+        assert isinstance(model, ModernBertForMaskedLM)
+        encoded = tokenizer("BRCA1 mutations", "tumour")
+        assert tokenizer.convert_ids_to_tokens(encoded["input_ids"])[0] == "[CLS]"
+        assert (
+            "token_type_ids" not in encoded and model.config.pad_token_id == tokenizer.pad_token_id
+        )
+        layer_types[name] = model.config.layer_types
+    assert layer_types["modernbert-mlm"] == ["full_attention", "sliding_attention"] * 2
+    assert layer_types["modernbert-student"] == ["full_attention", "sliding_attention"]
+    checkpoint = AutoTokenizer.from_pretrained(families_run / CHECKPOINT)
+    continued = AutoTokenizer.from_pretrained(folders["modernbert-continued"])
+    assert continued.get_vocab() == checkpoint.get_vocab()
+    student = json.loads(
+        (families_run / "results/distillation/modernbert-student/eval.json").read_text()
+    )
+    assert student["architecture"]["model_type"] == "modernbert"
 
 
 @pytest.mark.slow

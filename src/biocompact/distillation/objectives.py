@@ -20,7 +20,6 @@ from transformers import PreTrainedModel
 
 from biocompact.distillation.attention import (
     attention_log_probs,
-    self_attention,
     self_attention_vectors,
 )
 from biocompact.distillation.layer_map import resolve_layer_map
@@ -421,10 +420,8 @@ class MiniLMv2Objective(DistillationObjective):
             )
         self.student_layer = student.config.num_hidden_layers
         self.relation_heads = options.get("relation_heads", default_relation_heads(n_teacher))
-        widths = (
-            self_attention(student, self.student_layer).all_head_size,
-            self_attention(teacher, self.teacher_layer).all_head_size,
-        )
+        # every head's query/key/value vectors concatenated: the hidden width in both layouts
+        widths = (student.config.hidden_size, teacher.config.hidden_size)
         if any(width % self.relation_heads for width in widths):
             common = math.gcd(*widths)
             fitting = [n for n in range(1, common + 1) if common % n == 0]

@@ -116,6 +116,7 @@ class ExtractiveQuestionAnswering(TaskFamily):
         that does not hold the first answer is trained to point at [CLS] (position 0).
         Counts snippets whose answer lies in no window (they only teach "no answer")."""
         hyperparameters = task["hyperparameters"]
+        _check_window_room(examples, tokenizer, hyperparameters)
         encoding = tokenizer(
             [example.question for example in examples],
             [example.context for example in examples],
@@ -194,3 +195,25 @@ class ExtractiveQuestionAnswering(TaskFamily):
         handle.write("question\tgold\tpredicted\n")
         for question, gold, answers in zip(_questions(examples), self.gold(examples), predictions):
             handle.write(f"{question}\t{json.dumps(gold)}\t{json.dumps(answers)}\n")
+
+
+def _check_window_room(
+    examples: Sequence[Snippet], tokenizer: PreTrainedTokenizerBase, hyperparameters: Mapping
+) -> None:
+    """Each window must hold more snippet tokens than ``doc_stride`` beside the longest
+    question (the tokenizer panics otherwise): a clear error naming the settings instead."""
+    questions = {example.question for example in examples}
+    if not questions:
+        return
+    longest = max(
+        len(ids) for ids in tokenizer(sorted(questions), add_special_tokens=False)["input_ids"]
+    )
+    room = (
+        hyperparameters["max_seq_length"] - longest - tokenizer.num_special_tokens_to_add(pair=True)
+    )
+    if room <= hyperparameters["doc_stride"]:
+        raise ValueError(
+            f"the longest question is {longest} tokens: a window of max_seq_length "
+            f"{hyperparameters['max_seq_length']} leaves {room} snippet tokens, not more than "
+            f"doc_stride {hyperparameters['doc_stride']}; raise max_seq_length or lower doc_stride"
+        )

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from torch import nn
-from transformers import BertForPreTraining, ElectraForMaskedLM, PreTrainedModel
+from transformers import (
+    BertForPreTraining,
+    ElectraForMaskedLM,
+    ModernBertForMaskedLM,
+    PreTrainedModel,
+)
 
 # BERT: cls, RoBERTa: lm_head, ALBERT: predictions
 _HEAD_ATTRIBUTES = ("cls", "lm_head", "predictions")
@@ -13,6 +18,8 @@ def mlm_head(model: PreTrainedModel) -> nn.Module:
     """The module that maps final hidden states to vocabulary logits."""
     if isinstance(model, ElectraForMaskedLM):  # ELECTRA's generator: transform, then decoder
         return nn.Sequential(model.generator_predictions, model.generator_lm_head)
+    if isinstance(model, ModernBertForMaskedLM):  # prediction head, then the tied decoder
+        return nn.Sequential(model.head, model.decoder)
     if isinstance(model, BertForPreTraining):  # MLM + next-sentence heads
         return model.cls.predictions
     for attribute in _HEAD_ATTRIBUTES:

@@ -1,12 +1,22 @@
 """Named encoder architectures (the papers' model shapes) and how to build their configs.
 
-A model family (``bert``, ``roberta``, ``electra``, ``albert``) is a transformers config
-class; a preset gives the shape, the architecture's other keys are fields of that class.
+A model family (``bert``, ``roberta``, ``electra``, ``albert``, ``modernbert``) is a
+transformers config class; a preset gives the shape, the architecture's other keys are
+fields of that class.
 """
 
 from __future__ import annotations
 
-from transformers import AlbertConfig, BertConfig, ElectraConfig, PretrainedConfig, RobertaConfig
+from collections.abc import Mapping
+
+from transformers import (
+    AlbertConfig,
+    BertConfig,
+    ElectraConfig,
+    ModernBertConfig,
+    PretrainedConfig,
+    RobertaConfig,
+)
 
 # name: (layers, hidden, heads, intermediate)
 PRESETS: dict[str, tuple[int, int, int, int]] = {
@@ -29,6 +39,10 @@ PRESETS: dict[str, tuple[int, int, int, int]] = {
         16,
         4096,
     ),  # BERT-large, BioM-ELECTRA-large (Alrowili and Shanker 2021)
+    # ModernBERT-base and -large (Warner et al. 2024); their other keys (a global-attention
+    # layer every 3rd, 128-token local windows, rotary bases 160k/10k) are the config's defaults
+    "modernbert-base": (22, 768, 12, 1152),
+    "modernbert-large": (28, 1024, 16, 2624),
 }
 
 FAMILIES: dict[str, type[PretrainedConfig]] = {
@@ -36,6 +50,7 @@ FAMILIES: dict[str, type[PretrainedConfig]] = {
     "roberta": RobertaConfig,
     "electra": ElectraConfig,
     "albert": AlbertConfig,
+    "modernbert": ModernBertConfig,
 }
 
 # factorised embedding size of ALBERT (paper, section 3.1) and ELECTRA-small
@@ -48,12 +63,17 @@ def build_config(
     max_position_embeddings: int = 512,
     family: str = "bert",
     pad_token_id: int = 0,
+    special_token_ids: Mapping[str, int] | None = None,
 ) -> PretrainedConfig:
     """The ``family``'s config from ``{"preset": name, **overrides}`` (overrides are its fields).
 
     RoBERTa numbers positions from ``pad_token_id + 1``, so it gets that many more
     position embeddings. ALBERT and ELECTRA default to factorised embeddings of 128 (or
     the hidden size if smaller); ALBERT shares one group of layers (its config's default).
+    ModernBERT's rotary positions need no table: it keeps its 8192-token context (or a
+    longer ``max_position_embeddings``) and takes ``special_token_ids`` (``cls_token_id``,
+    ``sep_token_id``, ``bos_token_id``, ``eos_token_id``: its vocabulary's, in place of its
+    config's defaults, which are ids of ModernBERT's own 50k vocabulary).
     """
     if family not in FAMILIES:
         raise ValueError(f"unknown model family {family!r}; known: {sorted(FAMILIES)}")
@@ -73,6 +93,11 @@ def build_config(
     values.update(settings)
     if family == "roberta":
         max_position_embeddings += pad_token_id + 1
+    if family == "modernbert":
+        max_position_embeddings = max(
+            max_position_embeddings, ModernBertConfig().max_position_embeddings
+        )
+        values = {**(special_token_ids or {}), **values}
     if family in ("albert", "electra"):
         hidden = values.get("hidden_size", FAMILIES[family]().hidden_size)
         values.setdefault("embedding_size", min(FACTORISED_EMBEDDING_SIZE, hidden))

@@ -23,14 +23,20 @@ class ObjectiveEntry:
 
 
 OBJECTIVES: dict[str, ObjectiveEntry] = {
-    "mlm": ObjectiveEntry(build_mlm, ("bert", "roberta", "electra", "albert")),
+    "mlm": ObjectiveEntry(build_mlm, ("bert", "roberta", "electra", "albert", "modernbert")),
     "nsp": ObjectiveEntry(build_nsp, ("bert",)),
     "electra": ObjectiveEntry(build_electra, ("electra",)),
     "albert": ObjectiveEntry(build_albert, ("albert",)),
 }
 
 # each family's own objective, used when a model names none
-DEFAULT_OBJECTIVE = {"bert": "mlm", "roberta": "mlm", "electra": "electra", "albert": "albert"}
+DEFAULT_OBJECTIVE = {
+    "bert": "mlm",
+    "roberta": "mlm",
+    "electra": "electra",
+    "albert": "albert",
+    "modernbert": "mlm",  # Warner et al. 2024: MLM alone, no next-sentence prediction
+}
 
 
 def objective_entry(name: str | None, family: str) -> tuple[str, ObjectiveEntry]:

@@ -41,7 +41,7 @@ def run_pretraining(
 ) -> dict:
     """Pretrain model ``name`` from scratch (``init="scratch"``) or continue from a checkpoint.
 
-    ``settings.family`` (bert, roberta, electra, albert) picks the architecture,
+    ``settings.family`` (bert, roberta, electra, albert, modernbert) picks the architecture,
     ``settings.objective`` (mlm, nsp, electra, albert; default: the family's own) the loss;
     ``outputs`` names the ``model``, ``log`` and ``eval`` paths.
     """
@@ -57,6 +57,7 @@ def run_pretraining(
             max_position_embeddings=max(512, longest),
             family=settings.family,
             pad_token_id=tokenizer.pad_token_id,
+            special_token_ids=special_token_ids(tokenizer),
         )
     else:
         location = resolve_location(settings.init)
@@ -90,6 +91,16 @@ def run_pretraining(
         description,
         threads,
     )
+
+
+def special_token_ids(tokenizer: PreTrainedTokenizerBase) -> dict[str, int]:
+    """The ids of the framing tokens, as ModernBERT's config names them."""
+    return {
+        "cls_token_id": tokenizer.cls_token_id,
+        "sep_token_id": tokenizer.sep_token_id,
+        "bos_token_id": tokenizer.cls_token_id,
+        "eos_token_id": tokenizer.sep_token_id,
+    }
 
 
 def run_job(spec: dict) -> dict:

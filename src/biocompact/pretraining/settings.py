@@ -26,7 +26,7 @@ class PretrainingSettings:
         default_factory=dict
     )  # scratch: preset and/or config fields
     init: str = "scratch"  # scratch, or a checkpoint folder, hub name or package path
-    family: str = "bert"  # bert, roberta, electra, albert
+    family: str = "bert"  # bert, roberta, electra, albert, modernbert
     objective: str | None = None  # None: the family's own
     electra: dict[str, Any] = field(default_factory=dict)  # options of the electra objective
 

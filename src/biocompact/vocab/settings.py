@@ -23,7 +23,7 @@ PRETRAINED = "pretrained"
 class VocabularySettings:
     """How one vocabulary is trained and measured."""
 
-    type: str  # wordpiece, bpe, unigram, or pretrained (the tokenizer of `checkpoint`)
+    type: str  # wordpiece, bpe, unigram, modernbert, or pretrained (the tokenizer of `checkpoint`)
     vocab_size: int = 32768
     lowercase: bool = True
     min_frequency: int = 2

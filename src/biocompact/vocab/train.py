@@ -1,8 +1,9 @@
 """Train a subword vocabulary on streamed sentences and save it as a Hugging Face tokenizer folder.
 
 A vocabulary type is one builder function in ``BUILDERS`` plus a config value:
-``wordpiece`` (BERT), ``bpe`` (RoBERTa's byte-level BPE, Lewis et al. 2020) and ``unigram``
-(ALBERT's SentencePiece-style unigram model, Alrowili and Shanker 2021). Every builder takes the same
+``wordpiece`` (BERT), ``bpe`` (RoBERTa's byte-level BPE, Lewis et al. 2020), ``unigram``
+(ALBERT's SentencePiece-style unigram model, Alrowili and Shanker 2021) and ``modernbert``
+(ModernBERT's byte-level BPE with BERT's special tokens, Warner et al. 2024). Every builder takes the same
 settings (those of the config's vocabulary entry) and returns a fast tokenizer whose
 special tokens are the ones its model family expects.
 """
@@ -144,6 +145,14 @@ ROBERTA_SPECIAL_TOKENS = {
     "unk": "<unk>",
     "mask": "<mask>",
 }
+# ModernBERT's special tokens (Warner et al. 2024): BERT's names, here in BERT's order
+MODERNBERT_SPECIAL_TOKENS = {
+    "pad": "[PAD]",
+    "unk": "[UNK]",
+    "cls": "[CLS]",
+    "sep": "[SEP]",
+    "mask": "[MASK]",
+}
 # ALBERT's special tokens, in its order
 ALBERT_SPECIAL_TOKENS = {
     "pad": "<pad>",
@@ -195,6 +204,31 @@ def _wrap(
     )
 
 
+def _byte_level_bpe(
+    corpus: Corpus,
+    vocab_size: int,
+    lowercase: bool,
+    min_frequency: int,
+    special_tokens: Sequence[str],
+    add_prefix_space: bool,
+) -> Tokenizer:
+    """A byte-level BPE trained on ``corpus``, its ``special_tokens`` first in the vocabulary."""
+    tokenizer = Tokenizer(models.BPE())
+    if lowercase:
+        tokenizer.normalizer = normalizers.Lowercase()
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        special_tokens=list(special_tokens),
+        show_progress=False,
+    )
+    tokenizer.train_from_iterator(corpus(), trainer)
+    return tokenizer
+
+
 def build_byte_level_bpe(
     corpus: Corpus,
     vocab_size: int,
@@ -208,20 +242,35 @@ def build_byte_level_bpe(
     The alphabet is the 256 bytes, so ``limit_alphabet`` does not apply.
     """
     special_tokens = _special_token_list(ROBERTA_SPECIAL_TOKENS.values(), extra_special_tokens)
-    tokenizer = Tokenizer(models.BPE())
-    if lowercase:
-        tokenizer.normalizer = normalizers.Lowercase()
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
-    tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size,
-        min_frequency=min_frequency,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        special_tokens=special_tokens,
-        show_progress=False,
+    tokenizer = _byte_level_bpe(
+        corpus, vocab_size, lowercase, min_frequency, special_tokens, add_prefix_space=True
     )
-    tokenizer.train_from_iterator(corpus(), trainer)
     return _wrap(tokenizer, ROBERTA_SPECIAL_TOKENS, extra_special_tokens, pair_type_ids=False)
+
+
+def build_modernbert(
+    corpus: Corpus,
+    vocab_size: int,
+    lowercase: bool,
+    min_frequency: int,
+    limit_alphabet: int,
+    extra_special_tokens: Sequence[str] = (),
+) -> PreTrainedTokenizerBase:
+    """ModernBERT's vocabulary type (Warner et al. 2024, "Smarter, Better, Faster, Longer"):
+    a byte-level BPE like OLMo's, which ModernBERT's tokenizer modifies to carry BERT's
+    special tokens and ``[CLS] A [SEP] (B [SEP])`` inputs without token types.
+
+    As in ModernBERT's tokenizer, no space is prefixed to the text (a sentence's first word
+    is the piece without the leading space) and ``[MASK]`` takes the space before it. The
+    special tokens come first here (ModernBERT appends them after OLMo's 50k pieces); the
+    ids reach the model config from the tokenizer. The alphabet is the 256 bytes, so
+    ``limit_alphabet`` does not apply.
+    """
+    special_tokens = _special_token_list(MODERNBERT_SPECIAL_TOKENS.values(), extra_special_tokens)
+    tokenizer = _byte_level_bpe(
+        corpus, vocab_size, lowercase, min_frequency, special_tokens, add_prefix_space=False
+    )
+    return _wrap(tokenizer, MODERNBERT_SPECIAL_TOKENS, extra_special_tokens, pair_type_ids=False)
 
 
 def build_unigram(
@@ -260,6 +309,7 @@ BUILDERS: dict[str, Callable[..., PreTrainedTokenizerBase]] = {
     "wordpiece": build_wordpiece,
     "bpe": build_byte_level_bpe,
     "unigram": build_unigram,
+    "modernbert": build_modernbert,
 }
 
 
