@@ -1,4 +1,5 @@
-"""Fine-tune one model on one task with one seed; evaluate the best dev epoch on test."""
+"""Fine-tune one model on one task with one seed; evaluate the best dev epoch on test (and
+save the model where the rule has a ``model`` output: compression's fp32 reference)."""
 
 from biocompact.finetuning.train import finetune
 from biocompact.runlog import job_logging
@@ -13,4 +14,5 @@ with job_logging(snakemake) as log:
         threads=snakemake.threads,
         model_name=snakemake.wildcards.model,
         task_name=snakemake.wildcards.task,
+        out_model=snakemake.output.get("model"),
     )

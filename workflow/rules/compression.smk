@@ -36,12 +36,9 @@ def compressed_model(wildcards):
     return path
 
 
-rule finetune_saved:
-    """Fine-tune one model on one task with one seed exactly as rule finetune does (same
-    hyperparameters and seed) and save the model chosen on dev: the fp32 reference."""
-    input:
-        model=lambda wc: model_input(wc.model),
-        data=lambda wc: task_files(task_config(wc.task)),
+use rule finetune as finetune_saved with:
+    # The fp32 reference: rule finetune's job (same hyperparameters, seed and script) that also
+    # saves the model chosen on dev.
     output:
         model=directory("results/compression/{model}/{task}/seed{seed}/fp32/model"),
         metrics="results/compression/{model}/{task}/seed{seed}/fp32/finetune_metrics.json",
@@ -50,16 +47,6 @@ rule finetune_saved:
         "results/logs/compression/finetune_saved/{model}/{task}/seed{seed}.log",
     benchmark:
         "results/benchmarks/compression/finetune_saved/{model}/{task}/seed{seed}.tsv"
-    conda:
-        "../../envs/torch.yaml"
-    threads: 1
-    resources:
-        **gpu_job_resources(lambda wc: config["finetuning"]),
-    params:
-        model_path=lambda wc: model_dir(wc.model),
-        task=lambda wc: finetune_config(wc.model, wc.task),
-    script:
-        "../../scripts/compression_finetune.py"
 
 
 rule compress:
