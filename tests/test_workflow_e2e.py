@@ -123,7 +123,7 @@ def test_nothing_left_to_do_then_learning_rate_change_reruns_only_downstream(dem
 
 
 def test_distilled_student_beats_the_same_architecture_trained_from_scratch(demo_run, config):
-    """Seed 000's claim at demo scale: distillation gives a lower held-out MLM loss."""
+    """Rohanian et al. 2023's claim at demo scale: distillation gives a lower held-out MLM loss."""
     distilled = json.loads((demo_run / "results/distillation/teacher-distil/eval.json").read_text())
     scratch = json.loads((demo_run / "results/pretraining/student-scratch/eval.json").read_text())
     assert (
