@@ -17,14 +17,14 @@ import torch.nn.functional as F
 
 
 def mlm_loss(student_logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """Seed 000 eq. 1: cross-entropy of the student on the masked tokens (rows = masked tokens)."""
+    """Rohanian et al. 2023, eq. 1: cross-entropy of the student on the masked tokens (rows = masked tokens)."""
     return F.cross_entropy(student_logits.float(), labels)
 
 
 def soft_mlm_loss(
     student_logits: torch.Tensor, teacher_logits: torch.Tensor, temperature: float
 ) -> torch.Tensor:
-    """Seed 000 eq. 2: KL(teacher || student) of the output distributions at temperature T.
+    """Rohanian et al. 2023, eq. 2: KL(teacher || student) of the output distributions at temperature T.
 
     Averaged over the masked tokens and scaled by T^2 (Hinton et al.), so the gradient
     size does not shrink with T.
@@ -38,7 +38,7 @@ def soft_mlm_loss(
 def soft_cross_entropy_loss(
     student_logits: torch.Tensor, teacher_logits: torch.Tensor, temperature: float = 1.0
 ) -> torch.Tensor:
-    """Seed 000 eq. 8: -(1/N) sum_n sum_i f_t(X)_i^n ln f_s(X)_i^n over the rows (tokens).
+    """Rohanian et al. 2023, eq. 8: -(1/N) sum_n sum_i f_t(X)_i^n ln f_s(X)_i^n over the rows (tokens).
 
     Both distributions at temperature T (TinyBERT's prediction-layer loss; T = 1 is eq. 8).
     """
@@ -50,7 +50,7 @@ def soft_cross_entropy_loss(
 def cosine_alignment_loss(
     student_hidden: torch.Tensor, teacher_hidden: torch.Tensor, attention_mask: torch.Tensor
 ) -> torch.Tensor:
-    """Seed 000 eq. 3 (and the hidden-state half of eq. 10): mean over real tokens of 1 - cos(h_t, h_s)."""
+    """Rohanian et al. 2023, eq. 3 (and the hidden-state half of eq. 10): mean over real tokens of 1 - cos(h_t, h_s)."""
     selected = attention_mask.bool()
     cosine = F.cosine_similarity(
         student_hidden[selected].float(), teacher_hidden[selected].float(), dim=-1
@@ -61,7 +61,7 @@ def cosine_alignment_loss(
 def hidden_mse_loss(
     student_hidden: torch.Tensor, teacher_hidden: torch.Tensor, attention_mask: torch.Tensor
 ) -> torch.Tensor:
-    """Seed 000 eq. 6 (first term) and eq. 7: MSE over the real tokens' hidden units.
+    """Rohanian et al. 2023, eq. 6 (first term) and eq. 7: MSE over the real tokens' hidden units.
 
     ``student_hidden`` is already projected to the teacher's width (h_s W_h, E_s W_e).
     """
@@ -78,7 +78,7 @@ def _query_key_mask(attention_mask: torch.Tensor) -> torch.Tensor:
 def attention_mse_loss(
     student_log_probs: torch.Tensor, teacher_log_probs: torch.Tensor, attention_mask: torch.Tensor
 ) -> torch.Tensor:
-    """Seed 000 eq. 6 (second term): (1/H) sum_heads MSE(a_s^i, a_t^i).
+    """Rohanian et al. 2023, eq. 6 (second term): (1/H) sum_heads MSE(a_s^i, a_t^i).
 
     The MSE of each head runs over the (real query, real key) entries of its map; every
     head has the same number of them, so the mean over heads is the mean over all entries.
@@ -90,7 +90,7 @@ def attention_mse_loss(
 def attention_kl_loss(
     student_log_probs: torch.Tensor, teacher_log_probs: torch.Tensor, attention_mask: torch.Tensor
 ) -> torch.Tensor:
-    """Seed 000 eq. 10 (second term): (1/HN) sum_heads sum_tokens D_KL over each query's key distribution.
+    """Rohanian et al. 2023, eq. 10 (second term): (1/HN) sum_heads sum_tokens D_KL over each query's key distribution.
 
     Eq. 10 prints D_KL(a_s || a_t); this computes D_KL(a_t || a_s), teacher first, as eq. 2
     does for the outputs, as MobileBERT (eq. 12's source) defines it and as the authors'

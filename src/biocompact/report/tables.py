@@ -408,7 +408,7 @@ def _distillation_cell(rows: pd.DataFrame, setting: str) -> Cell:
 
 
 def task_distillation_tables(summary: pd.DataFrame) -> list[dict[str, Any]]:
-    """Seed 003's comparison per experiment and metric (its primary metric, then the students'
+    """BioXtract's comparison per experiment and metric (its primary metric, then the students'
     agreement with the teacher): one row per transfer set; columns teacher, student after
     distillation, student fine-tuned directly and student without transfer (the teacher and
     the untrained student do not depend on the transfer set: the same value in every row)."""
