@@ -3,9 +3,10 @@
 Same model, task files, hyperparameters (the task's preset: epochs, batch, learning rate,
 warm-up, weight decay, maximum length), seed, dev selection and test scoring:
 
-* biocompact (``biocompact.finetuning.train.finetune``): length-grouped training batches
-  padded to their longest example, evaluation batches of at least 64, the best dev weights
-  kept in memory, bf16 on a GPU;
+* biocompact (``biocompact.finetuning.train.finetune``): training batches padded to their
+  longest example (length-grouped where the preset says so, as the demo's does), evaluation
+  in length-sorted batches (of at least 64 on a GPU), the best dev weights kept in memory,
+  bf16 on a GPU;
 * plain: what Hugging Face's example scripts do by default, ``run_ner.py`` for token
   classification (batches padded to their longest example, in random order) and
   ``run_glue.py`` for sequence classification (every example padded to ``max_seq_length``),
@@ -178,8 +179,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
     parser.add_argument(
         "--length-grouped",
-        action="store_true",
-        help="biocompact with length_grouped_batches: true (a preset option, off by default)",
+        choices=("preset", "on", "off"),
+        default="preset",
+        help="biocompact's length_grouped_batches: the task preset's (the demo's: on), or forced",
     )
     parser.add_argument(
         "--routes", default="biocompact,plain", help="comma-separated: biocompact, plain"
@@ -200,8 +202,9 @@ def main() -> None:
         }
     else:
         tasks = task_settings(args.config, args.tasks)
-    for task in tasks.values():
-        task["hyperparameters"]["length_grouped_batches"] = args.length_grouped
+    if args.length_grouped != "preset":
+        for task in tasks.values():
+            task["hyperparameters"]["length_grouped_batches"] = args.length_grouped == "on"
     routes = args.routes.split(",")
     device = (
         torch.cuda.get_device_name()

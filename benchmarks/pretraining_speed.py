@@ -5,7 +5,7 @@ sequence length, same text, AdamW with warm-up in every route:
 
 * biocompact: fully packed sequences (``biocompact.tokenized_corpus``, ``--packing``),
   whole-word masking on the stored word ids, the MLM head on masked positions only,
-  SDPA attention, bf16 autocast and fused AdamW on a GPU (``biocompact.training.loop``);
+  SDPA attention, fused AdamW, bf16 autocast on a GPU (``biocompact.training.loop``);
 * Hugging Face, ``run_mlm.py``'s default route (the one to beat): every abstract
   tokenised with ``[CLS] ... [SEP]``, all concatenated and cut into blocks of the sequence
   length (its ``group_texts``), ``BertForMaskedLM`` + ``Trainer`` +

@@ -430,12 +430,12 @@ def test_sentence_similarity_regression_scored_by_pearson(model_fixture, request
     assert baseline["metrics"]["pearson"] == 0.0  # a constant prediction
 
 
-def test_length_grouped_training_batches_and_evaluation_in_dataset_order(tmp_path):
+def test_length_grouped_training_batches_and_length_sorted_evaluation(tmp_path):
     import torch
     from datasets import Dataset
     from transformers import Trainer, TrainingArguments
 
-    from biocompact.finetuning.train import _length_grouped
+    from biocompact.finetuning.train import _harness_trainer
 
     lengths = [3, 9, 5, 7, 2, 8, 4, 6]
     data = Dataset.from_dict({"input_ids": [[1] * n for n in lengths]})
@@ -455,7 +455,7 @@ def test_length_grouped_training_batches_and_evaluation_in_dataset_order(tmp_pat
         report_to=[],
         use_cpu=True,
     )
-    trainer = _length_grouped(Trainer)(
+    trainer = _harness_trainer(Trainer, length_grouped=True)(
         model=model, args=arguments, train_dataset=data, eval_dataset=data
     )
     torch.manual_seed(0)
@@ -464,4 +464,68 @@ def test_length_grouped_training_batches_and_evaluation_in_dataset_order(tmp_pat
     # transformers' grouping: sorted random megabatches, the longest example first
     order = [lengths[i] for i in sampler]
     assert sorted(order) == sorted(lengths) and order[0] == 9
-    assert list(trainer._get_eval_sampler(data)) == list(range(8))
+    # evaluation from the shortest example (2 tokens, index 4) to the longest (9, index 1)
+    assert list(trainer._get_eval_sampler(data)) == [4, 0, 6, 2, 7, 3, 5, 1]
+
+
+def test_length_sorted_evaluation_returns_outputs_and_metrics_in_dataset_order(tmp_path):
+    import numpy as np
+    import torch
+    from datasets import Dataset
+    from transformers import (
+        BertForTokenClassification,
+        DataCollatorForTokenClassification,
+        Trainer,
+        TrainingArguments,
+    )
+
+    from biocompact.finetuning.train import _harness_trainer
+
+    lengths = [3, 9, 5, 7, 2, 8, 4, 6, 5]
+    data = Dataset.from_dict(
+        {
+            "input_ids": [[(n + i) % 10 for i in range(n)] for n in lengths],
+            "labels": [[i % 2 for i in range(n)] for n in lengths],
+        }
+    )
+    torch.manual_seed(0)
+    model = BertForTokenClassification(
+        BertConfig(
+            vocab_size=10,
+            hidden_size=8,
+            num_hidden_layers=1,
+            num_attention_heads=1,
+            intermediate_size=8,
+            num_labels=2,
+        )
+    )
+    seen = {}
+
+    def record(name):
+        def metrics(prediction):
+            seen[name] = prediction
+            return {"first_label": float(prediction.label_ids[0, 0])}
+
+        return metrics
+
+    def build(trainer_class, name):
+        arguments = TrainingArguments(
+            output_dir=str(tmp_path / name),
+            per_device_eval_batch_size=2,
+            report_to=[],
+            use_cpu=True,
+        )
+        return trainer_class(
+            model=model,
+            args=arguments,
+            data_collator=DataCollatorForTokenClassification(AutoTokenizer.from_pretrained(MINILM)),
+            compute_metrics=record(name),
+        )
+
+    plain = build(Trainer, "plain")
+    sorted_ = build(_harness_trainer(Trainer, length_grouped=False), "sorted")
+    assert plain.evaluate(data)["eval_first_label"] == sorted_.evaluate(data)["eval_first_label"]
+    for produced in (seen["sorted"], sorted_.predict(data)):
+        assert np.array_equal(produced.label_ids, seen["plain"].label_ids)
+        real = seen["plain"].label_ids != -100
+        assert np.allclose(produced.predictions[real], seen["plain"].predictions[real], atol=1e-6)

@@ -26,6 +26,7 @@ from transformers import (
     set_seed,
 )
 from transformers.trainer_pt_utils import LengthGroupedSampler
+from transformers.trainer_utils import EvalLoopOutput
 from transformers.utils.logging import disable_progress_bar
 
 from biocompact.atomic import atomic_open, atomic_path, write_json
@@ -89,9 +90,67 @@ class LengthGroupedTraining:
         )
 
 
-def _length_grouped(trainer_class: type[Trainer]) -> type[Trainer]:
-    name = f"LengthGrouped{trainer_class.__name__}"
-    return type(name, (LengthGroupedTraining, trainer_class), {})
+def _length_order(dataset: Dataset) -> np.ndarray:
+    """Indices of ``dataset`` from its shortest example to its longest (ties in dataset order)."""
+    return np.argsort([len(ids) for ids in dataset["input_ids"]], kind="stable")
+
+
+def _in_dataset_order(outputs: Any, order: np.ndarray) -> Any:
+    """Rows of ``outputs`` (an array, a tuple of arrays or None) produced in ``order``, put
+    back in dataset order."""
+    if isinstance(outputs, tuple):
+        return tuple(_in_dataset_order(output, order) for output in outputs)
+    if outputs is None:
+        return None
+    restored = np.empty_like(outputs)
+    restored[order] = outputs
+    return restored
+
+
+class LengthSortedEvaluation:
+    """Trainer mixin: evaluate and predict in batches of examples sorted by length, each
+    padded only to its longest, and hand back outputs (and dev metrics computed on them) in
+    the dataset's order. The same predictions as batches in dataset order, with less
+    padding (on the demo's NER about 60% of a dataset-order batch holds tokens, 97% of a
+    sorted one)."""
+
+    def _get_eval_sampler(self, eval_dataset: Dataset) -> Any:
+        if self.args.world_size > 1:
+            return super()._get_eval_sampler(eval_dataset)
+        return _length_order(eval_dataset).tolist()
+
+    def evaluation_loop(self, dataloader, *args: Any, **kwargs: Any) -> EvalLoopOutput:
+        if self.args.world_size > 1:
+            return super().evaluation_loop(dataloader, *args, **kwargs)
+        order = _length_order(dataloader.dataset)
+        compute_metrics = self.compute_metrics
+        if compute_metrics is not None:
+            self.compute_metrics = lambda prediction: compute_metrics(
+                EvalPrediction(
+                    predictions=_in_dataset_order(prediction.predictions, order),
+                    label_ids=_in_dataset_order(prediction.label_ids, order),
+                )
+            )
+        try:
+            output = super().evaluation_loop(dataloader, *args, **kwargs)
+        finally:
+            self.compute_metrics = compute_metrics
+        return output._replace(
+            predictions=_in_dataset_order(output.predictions, order),
+            label_ids=_in_dataset_order(output.label_ids, order),
+        )
+
+
+def _harness_trainer(trainer_class: type[Trainer], length_grouped: bool) -> type[Trainer]:
+    """``trainer_class`` with length-sorted evaluation (and length-grouped training batches
+    with ``length_grouped``)."""
+    mixins = (LengthGroupedTraining,) if length_grouped else ()
+    prefix = "LengthGrouped" if length_grouped else "LengthSorted"
+    return type(
+        f"{prefix}{trainer_class.__name__}",
+        (*mixins, LengthSortedEvaluation, trainer_class),
+        {},
+    )
 
 
 class LogProgress(TrainerCallback):
@@ -146,9 +205,9 @@ def _trainer(
     length_grouped: bool = False,
     **kwargs: Any,
 ) -> Trainer:
-    """A Trainer (of ``trainer_class``; with ``length_grouped`` training batches) logging to the
-    job log instead of printing."""
-    trainer = (_length_grouped(trainer_class) if length_grouped else trainer_class)(
+    """A Trainer (of ``trainer_class``, evaluating in length-sorted batches; with
+    ``length_grouped`` training batches) logging to the job log instead of printing."""
+    trainer = _harness_trainer(trainer_class, length_grouped)(
         model=model,
         args=arguments,
         data_collator=family.data_collator(tokenizer),
