@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from seqeval.metrics import f1_score as entity_f1
-from seqeval.metrics import precision_score as entity_precision
-from seqeval.metrics import recall_score as entity_recall
+from seqeval.metrics.sequence_labeling import precision_recall_fscore_support as conlleval_scores
+from seqeval.metrics.v1 import precision_recall_fscore_support as strict_scores
 from seqeval.scheme import IOB2
 from sklearn.metrics import accuracy_score, f1_score, roc_auc_score
 from sklearn.preprocessing import MultiLabelBinarizer
@@ -61,17 +60,38 @@ _STRICT = (
 )
 
 
-def _entity(function: Callable, name: str, training: str, strict: bool) -> Metric:
-    options = {"mode": "strict", "scheme": IOB2} if strict else {}
+def _entity_scores(strict: bool) -> Callable[[Sequence, Sequence], tuple[float, float, float]]:
+    """seqeval's entity-level micro (precision, recall, F1), the three from one pass over the
+    entities: the result for the last (gold, predicted) pair is kept, so the three metrics of
+    one evaluation decode the entities once (seqeval's ``f1_score`` and friends each decode
+    them again)."""
+    last: list = []  # [gold, predicted, scores] of the last call
 
-    def compute(gold: Sequence, predicted: Sequence) -> float:
-        return function(gold, predicted, average="micro", zero_division=0, **options)
+    def scores(gold: Sequence, predicted: Sequence) -> tuple[float, float, float]:
+        if not (last and last[0] is gold and last[1] is predicted):
+            options = {"scheme": IOB2} if strict else {}
+            compute = strict_scores if strict else conlleval_scores
+            precision, recall, f1, _ = compute(
+                gold, predicted, average="micro", zero_division=0, **options
+            )
+            last[:] = [gold, predicted, (precision, recall, f1)]
+        return last[2]
 
+    return scores
+
+
+def _entity(
+    scores: Callable[[Sequence, Sequence], tuple[float, ...]],
+    index: int,
+    name: str,
+    training: str,
+    strict: bool,
+) -> Metric:
     return Metric(
         f"entity-level micro {name}, {_STRICT if strict else _CONLLEVAL}; trained with "
         f"{training} labelled, words are scored by their first sub-token, words beyond "
         "max_seq_length are predicted O",
-        compute,
+        lambda gold, predicted: scores(gold, predicted)[index],
     )
 
 
@@ -104,14 +124,13 @@ def ner_metrics(label_all_subtokens: bool = False, labels: Sequence[str] = ()) -
     definition (``f1``, ...), and seqeval's strict IOB2 mode (``strict_f1``, ...); with the
     training ``labels``, also the word-level macro F1 over their entity types."""
     training = "every sub-token" if label_all_subtokens else "the first sub-token of each word"
-    functions = {"f1": entity_f1, "precision": entity_precision, "recall": entity_recall}
-    metrics = {
-        f"{prefix}{name}": _entity(
-            function, name if name != "f1" else "F1", training, strict=bool(prefix)
-        )
-        for prefix in ("", "strict_")
-        for name, function in functions.items()
-    }
+    metrics = {}
+    for prefix in ("", "strict_"):
+        scores = _entity_scores(strict=bool(prefix))
+        for index, name in ((2, "f1"), (0, "precision"), (1, "recall")):
+            metrics[f"{prefix}{name}"] = _entity(
+                scores, index, name if name != "f1" else "F1", training, strict=bool(prefix)
+            )
     types = sorted({kind for label in labels if (kind := _entity_type(label))})
     if types:
         metrics["word_macro_f1"] = Metric(

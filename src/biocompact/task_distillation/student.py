@@ -4,7 +4,6 @@ on the teacher's soft labels, fine-tuned directly on the transfer set's own labe
 
 from __future__ import annotations
 
-import functools
 import logging
 import time
 from collections.abc import Mapping, Sequence
@@ -46,11 +45,14 @@ class SoftLabelTrainer(Trainer):
     """A Trainer whose loss is ``soft_label_loss`` on the batch's ``soft_labels`` column."""
 
     loss_is_scaled_for_ga = False  # a per-batch mean
+    temperature: float = 1.0
+    positive: int = 1  # index of the label whose probability a binary soft label holds
 
-    def __init__(self, *args: Any, temperature: float, positive: int, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.temperature = temperature
-        self.positive = positive
+    @classmethod
+    def with_settings(cls, temperature: float, positive: int) -> type[SoftLabelTrainer]:
+        """This Trainer class with the distillation ``temperature`` and ``positive`` label
+        (a class, so the harness can mix its batching into it)."""
+        return type(cls.__name__, (cls,), {"temperature": temperature, "positive": positive})
 
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
         soft_labels = inputs.pop(SOFT_LABELS)
@@ -168,7 +170,7 @@ def run_students(
     if method == DISTILLED:
         positive = labels.index(soft_label_columns(labels)[0])
         training = (
-            functools.partial(SoftLabelTrainer, temperature=temperature, positive=positive),
+            SoftLabelTrainer.with_settings(temperature, positive),
             [SOFT_LABELS],
         )
     results = []
