@@ -430,6 +430,18 @@ def test_sentence_similarity_regression_scored_by_pearson(model_fixture, request
     assert baseline["metrics"]["pearson"] == 0.0  # a constant prediction
 
 
+def _tiny_bert_config(**settings) -> BertConfig:
+    """A one-layer, 8-wide BERT over a 10-token vocabulary."""
+    return BertConfig(
+        vocab_size=10,
+        hidden_size=8,
+        num_hidden_layers=1,
+        num_attention_heads=1,
+        intermediate_size=8,
+        **settings,
+    )
+
+
 def test_length_grouped_training_batches_and_length_sorted_evaluation(tmp_path):
     import torch
     from datasets import Dataset
@@ -439,15 +451,7 @@ def test_length_grouped_training_batches_and_length_sorted_evaluation(tmp_path):
 
     lengths = [3, 9, 5, 7, 2, 8, 4, 6]
     data = Dataset.from_dict({"input_ids": [[1] * n for n in lengths]})
-    model = BertForMaskedLM(
-        BertConfig(
-            vocab_size=10,
-            hidden_size=8,
-            num_hidden_layers=1,
-            num_attention_heads=1,
-            intermediate_size=8,
-        )
-    )
+    model = BertForMaskedLM(_tiny_bert_config())
     arguments = TrainingArguments(
         output_dir=str(tmp_path),
         per_device_train_batch_size=2,
@@ -489,16 +493,7 @@ def test_length_sorted_evaluation_returns_outputs_and_metrics_in_dataset_order(t
         }
     )
     torch.manual_seed(0)
-    model = BertForTokenClassification(
-        BertConfig(
-            vocab_size=10,
-            hidden_size=8,
-            num_hidden_layers=1,
-            num_attention_heads=1,
-            intermediate_size=8,
-            num_labels=2,
-        )
-    )
+    model = BertForTokenClassification(_tiny_bert_config(num_labels=2))
     seen = {}
 
     def record(name):
