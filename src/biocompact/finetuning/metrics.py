@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -60,38 +61,32 @@ _STRICT = (
 )
 
 
-def _entity_scores(strict: bool) -> Callable[[Sequence, Sequence], tuple[float, float, float]]:
-    """seqeval's entity-level micro (precision, recall, F1), the three from one pass over the
+def _entity_scores(strict: bool) -> Callable[[Sequence, Sequence], dict[str, float]]:
+    """seqeval's entity-level micro precision, recall and F1, the three from one pass over the
     entities: the result for the last (gold, predicted) pair is kept, so the three metrics of
     one evaluation decode the entities once (seqeval's ``f1_score`` and friends each decode
     them again)."""
+    compute = functools.partial(strict_scores, scheme=IOB2) if strict else conlleval_scores
     last: list = []  # [gold, predicted, scores] of the last call
 
-    def scores(gold: Sequence, predicted: Sequence) -> tuple[float, float, float]:
+    def scores(gold: Sequence, predicted: Sequence) -> dict[str, float]:
         if not (last and last[0] is gold and last[1] is predicted):
-            options = {"scheme": IOB2} if strict else {}
-            compute = strict_scores if strict else conlleval_scores
-            precision, recall, f1, _ = compute(
-                gold, predicted, average="micro", zero_division=0, **options
-            )
-            last[:] = [gold, predicted, (precision, recall, f1)]
+            precision, recall, f1, _ = compute(gold, predicted, average="micro", zero_division=0)
+            last[:] = [gold, predicted, {"precision": precision, "recall": recall, "f1": f1}]
         return last[2]
 
     return scores
 
 
 def _entity(
-    scores: Callable[[Sequence, Sequence], tuple[float, ...]],
-    index: int,
-    name: str,
-    training: str,
-    strict: bool,
+    scores: Callable[[Sequence, Sequence], dict[str, float]], name: str, training: str, strict: bool
 ) -> Metric:
     return Metric(
-        f"entity-level micro {name}, {_STRICT if strict else _CONLLEVAL}; trained with "
+        f"entity-level micro {name if name != 'f1' else 'F1'}, "
+        f"{_STRICT if strict else _CONLLEVAL}; trained with "
         f"{training} labelled, words are scored by their first sub-token, words beyond "
         "max_seq_length are predicted O",
-        lambda gold, predicted: scores(gold, predicted)[index],
+        lambda gold, predicted: scores(gold, predicted)[name],
     )
 
 
@@ -127,10 +122,8 @@ def ner_metrics(label_all_subtokens: bool = False, labels: Sequence[str] = ()) -
     metrics = {}
     for prefix in ("", "strict_"):
         scores = _entity_scores(strict=bool(prefix))
-        for index, name in ((2, "f1"), (0, "precision"), (1, "recall")):
-            metrics[f"{prefix}{name}"] = _entity(
-                scores, index, name if name != "f1" else "F1", training, strict=bool(prefix)
-            )
+        for name in ("f1", "precision", "recall"):
+            metrics[f"{prefix}{name}"] = _entity(scores, name, training, strict=bool(prefix))
     types = sorted({kind for label in labels if (kind := _entity_type(label))})
     if types:
         metrics["word_macro_f1"] = Metric(

@@ -42,7 +42,8 @@ EVAL_PREFIX = "eval_"
 GRID_KEYS = ("learning_rate", "batch_size", "epochs")
 # On a GPU evaluation keeps no activations for a backward pass: batches this large cost no
 # more memory than training ones and pay the per-batch overhead 4x (batch 16) less often. On
-# a CPU the training batch size: larger batches pad more (measured slower on the demo's NER).
+# a CPU the training batch size (larger batches measured slower on the demo's NER, with
+# evaluation batches in dataset order).
 MIN_GPU_EVAL_BATCH_SIZE = 64
 
 
@@ -79,8 +80,8 @@ class KeepBestModel(TrainerCallback):
 class LengthGroupedTraining:
     """Trainer mixin: training batches of examples of similar length, each padded only to its
     longest (transformers' ``LengthGroupedSampler``: random megabatches of 50 batches, sorted
-    within). Not ``train_sampling_strategy="group_by_length"``, which also reorders
-    evaluation and prediction; those keep the dataset's order here."""
+    within). Not ``train_sampling_strategy="group_by_length"``, which also reorders the
+    outputs of evaluation and prediction; ``LengthSortedEvaluation`` keeps their order."""
 
     def _get_train_sampler(self, train_dataset: Dataset | None = None) -> LengthGroupedSampler:
         dataset = self.train_dataset if train_dataset is None else train_dataset
@@ -112,17 +113,15 @@ class LengthSortedEvaluation:
     padded only to its longest, and hand back outputs (and dev metrics computed on them) in
     the dataset's order. The same predictions as batches in dataset order, with less
     padding (on the demo's NER about 60% of a dataset-order batch holds tokens, 97% of a
-    sorted one)."""
+    sorted one). Fine-tuning runs in one process, so one sampler sees the whole set."""
 
-    def _get_eval_sampler(self, eval_dataset: Dataset) -> Any:
-        if self.args.world_size > 1:
-            return super()._get_eval_sampler(eval_dataset)
-        return _length_order(eval_dataset).tolist()
+    def _get_eval_sampler(self, eval_dataset: Dataset) -> list[int]:
+        # the order of the evaluation this sampler starts, which evaluation_loop undoes
+        self._evaluation_order = _length_order(eval_dataset)
+        return self._evaluation_order.tolist()
 
     def evaluation_loop(self, dataloader, *args: Any, **kwargs: Any) -> EvalLoopOutput:
-        if self.args.world_size > 1:
-            return super().evaluation_loop(dataloader, *args, **kwargs)
-        order = _length_order(dataloader.dataset)
+        order = self._evaluation_order
         compute_metrics = self.compute_metrics
         if compute_metrics is not None:
             self.compute_metrics = lambda prediction: compute_metrics(
