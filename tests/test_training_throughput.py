@@ -32,6 +32,29 @@ def test_training_flops_of_a_batch_by_hand():
     assert counter(batch) == 3 * (7 * (344 + 64) + 2 * 2 * 78)
 
 
+def test_training_flops_with_the_last_layer_at_the_predictions_by_hand():
+    config = BertConfig(
+        vocab_size=10,
+        hidden_size=4,
+        num_hidden_layers=2,
+        num_attention_heads=1,
+        intermediate_size=8,
+    )
+    counter = FlopCounter(BertForMaskedLM(config), last_layer_at_predictions=True)
+    assert counter.layer_parameters == 2 * 172
+    batch = {
+        "attention_mask": torch.tensor([[1, 1, 1, 0], [1, 1, 1, 1]]),
+        "labels": torch.tensor(
+            [[IGNORE_INDEX, 5, IGNORE_INDEX, IGNORE_INDEX], [IGNORE_INDEX] * 3 + [7]]
+        ),
+    }
+    # first layer at 7 tokens: 2 x 172 + 4 x 4 x 4; last layer: keys and values
+    # 2 x (4*4 + 4) parameters at 7 tokens, the other 172 - 40 = 132 and attention
+    # 4 x 4 x 4 at 2 predictions; the head's 78 parameters at 2 predictions
+    forward = 7 * (344 + 64) + 7 * 2 * 40 + 2 * (2 * 132 + 64) + 2 * 2 * 78
+    assert counter(batch) == 3 * forward
+
+
 def test_peak_comes_from_the_config_or_the_gpu_name():
     assert peak_tflops(torch.device("cpu")) is None
     assert peak_tflops(torch.device("cpu"), configured=100.0) == 100.0

@@ -11,6 +11,7 @@ from transformers import (
     PreTrainedTokenizerBase,
 )
 
+from biocompact.models.last_layer import sparse_last_layer
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.evaluation import masked_lm_logits
 from biocompact.training.objective import Objective
@@ -30,6 +31,9 @@ class MaskedLanguageModelling(Objective):
 
     def model_to_save(self) -> PreTrainedModel:
         return self.model
+
+    def last_layer_at_predictions(self) -> bool:
+        return sparse_last_layer(self.model) is not None
 
 
 def build_mlm(

@@ -10,6 +10,7 @@ import torch.nn.functional as F
 from transformers import PreTrainedModel, PreTrainedTokenizerBase, pipeline
 
 from biocompact.models.heads import mlm_head
+from biocompact.models.last_layer import last_layer_at
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.masking import IGNORE_INDEX
 
@@ -19,11 +20,13 @@ EVAL_MASKING_SEED = 12345
 def masked_lm_logits(
     model: PreTrainedModel, batch: dict[str, torch.Tensor]
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """MLM logits at the masked positions only (the head never sees unmasked tokens)."""
-    hidden = model.base_model(
-        input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]
-    ).last_hidden_state
+    """MLM logits at the masked positions only: neither the head nor the last layer's
+    queries and feed-forward see the unmasked tokens (``biocompact.models.last_layer``)."""
     selected = batch["labels"] != IGNORE_INDEX
+    with last_layer_at(model, selected):
+        hidden = model.base_model(
+            input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]
+        ).last_hidden_state
     return mlm_head(model)(hidden[selected]), batch["labels"][selected]
 
 

@@ -172,7 +172,11 @@ def train(
         device.type, dtype=torch.bfloat16, enabled=device.type == "cuda" and settings.bf16
     )
     peak = peak_tflops(device, settings.peak_tflops)
-    count_flops = FlopCounter(objective.model_to_save()) if peak else None
+    count_flops = (
+        FlopCounter(objective.model_to_save(), objective.last_layer_at_predictions())
+        if peak
+        else None
+    )
     progress = tqdm(
         total=settings.steps,
         initial=step,

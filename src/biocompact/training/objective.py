@@ -29,6 +29,10 @@ class Objective(nn.Module):
         """The Hugging Face model that the stage publishes when training ends."""
         raise NotImplementedError
 
+    def last_layer_at_predictions(self) -> bool:
+        """Whether the last encoder layer runs at the masked positions only (MFU counts that)."""
+        return False
+
     def evaluate(
         self,
         tokenizer: PreTrainedTokenizerBase,

@@ -2,7 +2,9 @@
 
 Training FLOPs of a step = 3 x forward FLOPs (the backward pass costs twice the forward):
 the encoder's ``2 N + 4 L S H`` per real token (``biocompact.efficiency``) plus the MLM
-head's ``2 N_head`` per predicted (masked) position, the only positions it runs on.
+head's ``2 N_head`` per predicted (masked) position, the only positions it runs on (and
+where the last layer runs there only, ``biocompact.models.last_layer``, its keys and values
+at every token and the rest of it per prediction).
 Padding, embedding look-ups and a frozen teacher are not counted, so MFU is conservative.
 """
 
@@ -43,22 +45,34 @@ def peak_tflops(device: torch.device, configured: float | None = None) -> float 
 
 
 class FlopCounter:
-    """Training FLOPs of MLM batches for one model (its sizes read once)."""
+    """Training FLOPs of MLM batches for one model (its sizes read once).
 
-    def __init__(self, model: PreTrainedModel):
+    ``last_layer_at_predictions``: the last layer computes keys and values at every token and
+    the rest at the masked positions only (``biocompact.models.last_layer``), so only that
+    is counted.
+    """
+
+    def __init__(self, model: PreTrainedModel, last_layer_at_predictions: bool = False):
         config = model.config
         self.layer_parameters = parameter_counts(model.base_model)["layers"]
         self.layers = config.num_hidden_layers
         self.hidden_size = config.hidden_size
         # a tied decoder is listed here too, so the vocabulary projection is counted
         self.head_parameters = sum(p.numel() for p in mlm_head(model).parameters())
+        self.last_layer_at_predictions = last_layer_at_predictions
 
     def __call__(self, batch: dict[str, torch.Tensor]) -> float:
         tokens = int(batch["attention_mask"].sum())
         predictions = int((batch["labels"] != IGNORE_INDEX).sum())
         width = batch["attention_mask"].shape[1]
-        forward = (
-            flops_per_token(self.layer_parameters, self.layers, self.hidden_size, width) * tokens
-            + 2 * self.head_parameters * predictions
+        if not self.last_layer_at_predictions:
+            per_token = flops_per_token(self.layer_parameters, self.layers, self.hidden_size, width)
+            return 3.0 * (per_token * tokens + 2 * self.head_parameters * predictions)
+        per_layer = self.layer_parameters // self.layers
+        below_last = flops_per_token(
+            per_layer * (self.layers - 1), self.layers - 1, self.hidden_size, width
         )
-        return 3.0 * forward
+        key_value = 2 * (self.hidden_size**2 + self.hidden_size)
+        last_rest = flops_per_token(per_layer - key_value, 1, self.hidden_size, width)
+        encoder = (below_last + 2 * key_value) * tokens + last_rest * predictions
+        return 3.0 * (encoder + 2 * self.head_parameters * predictions)

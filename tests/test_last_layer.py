@@ -1,0 +1,119 @@
+"""The last layer run at the masked positions only gives the whole layer's values and gradients there."""
+
+import pytest
+import torch
+from transformers import (
+    AlbertConfig,
+    AlbertForMaskedLM,
+    BertConfig,
+    BertForMaskedLM,
+    ElectraConfig,
+    ElectraForMaskedLM,
+    RobertaConfig,
+    RobertaForMaskedLM,
+)
+
+from biocompact.models.last_layer import last_layer_at, sparse_last_layer
+from biocompact.pretraining.mlm import MaskedLanguageModelling
+from biocompact.training.evaluation import masked_lm_logits
+from biocompact.training.masking import IGNORE_INDEX
+
+SIZES = dict(
+    vocab_size=50,
+    hidden_size=16,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    intermediate_size=32,
+    hidden_dropout_prob=0.0,
+    attention_probs_dropout_prob=0.0,
+    pad_token_id=1,
+)
+FAMILIES = [
+    (BertForMaskedLM, BertConfig),
+    (RobertaForMaskedLM, RobertaConfig),
+    (ElectraForMaskedLM, ElectraConfig),
+]
+
+
+def _batch() -> dict[str, torch.Tensor]:
+    """Three sequences of 8, two of them padded; masked positions at irregular places."""
+    generator = torch.Generator().manual_seed(0)
+    attention_mask = torch.ones(3, 8, dtype=torch.long)
+    attention_mask[1, 6:] = 0
+    attention_mask[2, 3:] = 0
+    input_ids = torch.randint(5, 50, (3, 8), generator=generator) * attention_mask
+    masked = torch.zeros(3, 8, dtype=torch.bool)
+    masked[0, [0, 3, 4, 7]] = True
+    masked[1, 5] = True
+    masked[2, [1, 2]] = True
+    labels = torch.where(masked, input_ids, IGNORE_INDEX)
+    return {"input_ids": input_ids, "attention_mask": attention_mask, "labels": labels}
+
+
+@pytest.mark.parametrize("attention", ["sdpa", "eager"])
+@pytest.mark.parametrize(("model_class", "config_class"), FAMILIES)
+def test_values_and_gradients_at_the_positions_are_the_whole_layers(
+    model_class, config_class, attention
+):
+    torch.manual_seed(0)
+    model = model_class(config_class(**SIZES, attn_implementation=attention))
+    batch = _batch()
+    masked = batch["labels"] != IGNORE_INDEX
+
+    def hidden_and_gradients() -> tuple[torch.Tensor, list[torch.Tensor]]:
+        model.zero_grad()
+        hidden = model.base_model(
+            input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]
+        ).last_hidden_state[masked]
+        hidden.pow(2).sum().backward()
+        return hidden.detach(), [p.grad.clone() for p in model.base_model.parameters()]
+
+    whole, whole_gradients = hidden_and_gradients()
+    with last_layer_at(model, masked) as applied:
+        chosen, chosen_gradients = hidden_and_gradients()
+    assert applied
+    torch.testing.assert_close(chosen, whole)
+    for chosen_gradient, whole_gradient in zip(chosen_gradients, whole_gradients, strict=True):
+        torch.testing.assert_close(chosen_gradient, whole_gradient)
+
+
+def test_the_other_positions_are_not_computed_and_the_layer_is_whole_again_after():
+    torch.manual_seed(0)
+    model = BertForMaskedLM(BertConfig(**SIZES)).eval()
+    batch = _batch()
+    masked = batch["labels"] != IGNORE_INDEX
+    inputs = {"input_ids": batch["input_ids"], "attention_mask": batch["attention_mask"]}
+    whole = model.base_model(**inputs).last_hidden_state
+    with last_layer_at(model, masked):
+        chosen = model.base_model(**inputs).last_hidden_state
+    # every sequence gets as many rows as the most masked one (4): sequence 1 (1 masked)
+    # computes 3 other positions too, sequence 2 (2 masked) 2; 24 - 7 masked - 5 = 12 left out
+    assert int((chosen.abs().sum(-1) == 0).sum()) == 12
+    torch.testing.assert_close(chosen[masked], whole[masked])
+    torch.testing.assert_close(model.base_model(**inputs).last_hidden_state, whole)
+    with pytest.raises(ValueError), last_layer_at(model, masked):
+        raise ValueError
+    assert "forward" not in vars(model.base_model.encoder.layer[-1])
+
+
+def test_masked_lm_logits_are_the_full_models_at_the_masked_positions():
+    torch.manual_seed(0)
+    model = BertForMaskedLM(BertConfig(**SIZES)).eval()
+    batch = _batch()
+    logits, labels = masked_lm_logits(model, batch)
+    masked = batch["labels"] != IGNORE_INDEX
+    full = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
+    torch.testing.assert_close(logits, full[masked])
+    assert labels.tolist() == batch["input_ids"][masked].tolist()
+
+
+def test_albert_and_a_compiled_encoder_run_the_whole_layer():
+    albert = AlbertForMaskedLM(AlbertConfig(**SIZES, embedding_size=8))
+    assert sparse_last_layer(albert) is None
+    assert not MaskedLanguageModelling(albert).last_layer_at_predictions()
+    with last_layer_at(albert, torch.ones(3, 8, dtype=torch.bool)) as applied:
+        assert not applied
+    bert = BertForMaskedLM(BertConfig(**SIZES))
+    assert MaskedLanguageModelling(bert).last_layer_at_predictions()
+    bert.base_model.compile()  # compiles lazily, at the first call: nothing runs here
+    assert sparse_last_layer(bert) is None
