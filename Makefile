@@ -18,14 +18,12 @@ export TOKENIZERS_PARALLELISM := false
 install: $(VENV)/.installed
 
 # torch first, pinned (an unpinned torch would pull several GB of CUDA packages), then the rest.
-# --no-compile: Python byte-compiles a module when it is first imported instead of pip
-# compiling every file of every package (half a minute less on 2 cores).
-PIP_INSTALL := $(BIN)/pip install --quiet --no-compile
 $(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PIP_INSTALL) torch==$(TORCH_VERSION) $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
-	$(PIP_INSTALL) -r requirements.txt
-	$(PIP_INSTALL) --no-deps -e .
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet torch==$(TORCH_VERSION) $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
+	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip install --quiet --no-deps -e .
 	$(BIN)/python -c "import datasets, torch, transformers, scispacy, pubmed_parser, snakemake"
 	touch $@
 
