@@ -8,51 +8,44 @@ from biocompact.training.launch import data_parallel_processes
 from biocompact.training.masking import IGNORE_INDEX
 from biocompact.training.throughput import FlopCounter, peak_tflops
 
+# 7 real tokens, 2 of them masked
+BATCH = {
+    "attention_mask": torch.tensor([[1, 1, 1, 0], [1, 1, 1, 1]]),
+    "labels": torch.tensor(
+        [[IGNORE_INDEX, 5, IGNORE_INDEX, IGNORE_INDEX], [IGNORE_INDEX] * 3 + [7]]
+    ),
+}
 
-def test_training_flops_of_a_batch_by_hand():
+
+def _tiny_bert(layers: int) -> BertForMaskedLM:
     config = BertConfig(
         vocab_size=10,
         hidden_size=4,
-        num_hidden_layers=1,
+        num_hidden_layers=layers,
         num_attention_heads=1,
         intermediate_size=8,
     )
-    counter = FlopCounter(BertForMaskedLM(config))
+    return BertForMaskedLM(config)
+
+
+def test_training_flops_of_a_batch_by_hand():
+    counter = FlopCounter(_tiny_bert(layers=1))
     # one layer: Q, K, V, output 4 x (4*4 + 4) + LayerNorm 8 + up 4*8 + 8 + down 8*4 + 4 + LayerNorm 8
     assert counter.layer_parameters == 80 + 8 + 40 + 36 + 8
     # head: transform 4*4 + 4, LayerNorm 8, decoder 10*4 (tied to the embeddings), bias 10
     assert counter.head_parameters == 20 + 8 + 40 + 10
-    batch = {
-        "attention_mask": torch.tensor([[1, 1, 1, 0], [1, 1, 1, 1]]),
-        "labels": torch.tensor(
-            [[IGNORE_INDEX, 5, IGNORE_INDEX, IGNORE_INDEX], [IGNORE_INDEX] * 3 + [7]]
-        ),
-    }
     # 3 x [7 tokens x (2 x 172 + 4 x 1 layer x 4 width x 4 hidden) + 2 predictions x 2 x 78]
-    assert counter(batch) == 3 * (7 * (344 + 64) + 2 * 2 * 78)
+    assert counter(BATCH) == 3 * (7 * (344 + 64) + 2 * 2 * 78)
 
 
 def test_training_flops_with_the_last_layer_at_the_predictions_by_hand():
-    config = BertConfig(
-        vocab_size=10,
-        hidden_size=4,
-        num_hidden_layers=2,
-        num_attention_heads=1,
-        intermediate_size=8,
-    )
-    counter = FlopCounter(BertForMaskedLM(config), last_layer_at_predictions=True)
+    counter = FlopCounter(_tiny_bert(layers=2), last_layer_at_predictions=True)
     assert counter.layer_parameters == 2 * 172
-    batch = {
-        "attention_mask": torch.tensor([[1, 1, 1, 0], [1, 1, 1, 1]]),
-        "labels": torch.tensor(
-            [[IGNORE_INDEX, 5, IGNORE_INDEX, IGNORE_INDEX], [IGNORE_INDEX] * 3 + [7]]
-        ),
-    }
     # first layer at 7 tokens: 2 x 172 + 4 x 4 x 4; last layer: keys and values
     # 2 x (4*4 + 4) parameters at 7 tokens, the other 172 - 40 = 132 and attention
     # 4 x 4 x 4 at 2 predictions; the head's 78 parameters at 2 predictions
     forward = 7 * (344 + 64) + 7 * 2 * 40 + 2 * (2 * 132 + 64) + 2 * 2 * 78
-    assert counter(batch) == 3 * forward
+    assert counter(BATCH) == 3 * forward
 
 
 def test_peak_comes_from_the_config_or_the_gpu_name():
