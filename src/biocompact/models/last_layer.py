@@ -5,7 +5,7 @@ the last layer (its query, attention output, feed-forward: 10 of the layer's 12 
 matrices) is work thrown away. Inside ``last_layer_at(model, positions)`` the last
 layer computes keys and values at every position, as before, and the rest at
 ``positions`` only; its output is zero elsewhere. With 15% of positions masked this
-skips 85% of the last layer's work (about 9% of bioformer-8L's training step, more in
+skips 85% of the last layer's work (about 9% of bioformer-8L's encoder, more in
 shallow models); the values at ``positions`` are those of the whole layer, and so
 are the gradients (tests/test_last_layer.py).
 
