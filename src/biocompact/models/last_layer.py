@@ -10,8 +10,8 @@ shallow models); the values at ``positions`` are those of the whole layer, and s
 are the gradients (tests/test_last_layer.py).
 
 It applies to the BERT layer layout (BERT, RoBERTa, ELECTRA); other models (ALBERT's
-shared layers, ModernBERT) and a ``torch.compile``'d encoder, which would recompile
-for the swapped ``forward``, run the whole layer as before.
+shared layers, ModernBERT), attention other than SDPA or eager, and a ``torch.compile``'d
+encoder, which would recompile for the swapped ``forward``, run the whole layer as before.
 """
 
 from __future__ import annotations
@@ -29,7 +29,13 @@ def sparse_last_layer(model: PreTrainedModel) -> nn.Module | None:
     """The model's last encoder layer if it can run at chosen positions only, else None."""
     base = model.base_model
     layers = getattr(getattr(base, "encoder", None), "layer", None)
-    if not isinstance(layers, nn.ModuleList) or base._compiled_call_impl is not None:
+    if (
+        not isinstance(layers, nn.ModuleList)
+        or base._compiled_call_impl is not None
+        # the layer's mask must be the (batch, 1, length, length) or broadcastable tensor
+        # these two pass on (flash attention gets a 2-D one, flex a BlockMask)
+        or model.config._attn_implementation not in ("sdpa", "eager")
+    ):
         return None
     layer = layers[-1]
     attention = getattr(layer, "attention", None)
