@@ -15,7 +15,8 @@ warm-up, weight decay, maximum length), seed, dev selection and test scoring:
 
 Both read, encode and score with biocompact's task families, so their metrics must agree
 within seed noise. Runs alternate between the two (same machine load); prints seconds per
-run, the speed-up and every run's test metric.
+run, the speed-up and every run's test metric. Both routes run in the same precision: bf16 on
+a GPU, fp32 on the CPU unless ``--cpu-bf16`` (the pipeline's default on a CPU with native bf16).
 
     python benchmarks/finetuning_speed.py --threads 1                       # the demo's tasks
     python benchmarks/finetuning_speed.py --model FOLDER --tasks demo-ner --seeds 1 2 3
@@ -47,6 +48,7 @@ from biocompact.finetuning.splits import load_splits
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.train import finetune
 from biocompact.models.presets import build_config
+from biocompact.training.precision import native_bf16
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -98,7 +100,6 @@ def plain_run(model_dir: str, task: Mapping, seed: int, work: Path) -> float:
 
     set_seed(seed)
     model = family.build_model(model_dir, splits.labels)
-    cuda = torch.cuda.is_available()
     arguments = TrainingArguments(
         output_dir=str(work),
         num_train_epochs=settings["epochs"],
@@ -118,8 +119,8 @@ def plain_run(model_dir: str, task: Mapping, seed: int, work: Path) -> float:
         disable_tqdm=True,
         seed=seed,
         data_seed=seed,
-        bf16=cuda,
-        use_cpu=not cuda,
+        bf16=settings["bf16"],
+        use_cpu=not torch.cuda.is_available(),
     )
     trainer = Trainer(
         model=model,
@@ -191,8 +192,13 @@ def main() -> None:
         action="store_true",
         help="first one untimed run of each route (a GPU's start-up costs)",
     )
+    parser.add_argument(
+        "--cpu-bf16", action="store_true", help="on the CPU too, both routes in bf16 autocast"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args()
+    if args.cpu_bf16 and not native_bf16(torch.device("cpu")):
+        parser.error("--cpu-bf16: this CPU has no native bf16 (AVX512-BF16 or AMX)")
     torch.set_num_threads(args.threads)
     if args.task_settings:
         tasks = {
@@ -202,8 +208,9 @@ def main() -> None:
         }
     else:
         tasks = task_settings(args.config, args.tasks)
-    if args.length_grouped != "preset":
-        for task in tasks.values():
+    for task in tasks.values():
+        task["hyperparameters"]["bf16"] = torch.cuda.is_available() or args.cpu_bf16
+        if args.length_grouped != "preset":
             task["hyperparameters"]["length_grouped_batches"] = args.length_grouped == "on"
     routes = args.routes.split(",")
     device = (

@@ -16,7 +16,9 @@ sequence length, same text, AdamW with warm-up in every route:
 Prints training tokens per second (real tokens, padding excluded: the figure that
 counts), sequences per second, real tokens per sequence and the ratios; on a GPU also the
 MFU of every route (the same FLOP count, ``biocompact.training.throughput``, over the
-same peak). The first ``--warmup`` steps of each run are not timed.
+same peak). The first ``--warmup`` steps of each run are not timed. Every route runs in
+the same precision: bf16 on a GPU, fp32 on the CPU unless ``--cpu-bf16`` (the pipeline's
+default on a CPU with native bf16).
 
     python benchmarks/pretraining_speed.py                       # CPU: bioformer-8L, batch 8, length 128
     python benchmarks/pretraining_speed.py --batch-size 64 --seq-length 512 --steps 30   # GPU
@@ -50,6 +52,7 @@ from biocompact.tokenized_corpus import build_tokenized_corpus
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.loop import TrainingSettings, pick_device, train
 from biocompact.training.masking import IGNORE_INDEX, MaskingSettings
+from biocompact.training.precision import native_bf16
 from biocompact.training.throughput import FlopCounter, peak_tflops
 
 DEFAULT_TEXT = (
@@ -112,6 +115,7 @@ def run_biocompact(args, tokenizer, shard: Path, work: Path) -> dict:
         checkpoint_every=10**9,
         data_workers=args.data_workers,
         compile=args.compile,
+        bf16=args.bf16,
     )
     objective = MaskedLanguageModelling(new_model(args.preset, tokenizer, args.seq_length))
     log = train(objective, dataset, batcher, settings, work / "checkpoints")
@@ -194,7 +198,6 @@ def run_huggingface(args, tokenizer, route: str, documents: list[list[str]], wor
         tokenizer, mlm_probability=0.15, whole_word_mask=True
     )
     timer = _StepTimer(args.warmup)
-    cuda = torch.cuda.is_available()
     training_args = TrainingArguments(
         output_dir=str(work / "hf"),
         per_device_train_batch_size=args.batch_size,
@@ -202,8 +205,8 @@ def run_huggingface(args, tokenizer, route: str, documents: list[list[str]], wor
         learning_rate=LEARNING_RATE,
         warmup_steps=WARMUP_STEPS,
         weight_decay=0.01,
-        bf16=cuda,
-        use_cpu=not cuda,
+        bf16=args.bf16,
+        use_cpu=not torch.cuda.is_available(),
         report_to=[],
         save_strategy="no",
         logging_strategy="no",
@@ -275,9 +278,15 @@ def main() -> None:
     parser.add_argument(
         "--routes", default=",".join(ROUTES), help=f"comma-separated, of {list(ROUTES)}"
     )
+    parser.add_argument(
+        "--cpu-bf16", action="store_true", help="on the CPU too, every route in bf16 autocast"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args()
     routes = args.routes.split(",")
+    if args.cpu_bf16 and not native_bf16(torch.device("cpu")):
+        parser.error("--cpu-bf16: this CPU has no native bf16 (AVX512-BF16 or AMX)")
+    args.bf16 = torch.cuda.is_available() or args.cpu_bf16
     if not args.text.is_file():
         parser.error(f"--text {args.text} not found: pass a file with one abstract a line")
     if not set(routes) <= set(ROUTES) or routes[0] != "biocompact":

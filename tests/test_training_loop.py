@@ -11,9 +11,11 @@ from biocompact.distillation.objectives import DistilBertObjective
 from biocompact.distillation.student import student_from_teacher_layers
 from biocompact.locations import resolve_location
 from biocompact.pretraining.mlm import MaskedLanguageModelling
+from biocompact.training import loop
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.loop import TrainingSettings, train
 from biocompact.training.masking import MaskingSettings
+from biocompact.training.precision import native_bf16
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -218,10 +220,30 @@ def test_data_workers_give_the_batches_and_weights_of_the_training_thread(tmp_pa
     assert all(torch.equal(plain[name], ahead[name]) for name in plain)
 
 
+def test_without_native_bf16_training_stays_in_fp32(tmp_path, monkeypatch):
+    monkeypatch.setattr(loop, "native_bf16", lambda device: False)
+    default, default_losses = _trained_weights(tmp_path / "default")
+    fp32, fp32_losses = _trained_weights(tmp_path / "fp32", bf16=False)
+    assert default_losses == fp32_losses
+    assert all(torch.equal(default[name], fp32[name]) for name in default)
+
+
+@pytest.mark.skipif(not native_bf16(torch.device("cpu")), reason="this CPU has no native bf16")
+def test_bf16_on_a_cpu_with_native_bf16_trains_within_tolerance_of_fp32(tmp_path):
+    _, bf16_losses = _trained_weights(tmp_path / "bf16", dropout=0.0)
+    _, fp32_losses = _trained_weights(tmp_path / "fp32", dropout=0.0, bf16=False)
+    assert bf16_losses != fp32_losses  # autocast ran
+    # Adam's sign-like steps amplify rounding in the weights; the losses stay close
+    assert bf16_losses == pytest.approx(fp32_losses, rel=0.02)
+
+
 @pytest.mark.slow  # minutes of inductor compilation on a CPU
 def test_compile_gives_the_results_of_eager_training(tmp_path):
-    # without dropout: compiled code draws its dropout masks from another generator
-    plain, plain_losses = _trained_weights(tmp_path / "plain", dropout=0.0)
-    compiled, compiled_losses = _trained_weights(tmp_path / "compiled", dropout=0.0, compile=True)
+    # without dropout (compiled code draws its dropout masks from another generator) and in
+    # fp32 (compiled and eager kernels round bf16 differently)
+    plain, plain_losses = _trained_weights(tmp_path / "plain", dropout=0.0, bf16=False)
+    compiled, compiled_losses = _trained_weights(
+        tmp_path / "compiled", dropout=0.0, bf16=False, compile=True
+    )
     assert compiled_losses == pytest.approx(plain_losses, rel=1e-4)
     assert all(torch.allclose(plain[name], compiled[name], atol=1e-4) for name in plain)

@@ -11,6 +11,7 @@ from biocompact.distillation.objectives import METHODS
 from biocompact.distillation.settings import DistillationSettings
 from biocompact.distillation.student import initialise_student
 from biocompact.training.loop import pick_device
+from biocompact.training.precision import native_bf16
 from biocompact.training.stage import load_corpus, train_and_publish
 
 
@@ -28,7 +29,7 @@ def run_distillation(
     """Distil student ``name`` from the teacher in ``teacher_dir`` as ``settings`` say.
 
     ``outputs`` names the ``model``, ``log`` and ``eval`` paths; the teacher runs in bf16
-    on a GPU.
+    where the student trains in bf16 autocast.
     """
     corpus, tokenizer, batcher = load_corpus(dataset_dir, teacher_dir, masking)
     teacher = AutoModelForMaskedLM.from_pretrained(teacher_dir)
@@ -39,7 +40,7 @@ def run_distillation(
         settings.student_architecture,
         settings.training.seed,
     )
-    if pick_device().type == "cuda":
+    if settings.training.bf16 and native_bf16(pick_device()):
         teacher = teacher.to(torch.bfloat16)
     objective = METHODS[settings.method](
         student,

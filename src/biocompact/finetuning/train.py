@@ -35,6 +35,7 @@ from biocompact.finetuning.record import FoldResult, metrics_record, write_fold_
 from biocompact.finetuning.splits import Splits, load_splits
 from biocompact.finetuning.task_files import fold_tasks
 from biocompact.finetuning.tasks import get_family
+from biocompact.training.precision import native_bf16
 
 logger = logging.getLogger(__name__)
 
@@ -166,6 +167,7 @@ def _training_arguments(
         # Trainer reads warmup_steps >= 1 as a number of steps, not a ratio
         raise ValueError(f"warmup_ratio must be in [0, 1), got {hyperparameters['warmup_ratio']}")
     eval_steps = hyperparameters.get("eval_steps")
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     strategy = ("steps" if eval_steps else "epoch") if evaluate else "no"
     return TrainingArguments(
         output_dir=output_dir,
@@ -175,7 +177,8 @@ def _training_arguments(
             hyperparameters["batch_size"],
             MIN_GPU_EVAL_BATCH_SIZE if torch.cuda.is_available() else 0,
         ),
-        bf16=torch.cuda.is_available() and torch.cuda.is_bf16_supported(),
+        bf16=hyperparameters.get("bf16", True) and native_bf16(device),
+        use_cpu=device.type == "cpu",
         learning_rate=hyperparameters["learning_rate"],
         warmup_steps=hyperparameters["warmup_ratio"],  # a float in [0, 1) is a ratio of all steps
         weight_decay=hyperparameters["weight_decay"],

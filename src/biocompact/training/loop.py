@@ -1,13 +1,13 @@
 """The training loop shared by pretraining and distillation, readable in one sitting.
 
 AdamW with linear warm-up and decay, gradient accumulation, gradient clipping, bf16
-autocast (``bf16``), fused AdamW (on a GPU and a CPU), batches masked ahead in ``data_workers``
+autocast (``bf16``, on a GPU or a CPU with native bf16), fused AdamW (on a GPU and a CPU), batches masked ahead in ``data_workers``
 ``DataLoader`` processes into pinned memory, an optional ``torch.compile`` of the encoder
 (``compile``), data parallelism over the processes torchrun starts
 (``biocompact.training.distributed``), a JSON-lines log every ``log_every`` steps (with
 MFU on a GPU), a progress bar on an interactive console, and a resumable checkpoint
-every ``checkpoint_every`` steps. The GPU switches fall back to plain CPU training (no
-autocast, batches made in the training thread when ``data_workers`` is 0, ``compile``
+every ``checkpoint_every`` steps. The GPU switches fall back to plain CPU training (fp32
+without native bf16, batches made in the training thread when ``data_workers`` is 0, ``compile``
 works on both). A job killed at any moment and started again
 continues from its last checkpoint and ends with the same weights as an uninterrupted
 run (same seed, same devices).
@@ -38,6 +38,7 @@ from biocompact.training.checkpoint import (
     set_rng_state,
 )
 from biocompact.training.objective import Objective
+from biocompact.training.precision import native_bf16
 from biocompact.training.throughput import FlopCounter, peak_tflops
 
 log = logging.getLogger(__name__)
@@ -61,7 +62,7 @@ class TrainingSettings:
     log_every: int = 10
     checkpoint_every: int = 100
     peak_tflops: float | None = None  # for MFU; None: from the GPU's name (throughput.py)
-    bf16: bool = True  # bf16 autocast on CUDA (never on the CPU)
+    bf16: bool = True  # bf16 autocast where the device computes bf16 natively (precision.py)
     data_workers: int = 0  # DataLoader processes making batches ahead; 0: the training thread
     compile: bool = False  # torch.compile the encoder
 
@@ -169,7 +170,7 @@ def train(
             objective, device_ids=[device.index] if device.type == "cuda" else None
         )
     autocast = torch.autocast(
-        device.type, dtype=torch.bfloat16, enabled=device.type == "cuda" and settings.bf16
+        device.type, dtype=torch.bfloat16, enabled=settings.bf16 and native_bf16(device)
     )
     peak = peak_tflops(device, settings.peak_tflops)
     count_flops = (

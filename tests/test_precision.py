@@ -1,0 +1,42 @@
+"""Where training runs in bf16: the device's native bf16 decides, with a tested fp32 fallback."""
+
+import pytest
+import torch
+
+from biocompact.finetuning import train as finetuning_train
+from biocompact.training.precision import native_bf16
+
+HYPERPARAMETERS = {"epochs": 1, "batch_size": 4, "learning_rate": 1e-4}
+HYPERPARAMETERS |= {"warmup_ratio": 0.1, "weight_decay": 0.0}
+
+
+def test_a_cpu_has_native_bf16_with_avx512_bf16_or_amx(monkeypatch):
+    cpu = torch.device("cpu")
+    for avx512_bf16, amx, expected in [
+        (False, False, False),
+        (True, False, True),
+        (False, True, True),
+    ]:
+        monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda v=avx512_bf16: v)
+        monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda v=amx: v)
+        assert native_bf16(cpu) is expected
+
+
+def test_a_gpu_has_native_bf16_when_cuda_says_so(monkeypatch):
+    for supported in (False, True):
+        monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda v=supported: v)
+        assert native_bf16(torch.device("cuda", 0)) is supported
+    assert native_bf16(torch.device("meta")) is False
+
+
+@pytest.mark.parametrize(
+    ("native", "setting", "expected"),
+    [(True, None, True), (True, True, True), (True, False, False), (False, True, False)],
+)
+def test_fine_tuning_uses_bf16_where_native_unless_switched_off(
+    monkeypatch, tmp_path, native, setting, expected
+):
+    monkeypatch.setattr(finetuning_train, "native_bf16", lambda device: native)
+    hyperparameters = HYPERPARAMETERS | ({} if setting is None else {"bf16": setting})
+    arguments = finetuning_train._training_arguments(hyperparameters, 1, str(tmp_path))
+    assert arguments.bf16 is expected
