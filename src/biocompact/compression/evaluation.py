@@ -33,16 +33,16 @@ def score_on_test(
     out_predictions: str | Path,
 ) -> dict[str, Any]:
     """The harness's test metrics of ``model`` (tokenizer and labels from ``folder``, the
-    task's hyperparameters for batching); writes its predictions."""
+    task's hyperparameters for batching) in the format's own precision (no bf16 autocast,
+    which int8 kernels refuse); writes its predictions."""
     family = get_family(task["family"], task["format"])
     labels = model_labels(folder)
     tokenizer = AutoTokenizer.from_pretrained(folder)
     test = family.read_split(task, "test")
     check_known_labels(test, labels)
     encoded = family.encode(test, tokenizer, labels, task)
-    logits = predict_logits(
-        model, family, tokenizer, encoded.dataset, task["hyperparameters"], seed
-    )
+    as_deployed = {**task["hyperparameters"], "bf16": False}
+    logits = predict_logits(model, family, tokenizer, encoded.dataset, as_deployed, seed)
     predictions = family.decode(logits, encoded, labels)
     with atomic_open(out_predictions) as handle:
         family.write_predictions(handle, test, predictions)
