@@ -286,10 +286,12 @@ def test_soft_labels_are_the_teachers_sigmoid_at_the_temperature(teacher, re_tas
 
     texts = ["the weather was sunny", "@GENE$ is associated with @DISEASE$ in this cohort"]
     write_transfer_set(tmp_path / "transfer.jsonl", read_transfer_set_from(texts, tmp_path))
+    # in fp32, as the reference below (bf16 autocast, where the CPU has it, rounds at 1e-3)
+    fp32_task = {**re_task, "hyperparameters": {**re_task["hyperparameters"], "bf16": False}}
     meta = compute_soft_labels(
         str(teacher / "model"),
         str(tmp_path / "transfer.jsonl"),
-        re_task,
+        fp32_task,
         2.0,
         str(tmp_path / "soft.jsonl"),
         str(tmp_path / "soft.json"),
