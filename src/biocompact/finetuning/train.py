@@ -35,6 +35,7 @@ from biocompact.finetuning.record import FoldResult, metrics_record, write_fold_
 from biocompact.finetuning.splits import Splits, load_splits
 from biocompact.finetuning.task_files import fold_tasks
 from biocompact.finetuning.tasks import get_family
+from biocompact.training import distributed
 from biocompact.training.precision import native_bf16
 
 logger = logging.getLogger(__name__)
@@ -167,7 +168,7 @@ def _training_arguments(
         # Trainer reads warmup_steps >= 1 as a number of steps, not a ratio
         raise ValueError(f"warmup_ratio must be in [0, 1), got {hyperparameters['warmup_ratio']}")
     eval_steps = hyperparameters.get("eval_steps")
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = distributed.device()
     strategy = ("steps" if eval_steps else "epoch") if evaluate else "no"
     return TrainingArguments(
         output_dir=output_dir,
@@ -175,7 +176,7 @@ def _training_arguments(
         per_device_train_batch_size=hyperparameters["batch_size"],
         per_device_eval_batch_size=max(
             hyperparameters["batch_size"],
-            MIN_GPU_EVAL_BATCH_SIZE if torch.cuda.is_available() else 0,
+            MIN_GPU_EVAL_BATCH_SIZE if device.type == "cuda" else 0,
         ),
         bf16=hyperparameters.get("bf16", True) and native_bf16(device),
         use_cpu=device.type == "cpu",
