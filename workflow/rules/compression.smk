@@ -7,9 +7,9 @@
 include: "compression_common.smk"
 
 
+# The fp32 reference: rule finetune's job (same hyperparameters, seed and script) that also
+# saves the model chosen on dev.
 use rule finetune as finetune_saved with:
-    # The fp32 reference: rule finetune's job (same hyperparameters, seed and script) that also
-    # saves the model chosen on dev.
     output:
         model=directory("results/compression/{model}/{task}/seed{seed}/fp32/model"),
         metrics="results/compression/{model}/{task}/seed{seed}/fp32/finetune_metrics.json",
@@ -18,6 +18,7 @@ use rule finetune as finetune_saved with:
         "results/logs/compression/finetune_saved/{model}/{task}/seed{seed}.log",
     benchmark:
         "results/benchmarks/compression/finetune_saved/{model}/{task}/seed{seed}.tsv"
+    priority: PRIORITY_CHAIN
 
 
 rule compress:
@@ -32,6 +33,7 @@ rule compress:
         "results/benchmarks/compression/compress/{model}/{task}/seed{seed}/{format}.tsv"
     wildcard_constraints:
         format="|".join(COMPRESSION.formats) or "(?!)",
+    priority: PRIORITY_CHAIN
     conda:
         "../../envs/torch.yaml"
     threads: 1
@@ -57,6 +59,7 @@ rule evaluate_compressed:
         "results/benchmarks/compression/evaluate_compressed/{model}/{task}/seed{seed}/{format}.tsv"
     wildcard_constraints:
         format="|".join(COMPRESSION.all_formats),
+    priority: PRIORITY_CHAIN
     conda:
         "../../envs/torch.yaml"
     threads: COMPRESSION.threads

@@ -25,6 +25,7 @@ rule distill:
         "results/logs/distillation/distill/{model}.log",
     benchmark:
         "results/benchmarks/distillation/distill/{model}.tsv"
+    priority: model_priority
     # Killed at the time limit or cancelled: resubmitted, resuming from its checkpoint.
     retries: 3
     conda:

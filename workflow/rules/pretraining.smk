@@ -19,6 +19,7 @@ rule pretrain:
         "results/logs/pretraining/pretrain/{model}.log",
     benchmark:
         "results/benchmarks/pretraining/pretrain/{model}.tsv"
+    priority: model_priority
     # Killed at the time limit or cancelled: resubmitted, resuming from its checkpoint.
     retries: 3
     conda:

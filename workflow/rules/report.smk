@@ -69,6 +69,7 @@ rule efficiency:
         "results/logs/efficiency/{model}.log",
     benchmark:
         "results/benchmarks/efficiency/{model}.tsv"
+    priority: PRIORITY_CHAIN
     conda:
         "../../envs/torch.yaml"
     threads: 4

@@ -54,6 +54,7 @@ rule finetune_teacher:
         "results/logs/task_distillation/finetune_teacher/{model}/{task}/seed{seed}.log",
     benchmark:
         "results/benchmarks/task_distillation/finetune_teacher/{model}/{task}/seed{seed}.tsv"
+    priority: PRIORITY_CHAIN
     conda:
         "../../envs/torch.yaml"
     threads: 1
@@ -79,6 +80,7 @@ rule soft_labels:
         "results/logs/task_distillation/soft_labels/{experiment}/{transfer}.log",
     benchmark:
         "results/benchmarks/task_distillation/soft_labels/{experiment}/{transfer}.tsv"
+    priority: PRIORITY_CHAIN
     conda:
         "../../envs/torch.yaml"
     threads: 1
@@ -111,6 +113,7 @@ rule train_students:
         "results/logs/task_distillation/train_students/{experiment}/{transfer}/{method}.log",
     benchmark:
         "results/benchmarks/task_distillation/train_students/{experiment}/{transfer}/{method}.tsv"
+    priority: PRIORITY_CHAIN
     conda:
         "../../envs/torch.yaml"
     threads: 1
