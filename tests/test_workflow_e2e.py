@@ -209,8 +209,9 @@ def test_student_distilled_on_the_tasks_own_text_learns_the_task(demo_run, confi
 
 
 def test_compression_formats_rescored_sized_and_in_the_report(demo_run, config):
-    """The demo's compressed (model, task): fp32 re-scores what rule finetune scored for the
-    same seed (CPU, one thread: deterministic), int8 is smaller, ONNX scores within a point of
+    """The demo's compressed (model, task): the fine-tuning run of the compression seed saved
+    its model, whose fp32 re-score is what that run scored (CPU, one thread: deterministic)
+    and which no second run fine-tuned again; int8 is smaller, ONNX scores within a point of
     fp32 (its logits match PyTorch's to 1e-4 in tests/test_compression.py); the report's
     table has score, size and latency for fp32, int8 and onnx."""
     section = config["compression"]
@@ -229,6 +230,8 @@ def test_compression_formats_rescored_sized_and_in_the_report(demo_run, config):
                 ).read_text()
             )
             assert evaluations["fp32"]["metrics"] == finetuned["metrics"]
+            assert (demo_run / f"results/finetuning/{model}/{task}/seed{seed}/model").is_dir()
+            assert not (folder / "fp32/model").exists()
             primary = finetuned["primary_metric"]
             assert (
                 abs(evaluations["onnx"]["metrics"][primary] - finetuned["metrics"][primary]) <= 0.01

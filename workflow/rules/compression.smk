@@ -7,18 +7,21 @@
 include: "compression_common.smk"
 
 
-# The fp32 reference: rule finetune's job (same hyperparameters, seed and script) that also
-# saves the model chosen on dev.
+# The fp32 reference: rule finetune's run of each compressed (model, task) with the compression
+# seed also saves the model it chose on dev, so that one run serves both stages.
 use rule finetune as finetune_saved with:
     output:
-        model=directory("results/compression/{model}/{task}/seed{seed}/fp32/model"),
-        metrics="results/compression/{model}/{task}/seed{seed}/fp32/finetune_metrics.json",
-        predictions="results/compression/{model}/{task}/seed{seed}/fp32/finetune_predictions.tsv",
-    log:
-        "results/logs/compression/finetune_saved/{model}/{task}/seed{seed}.log",
-    benchmark:
-        "results/benchmarks/compression/finetune_saved/{model}/{task}/seed{seed}.tsv"
+        model=directory("results/finetuning/{model}/{task}/seed{seed}/model"),
+        metrics=rules.finetune.output.metrics,
+        predictions=rules.finetune.output.predictions,
+    wildcard_constraints:
+        model="|".join(COMPRESSION.models) or "(?!)",
+        task="|".join(COMPRESSION.tasks) or "(?!)",
+        seed=str(COMPRESSION.seed),
     priority: PRIORITY_CHAIN
+
+
+ruleorder: finetune_saved > finetune
 
 
 rule compress:
