@@ -51,12 +51,49 @@ def test_demo_config_builds_the_whole_dag(tmp_path, demo_config):
     n_finetune = (
         len(demo_config["finetuning"]["models"]) * len(demo_config["finetuning"]["tasks"]) * 5
     )
+    compression = demo_config["compression"]
+    n_saved = len(compression["models"]) * len(compression["tasks"])
     counts = dict(
         line.split()
         for line in result.stdout.splitlines()
-        if line.startswith(("finetune ", "pretrain "))
+        if line.startswith(("finetune ", "finetune_saved ", "pretrain "))
     )
-    assert counts == {"finetune": str(n_finetune), "pretrain": str(len(demo_config["pretraining"]))}
+    # compression's fp32 reference is one of the fine-tuning runs, which saves its model
+    assert counts == {
+        "finetune": str(n_finetune - n_saved),
+        "finetune_saved": str(n_saved),
+        "pretrain": str(len(demo_config["pretraining"])),
+    }
+
+
+def _job_priorities(dry_run_output: str) -> dict[tuple[str, str], int]:
+    """(rule, wildcards) -> priority of every job a dry run plans (0 where none is printed)."""
+    priorities, job = {}, None
+    for line in dry_run_output.splitlines():
+        if line.startswith(("rule ", "localrule ")):
+            job = [line.split()[1].rstrip(":"), ""]
+            priorities[tuple(job)] = 0
+        elif job and line.startswith("    wildcards: "):
+            del priorities[tuple(job)]
+            job[1] = line.removeprefix("    wildcards: ")
+            priorities[tuple(job)] = 0
+        elif job and line.startswith("    priority: "):
+            priorities[tuple(job)] = int(line.split()[1])
+    return priorities
+
+
+def test_jobs_that_others_wait_for_start_first(tmp_path, demo_config):
+    """The teacher first, then the other language models, then the chains of task distillation
+    and compression; the independent fine-tuning runs last."""
+    result = _dry_run(tmp_path, demo_config)
+    assert result.returncode == 0, result.stderr[-3000:]
+    priorities = _job_priorities(result.stdout)
+    assert priorities[("pretrain", "model=teacher")] == 30
+    assert priorities[("pretrain", "model=student-scratch")] == 20
+    assert priorities[("distill", "model=teacher-distil")] == 20
+    assert priorities[("finetune_saved", "model=teacher-distil, task=demo-re, seed=1")] == 10
+    assert priorities[("finetune_teacher", "model=teacher, task=demo-re, seed=1")] == 10
+    assert priorities[("finetune", "model=teacher-distil, task=demo-re, seed=2")] == 0
 
 
 def test_misspelt_key_is_named(tmp_path, demo_config):
@@ -150,7 +187,8 @@ def test_config_files_layer_later_over_earlier(tmp_path):
     result = _dry_run_files(tmp_path, "config.yaml", "more.yaml")
     assert result.returncode == 0, result.stderr[-3000:]
     models, tasks = 2, 2
-    assert planned_jobs(result)["finetune"] == models * tasks * 2
+    planned = planned_jobs(result)
+    assert planned["finetune"] + planned["finetune_saved"] == models * tasks * 2
 
 
 @pytest.mark.parametrize(

@@ -188,7 +188,7 @@ def gpu_job_resources(entry):
 # from (distillation teachers, students' initial models) before the rest; then the jobs that
 # start a chain of later jobs or run long (task distillation, compression, efficiency); the
 # independent fine-tuning runs last, so that they fill the cores at the end instead of a
-# chain of jobs waiting on each other (the demo: 20 s less on 2 cores, docs/speed.md).
+# chain of jobs waiting on each other (docs/speed.md: the demo on two cores).
 PRIORITY_UPSTREAM_MODEL = 30
 PRIORITY_MODEL = 20
 PRIORITY_CHAIN = 10
