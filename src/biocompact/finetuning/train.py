@@ -193,7 +193,7 @@ def _training_arguments(
         log_level="warning",
         seed=seed,
         data_seed=seed,
-        dataloader_pin_memory=torch.cuda.is_available(),
+        dataloader_pin_memory=device.type == "cuda",
     )
 
 
