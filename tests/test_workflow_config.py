@@ -68,18 +68,15 @@ def test_demo_config_builds_the_whole_dag(tmp_path, demo_config):
 
 def _job_priorities(dry_run_output: str) -> dict[tuple[str, str], int]:
     """(rule, wildcards) -> priority of every job a dry run plans (0 where none is printed)."""
-    priorities, job = {}, None
+    jobs = []  # [rule, wildcards, priority] in the order printed
     for line in dry_run_output.splitlines():
         if line.startswith(("rule ", "localrule ")):
-            job = [line.split()[1].rstrip(":"), ""]
-            priorities[tuple(job)] = 0
-        elif job and line.startswith("    wildcards: "):
-            del priorities[tuple(job)]
-            job[1] = line.removeprefix("    wildcards: ")
-            priorities[tuple(job)] = 0
-        elif job and line.startswith("    priority: "):
-            priorities[tuple(job)] = int(line.split()[1])
-    return priorities
+            jobs.append([line.split()[1].rstrip(":"), "", 0])
+        elif jobs and line.startswith("    wildcards: "):
+            jobs[-1][1] = line.removeprefix("    wildcards: ")
+        elif jobs and line.startswith("    priority: "):
+            jobs[-1][2] = int(line.split()[1])
+    return {(rule, wildcards): priority for rule, wildcards, priority in jobs}
 
 
 def test_jobs_that_others_wait_for_start_first(tmp_path, demo_config):

@@ -192,11 +192,16 @@ def gpu_job_resources(entry):
 PRIORITY_UPSTREAM_MODEL = 30
 PRIORITY_MODEL = 20
 PRIORITY_CHAIN = 10
-UPSTREAM_MODELS = {entry["teacher"] for entry in config["distillation"].values()} | {
-    entry["student_init"]
-    for entry in config["distillation"].values()
+# Students whose student_init names a model of this config (Lewis et al. 2020: an MLM-pretrained
+# student), and that model.
+STUDENT_FROM_MODEL = {
+    name: entry["student_init"]
+    for name, entry in config["distillation"].items()
     if entry["student_init"] in ALL_MODELS
 }
+UPSTREAM_MODELS = {entry["teacher"] for entry in config["distillation"].values()} | set(
+    STUDENT_FROM_MODEL.values()
+)
 
 
 def model_priority(wildcards):

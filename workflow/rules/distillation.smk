@@ -1,12 +1,7 @@
 # Distillation stage: task-agnostic distillation of a student from a pretrained teacher.
 
-# Students whose student_init names a model of this config (Lewis et al. 2020: an MLM-pretrained
-# student): that model's folder is an input, built first.
-STUDENT_FROM_MODEL = {
-    name: entry["student_init"]
-    for name, entry in config["distillation"].items()
-    if entry["student_init"] in ALL_MODELS
-}
+# A student whose student_init names a model of this config (STUDENT_FROM_MODEL, common.smk)
+# has that model's folder as an input, built first.
 
 
 rule distill:
