@@ -10,6 +10,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import yaml
 
 from biocompact.datasets.convert import (
     linkbert_hoc,
@@ -17,11 +18,22 @@ from biocompact.datasets.convert import (
     linkbert_sentence,
     linkbert_tokens,
     prepared_files,
+    source_members,
 )
 from biocompact.datasets.errors import DatasetError
-from biocompact.datasets.fetch import download_source, unsafe_member
+from biocompact.datasets.fetch import download_source, read_member, unsafe_member
 from biocompact.datasets.prepare import prepare_file
-from biocompact.datasets.registry import BIOBERT, DATASETS, LINKBERT, SOURCES, get_dataset
+from biocompact.datasets.registry import (
+    BIOBERT,
+    DATASETS,
+    LINKBERT,
+    REGISTRY,
+    REGISTRY_FILE,
+    SOURCES,
+    RegistryError,
+    get_dataset,
+    load_registry,
+)
 from biocompact.datasets.tasks import dataset_task
 from biocompact.finetuning.readers import (
     read_hoc_tsv,
@@ -63,7 +75,8 @@ def biobert_mirror(shared_data, tmp_path) -> Path:
 
 def _download(archive: Path, tmp_path: Path, source=BIOBERT) -> Path:
     output = tmp_path / "cache" / "archives" / source.name / source.archive
-    download_source(source, archive.as_uri(), output, tmp_path / "lock.sha256", retries=0)
+    members = source_members(REGISTRY, source.name)
+    download_source(source, archive.as_uri(), output, tmp_path / "lock.sha256", members, retries=0)
     return output
 
 
@@ -103,9 +116,33 @@ def test_truncated_archive_fails_and_is_not_recorded(biobert_mirror, tmp_path):
 
 
 @pytest.mark.parametrize("name", ["../evil.tsv", "/etc/evil.tsv", "datasets/../../evil.tsv"])
-def test_unsafe_member_path_fails_the_download(tmp_path, name):
+def test_unsafe_member_the_registry_never_reads_is_skipped_and_counted(
+    biobert_mirror, tmp_path, name
+):
+    members = {"./datasets/NER/NCBI-disease/train.tsv": b"Aspirin\tO\n", name: b"x\tO\n"}
+    archive = _tar(tmp_path / "evil.tar.gz", members)
+    output = tmp_path / "cache" / "datasets.tar.gz"
+    extracted = source_members(REGISTRY, BIOBERT.name)
+    digest, skipped = download_source(
+        BIOBERT, archive.as_uri(), output, tmp_path / "lock.sha256", extracted, retries=0
+    )
+    assert len(digest) == 64 and output.exists()
+    problem = "has '..' in its path" if ".." in name else "has an absolute path"
+    assert skipped == [f"{name!r} {problem}"]
+    assert read_member(output, "datasets/NER/NCBI-disease/train.tsv") == b"Aspirin\tO\n"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "/datasets/NER/NCBI-disease/train.tsv",
+        "datasets/NER/x/../NCBI-disease/train.tsv",
+    ],
+)
+def test_unsafe_member_the_registry_reads_fails_the_download(tmp_path, name):
     archive = _tar(tmp_path / "evil.tar.gz", {name: b"x\tO\n"})
-    with pytest.raises(DatasetError, match="refusing to extract"):
+    message = f"member {name!r} has .* read as 'datasets/NER/NCBI-disease/train.tsv'; refusing"
+    with pytest.raises(DatasetError, match=message):
         _download(archive, tmp_path)
     assert not list((tmp_path / "cache").rglob("*.gz"))
 
@@ -116,9 +153,9 @@ def test_link_member_and_unsafe_zip_member_fail_the_download(tmp_path):
         link = tarfile.TarInfo("datasets/NER/NCBI-disease/train.tsv")
         link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
         handle.addfile(link)
-    with pytest.raises(DatasetError, match="is a link; refusing to extract"):
+    with pytest.raises(DatasetError, match="is a link and would be read as .*; refusing"):
         _download(archive, tmp_path)
-    archive = _zip(tmp_path / "data.zip", {"data/../../evil.json": b"{}"})
+    archive = _zip(tmp_path / "data.zip", {"data/seqcls/x/../DDI_hf/train.json": b"{}"})
     with pytest.raises(DatasetError, match="has '..' in its path"):
         _download(archive, tmp_path, LINKBERT)
     assert not list((tmp_path / "cache").rglob("*.*"))
@@ -161,14 +198,11 @@ def test_linkbert_token_records_convert_to_biobert_tsv():
 
 
 def test_linkbert_sentence_pair_and_hoc_records_convert(tmp_path):
-    sentence = json.dumps({"id": "7", "sentence": "@DRUG$ inhibits\t@DRUG$ .", "label": "DDI-int"})
-    assert (
-        linkbert_sentence(sentence)
-        == "index\tsentence\tlabel\n7\t@DRUG$ inhibits @DRUG$ .\tDDI-int\n"
-    )
+    sentence = json.dumps({"id": "7", "sentence": "@DRUG$ inhibits\t@DRUG$ .", "label": "0"})
+    assert linkbert_sentence(sentence) == "index\tsentence\tlabel\n7\t@DRUG$ inhibits @DRUG$ .\t0\n"
     path = tmp_path / "re.tsv"
     path.write_text(linkbert_sentence(sentence))
-    assert [(e.id, e.label) for e in read_re_blue_tsv(path)] == [("7", "DDI-int")]
+    assert [(e.id, e.label) for e in read_re_blue_tsv(path)] == [("7", "0")]
 
     pair = json.dumps({"id": "q1", "sentence1": "Is it?", "sentence2": "It is.", "label": 3.5})
     assert json.loads(linkbert_pair(pair)) == {
@@ -184,72 +218,228 @@ def test_linkbert_sentence_pair_and_hoc_records_convert(tmp_path):
         ("q2", "Q?", "C.", "maybe")
     ]
 
-    hoc = json.dumps({"id": "123_s2", "sentence": "Tumours grow.", "label": [0, 1] + [0] * 8})
-    converted = linkbert_hoc(hoc)
-    assert (
-        converted.splitlines()[1]
-        == "0_0,1_1,2_0,3_0,4_0,5_0,6_0,7_0,8_0,9_0\tTumours grow.\t123_s2"
-    )
+
+def test_linkbert_hoc_abstract_records_convert_one_example_per_abstract(tmp_path):
+    """LinkBERT's HoC_hf: one record per abstract, sentences joined, bare PMID id."""
+    records = [
+        {"sentence": "Tumours grow. They spread.", "label": [0, 1] + [0] * 8, "id": "123"},
+        {"sentence": "Cells die.", "label": [0] * 9 + [1], "id": "456"},
+    ]
+    converted = linkbert_hoc("".join(json.dumps(record) + "\n" for record in records))
+    assert converted.splitlines()[1:] == [
+        "0_0,1_1,2_0,3_0,4_0,5_0,6_0,7_0,8_0,9_0\tTumours grow. They spread.\t123",
+        "0_0,1_0,2_0,3_0,4_0,5_0,6_0,7_0,8_0,9_1\tCells die.\t456",
+    ]
     path = tmp_path / "hoc.tsv"
     path.write_text(converted)
-    (example,) = read_hoc_tsv(path)
-    assert (example.labels, example.document) == (frozenset({"1"}), "123")
+    assert [(e.document, e.labels) for e in read_hoc_tsv(path)] == [
+        ("123", frozenset({"1"})),
+        ("456", frozenset({"9"})),
+    ]
+    sentence_record = {"sentence": "Tumours grow.", "label": [0] * 10, "id": "123_s2"}
+    with pytest.raises(ValueError, match="line 1: id '123_s2' is not a bare PMID"):
+        linkbert_hoc(json.dumps(sentence_record))
+    with pytest.raises(ValueError, match="line 2: abstract 123 again"):
+        linkbert_hoc(json.dumps(records[0]) + "\n" + json.dumps(records[0]))
 
 
 def _json_lines(rows: list[dict]) -> bytes:
     return "".join(json.dumps(row) + "\n" for row in rows).encode()
 
 
-def test_linkbert_layout_mirror_prepares_blurb_datasets(tmp_path):
-    """One zip in LinkBERT's layout with small records of our own for four BLURB datasets."""
-    records = {
-        "seqcls/DDI_hf": [
-            {"id": str(i), "sentence": f"@DRUG$ and @DRUG$ {i}", "label": label}
-            for i, label in enumerate(["DDI-false", "DDI-int", "DDI-false"])
-        ],
-        "seqcls/BIOSSES_hf": [
-            {"id": "1", "sentence1": "A binds B.", "sentence2": "B is bound by A.", "label": 3.8},
-            {"id": "2", "sentence1": "A binds B.", "sentence2": "Mice sleep.", "label": 0.2},
-        ],
-        "tokcls/ebmnlp_hf": [
-            {
-                "tokens": ["Forty", "adults", "received", "aspirin"],
-                "ner_tags": ["I-PAR", "I-PAR", "O", "I-INT"],
-            },
-        ],
-        "seqcls/pubmedqa_hf": [
-            {"id": "9", "sentence1": "Does A help?", "sentence2": "A helped.", "label": "yes"},
-        ],
-    }
+# Records in the layouts LinkBERT's scripts/preprocess_blurb.py writes, quirks included.
+LINKBERT_RECORDS = {
+    # negatives rewritten to "0" (lines 85-86), no header skipped but GAD's (lines 81-82)
+    "seqcls/DDI_hf": [
+        {"id": "DDI-DrugBank.d1.s0.p0", "sentence": "@DRUG$ and @DRUG$ .", "label": "0"},
+        {"id": "DDI-DrugBank.d1.s0.p1", "sentence": "@DRUG$ raises @DRUG$ .", "label": "DDI-int"},
+        {"id": "DDI-DrugBank.d1.s0.p2", "sentence": "@DRUG$ , @DRUG$ .", "label": "0"},
+    ],
+    "seqcls/chemprot_hf": [
+        {"id": "10064839.T49.T56", "sentence": "@CHEMICAL$ binds @GENE$ .", "label": "0"},
+        {"id": "10064839.T50.T56", "sentence": "@CHEMICAL$ blocks @GENE$ .", "label": "CPR:4"},
+    ],
+    "seqcls/BIOSSES_hf": [
+        {"sentence1": "A binds B.", "sentence2": "B is bound by A.", "label": 3.8, "id": "1"},
+        {"sentence1": "A binds B.", "sentence2": "Mice sleep.", "label": 0.2, "id": "2"},
+    ],
+    # one record per abstract with a bare PMID (lines 144-157)
+    "seqcls/HoC_hf": [
+        {"sentence": "Tumours grow. They spread.", "label": [0, 1] + [0] * 8, "id": "11857413"},
+    ],
+    # every I- tag turned into B- (lines 252-253)
+    "tokcls/ebmnlp_hf": [
+        {
+            "tokens": ["Forty", "adults", "received", "aspirin"],
+            "ner_tags": ["B-PAR", "B-PAR", "O", "B-INT"],
+            "id": "0",
+        },
+    ],
+    "seqcls/pubmedqa_hf": [
+        {"id": "9", "sentence1": "Does A help?", "sentence2": "A helped.", "label": "yes"},
+    ],
+}
+FIXTURE_SIZES = {
+    "blurb-ddi": 3,
+    "blurb-chemprot": 2,
+    "blurb-biosses": 2,
+    "blurb-hoc": 1,
+    "blurb-ebm-pico": 3,  # tagged tokens
+    "blurb-pubmedqa": 1,
+}
+
+
+def registry_with_sizes(tmp_path: Path, sizes: dict[str, int]) -> Path:
+    """The package's registry file with every split of ``sizes``'s datasets published at
+    the given size (the fixtures are small)."""
+    data = yaml.safe_load(REGISTRY_FILE.read_text(encoding="utf-8"))
+    for name, size in sizes.items():
+        for split in data["datasets"][name]["splits"].values():
+            split.update(size=size)
+            split.pop("tolerance", None)
+    path = tmp_path / "registry.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def linkbert_archive(tmp_path) -> tuple[Path, Path]:
+    """(mirror, downloaded copy) of a zip in LinkBERT's layout holding the records above."""
     members = {
         f"data/{folder}/{split}.json": _json_lines(rows)
-        for folder, rows in records.items()
+        for folder, rows in LINKBERT_RECORDS.items()
         for split in ("train", "dev", "test")
     }
     archive = _zip(tmp_path / "data.zip", members)
-    cached = _download(archive, tmp_path, LINKBERT)
-    url = archive.as_uri()
+    return archive, _download(archive, tmp_path, LINKBERT)
+
+
+def test_linkbert_layout_mirror_prepares_blurb_datasets(linkbert_archive, tmp_path):
+    archive, cached = linkbert_archive
+    registry = load_registry(registry_with_sizes(tmp_path, FIXTURE_SIZES))
 
     def prepared(name: str, relative: str) -> Path:
         output = tmp_path / "cache" / name / relative
-        prepare_file(name, relative, cached, url, output)
+        counts = prepare_file(name, relative, cached, archive.as_uri(), output, registry)
+        assert counts["converted"] == counts["published"] == FIXTURE_SIZES[name]
         return output
 
     ddi = read_re_blue_tsv(prepared("blurb-ddi", "train.tsv"))
-    assert [e.label for e in ddi] == ["DDI-false", "DDI-int", "DDI-false"]
+    assert [e.label for e in ddi] == ["0", "DDI-int", "0"]
+    chemprot = read_re_blue_tsv(prepared("blurb-chemprot", "test.tsv"))
+    assert [e.label for e in chemprot] == ["0", "CPR:4"]
     biosses = read_similarity_jsonl(prepared("blurb-biosses", "test.jsonl"))
     assert [(p.text_pair, p.score) for p in biosses] == [
         ("B is bound by A.", 3.8),
         ("Mice sleep.", 0.2),
     ]
+    (abstract,) = read_hoc_tsv(prepared("blurb-hoc", "dev.tsv"))
+    assert (abstract.document, abstract.labels) == ("11857413", frozenset({"1"}))
     (pico,) = read_ner_biobert_tsv(prepared("blurb-ebm-pico", "dev.tsv"))
-    assert pico.tags == ["I-PAR", "I-PAR", "O", "I-INT"]
+    assert pico.tags == ["B-PAR", "B-PAR", "O", "B-INT"]
     (question,) = read_nli_jsonl(prepared("blurb-pubmedqa", "train.jsonl"))
     assert (question.text, question.text_pair, question.label) == (
         "Does A help?",
         "A helped.",
         "yes",
     )
+
+
+def test_converted_size_differing_from_the_published_one_fails_naming_both(
+    linkbert_archive, tmp_path
+):
+    archive, cached = linkbert_archive
+    output = tmp_path / "cache" / "blurb-ddi" / "dev.tsv"
+    with pytest.raises(DatasetError) as error:
+        prepare_file("blurb-ddi", "dev.tsv", cached, archive.as_uri(), output)
+    assert str(error.value) == (
+        f"dataset blurb-ddi ({archive.as_uri()}), data/seqcls/DDI_hf/dev.json: split dev: "
+        "3 instances converted, but Gu et al. 2021 Table 3 publishes 2496"
+    )
+    assert not output.parent.exists() or not any(output.parent.iterdir())
+
+
+def test_label_outside_the_label_set_fails_naming_the_record(tmp_path):
+    """ChemProt regenerated from BLUE's TSV: its header row becomes a record labelled
+    'label' (preprocess_blurb.py skips a first line only for GAD, lines 81-82)."""
+    header = {"id": "index", "sentence": "sentence", "label": "label"}
+    rows = [header, *LINKBERT_RECORDS["seqcls/chemprot_hf"]]
+    archive = _zip(tmp_path / "data.zip", {"data/seqcls/chemprot_hf/train.json": _json_lines(rows)})
+    cached = _download(archive, tmp_path, LINKBERT)
+    registry = load_registry(registry_with_sizes(tmp_path, {"blurb-chemprot": 3}))
+    output = tmp_path / "cache" / "blurb-chemprot" / "train.tsv"
+    with pytest.raises(DatasetError) as error:
+        prepare_file("blurb-chemprot", "train.tsv", cached, archive.as_uri(), output, registry)
+    assert "data/seqcls/chemprot_hf/train.json: split train: record 1 (id 'index'" in str(
+        error.value
+    )
+    assert "label(s) ['label'] outside the dataset's label set ['0', 'CPR:3'" in str(error.value)
+    assert not output.exists()
+
+
+def test_counts_by_unit_are_hand_computed():
+    from biocompact.datasets.check import UNITS
+    from biocompact.finetuning.readers import MultiLabelText, TaggedSentence
+
+    sentences = [
+        TaggedSentence(["a", "b", "c", "d"], ["B-X", "I-X", "O", "B-X"], "f", 1),
+        TaggedSentence(["e"], ["O"], "f", 6),
+    ]
+    assert UNITS["mentions"](sentences) == 2
+    assert UNITS["tagged tokens"](sentences) == 3
+    assert UNITS["sentences"](sentences) == 2
+    texts = [MultiLabelText(str(i), "t", frozenset(), doc, "f", i) for i, doc in enumerate("aab")]
+    assert UNITS["abstracts"](texts) == 2 and UNITS["instances"](texts) == 3
+
+
+def test_bc5cdr_disease_dev_within_its_documented_tolerance(tmp_path):
+    """The files hold 4,246 dev mentions where the published tables say 4,244."""
+    from biocompact.datasets.check import CheckError, check_split
+    from biocompact.finetuning.readers import TaggedSentence, normalise_tag
+
+    dataset = get_dataset("bc5cdr-disease")
+    assert dataset.splits["dev"].tolerance == 2
+
+    def mentions(count: int) -> list[TaggedSentence]:
+        tag = normalise_tag("B", "f", 1)  # as the reader returns BioBERT's untyped tags
+        return [TaggedSentence(["x"], [tag], "f", line) for line in range(count)]
+
+    counts = check_split(dataset, "dev", mentions(4246), None)
+    assert (counts["converted"], counts["published"]) == (4246, 4244)
+    with pytest.raises(
+        CheckError, match="4247 mentions converted, but .* publishes 4244 \\(tolerance 2\\)"
+    ):
+        check_split(dataset, "dev", mentions(4247), None)
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (
+            lambda data: data["datasets"]["gad"].update(sise=3),
+            r"registry.yaml: datasets.gad: Additional properties are not allowed \('sise'",
+        ),
+        (
+            lambda data: data["datasets"]["ncbi-disease"].pop("licence"),
+            r"registry.yaml: datasets.ncbi-disease: 'licence' is a required property",
+        ),
+        (
+            lambda data: data["datasets"]["blurb-ddi"]["splits"]["dev"].pop("size"),
+            r"registry.yaml: datasets.blurb-ddi.splits.dev: 'size' is a required property",
+        ),
+        (
+            lambda data: data["datasets"]["blurb-ddi"].update(source="nowhere"),
+            r"registry.yaml: datasets.blurb-ddi.source: unknown source 'nowhere'",
+        ),
+    ],
+)
+def test_registry_file_with_unknown_key_or_missing_field_names_it(tmp_path, edit, message):
+    data = yaml.safe_load(REGISTRY_FILE.read_text(encoding="utf-8"))
+    edit(data)
+    path = tmp_path / "registry.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    with pytest.raises(RegistryError, match=message):
+        load_registry(path)
 
 
 def test_dataset_task_fills_registry_settings_the_task_leaves_unset():
@@ -259,7 +449,7 @@ def test_dataset_task_fills_registry_settings_the_task_leaves_unset():
     assert task["train"] == "results/data/gad/{fold}/train.tsv" and "dev" not in task
     assert task["metric"] == "binary_f1"
     overridden = dataset_task("ddi", {"dataset": "blurb-ddi", "preset": "p", "metric": "accuracy"})
-    assert overridden["metric"] == "accuracy" and overridden["negative_label"] == "DDI-false"
+    assert overridden["metric"] == "accuracy" and overridden["negative_label"] == "0"
     assert dataset_task("own", {"train": "a.tsv", "preset": "p"}) == {
         "train": "a.tsv",
         "preset": "p",
@@ -283,7 +473,16 @@ def test_registry_entries_are_complete():
         files = prepared_files(dataset)
         assert {split for _, split in files.values()} == set(dataset.members), name
         assert all("{fold}" not in member for member, _ in files.values()), name
+        assert dataset.unit and dataset.sizes_from, name
+        for split, entry in dataset.splits.items():
+            assert entry.size is not None or entry.note, (name, split)
+        if dataset.family not in ("similarity", "qa_factoid"):
+            assert dataset.labels, name
+        if dataset.blurb_type:
+            assert dataset.sizes_from == "Gu et al. 2021 Table 3", name
     assert get_dataset("bc5cdr-disease").members["dev"] == "datasets/NER/BC5CDR-disease/devel.tsv"
+    assert get_dataset("blurb-ddi").task == {"negative_label": "0"}
+    assert get_dataset("blurb-ebm-pico").labels == ("O", "B-PAR", "B-INT", "B-OUT")
 
 
 def test_preparation_reads_with_the_families_own_readers():

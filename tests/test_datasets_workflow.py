@@ -1,13 +1,18 @@
 """The DAG downloads a dataset's archive once from a file:// mirror, verifies it and
-prepares its splits under results/data/ (real NCBI-disease files, BioBERT's layout)."""
+prepares its splits under results/data/ (real NCBI-disease files, BioBERT's layout), each
+checked against the registry; a broken registry file stops the DAG build."""
 
 from __future__ import annotations
 
 import io
+import json
+import shutil
+import subprocess
+import sys
 import tarfile
 
 import yaml
-from snakemake_runs import run_with_configs
+from snakemake_runs import OFFLINE_ENV, run_with_configs
 
 
 def test_dataset_named_task_is_downloaded_and_prepared(repo_root, shared_data, tmp_path):
@@ -39,8 +44,38 @@ def test_dataset_named_task_is_downloaded_and_prepared(repo_root, shared_data, t
         assert (run / target).read_bytes() == (
             shared_data / f"ner/NCBI-disease/{name}.tsv"
         ).read_bytes()
+    counts = json.loads((run / "results/data/counts/ncbi-disease/dev.tsv.json").read_text())
+    assert (counts["unit"], counts["converted"], counts["published"]) == ("mentions", 787, 787)
     lock = (run / "datasets.sha256").read_text().split()
     assert lock[1:] == [
         "biobert-datasets",
         "http://nlp.dmis.korea.edu/projects/biobert-2020-checkpoints/datasets.tar.gz",
     ]
+
+
+def test_registry_file_with_an_unknown_key_fails_the_dag_build(repo_root, tmp_path):
+    """A copy of the workflow whose registry.yaml has a misspelt key stops at DAG build."""
+    copy = tmp_path / "workflow-copy"
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    for part in ("workflow", "src", "scripts", "envs"):
+        shutil.copytree(repo_root / part, copy / part, ignore=ignore)
+    shutil.copy(repo_root / "Snakefile", copy / "Snakefile")
+    registry = copy / "src/biocompact/datasets/registry.yaml"
+    text = registry.read_text(encoding="utf-8")
+    registry.write_text(text.replace("    sizes_from: Fang", "    sizes_frm: Fang", 1))
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "study.yaml").write_text(yaml.safe_dump({"finetuning": {"tasks": {}}}))
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--snakefile", str(copy / "Snakefile")]
+        + ["--directory", str(run), "--configfile", str(run / "study.yaml"), "-n"],
+        capture_output=True,
+        text=True,
+        env={**OFFLINE_ENV, "PYTHONPATH": str(copy / "src")},
+        check=False,
+    )
+    assert result.returncode != 0
+    assert (
+        f"{registry}: datasets.ncbi-disease: Additional properties are not allowed "
+        "('sizes_frm' was unexpected)" in result.stdout + result.stderr
+    )

@@ -35,11 +35,12 @@ rule download_dataset:
 
 
 rule prepare_dataset:
-    """Convert one split file of a dataset from its source archive to the harness format."""
+    """Convert one split file of a dataset from its source archive to the harness format and check it against the registry."""
     input:
         archive=lambda wc: archive_path(get_dataset(wc.dataset).source),
     output:
-        f"{CACHE}/{{dataset}}/{{file}}",
+        file=f"{CACHE}/{{dataset}}/{{file}}",
+        counts=f"{CACHE}/counts/{{dataset}}/{{file}}.json",
     log:
         "results/logs/datasets/prepare/{dataset}/{file}.log",
     wildcard_constraints:

@@ -1,4 +1,6 @@
 # Names and input functions of the dataset rules (datasets.smk), derived from the config.
+# Importing the registry validates registry.yaml against its schema: an unknown key or a
+# missing field stops the DAG build naming the file and the key.
 
 import re
 
@@ -32,6 +34,15 @@ def blurb_task_types():
         if kind:
             types[task] = kind
     return types
+
+
+def dataset_counts():
+    """The checked-counts file of every prepared file of the datasets the tasks name."""
+    return [
+        f"{CACHE}/counts/{name}/{relative}.json"
+        for name in DATASETS_USED
+        for relative in prepared_files(get_dataset(name))
+    ]
 
 
 def _alternatives(names):

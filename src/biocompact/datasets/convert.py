@@ -1,11 +1,12 @@
 """Converters from a source's split files to the harness formats, and the layout of a
 prepared dataset under the cache (light: only the layout is needed to build the DAG).
 
-LinkBERT's BLURB files are JSON lines read by Hugging Face ``datasets``: token
-classification records hold ``tokens`` and the tag list in the next field (run_ner.py reads
-the second column), sequence classification records ``id``, ``sentence`` or
-``sentence1``/``sentence2`` and ``label`` (a class name, a float for BIOSSES, a 0/1 list over
-the ten hallmarks for HoC).
+LinkBERT's BLURB files are JSON lines read by Hugging Face ``datasets``, written by its
+scripts/preprocess_blurb.py: token classification records ``{"tokens", "ner_tags", "id"}``
+(lines 188 and 245; run_ner.py reads the tags as the column after ``tokens``; PICO's I-
+tags already turned into B-, lines 252-253), sequence classification records ``id``,
+``sentence`` or ``sentence1``/``sentence2`` and ``label`` (a class name with negatives
+rewritten to ``0``, a float for BIOSSES, a 0/1 list over the ten hallmarks for HoC).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 
-from biocompact.datasets.registry import Dataset
+from biocompact.datasets.registry import Dataset, Registry
 
 SUFFIXES = {
     "biobert_tsv": ".tsv",
@@ -55,6 +56,16 @@ def prepared_files(dataset: Dataset) -> dict[str, tuple[str, str]]:
                 member_of_fold = member
             files[relative] = (member_of_fold, split)
     return files
+
+
+def source_members(registry: Registry, source: str) -> set[str]:
+    """Every archive member the registry's datasets read from ``source``."""
+    return {
+        member
+        for dataset in registry.datasets.values()
+        if dataset.source == source
+        for member, _ in prepared_files(dataset).values()
+    }
 
 
 def _records(text: str) -> Iterator[tuple[int, dict]]:
@@ -103,7 +114,9 @@ def linkbert_tokens(text: str) -> str:
 
 
 def linkbert_sentence(text: str) -> str:
-    """Single-sentence classification records -> BLUE TSV (``id<TAB>sentence<TAB>label``)."""
+    """Single-sentence classification records -> BLUE TSV (``id<TAB>sentence<TAB>label``).
+    Labels pass through as LinkBERT wrote them: ChemProt's and DDI's negatives are already
+    ``0`` (every label containing "false", scripts/preprocess_blurb.py lines 85-86)."""
     rows = ["index\tsentence\tlabel\n"]
     for number, record in _records(text):
         label = _field(record, "label", number, (str, int))
@@ -133,16 +146,31 @@ def linkbert_pair(text: str) -> str:
 
 
 def linkbert_hoc(text: str) -> str:
-    """HoC records (``label``: a 0/1 list over the hallmarks, ``id``: ``PMID_sN``) -> BLUE
-    HoC TSV (``labels<TAB>sentence<TAB>index``, labels ``0_0,1_1,...``)."""
+    """HoC records -> BLUE HoC TSV (``labels<TAB>sentence<TAB>index``, labels
+    ``0_0,1_1,...``). LinkBERT writes one record per abstract: its sentences joined in
+    ``sentence``, ``label`` the 0/1 flags over the ten hallmarks OR-ed over them, ``id`` the
+    bare PMID (scripts/preprocess_blurb.py lines 144-157); the index is that PMID, which
+    the HoC reader takes whole as the document."""
     rows = ["labels\tsentence\tindex\n"]
+    seen: dict[str, int] = {}
     for number, record in _records(text):
         flags = _field(record, "label", number, list)
         if not all(flag in (0, 1) for flag in flags):
             raise ConversionError(f"line {number}: 'label' must be a list of 0/1 flags")
+        pmid = str(_field(record, "id", number))
+        if not pmid.isdigit():
+            raise ConversionError(
+                f"line {number}: id {pmid!r} is not a bare PMID (expected one record per "
+                "abstract, as LinkBERT's HoC_hf files hold)"
+            )
+        if pmid in seen:
+            raise ConversionError(
+                f"line {number}: abstract {pmid} again (first on line {seen[pmid]})"
+            )
+        seen[pmid] = number
         labels = ",".join(f"{i}_{flag}" for i, flag in enumerate(flags))
         sentence = _one_line(str(_field(record, "sentence", number)))
-        rows.append(f"{labels}\t{sentence}\t{_field(record, 'id', number)}\n")
+        rows.append(f"{labels}\t{sentence}\t{pmid}\n")
     return "".join(rows)
 
 

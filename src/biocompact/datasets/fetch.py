@@ -6,10 +6,11 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import posixpath
 import stat
 import tarfile
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import IO
@@ -73,50 +74,72 @@ def unsafe_member(name: str, is_link: bool) -> str | None:
 
 
 def _normalised(name: str) -> str:
-    return name[2:] if name.startswith("./") else name
+    """A member name as it would land on disk: without a leading ``/`` or ``./``, with
+    ``a/../`` collapsed."""
+    return posixpath.normpath(name.lstrip("/")) if name.strip("/.") else name
 
 
-def _scan(archive: Path, wanted: str | None = None) -> tuple[dict[str, bool], bytes | None]:
-    """One pass over a zip or (compressed) tar archive: member name -> is a regular file,
-    and the bytes of member ``wanted`` when it is one. Raises ValueError on a member with an
-    unsafe path, and the archive modules' errors on an unreadable archive."""
-    members: dict[str, bool] = {}
+NOT_A_FILE = "is not a regular file"
+
+
+def _scan(archive: Path, wanted: str | None = None) -> tuple[dict[str, str | None], bytes | None]:
+    """One pass over a zip or (compressed) tar archive: the name each member would land at
+    -> None for a safe regular file, else why it is not read (``'<name>' is a link``, ...,
+    or :data:`NOT_A_FILE` for a folder); and the bytes of member ``wanted`` when it is a
+    safe regular file. Raises the archive modules' errors on an unreadable archive."""
+    members: dict[str, str | None] = {}
     data = None
+
+    def record(name: str, is_link: bool, is_file: bool) -> bool:
+        """Note one member; whether it is the safe regular file wanted."""
+        problem = unsafe_member(name, is_link)
+        landing = _normalised(name)
+        problem = f"{name!r} {problem}" if problem else (None if is_file else NOT_A_FILE)
+        members[landing] = members.get(landing) or problem  # an unsafe duplicate sticks
+        return landing == wanted and members[landing] is None
+
     if zipfile.is_zipfile(archive):
         with zipfile.ZipFile(archive) as handle:
             for info in handle.infolist():
-                _check(info.filename, stat.S_ISLNK(info.external_attr >> 16))
-                members[info.filename] = not info.is_dir()
-            if wanted is not None and members.get(wanted):
-                data = handle.read(wanted)  # checks the member's CRC
+                is_link = stat.S_ISLNK(info.external_attr >> 16)
+                if record(info.filename, is_link, not info.is_dir()):
+                    data = handle.read(info)  # checks the member's CRC
         return members, data
     with tarfile.open(archive, "r:*") as handle:
         for info in handle:
-            _check(info.name, info.issym() or info.islnk())
-            name = _normalised(info.name)
-            members[name] = info.isfile()
-            if name == wanted and info.isfile():
+            if record(info.name, info.issym() or info.islnk(), info.isfile()):
                 extracted = handle.extractfile(info)
                 data = extracted.read() if extracted is not None else None
     return members, data
 
 
-def list_members(archive: Path) -> dict[str, bool]:
-    """Member name -> is a regular file (see :func:`_scan`)."""
-    return _scan(archive)[0]
+class UnsafeMemberError(ValueError):
+    """An archive member the registry reads has an unsafe path or is a link."""
 
 
-def _check(name: str, is_link: bool) -> None:
-    if problem := unsafe_member(name, is_link):
-        raise ValueError(f"member {name!r} {problem}; refusing to extract from this archive")
+def unsafe_members(archive: Path, extracted: Collection[str]) -> list[str]:
+    """Why each unsafe member (a link, an absolute path, ``..``) of ``archive`` is left
+    unread; raises :class:`UnsafeMemberError` when one would land on a member of
+    ``extracted`` (those the registry reads), and the archive modules' errors on an
+    unreadable archive."""
+    skipped = []
+    for landing, problem in _scan(archive)[0].items():
+        if problem is None or problem == NOT_A_FILE:
+            continue
+        if landing in extracted:
+            raise UnsafeMemberError(
+                f"member {problem} and would be read as {landing!r}; refusing to extract it"
+            )
+        skipped.append(problem)
+    return skipped
 
 
 def read_member(archive: Path, member: str) -> bytes:
-    """The bytes of one regular-file member, every member's path checked safe on the way."""
+    """The bytes of one safe regular-file member."""
     members, data = _scan(archive, member)
     if data is None:
-        state = "not a file" if member in members else "not"
-        raise KeyError(f"member {member!r} is {state} in the archive")
+        problem = members.get(member) or "is not in the archive"
+        raise KeyError(f"member {member!r}: {problem}")
     return data
 
 
@@ -125,12 +148,14 @@ def download_source(
     url: str,
     output: str | os.PathLike,
     lock_file: str | os.PathLike,
+    extracted: Collection[str],
     retries: int = 4,
     backoff_s: float = 2.0,
-) -> str:
+) -> tuple[str, list[str]]:
     """Download ``source`` from ``url`` (its registry URL or a mirror) to ``output``; verify
-    it is a safe, readable archive and that its SHA-256 matches the registry or the lock
-    file (recording it there on the first download). Returns the SHA-256."""
+    it is a readable archive whose ``extracted`` members (those the registry reads) are
+    safe, and that its SHA-256 matches the registry or the lock file (recording it there on
+    the first download). Returns the SHA-256 and the unsafe members left unread."""
     lock_path = Path(lock_file)
     where = f"the {source.name} archive"
     with atomic_path(output) as temporary:
@@ -142,7 +167,9 @@ def download_source(
         except CorpusFileError as error:
             raise DatasetError(where, url, str(output), error.problem) from error
         try:
-            list_members(temporary)
+            skipped = unsafe_members(temporary, extracted)
+        except UnsafeMemberError as error:
+            raise DatasetError(where, url, str(output), str(error)) from None
         except ARCHIVE_ERRORS as error:
             raise DatasetError(
                 where, url, str(output), f"not a readable archive: {error}"
@@ -161,4 +188,4 @@ def download_source(
                 )
             if expected is None:
                 handle.write(f"{actual} {source.name} {source.url}\n")
-    return actual
+    return actual, skipped

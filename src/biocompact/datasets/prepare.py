@@ -1,6 +1,6 @@
 """Prepare one file of a registered dataset: read its member from the verified source
-archive, convert it to the harness format, check that the harness reads it with at least
-one example, and only then move it into the cache."""
+archive, convert it to the harness format, read it as fine-tuning will, check it against
+the registry (label set, published size), and only then move it into the cache."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ import os
 from pathlib import Path
 
 from biocompact.atomic import atomic_path
+from biocompact.datasets.check import CheckError, check_split
 from biocompact.datasets.convert import CONVERTERS, GOLDEN, ConversionError, prepared_files
 from biocompact.datasets.errors import DatasetError
 from biocompact.datasets.fetch import ARCHIVE_ERRORS, read_member
-from biocompact.datasets.registry import Dataset, get_dataset
+from biocompact.datasets.registry import REGISTRY, Dataset, Registry
 from biocompact.finetuning import readers
 from biocompact.finetuning.bioasq import read_bioasq_golden, read_squad_json
 from biocompact.finetuning.readers import DatasetFormatError
@@ -30,24 +31,33 @@ READERS = {
 }
 
 
-def _check_readable(dataset: Dataset, split: str, path: Path) -> None:
-    """Read the converted file as fine-tuning will (raises on zero examples)."""
+def _read_and_check(dataset: Dataset, split: str, fold: str | None, path: Path) -> dict:
+    """Read the converted file as fine-tuning will (raises on zero examples) and check it
+    against the registry."""
     if split == GOLDEN:
-        read_bioasq_golden(path)
+        examples = list(read_bioasq_golden(path).values())
     else:
-        READERS[dataset.family, dataset.format](path)
+        examples = READERS[dataset.family, dataset.format](path)
+    return check_split(dataset, split, examples, fold)
 
 
 def prepare_file(
-    name: str, relative: str, archive: str | os.PathLike, url: str, output: str | os.PathLike
-) -> int:
+    name: str,
+    relative: str,
+    archive: str | os.PathLike,
+    url: str,
+    output: str | os.PathLike,
+    registry: Registry = REGISTRY,
+) -> dict:
     """Write the prepared file ``relative`` of dataset ``name`` to ``output``; return its
-    size in bytes. Any failure raises :class:`DatasetError` and leaves no output."""
-    dataset = get_dataset(name)
+    checked counts (see :func:`check_split`) with ``file`` and ``bytes``. Any failure raises
+    :class:`DatasetError` and leaves no output."""
+    dataset = registry.dataset(name)
     files = prepared_files(dataset)
     if relative not in files:
         raise DatasetError(name, url, relative, f"not a file of this dataset; has {sorted(files)}")
     member, split = files[relative]
+    fold = relative.split("/")[0] if dataset.folds and split != GOLDEN else None
     try:
         raw = read_member(Path(archive), member)
     except KeyError as error:
@@ -62,8 +72,8 @@ def prepare_file(
     with atomic_path(output) as temporary:
         temporary.write_text(converted, encoding="utf-8")
         try:
-            _check_readable(dataset, split, temporary)
-        except DatasetFormatError as error:
+            counts = _read_and_check(dataset, split, fold, temporary)
+        except (DatasetFormatError, CheckError) as error:
             problem = str(error).replace(str(temporary), f"converted {relative}")
             raise DatasetError(name, url, member, problem) from None
-    return len(converted.encode("utf-8"))
+    return {**counts, "file": relative, "bytes": len(converted.encode("utf-8"))}

@@ -211,7 +211,9 @@ _HOC_LABEL = re.compile(r"^(\w+)_([01])$")
 
 def read_hoc_tsv(path: str | Path) -> list[MultiLabelText]:
     """Read BLUE HoC TSV: ``labels<TAB>sentence<TAB>index`` after a header; ``labels`` is a
-    comma-separated list of ``<label>_<0|1>``, ``index`` is ``<document>_s<N>``."""
+    comma-separated list of ``<label>_<0|1>``, ``index`` is ``<document>_s<N>`` for a
+    sentence (BLUE) or a bare ``<document>`` for a whole abstract (BLURB as LinkBERT
+    preprocessed it)."""
     examples: list[MultiLabelText] = []
     for number, line in _lines(path):
         cells = line.split("\t")
