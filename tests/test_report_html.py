@@ -16,6 +16,9 @@ import pytest
 from browser_check import check_page, find_browser
 
 from biocompact.aggregation import BASELINE, aggregate
+from biocompact.datasets.check import check_split
+from biocompact.datasets.registry import get_dataset
+from biocompact.finetuning.readers import UNTYPED_ENTITY, LabelledText, TaggedSentence
 from biocompact.report import build_report
 from biocompact.report.glance import pareto_front
 from biocompact.retention import write_retention
@@ -214,6 +217,19 @@ def report_file(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Pa
             "reference": {"name": "minilm", "vocab_size": 30522, "fertility": 1.5, "unk_rate": 0.0},
         },
     )
+    dataset_counts = []
+    for name, split, tags, fold in [
+        ("bc5cdr-disease", "dev", ["B"] * 4246, None),
+        ("gad", "test", ["x"] * 3, "2"),
+    ]:
+        examples = (
+            [TaggedSentence(["w"] * len(tags), [f"{t}-{UNTYPED_ENTITY}" for t in tags], "f", 1)]
+            if get_dataset(name).family == "ner"
+            else [LabelledText(str(i), "t", "1", "f", i) for i in range(len(tags))]
+        )
+        path = results / f"data/counts/{name}/{split}.json"
+        write_json(path, {**check_split(get_dataset(name), split, examples, fold), "file": split})
+        dataset_counts.append(path)
     for job, seconds in [
         ("pretraining/big", 100.0),
         ("finetuning/big_ner-a_1", 10.0),
@@ -245,6 +261,7 @@ def report_file(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Pa
         evals=[results / "pretraining/big/eval.json", results / "distillation/small/eval.json"],
         corpus=results / "corpus/stats.json",
         vocab=[results / "vocab/wp/stats.json"],
+        datasets=dataset_counts,
         benchmarks=results / "benchmarks",
         retention=results / "summary/retention.csv",
         config={
@@ -419,6 +436,20 @@ def test_models_corpus_and_vocab(report):
     assert [c[0] for c in tables["per-year-table"][2]] == ["2020", "234"]
     vocab = rows_by_first_cell(tables["vocab-table"])
     assert vocab["wp"][4][0] == "1.346" and vocab["minilm (reference for wp)"][2][0] == "30,522"
+    checked = [[cell[0] for cell in row] for row in tables["datasets-table"][1:]]
+    assert checked[0][:8] == [
+        "bc5cdr-disease",
+        "dev",
+        "dev",
+        "mentions",
+        "4,246",
+        "4,244",
+        "2",
+        "Fang et al. 2023 Table 2",
+    ]
+    assert "4,246" in checked[0][8]
+    assert checked[1][:6] == ["gad", "test (fold 2)", "test", "instances", "3", ""]
+    assert "no size per fold" in checked[1][8]
     assert (
         html.count("<svg") == 5
     )  # seed spread, accuracy vs speed and vs size, speed-up, training curves

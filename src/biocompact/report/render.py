@@ -118,6 +118,7 @@ def build_report(
     evals: Sequence[str | Path] = (),
     corpus: str | Path | None = None,
     vocab: Sequence[str | Path] = (),
+    datasets: Sequence[str | Path] = (),
     task_distillation: str | Path | None = None,
     retention: str | Path | None = None,
     compression: str | Path | None = None,
@@ -135,7 +136,8 @@ def build_report(
     CSV of task-specific distillation (none: no such section); ``retention`` the students'
     retention CSV (``biocompact.retention``; none: no students); ``compression`` the
     compression summary CSV (``biocompact.compression.summary``; none: no such section); ``published`` the CSV of
-    the papers' results shown beside ours.
+    the papers' results shown beside ours; ``datasets`` the checked-counts JSON files of the
+    prepared splits of registered datasets (none: no such table).
     """
     averages_frame = pd.read_csv(averages)
     context = {
@@ -149,6 +151,7 @@ def build_report(
         **_models_context(train_logs, evals, config or {}, averages_frame),
         "corpus": tables.corpus_tables(read_json(corpus)) if corpus else None,
         "vocab": tables.vocab_table(load.read_jsons(vocab)) if vocab else None,
+        "datasets": tables.dataset_counts_table(load.read_jsons(datasets)) if datasets else None,
         "task_distillation": (
             tables.task_distillation_tables(read_distillation_summary(task_distillation))
             if task_distillation

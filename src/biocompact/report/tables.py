@@ -393,6 +393,30 @@ def vocab_table(stats: Sequence[dict[str, Any]]) -> Table:
     )
 
 
+def dataset_counts_table(counts: Sequence[dict[str, Any]]) -> Table:
+    """Each prepared split of a registered dataset: its size as converted and checked
+    beside the published one (``biocompact.datasets.check``)."""
+    rows = [
+        {
+            "dataset": entry["dataset"],
+            "split": entry["split"]
+            if not entry.get("fold")
+            else f"{entry['split']} (fold {entry['fold']})",
+            "file": entry["file"],
+            "unit": entry["unit"],
+            "converted": entry["converted"],
+            "published": entry["published"],
+            "tolerance": entry["tolerance"] or None,
+            "published in": entry["sizes_from"] if entry["published"] is not None else None,
+            "note": entry["note"],
+        }
+        for entry in sorted(counts, key=lambda entry: (entry["dataset"], entry["file"]))
+    ]
+    columns = ["dataset", "split", "file", "unit", "converted", "published", "tolerance"]
+    frame = pd.DataFrame(rows, columns=[*columns, "published in", "note"])
+    return frame_table(frame, {"converted": number, "published": number, "tolerance": number})
+
+
 def _distillation_cell(rows: pd.DataFrame, setting: str) -> Cell:
     if rows.empty:
         reason = (
