@@ -497,10 +497,33 @@ def test_preparation_reads_with_the_families_own_readers():
 def test_docs_list_every_registered_dataset(repo_root):
     page = (repo_root / "docs/finetuning-and-metrics.md").read_text(encoding="utf-8")
     section = page.split("## Public datasets by name")[1].split("\n## ")[0]
+    rows = {line.split(" | ")[0]: line for line in section.splitlines() if line.startswith("| `")}
     for name, dataset in DATASETS.items():
-        assert f"| `{name}` |" in section, name
+        assert f"| `{name}`" in rows, name
+        sizes = [
+            dataset.splits[split].size
+            for split in ("train", "dev", "test")
+            if split in dataset.splits
+        ]
+        if any(sizes):
+            assert (
+                f" | {'/'.join(f'{size:,}' for size in sizes)} {dataset.unit} | "
+                in rows[f"| `{name}`"]
+            ), name
     for source in SOURCES.values():
         assert source.url in section, source.name
+
+
+def test_docs_example_registry_entry_is_valid(repo_root, tmp_path):
+    """The entry docs/finetuning-and-metrics.md shows a contributor passes the schema."""
+    page = (repo_root / "docs/finetuning-and-metrics.md").read_text(encoding="utf-8")
+    example = page.split("To add a dataset")[1].split("```yaml\n")[1].split("```")[0]
+    data = yaml.safe_load(REGISTRY_FILE.read_text(encoding="utf-8"))
+    data["datasets"].update(yaml.safe_load(example))
+    path = tmp_path / "registry.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    dataset = load_registry(path).dataset("my-corpus")
+    assert dataset.splits["dev"].tolerance == 2 and dataset.splits["test"].size is None
 
 
 def test_download_and_preparation_do_not_import_the_training_stack(repo_root):
