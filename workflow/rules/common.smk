@@ -1,10 +1,17 @@
 # Names and helpers shared by the workflow files, all derived from the validated config.
 
-import glob
 from pathlib import Path
 
+from biocompact.configured_inputs import (
+    glob_files,
+    local_source_files,
+    require_files,
+    task_input_files,
+)
 from biocompact.corpus.listing import pubmed_file_names
+from biocompact.distillation.layer_map import resolve_layer_map, resolve_student_layers
 from biocompact.locations import resolve_location
+from biocompact.model_depth import model_depth
 
 # A list, a numbered range or "all" (NCBI's listing, fetched once and cached).
 PUBMED_BASELINE = pubmed_file_names(
@@ -16,6 +23,12 @@ PUBMED_UPDATES = pubmed_file_names(
 PUBMED_STEMS = PUBMED_BASELINE + PUBMED_UPDATES  # NCBI order: baseline, then updates
 PMC_FILES = config["corpus"]["pmc"]["files"]
 TEXT_SOURCES = list(config["corpus"]["text"]["sources"])  # local text files (bring your own)
+# Each local text source's files, its paths and glob matches in order (a pattern matching no
+# file stops the run here, naming its key).
+TEXT_SOURCE_FILES = {
+    name: glob_files(source["files"], f"corpus.text.sources.{name}.files")
+    for name, source in config["corpus"]["text"]["sources"].items()
+}
 VOCABS = list(config["vocabularies"])
 PRETRAINED = list(config["pretraining"])
 DISTILLED = list(config["distillation"])
@@ -72,6 +85,18 @@ def _check_names():
             raise ValueError(
                 f"config: finetuning.models names {name!r}, which is not a model of pretraining, distillation or external_models"
             )
+    hyperparameters = {key for preset in config["finetuning"]["presets"].values() for key in preset}
+    for name, overrides in config["finetuning"]["model_overrides"].items():
+        if name not in ALL_MODELS:
+            raise ValueError(
+                f"config: finetuning.model_overrides names {name!r}, which is not a model of this config"
+            )
+        unknown = sorted(set(overrides) - hyperparameters)
+        if hyperparameters and unknown:
+            raise ValueError(
+                f"config: finetuning.model_overrides.{name}: {unknown} are not settings of a "
+                f"preset; known: {sorted(hyperparameters)}"
+            )
     for task, settings in config["finetuning"]["tasks"].items():
         if settings["preset"] not in config["finetuning"]["presets"]:
             raise ValueError(
@@ -97,8 +122,57 @@ def _check_locations():
         resolve_location(location, key)
 
 
+def _check_input_files():
+    """Every input file the config names exists (task data, PubMed and PMC files in a local
+    folder), whatever results/ holds from an earlier run: else the run stops here, naming
+    each missing file's key."""
+    pubmed, pmc = config["corpus"]["pubmed"], config["corpus"]["pmc"]
+    files = local_source_files(
+        pubmed["source"],
+        [f"{stem}.xml.gz" for stem in PUBMED_BASELINE],
+        "corpus.pubmed.baseline",
+        "baseline",
+    )
+    files += local_source_files(
+        pubmed["source"],
+        [f"{stem}.xml.gz" for stem in PUBMED_UPDATES],
+        "corpus.pubmed.updates",
+        "updatefiles",
+    )
+    files += local_source_files(pmc["source"], PMC_FILES, "corpus.pmc.files")
+    for task, settings in config["finetuning"]["tasks"].items():
+        files += task_input_files(task, settings)
+    require_files(files)
+
+
+def _check_layers():
+    """Each student's layer indices (student_layers, layer_map, minilmv2.teacher_layer) name
+    layers its teacher has, where the config or a checkpoint's config.json tells its depth."""
+    for name, entry in config["distillation"].items():
+        where = f"config: distillation.{name}"
+        teacher = model_depth(entry["teacher"], config)
+        if teacher is None:
+            continue
+        try:
+            if entry["student_init"] == "teacher_layers":
+                resolve_student_layers(teacher, entry["student_layers"])
+            student = model_depth(name, config)
+            if entry["layer_map"] is not None and student is not None:
+                resolve_layer_map(student, teacher, entry["layer_map"])
+        except ValueError as error:
+            raise ValueError(f"{where} (teacher {entry['teacher']!r}): {error}") from None
+        teacher_layer = (entry.get("minilmv2") or {}).get("teacher_layer")
+        if teacher_layer is not None and not 1 <= teacher_layer <= teacher:
+            raise ValueError(
+                f"{where}.minilmv2.teacher_layer {teacher_layer} is not a layer 1..{teacher} "
+                f"of the teacher {entry['teacher']!r}"
+            )
+
+
 _check_names()
 _check_locations()
+_check_input_files()
+_check_layers()
 
 
 wildcard_constraints:
@@ -232,16 +306,3 @@ def distillation_entry(name):
     if entry["student_init"] in ALL_MODELS:
         entry["student_init"] = model_dir(entry["student_init"])
     return entry
-
-
-def text_source_files(name):
-    """The files of local text source ``name``: its paths and glob matches, in order."""
-    files = []
-    for pattern in config["corpus"]["text"]["sources"][name]["files"]:
-        matches = sorted(glob.glob(pattern))
-        if not matches:
-            raise ValueError(
-                f"config: corpus.text.sources.{name}.files: {pattern!r} matches no file"
-            )
-        files += matches
-    return files
