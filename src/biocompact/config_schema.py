@@ -82,10 +82,15 @@ def validate_config(config: dict, schema: Mapping, sources: Sequence[tuple[str, 
     per problem. ``sources`` are (name, content) of what set the config, in the order
     applied (config files, then ``--config``)."""
     validator = DefaultFillingValidator(schema)
-    problems = sorted(validator.iter_errors(config), key=lambda error: list(map(str, error.path)))
     keys = list(_key_paths(schema))
-    lines = [line for error in problems for line in _lines(error, sources, keys)]
-    if lines:
+    problems = [
+        problem for error in validator.iter_errors(config) for problem in _problems(error, keys)
+    ]
+    if problems:
+        lines = [
+            f"{_source(sources, path)}: {_dotted(path)}: {what}"
+            for path, what in sorted(problems, key=lambda problem: _dotted(problem[0]))
+        ]
         raise ConfigError("\n".join(dict.fromkeys(lines)))
 
 
@@ -97,23 +102,21 @@ def _key_paths(schema: Mapping, prefix: str = "") -> Iterator[str]:
             yield from _key_paths(subschema, f"{prefix}{name}.")
 
 
-def _lines(
-    error: ValidationError, sources: Sequence[tuple[str, Mapping]], key_paths: list[str]
-) -> list[str]:
+def _problems(error: ValidationError, key_paths: list[str]) -> list[tuple[list, str]]:
+    """(key path, what is wrong) of each problem of ``error`` (one per unknown key)."""
     path = list(error.path)
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         known = list(error.schema.get("properties", {}))
         return [
-            _line(sources, [*path, key], f"unknown key{_closest(str(key), known, key_paths)}")
+            ([*path, key], f"unknown key{_closest(str(key), known, key_paths)}")
             for key in error.instance
             if key not in known
         ]
-    return [_line(sources, path, _message(error))]
+    return [(path, _message(error))]
 
 
-def _line(sources: Sequence[tuple[str, Mapping]], path: list, message: str) -> str:
-    key = ".".join(map(str, path)) or "(top level)"
-    return f"{_source(sources, path)}: {key}: {message}"
+def _dotted(path: list) -> str:
+    return ".".join(map(str, path)) or "(top level)"
 
 
 def _closest(key: str, known: list[str], key_paths: list[str]) -> str:

@@ -1,0 +1,154 @@
+"""After a finished run, a config that has since gone wrong stops Snakemake when the DAG is
+built, naming its key, instead of planning around it on the old results; and the errors
+that need only the config are short."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake.cli import parse_args
+from snakemake.settings.enums import StrictDagEvaluation
+from snakemake_runs import (
+    LOCAL_PROFILE,
+    REPO_ROOT,
+    SNAKEMAKE,
+    fake_finished_run,
+    planned_jobs,
+    run_with_configs,
+)
+
+NOTES = "notes"
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory) -> Path:
+    """A working directory holding the outputs of a finished demo run (with a local text
+    source beside PubMed), and its config as config.yaml."""
+    workdir = tmp_path_factory.mktemp("finished")
+    (workdir / "demo").symlink_to(REPO_ROOT / "demo")
+    (workdir / NOTES).mkdir()
+    (workdir / NOTES / "a.txt").write_text("The gene is expressed in the liver.\n")
+    config = yaml.safe_load((REPO_ROOT / "config.yaml").read_text())
+    config["corpus"]["text"] = {"sources": {"notes": {"files": [f"{NOTES}/*.txt"]}}}
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    fake_finished_run(workdir, [workdir / "config.yaml"])
+    return workdir
+
+
+def _replay(workdir: Path, change, *args: str):
+    """A dry run with the profile local after ``change(config)`` (a layer over the config)."""
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    change(config)
+    changed = workdir / "changed.yaml"
+    changed.write_text(yaml.safe_dump(config))
+    return run_with_configs(workdir, [changed], "--profile", LOCAL_PROFILE, "-n", *args)
+
+
+def _output(result) -> str:
+    return result.stdout + result.stderr
+
+
+def test_a_task_file_that_does_not_exist_stops_the_run_after_a_finished_one(finished_run):
+    def misspell(config):
+        config["finetuning"]["tasks"]["demo-re"]["train"] = "demo/tasks/re/trian.tsv"
+
+    result = _replay(finished_run, misspell)
+    assert result.returncode != 0
+    assert (
+        "config: finetuning.tasks.demo-re.train: file 'demo/tasks/re/trian.tsv' does not exist"
+        in _output(result)
+    )
+
+
+def test_a_text_pattern_that_matches_nothing_stops_the_run_after_a_finished_one(finished_run):
+    def misspell(config):
+        config["corpus"]["text"]["sources"]["notes"]["files"] = [f"{NOTES}/*.text"]
+
+    result = _replay(finished_run, misspell)
+    assert result.returncode != 0
+    assert "config: corpus.text.sources.notes.files: 'notes/*.text' matches no file" in _output(
+        result
+    )
+
+
+def test_student_layers_beyond_the_teacher_stop_the_run_before_any_job(finished_run):
+    def deeper(config):  # the issue's [0, 3, 6] of a 6-layer teacher, on the 4-layer demo's
+        config["distillation"]["teacher-distil"]["student_layers"] = [0, 2, 4]
+
+    result = _replay(finished_run, deeper)
+    assert result.returncode != 0
+    assert (
+        "config: distillation.teacher-distil (teacher 'teacher'): student_layers [0, 2, 4] "
+        "must name layers 0..3 of the 4-layer teacher" in _output(result)
+    )
+
+
+def test_an_unchanged_config_after_a_finished_run_plans_nothing(finished_run):
+    result = _replay(finished_run, lambda config: None)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Nothing to be done" in _output(result)
+
+
+def test_a_top_level_typo_is_one_line_naming_file_key_and_closest_key(finished_run):
+    def misspell(config):
+        config["finetunin"] = config.pop("finetuning")
+
+    result = _replay(finished_run, misspell)
+    assert result.returncode != 0
+    assert "\nchanged.yaml: finetunin: unknown key; did you mean 'finetuning'?\n" in _output(result)
+    assert len(_output(result).splitlines()) < 20
+
+
+def test_a_yaml_syntax_error_in_config_yaml_names_file_and_line(tmp_path):
+    (tmp_path / "config.yaml").write_text("finetuning:\n  seeds: [1, 2\n  models: []\n")
+    result = subprocess.run(
+        [*SNAKEMAKE, "--directory", str(tmp_path), "-n"], capture_output=True, text=True
+    )
+    assert result.returncode != 0
+    assert "config.yaml, line 3, column 9: expected ',' or ']', but got ':'" in _output(result)
+
+
+def test_config_lists_on_the_command_line_as_documented(finished_run):
+    """README: `--config 'finetuning={seeds: [1, 2]}'` (integers, the rest of the section kept)."""
+    result = _replay(finished_run, lambda config: None, "--config", "finetuning={seeds: [1, 2]}")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "finetune" not in planned_jobs(result)  # seeds 1 and 2 are done
+    result = _replay(finished_run, lambda config: None, "--config", "finetuning={seeds: [1, 6]}")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert planned_jobs(result)["finetune"] == 4  # 2 models x 2 tasks, seed 6
+
+
+def test_a_top_level_list_on_the_command_line_points_to_its_key(finished_run):
+    result = _replay(finished_run, lambda config: None, "--config", "seeds=[1,2]")
+    assert result.returncode != 0
+    assert (
+        "--config: seeds: unknown key; did you mean finetuning.seeds or task_distillation.seeds?"
+        in _output(result)
+    )
+
+
+def _rules_with_checkpoints() -> set[str]:
+    """Rules whose jobs resume from results/checkpoints/ (a checkpoint_dir parameter)."""
+    rules = set()
+    for path in (REPO_ROOT / "workflow" / "rules").glob("*.smk"):
+        rule = None
+        for line in path.read_text().splitlines():
+            if line.startswith("rule "):
+                rule = line.split()[1].rstrip(":")
+            elif "checkpoint_dir=" in line:
+                rules.add(rule)
+    return rules
+
+
+def test_only_the_slurm_profile_retries_and_only_jobs_that_resume():
+    _, local = parse_args(["--profile", LOCAL_PROFILE])
+    _, slurm = parse_args(["--profile", str(REPO_ROOT / "slurm")])
+    assert local.retries == 0 and local.preemptible_rules is None
+    assert slurm.retries == 0
+    assert slurm.preemptible_rules == _rules_with_checkpoints() == {"pretrain", "distill"}
+    assert slurm.preemptible_retries == 3
+    for args in (local, slurm):
+        assert StrictDagEvaluation.FUNCTIONS in args.strict_dag_evaluation
