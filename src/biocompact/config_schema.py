@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -159,3 +160,20 @@ def _sets(content: Any, path: list) -> bool:
         else:
             return False
     return True
+
+
+def main(paths: Sequence[str]) -> int:
+    """Check the YAML of config files, one line per file that is not valid (Snakemake reads
+    ``--configfile`` files before the workflow and names neither file nor line)."""
+    problems = []
+    for path in paths:
+        try:
+            read_config_file(path)
+        except (ConfigError, OSError) as error:
+            problems.append(str(error))
+    print("\n".join(problems) or f"{len(paths)} config file(s): valid YAML mappings")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import glob
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 from biocompact.corpus.download import URL_SCHEMES
 from biocompact.finetuning.task_files import EXTRA_FILES, SPLITS, fold_tasks
@@ -57,14 +58,24 @@ def glob_files(patterns: Iterable[str], key: str) -> list[str]:
     return files
 
 
+FILE_URL = "file://"
+
+
+def local_path(location: str) -> str | None:
+    """The path of a folder path or ``file://`` URL; None for a remote URL (only its
+    download can tell whether it exists)."""
+    if location.startswith(FILE_URL):
+        return unquote(urlparse(location).path)
+    return None if location.startswith(URL_SCHEMES) else location
+
+
 def local_source_files(
     source: str, names: Iterable[str], key: str, folder: str = ""
 ) -> list[tuple[str, str]]:
     """(``key``, path) of each of ``names`` under ``source``/``folder`` when ``source`` is
-    a local folder (nothing for a URL: only the download can tell whether it exists)."""
-    if source.startswith(URL_SCHEMES):
-        return []
-    return [(key, str(Path(source, folder, name))) for name in names]
+    local (a folder or ``file://`` URL); nothing for a remote one."""
+    root = local_path(source)
+    return [] if root is None else [(key, str(Path(root, folder, name))) for name in names]
 
 
 def task_input_files(name: str, task: Mapping) -> list[tuple[str, str]]:

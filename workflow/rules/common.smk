@@ -4,6 +4,7 @@ from pathlib import Path
 
 from biocompact.configured_inputs import (
     glob_files,
+    local_path,
     local_source_files,
     require_files,
     task_input_files,
@@ -123,9 +124,9 @@ def _check_locations():
 
 
 def _check_input_files():
-    """Every input file the config names exists (task data, PubMed and PMC files in a local
-    folder), whatever results/ holds from an earlier run: else the run stops here, naming
-    each missing file's key."""
+    """Every input file the config names exists (task data, PubMed and PMC files and dataset
+    mirrors that are local), whatever results/ holds from an earlier run: else the run
+    stops here, naming each missing file's key."""
     pubmed, pmc = config["corpus"]["pubmed"], config["corpus"]["pmc"]
     files = local_source_files(
         pubmed["source"],
@@ -142,6 +143,9 @@ def _check_input_files():
     files += local_source_files(pmc["source"], PMC_FILES, "corpus.pmc.files")
     for task, settings in config["finetuning"]["tasks"].items():
         files += task_input_files(task, settings)
+    for source, url in config["datasets"]["mirrors"].items():
+        if source in DATASET_SOURCES and local_path(url) is not None:
+            files.append((f"datasets.mirrors.{source}", local_path(url)))
     require_files(files)
 
 
