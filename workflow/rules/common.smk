@@ -13,6 +13,7 @@ from biocompact.corpus.listing import pubmed_file_names
 from biocompact.distillation.layer_map import resolve_layer_map, resolve_student_layers
 from biocompact.locations import resolve_location
 from biocompact.model_depth import model_depth
+from biocompact.pretraining.objective_families import objective_for
 
 # A list, a numbered range or "all" (NCBI's listing, fetched once and cached).
 PUBMED_BASELINE = pubmed_file_names(
@@ -173,10 +174,34 @@ def _check_layers():
             )
 
 
+def _check_pretraining():
+    """Each model's objective trains its family; continued pretraining reads its corpus in
+    the checkpoint's own vocabulary (a vocabulary of type pretrained of the same checkpoint)."""
+    for name, entry in config["pretraining"].items():
+        where = f"config: pretraining.{name}"
+        try:
+            objective_for(entry["objective"], entry["family"])
+        except ValueError as error:
+            raise ValueError(f"{where}: {error}") from None
+        if entry["init"] == "scratch":
+            continue
+        vocabulary = config["vocabularies"][entry["vocabulary"]]
+        own = vocabulary["type"] == "pretrained" and resolve_location(
+            vocabulary["checkpoint"]
+        ) == resolve_location(entry["init"])
+        if not own:
+            raise ValueError(
+                f"{where}.init {entry['init']!r}: continued pretraining needs the checkpoint's "
+                f"own vocabulary, but vocabularies.{entry['vocabulary']} is not of type "
+                "'pretrained' with this checkpoint"
+            )
+
+
 _check_names()
 _check_locations()
 _check_input_files()
 _check_layers()
+_check_pretraining()
 
 
 wildcard_constraints:
