@@ -124,3 +124,10 @@ def test_the_command_names_each_config_file_with_a_yaml_error(tmp_path):
     assert result.stdout.splitlines() == [
         "bad.yaml, line 2, column 1: found character '\\t' that cannot start any token"
     ]
+
+
+def test_a_long_value_is_cut_short():
+    config = {"finetuning": {"models": {"a": "x" * 300}}}
+    (line,) = _problems(config, [("a.yaml", config)])
+    assert line.startswith("a.yaml: finetuning.models: {'a': 'xxx")
+    assert line.endswith("...") and len(line) == len("a.yaml: finetuning.models: ") + 120 + 3

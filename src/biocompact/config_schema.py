@@ -21,7 +21,7 @@ from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
 COMMAND_LINE = "--config"
-LONGEST_VALUE = 60  # characters of a value quoted in a message
+LONGEST_MESSAGE = 120  # characters of what is wrong (jsonschema quotes whole values)
 
 
 class ConfigError(ValueError):
@@ -139,7 +139,7 @@ def _message(error: ValidationError) -> str:
 
 
 def _short(message: str) -> str:
-    return message if len(message) <= 2 * LONGEST_VALUE else message[: 2 * LONGEST_VALUE] + "..."
+    return message if len(message) <= LONGEST_MESSAGE else message[:LONGEST_MESSAGE] + "..."
 
 
 def _source(sources: Sequence[tuple[str, Mapping]], path: list) -> str:
