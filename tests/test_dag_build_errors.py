@@ -75,14 +75,15 @@ def test_a_text_pattern_that_matches_nothing_stops_the_run_after_a_finished_one(
 
 
 def test_student_layers_beyond_the_teacher_stop_the_run_before_any_job(finished_run):
-    def deeper(config):  # the issue's [0, 3, 6] of a 6-layer teacher, on the 4-layer demo's
-        config["distillation"]["teacher-distil"]["student_layers"] = [0, 2, 4]
+    def deeper(config):  # the case: layers [0, 3, 6] of a 6-layer teacher
+        config["pretraining"]["teacher"]["architecture"]["num_hidden_layers"] = 6
+        config["distillation"]["teacher-distil"]["student_layers"] = [0, 3, 6]
 
     result = _replay(finished_run, deeper)
     assert result.returncode != 0
     assert (
-        "config: distillation.teacher-distil (teacher 'teacher'): student_layers [0, 2, 4] "
-        "must name layers 0..3 of the 4-layer teacher" in _output(result)
+        "config: distillation.teacher-distil (teacher 'teacher'): student_layers [0, 3, 6] "
+        "must name layers 0..5 of the 6-layer teacher" in _output(result)
     )
 
 
