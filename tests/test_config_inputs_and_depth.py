@@ -14,7 +14,13 @@ from biocompact.configured_inputs import (
     task_input_files,
 )
 from biocompact.distillation.layer_map import resolve_student_layers
-from biocompact.model_depth import architecture_depth, checkpoint_depth, model_depth
+from biocompact.model_shapes import (
+    architecture_depth,
+    checkpoint_depth,
+    checkpoint_positions,
+    model_depth,
+    model_positions,
+)
 
 
 def test_missing_files_are_listed_one_per_line_and_results_are_left_to_the_dag(
@@ -89,7 +95,9 @@ def test_checkpoint_depth_reads_config_json(tmp_path):
     assert checkpoint_depth(str(tmp_path), "k") == 6
     assert checkpoint_depth("namespace/hub-model", "k") is None
     (tmp_path / "config.json").write_text("{}")
-    with pytest.raises(ValueError, match="config: k: .*config.json is not a model config"):
+    assert checkpoint_depth(str(tmp_path), "k") is None
+    (tmp_path / "config.json").write_text("{")
+    with pytest.raises(ValueError, match="config: k: .*config.json is not valid JSON"):
         checkpoint_depth(str(tmp_path), "k")
 
 
@@ -128,4 +136,41 @@ def test_model_depth_follows_teachers_and_students(tmp_path):
         "of-half": 4,
         "fresh": 2,
         "from-folder": 12,
+    }
+
+
+@pytest.mark.parametrize(
+    ("checkpoint", "positions"),
+    [
+        ({"model_type": "bert", "max_position_embeddings": 512}, 512),
+        ({"model_type": "roberta", "max_position_embeddings": 514, "pad_token_id": 1}, 512),
+        ({"model_type": "modernbert", "max_position_embeddings": 8192}, 8192),
+    ],
+)
+def test_checkpoint_positions_are_its_usable_length(tmp_path, checkpoint, positions):
+    (tmp_path / "config.json").write_text(json.dumps(checkpoint))
+    assert checkpoint_positions(str(tmp_path), "k") == positions
+
+
+def test_model_positions_come_from_checkpoints_only(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps({"max_position_embeddings": 128}))
+    config = {
+        "pretraining": {
+            "scratch": {"init": "scratch"},
+            "continued": {"init": str(tmp_path)},
+        },
+        "distillation": {
+            "cut": {"teacher": "continued", "student_init": "teacher_layers"},
+            "fresh": {"teacher": "continued", "student_init": "random"},
+        },
+        "external_models": {"ext": str(tmp_path), "hub": "namespace/model"},
+    }
+    names = ("scratch", "continued", "cut", "fresh", "ext", "hub")
+    assert {name: model_positions(name, config) for name in names} == {
+        "scratch": None,
+        "continued": 128,
+        "cut": 128,
+        "fresh": None,
+        "ext": 128,
+        "hub": None,
     }

