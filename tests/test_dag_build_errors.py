@@ -212,3 +212,40 @@ def test_a_sequence_longer_than_a_checkpoints_positions_is_named(finished_run):
         "the 512 positions of model 'minilm'; lower it in finetuning.model_overrides.minilm"
         in _output(result)
     )
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (
+            {"no-such-model": {"learning_rate": 1e-4}},
+            "config: finetuning.model_overrides names 'no-such-model', which is not a model of "
+            "this config",
+        ),
+        (
+            {"teacher": {"lerning_rate": 1e-4}},
+            "config: finetuning.model_overrides.teacher: ['lerning_rate'] are not settings of a "
+            "preset",
+        ),
+    ],
+)
+def test_model_overrides_name_models_and_preset_settings(finished_run, overrides, message):
+    def override(config):
+        config["finetuning"]["model_overrides"] = overrides
+
+    result = _replay(finished_run, override)
+    assert result.returncode != 0
+    assert message in _output(result)
+
+
+def test_a_layer_map_beyond_the_teacher_is_named(finished_run):
+    def tinybert(config):  # 2 student layers mapped onto the 4-layer teacher's 1..4
+        config["distillation"]["teacher-distil"].update(method="tinybert", layer_map=[2, 5])
+        del config["distillation"]["teacher-distil"]["alpha"]
+
+    result = _replay(finished_run, tinybert)
+    assert result.returncode != 0
+    assert (
+        "config: distillation.teacher-distil (teacher 'teacher'): layer_map [2, 5] must give one "
+        "teacher layer in 1..4 for each of the student's 2 layers" in _output(result)
+    )
