@@ -7,7 +7,14 @@
 
 import os
 
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version, update_config
+
+from biocompact.config_schema import (
+    COMMAND_LINE,
+    read_config_file,
+    typed_command_line_values,
+    validate_config,
+)
 
 min_version("9.0")
 
@@ -24,13 +31,23 @@ os.environ.update(
 # Config layering: the files given with --configfile, later over earlier, over the schema's
 # defaults. config.yaml (the demo) is read only when no --configfile is given, so a user's
 # own config never inherits the demo's models, tasks or files. --config KEY=VALUE applies
-# on top in both cases.
+# on top in both cases, its lists and mappings read as YAML
+# (`--config 'finetuning={seeds: [1, 2]}'`). Validation prints one line per problem, naming
+# the file that set the key.
+CONFIG_FILES = [os.path.relpath(path) for path in workflow.overwrite_configfiles] or ["config.yaml"]
+CONFIG_SOURCES = [(path, read_config_file(path)) for path in CONFIG_FILES if os.path.exists(path)]
 if not workflow.overwrite_configfiles:
 
     configfile: "config.yaml"
 
 
-validate(config, "workflow/schemas/config.schema.yaml")
+COMMAND_LINE_CONFIG = typed_command_line_values(workflow.config_settings.config)
+update_config(config, COMMAND_LINE_CONFIG)
+validate_config(
+    config,
+    read_config_file(os.path.join(workflow.basedir, "workflow/schemas/config.schema.yaml")),
+    [*CONFIG_SOURCES, (COMMAND_LINE, COMMAND_LINE_CONFIG)],
+)
 
 
 include: "workflow/rules/datasets.smk"  # fills in tasks named by `dataset` before common.smk

@@ -39,3 +39,26 @@ def planned_jobs(result: subprocess.CompletedProcess) -> dict[str, int]:
             if name != "total":
                 jobs[name] = int(count)
     return jobs
+
+
+LOCAL_PROFILE = str(REPO_ROOT / "local")
+
+
+def fake_finished_run(workdir: Path, configfiles: list) -> None:
+    """Make ``workdir`` look like a finished ``--profile local`` run of these config files:
+    every output the DAG plans exists (empty; a folder where the output's name has no
+    suffix, as the rules' directory outputs have) and Snakemake's records mark it up to
+    date. What a later run plans from there is what it would plan after a real run."""
+    summary = run_with_configs(workdir, configfiles, "--profile", LOCAL_PROFILE, "--summary")
+    assert summary.returncode == 0, summary.stderr[-3000:]
+    for line in summary.stdout.splitlines()[1:]:
+        path = workdir / line.split("\t")[0]
+        if "." in path.name:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.touch()
+        else:
+            path.mkdir(parents=True, exist_ok=True)
+    touched = run_with_configs(workdir, configfiles, "--profile", LOCAL_PROFILE, "--touch")
+    assert touched.returncode == 0, touched.stderr[-3000:]
+    planned = run_with_configs(workdir, configfiles, "--profile", LOCAL_PROFILE, "-n")
+    assert "Nothing to be done" in planned.stdout + planned.stderr, planned.stdout[-3000:]

@@ -1,10 +1,19 @@
 # Names and helpers shared by the workflow files, all derived from the validated config.
 
-import glob
 from pathlib import Path
 
+from biocompact.configured_inputs import (
+    glob_files,
+    local_path,
+    local_source_files,
+    require_files,
+    task_input_files,
+)
 from biocompact.corpus.listing import pubmed_file_names
+from biocompact.distillation.layer_map import resolve_layer_map, resolve_student_layers
 from biocompact.locations import resolve_location
+from biocompact.model_shapes import model_depth, model_positions
+from biocompact.pretraining.objective_families import objective_for
 
 # A list, a numbered range or "all" (NCBI's listing, fetched once and cached).
 PUBMED_BASELINE = pubmed_file_names(
@@ -16,6 +25,12 @@ PUBMED_UPDATES = pubmed_file_names(
 PUBMED_STEMS = PUBMED_BASELINE + PUBMED_UPDATES  # NCBI order: baseline, then updates
 PMC_FILES = config["corpus"]["pmc"]["files"]
 TEXT_SOURCES = list(config["corpus"]["text"]["sources"])  # local text files (bring your own)
+# Each local text source's files, its paths and glob matches in order (a pattern matching no
+# file stops the run here, naming its key).
+TEXT_SOURCE_FILES = {
+    name: glob_files(source["files"], f"corpus.text.sources.{name}.files")
+    for name, source in config["corpus"]["text"]["sources"].items()
+}
 VOCABS = list(config["vocabularies"])
 PRETRAINED = list(config["pretraining"])
 DISTILLED = list(config["distillation"])
@@ -72,6 +87,18 @@ def _check_names():
             raise ValueError(
                 f"config: finetuning.models names {name!r}, which is not a model of pretraining, distillation or external_models"
             )
+    hyperparameters = {key for preset in config["finetuning"]["presets"].values() for key in preset}
+    for name, overrides in config["finetuning"]["model_overrides"].items():
+        if name not in ALL_MODELS:
+            raise ValueError(
+                f"config: finetuning.model_overrides names {name!r}, which is not a model of this config"
+            )
+        unknown = sorted(set(overrides) - hyperparameters)
+        if hyperparameters and unknown:
+            raise ValueError(
+                f"config: finetuning.model_overrides.{name}: {unknown} are not settings of a "
+                f"preset; known: {sorted(hyperparameters)}"
+            )
     for task, settings in config["finetuning"]["tasks"].items():
         if settings["preset"] not in config["finetuning"]["presets"]:
             raise ValueError(
@@ -97,8 +124,84 @@ def _check_locations():
         resolve_location(location, key)
 
 
+def _check_input_files():
+    """Every input file the config names exists (task data, PubMed and PMC files and dataset
+    mirrors that are local), whatever results/ holds from an earlier run: else the run
+    stops here, naming each missing file's key."""
+    pubmed, pmc = config["corpus"]["pubmed"], config["corpus"]["pmc"]
+    files = local_source_files(
+        pubmed["source"],
+        [f"{stem}.xml.gz" for stem in PUBMED_BASELINE],
+        "corpus.pubmed.baseline",
+        "baseline",
+    )
+    files += local_source_files(
+        pubmed["source"],
+        [f"{stem}.xml.gz" for stem in PUBMED_UPDATES],
+        "corpus.pubmed.updates",
+        "updatefiles",
+    )
+    files += local_source_files(pmc["source"], PMC_FILES, "corpus.pmc.files")
+    for task, settings in config["finetuning"]["tasks"].items():
+        files += task_input_files(task, settings)
+    for source, url in config["datasets"]["mirrors"].items():
+        if source in DATASET_SOURCES and local_path(url) is not None:
+            files.append((f"datasets.mirrors.{source}", local_path(url)))
+    require_files(files)
+
+
+def _check_layers():
+    """Each student's layer indices (student_layers, layer_map, minilmv2.teacher_layer) name
+    layers its teacher has, where the config or a checkpoint's config.json tells its depth."""
+    for name, entry in config["distillation"].items():
+        where = f"config: distillation.{name}"
+        teacher = model_depth(entry["teacher"], config)
+        if teacher is None:
+            continue
+        try:
+            if entry["student_init"] == "teacher_layers":
+                resolve_student_layers(teacher, entry["student_layers"])
+            student = model_depth(name, config)
+            if entry["layer_map"] is not None and student is not None:
+                resolve_layer_map(student, teacher, entry["layer_map"])
+        except ValueError as error:
+            raise ValueError(f"{where} (teacher {entry['teacher']!r}): {error}") from None
+        teacher_layer = (entry.get("minilmv2") or {}).get("teacher_layer")
+        if teacher_layer is not None and not 1 <= teacher_layer <= teacher:
+            raise ValueError(
+                f"{where}.minilmv2.teacher_layer {teacher_layer} is not a layer 1..{teacher} "
+                f"of the teacher {entry['teacher']!r}"
+            )
+
+
+def _check_pretraining():
+    """Each model's objective trains its family; continued pretraining reads its corpus in
+    the checkpoint's own vocabulary (a vocabulary of type pretrained of the same checkpoint)."""
+    for name, entry in config["pretraining"].items():
+        where = f"config: pretraining.{name}"
+        try:
+            objective_for(entry["objective"], entry["family"])
+        except ValueError as error:
+            raise ValueError(f"{where}: {error}") from None
+        if entry["init"] == "scratch":
+            continue
+        vocabulary = config["vocabularies"][entry["vocabulary"]]
+        own = vocabulary["type"] == "pretrained" and resolve_location(
+            vocabulary["checkpoint"]
+        ) == resolve_location(entry["init"])
+        if not own:
+            raise ValueError(
+                f"{where}.init {entry['init']!r}: continued pretraining needs the checkpoint's "
+                f"own vocabulary, but vocabularies.{entry['vocabulary']} is not of type "
+                "'pretrained' with this checkpoint"
+            )
+
+
 _check_names()
 _check_locations()
+_check_input_files()
+_check_layers()
+_check_pretraining()
 
 
 wildcard_constraints:
@@ -157,6 +260,24 @@ def finetune_config(model, task):
     overrides = config["finetuning"]["model_overrides"].get(model, {})
     settings["hyperparameters"] = {**settings["hyperparameters"], **overrides}
     return settings
+
+
+def _check_sequence_lengths():
+    """Each fine-tuned model whose checkpoint fixes its positions takes each task's
+    max_seq_length (its preset's, the task's or the model's override)."""
+    for model in FINETUNE_MODELS:
+        positions = model_positions(model, config)
+        for task in TASKS if positions else []:
+            length = finetune_config(model, task)["hyperparameters"]["max_seq_length"]
+            if length > positions:
+                raise ValueError(
+                    f"config: finetuning.tasks.{task}: max_seq_length {length} (preset "
+                    f"{task_config(task)['preset']!r}) is longer than the {positions} positions "
+                    f"of model {model!r}; lower it in finetuning.model_overrides.{model}"
+                )
+
+
+_check_sequence_lengths()
 
 
 def gpu_job_resources(entry):
@@ -232,16 +353,3 @@ def distillation_entry(name):
     if entry["student_init"] in ALL_MODELS:
         entry["student_init"] = model_dir(entry["student_init"])
     return entry
-
-
-def text_source_files(name):
-    """The files of local text source ``name``: its paths and glob matches, in order."""
-    files = []
-    for pattern in config["corpus"]["text"]["sources"][name]["files"]:
-        matches = sorted(glob.glob(pattern))
-        if not matches:
-            raise ValueError(
-                f"config: corpus.text.sources.{name}.files: {pattern!r} matches no file"
-            )
-        files += matches
-    return files

@@ -188,7 +188,7 @@ rule corpus_split_pmc:
 rule corpus_split_text:
     """Split the documents of one local text source into sentences (pretraining text)."""
     input:
-        lambda wildcards: text_source_files(wildcards.text_source),
+        lambda wildcards: TEXT_SOURCE_FILES[wildcards.text_source],
     output:
         sentences="results/corpus/sentences/text/{text_source}.txt.gz",
         stats="results/corpus/sentences/text/{text_source}.stats.json",

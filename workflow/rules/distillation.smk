@@ -21,8 +21,7 @@ rule distill:
     benchmark:
         "results/benchmarks/distillation/distill/{model}.tsv"
     priority: model_priority
-    # Killed at the time limit or cancelled: resubmitted, resuming from its checkpoint.
-    retries: 3
+    # No retries here: the Slurm profile resubmits it (preemptible-rules), a local run does not.
     conda:
         "../../envs/torch.yaml"
     threads: gpu_job_threads(lambda wc: config["distillation"][wc.model])

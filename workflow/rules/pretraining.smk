@@ -20,8 +20,7 @@ rule pretrain:
     benchmark:
         "results/benchmarks/pretraining/pretrain/{model}.tsv"
     priority: model_priority
-    # Killed at the time limit or cancelled: resubmitted, resuming from its checkpoint.
-    retries: 3
+    # No retries here: the Slurm profile resubmits it (preemptible-rules), a local run does not.
     conda:
         "../../envs/torch.yaml"
     threads: gpu_job_threads(lambda wc: config["pretraining"][wc.model])

@@ -2,6 +2,7 @@
 # includes this file. Uses ALL_MODELS and task_data_config of common.smk and task_files
 # (imported by finetuning.smk).
 
+from biocompact.configured_inputs import require_files
 from biocompact.task_distillation.settings import ExperimentSettings, TransferSetSettings
 
 # Every entry parsed and checked here, before any job runs. Jobs get plain values (the
@@ -53,6 +54,15 @@ def _check_task_distillation():
 
 
 _check_task_distillation()
+# every transfer set's file, or its randomised source, exists (or is an output of this DAG)
+require_files(
+    (
+        (f"task_distillation.transfer_sets.{name}.randomised.source", entry.randomised.source)
+        if entry.randomised
+        else (f"task_distillation.transfer_sets.{name}.path", entry.path)
+    )
+    for name, entry in TD_TRANSFER.items()
+)
 
 
 def td_task(experiment, training):

@@ -7,17 +7,13 @@ import copy
 import torch
 from transformers import AutoModelForMaskedLM, ModernBertModel, PreTrainedModel
 
+from biocompact.distillation.layer_map import resolve_student_layers
 from biocompact.locations import resolve_location
 from biocompact.models.presets import build_config
 
 # the family of a random student: its teacher's where the teacher's tokenizer only fits it
 # (ModernBERT's has no token types and its own special ids); BERT otherwise
 RANDOM_STUDENT_FAMILIES = ("modernbert",)
-
-
-def every_other_layer(n_teacher_layers: int) -> list[int]:
-    """DistilBERT's default: teacher layers 0, 2, 4, ..."""
-    return list(range(0, n_teacher_layers, 2))
 
 
 def student_from_teacher_layers(
@@ -29,10 +25,7 @@ def student_from_teacher_layers(
     ``config.layer_types``), so every layer attends as it did in the teacher; its first
     layer must be the teacher's first, the only one without a pre-attention norm.
     """
-    n_layers = teacher.config.num_hidden_layers
-    layers = every_other_layer(n_layers) if layers is None else layers
-    if not layers or any(not 0 <= index < n_layers for index in layers):
-        raise ValueError(f"student_layers {layers} must name layers of a {n_layers}-layer teacher")
+    layers = resolve_student_layers(teacher.config.num_hidden_layers, layers)
     student = copy.deepcopy(teacher)
     base = student.base_model
     if isinstance(base, ModernBertModel):

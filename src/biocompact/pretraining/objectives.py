@@ -14,6 +14,7 @@ from biocompact.pretraining.albert import build_albert
 from biocompact.pretraining.electra import build_electra
 from biocompact.pretraining.mlm import build_mlm
 from biocompact.pretraining.nsp import build_nsp
+from biocompact.pretraining.objective_families import OBJECTIVE_FAMILIES, objective_for
 
 
 @dataclass(frozen=True)
@@ -22,33 +23,18 @@ class ObjectiveEntry:
     families: tuple[str, ...]  # model families the objective can train
 
 
-OBJECTIVES: dict[str, ObjectiveEntry] = {
-    "mlm": ObjectiveEntry(build_mlm, ("bert", "roberta", "electra", "albert", "modernbert")),
-    "nsp": ObjectiveEntry(build_nsp, ("bert",)),
-    "electra": ObjectiveEntry(build_electra, ("electra",)),
-    "albert": ObjectiveEntry(build_albert, ("albert",)),
+BUILDERS: dict[str, Callable] = {
+    "mlm": build_mlm,
+    "nsp": build_nsp,
+    "electra": build_electra,
+    "albert": build_albert,
 }
-
-# each family's own objective, used when a model names none
-DEFAULT_OBJECTIVE = {
-    "bert": "mlm",
-    "roberta": "mlm",
-    "electra": "electra",
-    "albert": "albert",
-    "modernbert": "mlm",  # Warner et al. 2024: MLM alone, no next-sentence prediction
+OBJECTIVES: dict[str, ObjectiveEntry] = {
+    name: ObjectiveEntry(build, OBJECTIVE_FAMILIES[name]) for name, build in BUILDERS.items()
 }
 
 
 def objective_entry(name: str | None, family: str) -> tuple[str, ObjectiveEntry]:
     """The objective ``name`` (default: the family's own), checked against the model family."""
-    if family not in DEFAULT_OBJECTIVE:
-        raise ValueError(f"unknown model family {family!r}; known: {sorted(DEFAULT_OBJECTIVE)}")
-    name = name or DEFAULT_OBJECTIVE[family]
-    if name not in OBJECTIVES:
-        raise ValueError(f"unknown pretraining objective {name!r}; known: {sorted(OBJECTIVES)}")
-    entry = OBJECTIVES[name]
-    if family not in entry.families:
-        raise ValueError(
-            f"objective {name!r} trains models of family {', '.join(entry.families)}, not {family!r}"
-        )
-    return name, entry
+    name = objective_for(name, family)
+    return name, OBJECTIVES[name]
