@@ -160,9 +160,13 @@ def test_packed_sequences_keep_their_document_index(tmp_path):
             found = set(tokenizer.decode(row["input_ids"]).split()) & set(names)
             assert found <= set(names[row["document"] : row["last_document"] + 1])
 
-    # the same corpus read, packed and written by two processes
+    # the same corpus in two shards, read, packed and written by two processes
+    documents = shard.read_text(encoding="utf-8").split("\n\n")
+    halves = [tmp_path / "first.txt", tmp_path / "second.txt"]
+    halves[0].write_text("\n\n".join(documents[:4]) + "\n", encoding="utf-8")
+    halves[1].write_text("\n\n".join(documents[4:]), encoding="utf-8")
     parallel = build_tokenized_corpus(
-        [shard],
+        halves,
         tmp_path / "tokenizer",
         tmp_path / "parallel",
         max_seq_length=12,
