@@ -16,8 +16,8 @@ with the words). The vocabulary job's CPU-seconds and memory are fitted as
 Heaps' law (``K * words ** beta``) fitted on prefixes of the real text. The tokenisation
 job's cost is linear in its words. The projection for all of PubMed (4.75 billion words)
 is printed beside the rules' declared ``threads``/``mem_mb``/``runtime``, assuming the
-work spreads evenly over the declared threads (every pass of the tokenisation job runs in
-``threads`` processes; the vocabulary trainer counts words in parallel).
+tokenisation job's work spreads evenly over its declared threads (it reads, tokenises and
+packs in ``threads`` processes) and the vocabulary job's wall time is its CPU time.
 
 The vocabulary job reads every document and trains on a ``sample_fraction`` of them (that
 of ``configs/pubmed-full.yaml``): a run at that fraction on the largest repeated shard

@@ -22,10 +22,11 @@ for evaluation never share a sequence with training documents.
 Columns are stored in the smallest integer type that holds them (``smallest_integer_type``):
 token ids below the vocabulary's size (uint16 up to 65,536 tokens), word ids from -1 to
 below ``max_seq_length`` (int8 up to 128 tokens), document indices below the corpus's
-document count. Every pass runs in ``num_proc`` processes: reading the shards (a group
-of shards each), tokenising and packing, and writing the splits; the read text is deleted
-once packed, so the job's transient disk is the text and the packed corpus, or the packed
-corpus twice, whichever is larger.
+document count. Reading the shards (a group of shards each) and tokenising and packing run
+in ``num_proc`` processes; the splits are taken without a filter pass and written by this
+process (``save_to_disk``'s own processes need a manager process, which cannot start from a
+Snakemake script). The read text is deleted once packed, so the job's transient disk is
+the text and the packed corpus, or the packed corpus twice, whichever is larger.
 """
 
 from __future__ import annotations
@@ -229,7 +230,6 @@ def build_tokenized_corpus(
         for document in iter_documents(shards):
             yield {"sentences": document, "heldout": is_heldout(document, heldout_fraction)}
 
-    processes = num_proc if num_proc > 1 else None
     with tempfile.TemporaryDirectory(dir=Path(out_dir).parent, prefix=".cache-") as cache:
         # contiguous groups of shards, one per process: the documents keep their order
         raw = datasets.Dataset.from_generator(
@@ -245,7 +245,7 @@ def build_tokenized_corpus(
             batched=True,
             with_indices=True,
             batch_size=MAP_BATCH_DOCUMENTS,
-            num_proc=processes,
+            num_proc=num_proc if num_proc > 1 else None,
             remove_columns=raw.column_names,
             features=packed_features(len(tokenizer), max_seq_length, len(raw)),
             fn_kwargs={
@@ -268,5 +268,5 @@ def build_tokenized_corpus(
             if len(split) == 0:
                 raise ValueError(f"the {name} split is empty: adjust heldout_fraction or add text")
         with atomic_path(out_dir, is_dir=True) as folder:
-            splits.save_to_disk(str(folder), num_proc=processes)
+            splits.save_to_disk(str(folder))
     return datasets.load_from_disk(str(out_dir))
