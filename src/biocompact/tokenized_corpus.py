@@ -20,7 +20,7 @@ last document) for next-sentence prediction's random other document. Documents h
 for evaluation never share a sequence with training documents.
 
 Columns are stored in the smallest integer type that holds them (``smallest_integer_type``):
-token ids below the vocabulary's size (uint16 up to 65,536 tokens), word ids from -1 to
+token ids below the vocabulary's size (int16 up to 32,768 tokens, uint16 up to 65,536), word ids from -1 to
 below ``max_seq_length`` (int8 up to 128 tokens), document indices below the corpus's
 document count. Reading the shards (a group of shards each) and tokenising and packing run
 in ``num_proc`` processes; the splits are taken without a filter pass and written by this
@@ -255,9 +255,8 @@ def build_tokenized_corpus(
             },
             desc="tokenise and pack",
         )
-        for (
-            file
-        ) in raw.cache_files:  # the text is packed: free its disk (mapped files stay readable)
+        # the text is packed: free its disk (its files stay readable while mapped)
+        for file in raw.cache_files:
             Path(file["filename"]).unlink()
         heldout = packed.data.column("heldout").to_numpy(zero_copy_only=False)
         splits = datasets.DatasetDict(
