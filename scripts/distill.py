@@ -1,22 +1,25 @@
-"""Rule distill: task-agnostic distillation of one student (resumable)."""
+"""Rule distill: task-agnostic distillation of one student (resumable, data-parallel on its GPUs)."""
 
-from biocompact.distillation.run import run_distillation
-from biocompact.distillation.settings import DistillationSettings
 from biocompact.runlog import job_logging
+from biocompact.training.launch import launch
 
 with job_logging(snakemake):
-    run_distillation(
-        name=snakemake.wildcards.model,
-        settings=DistillationSettings.from_entry(snakemake.params.settings),
-        teacher_dir=snakemake.input.teacher,
-        dataset_dir=snakemake.input.corpus,
-        outputs={
-            "model": snakemake.output.model,
-            "log": snakemake.output.log,
-            "eval": snakemake.output.eval,
+    launch(
+        "biocompact.distillation.run",
+        {
+            "name": snakemake.wildcards.model,
+            "settings": snakemake.params.settings,  # the config entry, parsed by each process
+            "teacher_dir": snakemake.input.teacher,
+            "dataset_dir": snakemake.input.corpus,
+            "outputs": {
+                "model": snakemake.output.model,
+                "log": snakemake.output.log,
+                "eval": snakemake.output.eval,
+            },
+            "checkpoint_dir": snakemake.params.checkpoint_dir,
+            "masking": snakemake.params.masking,
+            "probes": snakemake.params.probes,
+            "threads": snakemake.threads,
         },
-        checkpoint_dir=snakemake.params.checkpoint_dir,
-        masking=snakemake.params.masking,
-        probes=snakemake.params.probes,
-        threads=snakemake.threads,
+        gpus=int(getattr(snakemake.resources, "gpu", 0)),
     )

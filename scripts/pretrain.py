@@ -1,10 +1,11 @@
 """Rule pretrain: pretraining of one model with its objective (resumable, data-parallel on its GPUs)."""
 
-from biocompact.pretraining.run import launch_pretraining
 from biocompact.runlog import job_logging
+from biocompact.training.launch import launch
 
 with job_logging(snakemake):
-    launch_pretraining(
+    launch(
+        "biocompact.pretraining.run",
         {
             "name": snakemake.wildcards.model,
             "settings": snakemake.params.settings,  # the config entry, parsed by each process

@@ -1,17 +1,22 @@
 """The distillation job: a student distilled on a packed corpus is a normal Hugging Face model."""
 
 import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import datasets
 import pytest
 import torch
+from safetensors.torch import load_file
 from transformers import AutoModelForMaskedLM, AutoTokenizer, BertConfig, BertForMaskedLM
 
 from biocompact.distillation.run import run_distillation
 from biocompact.distillation.settings import DistillationSettings
 from biocompact.finetuning.train import finetune
 from biocompact.locations import resolve_location
+from biocompact.training.launch import torchrun_command
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 NER = REPO_ROOT / "demo" / "tasks" / "ner"
@@ -203,3 +208,63 @@ def test_minilmv2_distils_a_narrower_random_student(teacher_and_corpus, tmp_path
     assert {"loss_qq", "loss_kk", "loss_vv"} <= set(log) and "loss_mlm" not in log
     student = AutoModelForMaskedLM.from_pretrained(tmp_path / "relations" / "model")
     assert (student.config.hidden_size, student.config.num_hidden_layers) == (16, 2)
+
+
+def _torchrun_distillation(
+    teacher: Path, corpus: Path, out: Path, method: str, options: dict
+) -> None:
+    """Distil under torchrun on two CPU processes (gloo), as the distill rule does on 2 GPUs."""
+    spec = {
+        "name": out.name,
+        "settings": {
+            "teacher": "teacher",
+            "method": method,
+            **TRAINING,
+            **options,
+        },
+        "teacher_dir": str(teacher),
+        "dataset_dir": str(corpus),
+        "outputs": {
+            "model": str(out / "model"),
+            "log": str(out / "train_log.jsonl"),
+            "eval": str(out / "eval.json"),
+        },
+        "checkpoint_dir": str(out / "checkpoints"),
+        "masking": {},
+        "probes": [],
+        "threads": 1,
+    }
+    out.mkdir(exist_ok=True)
+    (out / "job.json").write_text(json.dumps(spec), encoding="utf-8")
+    command = torchrun_command("biocompact.distillation.run", out / "job.json", processes=2)
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""}
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+# distilbert: student and teacher outputs; minilmv2: attention relations of one student layer,
+# the student's MLM head unused (DDP must not wait for its gradients)
+@pytest.mark.parametrize(
+    ("method", "options"),
+    [("distilbert", {}), ("minilmv2", {"minilmv2": {"relation_heads": 4}})],
+)
+def test_distillation_resumes_data_parallel_on_two_processes(
+    teacher_and_corpus, tmp_path, method, options
+):
+    teacher, corpus = teacher_and_corpus
+    out = tmp_path / "student"
+    _torchrun_distillation(teacher, corpus, out, method, options)
+    log = [json.loads(line) for line in (out / "train_log.jsonl").read_text().splitlines()]
+    assert [row["step"] for row in log] == [2, 4]  # written once, by rank 0
+    straight = load_file(out / "model" / "model.safetensors")
+
+    # the job killed after its checkpoint at step 2 and started again: the same weights
+    shutil.rmtree(out / "checkpoints" / "step-000000004")
+    for name in ("model", "train_log.jsonl", "eval.json"):
+        path = out / name
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    _torchrun_distillation(teacher, corpus, out, method, options)
+    resumed = load_file(out / "model" / "model.safetensors")
+    assert straight.keys() == resumed.keys()
+    for name, tensor in straight.items():
+        assert torch.equal(tensor, resumed[name]), name

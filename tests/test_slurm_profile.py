@@ -180,3 +180,47 @@ def test_partition_and_account_come_from_the_one_documented_place(workdir):
     by_rule = {job.name: job for job in jobs}
     assert "-A bionlp -p a100" in by_rule["pretrain"].sbatch()
     assert "-A bionlp -p short" in by_rule["corpus_parse_pubmed"].sbatch()
+
+
+def rule_scripts() -> dict[str, Path]:
+    """Every rule's script, read from workflow/rules (a ``use rule A as B`` rule runs A's)."""
+    scripts, copies, rule = {}, {}, None
+    for path in sorted((REPO_ROOT / "workflow" / "rules").glob("*.smk")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if match := re.match(r"^rule (\w+):", line):
+                rule = match.group(1)
+            elif match := re.match(r"^use rule (\w+) as (\w+)", line):
+                copies[match.group(2)] = match.group(1)
+            elif rule and (match := re.search(r'"\.\./\.\./(scripts/\w+\.py)"', line)):
+                scripts[rule] = REPO_ROOT / match.group(1)
+    return {**scripts, **{copy: scripts[original] for copy, original in copies.items()}}
+
+
+def training_processes(script: Path, gpus: int) -> int:
+    """The training processes a job of ``script`` starts: one per GPU through the launcher
+    (``biocompact.training.launch.launch``), else one."""
+    launches = "from biocompact.training.launch import launch" in script.read_text("utf-8")
+    return max(gpus, 1) if launches else 1
+
+
+def test_every_gpu_a_job_asks_for_trains(planned):
+    scripts = rule_scripts()
+    table = {}
+    for rule, jobs in planned.items():
+        for job in jobs:
+            gpus = job.resources.get("gpu", 0)
+            if not gpus:
+                continue
+            processes = training_processes(scripts[rule], gpus)
+            table[rule] = (gpus, processes)
+            assert gpus <= processes, (
+                f"{rule}[{job.wildcards}] asks for {gpus} GPUs, uses {processes}"
+            )
+    print(
+        "\n".join(
+            f"{rule}: {gpus} GPUs, {processes} processes"
+            for rule, (gpus, processes) in table.items()
+        )
+    )
+    assert table["pretrain"] == (4, 4) and table["distill"] == (2, 2)
+    assert table["finetune"] == (1, 1)

@@ -3,7 +3,12 @@
 from transformers import AutoTokenizer
 
 from biocompact.textshards import is_heldout, iter_documents
-from biocompact.tokenized_corpus import FullSequences, build_tokenized_corpus, pack_document
+from biocompact.tokenized_corpus import (
+    FullSequences,
+    build_tokenized_corpus,
+    pack_document,
+    smallest_integer_type,
+)
 from biocompact.vocab.train import train_vocabulary
 
 
@@ -112,6 +117,7 @@ def test_packed_sequences_keep_their_document_index(tmp_path):
         limit_alphabet=100,
     )
     tokenizer = AutoTokenizer.from_pretrained(tmp_path / "tokenizer")
+    assert len(tokenizer) <= 256  # token ids fit uint8
     # 12 tokens a sequence: a document of three sentences fills several
     splits = build_tokenized_corpus(
         [shard],
@@ -153,3 +159,39 @@ def test_packed_sequences_keep_their_document_index(tmp_path):
         for row in split:
             found = set(tokenizer.decode(row["input_ids"]).split()) & set(names)
             assert found <= set(names[row["document"] : row["last_document"] + 1])
+
+    # the same corpus in two shards, read, packed and written by two processes
+    documents = shard.read_text(encoding="utf-8").split("\n\n")
+    halves = [tmp_path / "first.txt", tmp_path / "second.txt"]
+    halves[0].write_text("\n\n".join(documents[:4]) + "\n", encoding="utf-8")
+    halves[1].write_text("\n\n".join(documents[4:]), encoding="utf-8")
+    parallel = build_tokenized_corpus(
+        halves,
+        tmp_path / "tokenizer",
+        tmp_path / "parallel",
+        max_seq_length=12,
+        heldout_fraction=0.3,
+        packing="document",
+        num_proc=2,
+    )
+    for name, split in splits.items():
+        assert parallel[name].to_dict() == split.to_dict()
+        # token ids below 256, word ids from -1 to 11, 10 documents: one byte each
+        assert {
+            column: str(split.features[column].feature.dtype)
+            for column in ("input_ids", "word_ids")
+        } == {
+            "input_ids": "uint8",
+            "word_ids": "int8",
+        }
+        assert split.features["document"].dtype == "int8"
+
+
+def test_smallest_integer_type_by_hand():
+    assert smallest_integer_type(-1, 126) == "int8"
+    assert smallest_integer_type(-1, 128) == "int16"
+    assert smallest_integer_type(0, 255) == "uint8"
+    assert smallest_integer_type(0, 30_521) == "int16"  # BERT's vocabulary
+    assert smallest_integer_type(0, 50_264) == "uint16"  # RoBERTa's
+    assert smallest_integer_type(0, 2**31) == "uint32"
+    assert smallest_integer_type(-1, 2**40) == "int64"

@@ -3,6 +3,7 @@
 import json
 
 import datasets
+import numpy as np
 import pytest
 import torch
 from transformers import AutoModelForMaskedLM, AutoTokenizer, BertConfig, BertForMaskedLM
@@ -12,7 +13,7 @@ from biocompact.distillation.student import student_from_teacher_layers
 from biocompact.locations import resolve_location
 from biocompact.pretraining.mlm import MaskedLanguageModelling
 from biocompact.training import loop
-from biocompact.training.batches import MaskedBatcher
+from biocompact.training.batches import EPOCH, INDEX, BatchOrder, DataPosition, MaskedBatcher
 from biocompact.training.loop import TrainingSettings, train
 from biocompact.training.masking import MaskingSettings
 from biocompact.training.precision import native_bf16
@@ -247,3 +248,16 @@ def test_compile_gives_the_results_of_eager_training(tmp_path):
     )
     assert compiled_losses == pytest.approx(plain_losses, rel=1e-4)
     assert all(torch.allclose(plain[name], compiled[name], atol=1e-4) for name in plain)
+
+
+def test_batch_order_holds_the_epoch_permutation_in_four_bytes_a_row():
+    dataset = datasets.Dataset.from_dict({"input_ids": [[i] for i in range(10)]})
+    order = BatchOrder(dataset, batch_size=4, seed=2, rank=1, world_size=2)
+    rows = order.rows(DataPosition(epoch=1, batch=1))
+    permutation = torch.randperm(10, generator=torch.Generator().manual_seed(2 * 100_003 + 1))
+    # batch 1 is rows 4..7 of the permutation; rank 1 of 2 takes its 2nd and 4th
+    expected = [int(permutation[5]), int(permutation[7])]
+    assert rows[INDEX] == expected and rows["input_ids"] == [[i] for i in expected]
+    assert rows[EPOCH] == [1, 1]
+    held = order._order[1]
+    assert held.dtype == np.int32 and held.nbytes == 4 * 10

@@ -267,3 +267,13 @@ def test_bad_compression_entry_fails_at_dag_build_naming_the_key(
     result = _dry_run(tmp_path, demo_config)
     assert result.returncode != 0
     assert message in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("section", ["finetuning", "task_distillation"])
+def test_a_single_process_job_asking_for_several_gpus_fails_naming_the_key(
+    tmp_path, demo_config, section
+):
+    demo_config[section].setdefault("resources", {})["gpus"] = 2
+    result = _dry_run(tmp_path, demo_config)
+    assert result.returncode != 0
+    assert f"config: {section}.resources.gpus is 2, but" in result.stdout + result.stderr

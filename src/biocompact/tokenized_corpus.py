@@ -18,6 +18,15 @@ Each sequence keeps ``word_ids`` (the word of every token, -1 for special tokens
 whole-word masking and ``document``/``last_document`` (the corpus indices of its first and
 last document) for next-sentence prediction's random other document. Documents held out
 for evaluation never share a sequence with training documents.
+
+Columns are stored in the smallest integer type that holds them (``smallest_integer_type``):
+token ids below the vocabulary's size (int16 up to 32,768 tokens, uint16 up to 65,536), word ids from -1 to
+below ``max_seq_length`` (int8 up to 128 tokens), document indices below the corpus's
+document count. Reading the shards (a group of shards each) and tokenising and packing run
+in ``num_proc`` processes; the splits are taken without a filter pass and written by this
+process (``save_to_disk``'s own processes need a manager process, which cannot start from a
+Snakemake script). The read text is deleted once packed, so the job's transient disk is
+the text and the packed corpus, or the packed corpus twice, whichever is larger.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import datasets
+import numpy as np
 from transformers import AutoTokenizer
 
 from biocompact.atomic import atomic_path
@@ -37,6 +47,34 @@ Packed = tuple[list[int], list[int]]
 Sentence = tuple[list[int], list[int]]  # token ids, word ids (as the tokenizer numbers them)
 PACKINGS = ("full", "document")
 MAP_BATCH_DOCUMENTS = 1000  # a full-packing stream ends (one short sequence) every this many
+INTEGER_TYPES = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64")
+
+
+def smallest_integer_type(low: int, high: int) -> str:
+    """The Arrow integer type of fewest bytes that holds every value from ``low`` to ``high``."""
+    for name in INTEGER_TYPES:
+        info = np.iinfo(name)
+        if info.min <= low and high <= info.max:
+            return name
+    raise ValueError(f"no integer type holds {low} to {high}")
+
+
+def packed_features(vocab_size: int, max_seq_length: int, documents: int) -> datasets.Features:
+    """The packed corpus's columns, each in the smallest integer type that holds it."""
+    document = datasets.Value(smallest_integer_type(0, max(documents - 1, 0)))
+    return datasets.Features(
+        {
+            "input_ids": datasets.Sequence(
+                datasets.Value(smallest_integer_type(0, vocab_size - 1))
+            ),
+            "word_ids": datasets.Sequence(
+                datasets.Value(smallest_integer_type(-1, max_seq_length - 1))
+            ),
+            "document": document,
+            "last_document": document,
+            "heldout": datasets.Value("bool"),
+        }
+    )
 
 
 def pack_document(
@@ -188,12 +226,18 @@ def build_tokenized_corpus(
         raise ValueError(f"packing must be one of {PACKINGS}, got {packing!r}")
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
 
-    def documents():
+    def documents(shards: list[str]):
         for document in iter_documents(shards):
             yield {"sentences": document, "heldout": is_heldout(document, heldout_fraction)}
 
     with tempfile.TemporaryDirectory(dir=Path(out_dir).parent, prefix=".cache-") as cache:
-        raw = datasets.Dataset.from_generator(documents, cache_dir=cache)
+        # contiguous groups of shards, one per process: the documents keep their order
+        raw = datasets.Dataset.from_generator(
+            documents,
+            gen_kwargs={"shards": [str(shard) for shard in shards]},
+            num_proc=min(num_proc, len(shards)) if num_proc > 1 else None,
+            cache_dir=cache,
+        )
         if len(raw) == 0:
             raise ValueError(f"no documents in the sentence shards: {list(map(str, shards))}")
         packed = raw.map(
@@ -203,6 +247,7 @@ def build_tokenized_corpus(
             batch_size=MAP_BATCH_DOCUMENTS,
             num_proc=num_proc if num_proc > 1 else None,
             remove_columns=raw.column_names,
+            features=packed_features(len(tokenizer), max_seq_length, len(raw)),
             fn_kwargs={
                 "tokenizer": tokenizer,
                 "max_seq_length": max_seq_length,
@@ -210,13 +255,17 @@ def build_tokenized_corpus(
             },
             desc="tokenise and pack",
         )
+        # the text is packed: free its disk (its files stay readable while mapped)
+        for file in raw.cache_files:
+            Path(file["filename"]).unlink()
+        heldout = packed.data.column("heldout").to_numpy(zero_copy_only=False)
         splits = datasets.DatasetDict(
-            train=packed.filter(lambda row: not row["heldout"]).remove_columns("heldout"),
-            validation=packed.filter(lambda row: row["heldout"]).remove_columns("heldout"),
+            train=packed.select(np.flatnonzero(~heldout)).remove_columns("heldout"),
+            validation=packed.select(np.flatnonzero(heldout)).remove_columns("heldout"),
         )
         for name, split in splits.items():
             if len(split) == 0:
                 raise ValueError(f"the {name} split is empty: adjust heldout_fraction or add text")
         with atomic_path(out_dir, is_dir=True) as folder:
             splits.save_to_disk(str(folder))
-    return splits
+    return datasets.load_from_disk(str(out_dir))

@@ -197,11 +197,32 @@ def _check_pretraining():
             )
 
 
+# Sections whose jobs train one model in one process: one GPU each. Pretraining and
+# distillation start one process per GPU (biocompact.training.launch).
+SINGLE_GPU_SECTIONS = {
+    "finetuning": "a fine-tuning run",
+    "task_distillation": "a task-distillation teacher, soft-label or student job",
+}
+
+
+def _check_single_gpu_jobs():
+    """A job that trains in one process asks for one GPU at most: more would be paid for
+    and left idle. Several such jobs share a node instead."""
+    for section, job in SINGLE_GPU_SECTIONS.items():
+        gpus = config[section]["resources"]["gpus"]
+        if gpus > 1:
+            raise ValueError(
+                f"config: {section}.resources.gpus is {gpus}, but {job} trains on one GPU; "
+                "set it to 1 (Slurm runs several jobs on a node side by side)"
+            )
+
+
 _check_names()
 _check_locations()
 _check_input_files()
 _check_layers()
 _check_pretraining()
+_check_single_gpu_jobs()
 
 
 wildcard_constraints:

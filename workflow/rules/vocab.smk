@@ -39,10 +39,12 @@ rule tokenize_corpus:
         "results/benchmarks/vocab/tokenize_corpus/{vocab}.tsv"
     conda:
         "../../envs/torch.yaml"
-    threads: 2
+    # Sized for all of PubMed on one 32-core node (benchmarks/data_scale.py, docs/slurm.md):
+    # every pass runs in `threads` processes of about 500 MB each.
+    threads: 32
     resources:
-        mem_mb=8000,
-        runtime=240,
+        mem_mb=lambda wildcards, threads: 2000 + 600 * threads,
+        runtime=120,
     params:
         max_seq_length=config["pretraining_data"]["max_seq_length"],
         heldout_fraction=config["pretraining_data"]["heldout_fraction"],

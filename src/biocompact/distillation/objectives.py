@@ -404,6 +404,9 @@ class MiniLMv2Objective(DistillationObjective):
     the paper here: ``teacher_layer`` sets it (docs/distillation.md).
     """
 
+    # the student's last layer past its queries, keys and values, and its MLM head
+    every_parameter_trained = False
+
     method = "minilmv2"
     default_alpha = {"qq": 1.0, "kk": 1.0, "vv": 1.0}
     relations = {"qq": "query", "kk": "key", "vv": "value"}

@@ -1,4 +1,9 @@
-"""The distillation job: initialise a student from its teacher and distil on the shared corpus."""
+"""The distillation job: initialise a student from its teacher and distil on the shared corpus.
+
+``python -m biocompact.distillation.run SPEC.json`` runs the job whose arguments (those of
+``run_distillation``, the settings as the config entry) are in SPEC.json; torchrun starts
+it that way, once per GPU (``biocompact.training.launch``).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ from transformers import AutoModelForMaskedLM
 from biocompact.distillation.objectives import METHODS
 from biocompact.distillation.settings import DistillationSettings
 from biocompact.distillation.student import initialise_student
+from biocompact.training.launch import job_main
 from biocompact.training.loop import pick_device
 from biocompact.training.precision import native_bf16
 from biocompact.training.stage import load_corpus, train_and_publish
@@ -74,3 +80,14 @@ def run_distillation(
         description,
         threads,
     )
+
+
+def run_job(spec: dict) -> dict:
+    """Run the job ``spec``: ``run_distillation``'s arguments, ``settings`` as the config entry."""
+    return run_distillation(
+        **{**spec, "settings": DistillationSettings.from_entry(spec["settings"])}
+    )
+
+
+if __name__ == "__main__":
+    job_main(run_job)

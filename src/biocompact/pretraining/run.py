@@ -7,11 +7,7 @@ it that way, once per GPU.
 
 from __future__ import annotations
 
-import argparse
-import json
-import logging
 import os
-from pathlib import Path
 
 import torch
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
@@ -20,11 +16,8 @@ from biocompact.locations import resolve_location
 from biocompact.models.presets import build_config
 from biocompact.pretraining.objectives import objective_entry
 from biocompact.pretraining.settings import PretrainingSettings
-from biocompact.training import distributed
-from biocompact.training.launch import data_parallel_processes, run_data_parallel
+from biocompact.training.launch import job_main
 from biocompact.training.stage import load_corpus, train_and_publish
-
-SPEC_FILE = "job.json"
 
 
 def run_pretraining(
@@ -128,28 +121,5 @@ def check_checkpoint_vocabulary(
         )
 
 
-def launch_pretraining(spec: dict, gpus: int) -> None:
-    """Run the job ``spec`` (see ``run_job``) here, or data-parallel on ``gpus`` GPUs."""
-    processes = data_parallel_processes(gpus)
-    if processes == 1:
-        run_job(spec)
-    else:
-        run_data_parallel(__name__, spec, processes, Path(spec["checkpoint_dir"]) / SPEC_FILE)
-
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        description="Run one pretraining job (under torchrun: one process per GPU)."
-    )
-    parser.add_argument("spec", type=Path, help="JSON file with the job's arguments (see run_job)")
-    spec = json.loads(parser.parse_args(argv).spec.read_text(encoding="utf-8"))
-    logging.basicConfig(
-        level=logging.INFO,
-        format=f"%(asctime)s rank {os.environ.get('RANK', 0)} %(levelname)s %(name)s: %(message)s",
-    )
-    with distributed.process_group():
-        run_job(spec)
-
-
 if __name__ == "__main__":
-    main()
+    job_main(run_job)

@@ -167,7 +167,9 @@ def train(
     model = objective
     if world_size > 1:
         model = DistributedDataParallel(
-            objective, device_ids=[device.index] if device.type == "cuda" else None
+            objective,
+            device_ids=[device.index] if device.type == "cuda" else None,
+            find_unused_parameters=not objective.every_parameter_trained,
         )
     autocast = torch.autocast(
         device.type, dtype=torch.bfloat16, enabled=settings.bf16 and native_bf16(device)

@@ -19,6 +19,9 @@ class Objective(nn.Module):
     """
 
     frozen: tuple[str, ...] = ()
+    # False: some trainable parameters get no gradient (data-parallel training looks for
+    # them at every step, which costs a pass over the graph)
+    every_parameter_trained: bool = True
 
     def forward(
         self, batch: dict[str, torch.Tensor]

