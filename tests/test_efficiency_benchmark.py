@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 import torch
+from snakemake_runs import OFFLINE_ENV, REPO_ROOT, SNAKEMAKE, planned_jobs
 from transformers import BertConfig, BertModel
 
 from biocompact.efficiency import (
@@ -126,3 +131,24 @@ def test_benchmark_writes_one_file_per_model(tiny_models: dict[str, Path], tmp_p
         assert m["flops_per_token"] == 2656
         assert m["peak_memory_mb"] > 0
     assert tinier["measurements"][0]["flops_per_token"] == 2 * LAYER + 4 * 1 * 4 * 8  # 1328
+
+
+def test_the_efficiency_job_takes_every_core_of_a_local_run(tmp_path: Path):
+    """In a dry run of the demo with --cores 2, the one efficiency job (both models) asks for
+    both cores, so no other job runs beside its measurements."""
+    shutil.copy(REPO_ROOT / "config.yaml", tmp_path / "config.yaml")
+    (tmp_path / "demo").symlink_to(REPO_ROOT / "demo")
+    result = subprocess.run(
+        [*SNAKEMAKE, "-n", "--cores", "2"],
+        capture_output=True,
+        text=True,
+        env=OFFLINE_ENV,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert planned_jobs(result)["efficiency"] == 1
+    job = re.search(r"\nrule efficiency:\n(.*?)\n\n", result.stdout, re.S).group(1)
+    assert "results/efficiency/teacher.json, results/efficiency/teacher-distil.json" in job
+    threads = re.search(r"threads: (\d+)", job)
+    assert int(threads.group(1)) == min(2, len(os.sched_getaffinity(0)))

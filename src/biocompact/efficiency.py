@@ -15,11 +15,13 @@ functions are not counted.
 
 from __future__ import annotations
 
+import json
 import logging
-import multiprocessing
 import platform
 import resource
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -157,11 +159,7 @@ def peak_memory_mb(
     process that loads only this model (the timing process holds every model at once).
     """
     if device.type == "cpu":
-        context = multiprocessing.get_context("spawn")
-        with context.Pool(1) as pool:
-            return pool.apply(
-                _cpu_peak_rss, (str(model_path), list(batch_sizes), list(sequence_lengths), threads)
-            )
+        return _cpu_peak_rss_in_child(model_path, batch_sizes, sequence_lengths, threads)
     model = AutoModel.from_pretrained(str(model_path)).eval().to(device)
     peaks = {}
     with torch.inference_mode():
@@ -175,12 +173,34 @@ def peak_memory_mb(
     return peaks
 
 
-def _cpu_peak_rss(
-    model_path: str, batch_sizes: list[int], sequence_lengths: list[int], threads: int
+def _cpu_peak_rss_in_child(
+    model_path: str | Path,
+    batch_sizes: Sequence[int],
+    sequence_lengths: Sequence[int],
+    threads: int,
 ) -> dict[tuple[int, int], float]:
+    """``cpu_peak_rss`` in a fresh Python process (``python -m biocompact.efficiency``)."""
+    arguments = json.dumps([str(model_path), list(batch_sizes), list(sequence_lengths), threads])
+    result = subprocess.run(
+        [sys.executable, "-m", "biocompact.efficiency", arguments],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"{model_path}: the memory measurement failed:\n{result.stderr[-3000:]}")
+    peaks = json.loads(result.stdout.strip().splitlines()[-1])  # its last line
+    return {(batch, length): peak for batch, length, peak in peaks}
+
+
+def cpu_peak_rss(
+    model_path: str, batch_sizes: Sequence[int], sequence_lengths: Sequence[int], threads: int
+) -> list[tuple[int, int, float]]:
+    """(batch size, sequence length, peak RSS in MB so far) after one forward pass of each,
+    in this process: call it in a process that has loaded no other model."""
     torch.set_num_threads(threads)
     model = AutoModel.from_pretrained(model_path).eval()
-    peaks = {}
+    peaks = []
     with torch.inference_mode():
         for batch_size in batch_sizes:
             for length in sequence_lengths:
@@ -189,7 +209,7 @@ def _cpu_peak_rss(
                         model.config.vocab_size, batch_size, length, torch.device("cpu")
                     )
                 )
-                peaks[(batch_size, length)] = _peak_rss_mb()
+                peaks.append((batch_size, length, _peak_rss_mb()))
     return peaks
 
 
@@ -291,3 +311,7 @@ def benchmark(
         )
         write_json(outputs[name], result)
     return results
+
+
+if __name__ == "__main__":  # the child process of _cpu_peak_rss_in_child
+    print(json.dumps(cpu_peak_rss(*json.loads(sys.argv[1]))))
