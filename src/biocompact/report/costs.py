@@ -29,40 +29,22 @@ def round_ratios(reference_runs: Sequence[float], runs: Sequence[float]) -> list
     return [ref / own for ref, own in zip(reference_runs, runs, strict=True) if own > 0]
 
 
-def _speedup(row: pd.Series, reference: pd.Series | None) -> pd.Series:
-    """Median, min and max over rounds of the speed-up against ``reference``, the FLOP ratio,
-    the speed-up over the FLOP ratio and whether it lies in ``PLAUSIBLE_BAND``."""
-    nan = float("nan")
+SPEEDUP_COLUMNS = ["speedup", "speedup_min", "speedup_max", "flop_ratio", "of_flops", "plausible"]
+
+
+def pair_speedup(row: pd.Series, reference: pd.Series | None) -> pd.Series:
+    """The speed-up of the measurement ``row`` over ``reference`` (same setting; None: no such
+    measurement): median, min and max over rounds (``speedup``, ``speedup_min``,
+    ``speedup_max``), the FLOP ratio, the speed-up over it (``of_flops``) and whether that lies
+    in ``PLAUSIBLE_BAND`` (``plausible``)."""
     if reference is None:
-        return pd.Series([nan] * 5 + [True])
-    runs, reference_runs = row["latency_ms_runs"], reference["latency_ms_runs"]
-    if len(runs) and len(runs) == len(reference_runs):
-        ratios = round_ratios(reference_runs, runs)
-        median, low, high = statistics.median(ratios), min(ratios), max(ratios)
-    else:  # no rounds to pair: the ratio of the medians, without a spread
-        median = row["tokens_per_second"] / reference["tokens_per_second"]
-        low = high = nan
+        return pd.Series([float("nan")] * 5 + [True], index=SPEEDUP_COLUMNS)
+    ratios = round_ratios(reference["latency_ms_runs"], row["latency_ms_runs"])
     flop_ratio = reference["flops_per_token"] / row["flops_per_token"]
-    of_flops = median / flop_ratio
-    return pd.Series(
-        [
-            median,
-            low,
-            high,
-            flop_ratio,
-            of_flops,
-            PLAUSIBLE_BAND[0] <= of_flops <= PLAUSIBLE_BAND[1],
-        ]
-    )
-
-
-def pair_speedup(row: pd.Series, reference: pd.Series) -> pd.Series:
-    """The speed-up of the measurement ``row`` over ``reference`` (same setting): ``speedup``,
-    ``speedup_min``, ``speedup_max``, ``flop_ratio``, ``of_flops``, ``plausible``."""
-    return pd.Series(
-        _speedup(row, reference).to_numpy(),
-        index=["speedup", "speedup_min", "speedup_max", "flop_ratio", "of_flops", "plausible"],
-    )
+    of_flops = statistics.median(ratios) / flop_ratio
+    values = [statistics.median(ratios), min(ratios), max(ratios), flop_ratio, of_flops]
+    plausible = PLAUSIBLE_BAND[0] <= of_flops <= PLAUSIBLE_BAND[1]
+    return pd.Series([*values, plausible], index=SPEEDUP_COLUMNS)
 
 
 def efficiency_frame(results: Sequence[dict[str, Any]]) -> pd.DataFrame:
@@ -75,9 +57,9 @@ def efficiency_frame(results: Sequence[dict[str, Any]]) -> pd.DataFrame:
             "model": result["model"],
             "parameters": result["parameters"]["total"],
             "non_embedding": result["parameters"]["non_embedding"],
-            "repeats": result.get("repeats"),
-            "threads": result.get("threads"),
-            "timing": result.get("timing", "one model at a time"),
+            "repeats": result["repeats"],
+            "threads": result["threads"],
+            "timing": result["timing"],
             **measurement,
         }
         for result in results
@@ -90,24 +72,19 @@ def efficiency_frame(results: Sequence[dict[str, Any]]) -> pd.DataFrame:
         tuple(row[SETTING]): row
         for _, row in frame[frame["model"] == largest_model(frame)].iterrows()
     }
-    columns = ["speedup", "speedup_min", "speedup_max", "flop_ratio", "of_flops", "plausible"]
-    frame[columns] = frame.apply(
-        lambda row: _speedup(row, references.get(tuple(row[SETTING]))), axis=1
-    ).to_numpy()
-    frame["plausible"] = frame["plausible"].astype(bool)
-    return frame
+    speedups = frame.apply(
+        lambda row: pair_speedup(row, references.get(tuple(row[SETTING]))), axis=1
+    )
+    return pd.concat([frame, speedups], axis=1).astype(
+        {column: float for column in SPEEDUP_COLUMNS[:-1]} | {"plausible": bool}
+    )
 
 
 def speedup_text(row: pd.Series) -> str:
     """``2.50x (2.41-2.62)``: the median speed-up over timing rounds and its range."""
     if missing(row["speedup"]):
         return DASH
-    spread = (
-        ""
-        if missing(row["speedup_min"])
-        else f" ({row['speedup_min']:.2f}-{row['speedup_max']:.2f})"
-    )
-    return f"{row['speedup']:.2f}x{spread}"
+    return f"{row['speedup']:.2f}x ({row['speedup_min']:.2f}-{row['speedup_max']:.2f})"
 
 
 def speedup_cell(row: pd.Series) -> Cell:
@@ -115,7 +92,7 @@ def speedup_cell(row: pd.Series) -> Cell:
     if missing(row["speedup"]):
         return Cell(DASH, "no measurement of the reference model at this setting", numeric=True)
     title = (
-        f"median over {row['repeats']} interleaved timing rounds of the reference's latency / this "
+        f"median over {row['repeats']} {row['timing']} of the reference's latency / this "
         f"model's, range over rounds; FLOP ratio {row['flop_ratio']:.2f}x, the speed-up is "
         f"{row['of_flops']:.2f}x of it (plausible: {BAND_TEXT})"
     )

@@ -155,8 +155,6 @@ def _fastest(tradeoff: pd.DataFrame, efficiency: pd.DataFrame, best: str | None)
     measured = (
         f"median of {fastest['repeats']} {fastest['timing']}, range "
         f"{speedup['speedup_min']:.2f}-{speedup['speedup_max']:.2f}x"
-        if not missing(speedup["speedup_min"])
-        else "ratio of the median throughputs, no spread"
     )
     other = (
         tradeoff.set_index("model").loc[reference] if reference in set(tradeoff["model"]) else None
