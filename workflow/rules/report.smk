@@ -57,16 +57,13 @@ rule aggregate:
         "../../scripts/aggregate.py"
 
 
-# The efficiency job's threads: in a local run every core Snakemake may use, so that no other
-# job runs beside the measurement; on a cluster (a node share of its own) 4. Capped by the CPUs
-# this process may run on.
-EFFICIENCY_THREADS = min(
-    (
-        workflow.resource_settings.cores
-        if workflow.local_exec and workflow.resource_settings.cores
-        else 4
-    ),
-    len(os.sched_getaffinity(0)),
+# The efficiency job's threads: every core Snakemake may use (at most the CPUs this process
+# may run on), so that in a local run no other job runs beside the measurement; the Slurm
+# profile sets its own (set-threads), 4 where no core count is given.
+EFFICIENCY_THREADS = (
+    min(workflow.resource_settings.cores, len(os.sched_getaffinity(0)))
+    if workflow.resource_settings.cores
+    else 4
 )
 
 
