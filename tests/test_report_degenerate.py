@@ -168,6 +168,8 @@ def test_all_at_baseline_names_no_model_and_prints_no_nan(all_zero):
     assert "student: 2.00x the throughput of teacher" in lines["Fastest"]
     assert "share of its overall average: – (teacher's is 0)" in lines["Fastest"]
     assert "keeping" not in lines["Fastest"]
+    assert lines["Fastest"].endswith("; student is at or below the majority-class baseline")
+    assert lines["Pareto-optimal"] == "none: every model is at or below the majority-class baseline"
     glance = rows(tree, "glance-table")
     for model in ("teacher", "student"):
         average, share = glance[model][1], glance[model][2]
@@ -175,6 +177,8 @@ def test_all_at_baseline_names_no_model_and_prints_no_nan(all_zero):
         assert share.text_content() == "–" and "no model is above the baseline" in share.get(
             "title"
         )
+        pareto = glance[model][6]  # not on a Pareto front
+        assert pareto.text_content() == "–" and "not ranked" in pareto.get("title")
     results = rows(tree, "results-table")
     for cell in results["ner-x (f1)"][1:3] + results["Overall average"][1:3]:
         assert "≤ baseline" in cell.text_content() and not cell.xpath(".//b|.//u")

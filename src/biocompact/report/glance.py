@@ -55,8 +55,10 @@ def tradeoff_frame(averages: pd.DataFrame, efficiency: pd.DataFrame) -> pd.DataF
     overall = overall[["model", "value"]].rename(columns={"value": "overall"}).dropna()
     speed = reference_setting(efficiency)
     frame = overall.merge(speed, on="model").reset_index(drop=True)
-    frame["pareto"] = pareto_front(frame["tokens_per_second"], frame["overall"], maximise_x=True)
     frame["above_baseline"] = above_baseline(frame["overall"], baseline_overall(averages))
+    ranked = frame[frame["above_baseline"]]
+    front = pareto_front(ranked["tokens_per_second"], ranked["overall"], maximise_x=True)
+    frame["pareto"] = front.reindex(frame.index, fill_value=False).astype(bool)
     return frame
 
 
@@ -68,6 +70,14 @@ def _share_of_best(value: float, best: float | None) -> Cell:
     if best <= 0:
         return Cell(DASH, "the best overall average is 0: no share of it", numeric=True)
     return Cell(f"{100 * value / best:.1f}%", numeric=True)
+
+
+def _pareto_cell(row: pd.Series) -> Cell:
+    if not row["above_baseline"]:
+        return Cell(DASH, f"{AT_BASELINE}: not ranked")
+    if row["pareto"]:
+        return Cell("yes", "no other model is both more accurate and faster")
+    return Cell("no", "another model is at least as accurate and at least as fast")
 
 
 def glance_table(tradeoff: pd.DataFrame, efficiency: pd.DataFrame) -> Table:
@@ -103,12 +113,7 @@ def glance_table(tradeoff: pd.DataFrame, efficiency: pd.DataFrame) -> Table:
                 Cell(number(row["parameters"]), numeric=True),
                 Cell(f"{100 * row['parameters'] / most:.0f}%", numeric=True),
                 speedup_cell(row),
-                Cell(
-                    "yes" if row["pareto"] else "no",
-                    "no other model is both more accurate and faster"
-                    if row["pareto"]
-                    else "another model is at least as accurate and at least as fast",
-                ),
+                _pareto_cell(row),
             ]
         )
     return table
@@ -173,6 +178,8 @@ def _fastest(tradeoff: pd.DataFrame, efficiency: pd.DataFrame, best: str | None)
         )
     elif other is not None:
         sentence += f"; share of its overall average: {DASH} ({reference}'s is 0)"
+    if not fastest["above_baseline"]:
+        sentence += f"; {fastest['model']} is {AT_BASELINE}"
     if not speedup["plausible"]:
         sentence += (
             f". Check: the speed-up is {speedup['of_flops']:.2f}x the FLOP ratio, outside the "
@@ -195,8 +202,10 @@ def headline(
     lines["Fastest"] = _fastest(tradeoff, efficiency, best)
     smallest = tradeoff.loc[tradeoff["parameters"].idxmin()]
     lines["Smallest"] = f"{smallest['model']} ({number(smallest['parameters'])} parameters)"
+    front = tradeoff.loc[tradeoff["pareto"], "model"]
     lines["Pareto-optimal"] = (
-        ", ".join(tradeoff.loc[tradeoff["pareto"], "model"])
-        + " (no other model is both more accurate and faster)"
+        ", ".join(front) + " (no other model is both more accurate and faster)"
+        if not front.empty
+        else f"none: every model is {AT_BASELINE}"
     )
     return lines

@@ -82,14 +82,12 @@ def frame_table(
     return table
 
 
-def ranks(
-    values: pd.Series, models: Sequence[str], eligible: Sequence[bool] | None = None
-) -> list[int]:
-    """1 for the best, 2 for the second best value (ties share a rank); the baseline and the
-    models not ``eligible`` are not ranked."""
-    keep = pd.Series(list(models), index=values.index) != BASELINE
-    if eligible is not None:
-        keep &= pd.Series(list(eligible), index=values.index)
+def ranks(values: pd.Series, models: Sequence[str], eligible: Sequence[bool]) -> list[int]:
+    """1 for the best, 2 for the second best value (ties share a rank) among the ``eligible``
+    models; the baseline is not ranked."""
+    keep = (pd.Series(list(models), index=values.index) != BASELINE) & pd.Series(
+        list(eligible), index=values.index
+    )
     ranked = values.where(keep).rank(method="dense", ascending=False)
     return ranked.where(ranked <= 2).fillna(0).astype(int).tolist()
 
