@@ -20,6 +20,7 @@ from biocompact.efficiency import (
     interleaved_timings,
     measurement,
     parameter_counts,
+    time_forward,
 )
 
 TINY = BertConfig(
@@ -152,3 +153,13 @@ def test_the_efficiency_job_takes_every_core_of_a_local_run(tmp_path: Path):
     assert "results/efficiency/teacher.json, results/efficiency/teacher-distil.json" in job
     threads = re.search(r"threads: (\d+)", job)
     assert int(threads.group(1)) == min(2, len(os.sched_getaffinity(0)))
+
+
+def test_time_forward_times_one_model_alone():
+    calls: list[str] = []
+    row = time_forward(Recorder("A", calls), 2, 4, repeats=3, device=torch.device("cpu"))
+    assert calls == ["A"] * 4  # one warm-up, three timed
+    assert len(row["latency_ms_runs"]) == 3 and (row["batch_size"], row["sequence_length"]) == (
+        2,
+        4,
+    )
