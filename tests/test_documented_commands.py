@@ -199,3 +199,31 @@ def test_real_data_command_runs(tmp_path, demo_run, shared_data):
     metrics = json.loads((checkout / REAL_DATA_TARGET).read_text())
     assert (metrics["train_examples"], metrics["test_examples"]) == (1000, 940)
     assert metrics["metrics"]["f1"] > 0.1  # the all-O baseline scores 0
+
+
+README_EXAMPLE = "snakemake --profile local --configfile my-study.yaml"
+
+
+@pytest.mark.slow
+def test_readme_example_learns_within_its_printed_band(tmp_path):
+    """README's my-study.yaml, run as printed, scores within the band README prints."""
+    readme = (REPO_ROOT / "README.md").read_text()
+    assert README_EXAMPLE in {c for _, c in COMMANDS}
+    low, high = map(
+        float, re.search(r"median of the 5 seeds\s+between (\d+) and (\d+)", readme).groups()
+    )
+    checkout = _mirror(tmp_path)
+    result = _run(README_EXAMPLE, checkout, dry_run=False)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    results = checkout / "results"
+    seeds = [
+        json.loads(
+            (results / f"finetuning/minilm/gene-disease/seed{seed}/metrics.json").read_text()
+        )
+        for seed in range(1, 6)
+    ]
+    baseline = json.loads((results / "baselines/gene-disease/metrics.json").read_text())
+    f1 = sorted(100 * run["metrics"]["binary_f1"] for run in seeds)
+    assert low <= f1[2] <= high, f1
+    assert f1[0] > 100 * baseline["metrics"]["binary_f1"] + 50, f1  # every seed leaves it
+    assert (results / "report/report.html").is_file()

@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
+import torch
+from snakemake_runs import OFFLINE_ENV, REPO_ROOT, SNAKEMAKE, planned_jobs
 from transformers import BertConfig, BertModel
 
-from biocompact.efficiency import benchmark, flops_per_token, parameter_counts
+from biocompact.efficiency import (
+    benchmark,
+    flops_per_token,
+    interleaved_timings,
+    measurement,
+    parameter_counts,
+    time_forward,
+)
 
 TINY = BertConfig(
     vocab_size=30,
@@ -27,10 +40,15 @@ EMBEDDING, POOLER = 400, 72
 
 
 @pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("tiny") / "model"
-    BertModel(TINY).save_pretrained(path)
-    return path
+def tiny_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The tiny BERT and a one-layer copy of it."""
+    folder = tmp_path_factory.mktemp("tiny")
+    paths = {"tiny": folder / "tiny", "tinier": folder / "tinier"}
+    BertModel(TINY).save_pretrained(paths["tiny"])
+    BertModel(BertConfig(**{**TINY.to_dict(), "num_hidden_layers": 1})).save_pretrained(
+        paths["tinier"]
+    )
+    return paths
 
 
 def test_parameter_counts_by_hand():
@@ -58,23 +76,90 @@ def test_flops_formula_by_hand():
     assert matmul_only + biases_and_norms == 2656
 
 
-def test_benchmark_writes_measurements(tiny_model: Path, tmp_path: Path):
-    output = tmp_path / "tiny.json"
-    result = benchmark(
-        tiny_model, output, "tiny", batch_sizes=[1, 2], sequence_lengths=[4, 32], repeats=2
+class Recorder:
+    """Stands for a model: records the order of its calls in a shared list."""
+
+    def __init__(self, name: str, calls: list[str]) -> None:
+        self.name, self.calls = name, calls
+        self.config = BertConfig(vocab_size=30)
+
+    def __call__(self, **inputs) -> None:
+        self.calls.append(self.name)
+
+
+def test_repeats_interleaved_across_models():
+    calls: list[str] = []
+    models = {name: Recorder(name, calls) for name in "ABC"}
+    timings = interleaved_timings(models, 1, 4, repeats=4, device=torch.device("cpu"))
+    # One warm-up each, then rounds whose first model moves by one: ABC, BCA, CAB, ABC.
+    assert "".join(calls) == "ABC" + "ABC" + "BCA" + "CAB" + "ABC"
+    assert {name: len(seconds) for name, seconds in timings.items()} == {"A": 4, "B": 4, "C": 4}
+
+
+def test_measurement_median_and_spread_by_hand():
+    row = measurement([0.040, 0.010, 0.030, 0.020], 2, 8, torch.device("cpu"))
+    # Sorted 10, 20, 30, 40 ms: median 25; quartiles at (n + 1) p = 1.25 and 3.75 -> 12.5, 37.5.
+    assert row["latency_ms"] == pytest.approx(25.0)
+    assert (row["latency_ms_min"], row["latency_ms_max"]) == pytest.approx((10.0, 40.0))
+    assert (row["latency_ms_q1"], row["latency_ms_q3"]) == pytest.approx((12.5, 37.5))
+    assert row["latency_ms_runs"] == pytest.approx([40.0, 10.0, 30.0, 20.0])
+    assert row["sequences_per_second"] == pytest.approx(2 / 0.025)  # 80
+    assert row["tokens_per_second"] == pytest.approx(2 * 8 / 0.025)  # 640
+
+
+def test_benchmark_writes_one_file_per_model(tiny_models: dict[str, Path], tmp_path: Path):
+    outputs = {name: tmp_path / f"{name}.json" for name in tiny_models}
+    results = benchmark(
+        tiny_models, outputs, batch_sizes=[1, 2], sequence_lengths=[4, 32], repeats=3
     )
-    assert json.loads(output.read_text()) == result
-    assert result["parameters"]["total"] == 1672
-    cpu = [m for m in result["measurements"] if m["device"] == "cpu"]
+    for name, output in outputs.items():
+        assert json.loads(output.read_text()) == results[name]
+    tiny, tinier = results["tiny"], results["tinier"]
+    assert tiny["parameters"]["total"] == 1672
+    assert tinier["parameters"]["layers"] == LAYER
+    assert tiny["compared_with"] == ["tinier"] and tiny["timing"] == "interleaved rounds"
+    cpu = [m for m in tiny["measurements"] if m["device"] == "cpu"]
     assert [(m["batch_size"], m["sequence_length"]) for m in cpu] == [
         (1, 4),
         (2, 4),
     ]  # 32 > 16 positions
     for m in cpu:
-        assert len(m["latency_ms_runs"]) == 2 and m["latency_ms"] > 0
+        assert len(m["latency_ms_runs"]) == 3
+        assert m["latency_ms_min"] <= m["latency_ms"] <= m["latency_ms_max"]
         assert m["tokens_per_second"] == pytest.approx(
             m["sequences_per_second"] * m["sequence_length"]
         )
         assert m["flops_per_token"] == 2656
         assert m["peak_memory_mb"] > 0
-    assert result["peak_rss_delta_mb"] >= 0
+    assert tinier["measurements"][0]["flops_per_token"] == 2 * LAYER + 4 * 1 * 4 * 8  # 1328
+
+
+def test_the_efficiency_job_takes_every_core_of_a_local_run(tmp_path: Path):
+    """In a dry run of the demo with --cores 2, the one efficiency job (both models) asks for
+    both cores, so no other job runs beside its measurements."""
+    shutil.copy(REPO_ROOT / "config.yaml", tmp_path / "config.yaml")
+    (tmp_path / "demo").symlink_to(REPO_ROOT / "demo")
+    result = subprocess.run(
+        [*SNAKEMAKE, "-n", "--cores", "2"],
+        capture_output=True,
+        text=True,
+        env=OFFLINE_ENV,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert planned_jobs(result)["efficiency"] == 1
+    job = re.search(r"\nrule efficiency:\n(.*?)\n\n", result.stdout, re.S).group(1)
+    assert "results/efficiency/teacher.json, results/efficiency/teacher-distil.json" in job
+    threads = re.search(r"threads: (\d+)", job)
+    assert int(threads.group(1)) == min(2, len(os.sched_getaffinity(0)))
+
+
+def test_time_forward_times_one_model_alone():
+    calls: list[str] = []
+    row = time_forward(Recorder("A", calls), 2, 4, repeats=3, device=torch.device("cpu"))
+    assert calls == ["A"] * 4  # one warm-up, three timed
+    assert len(row["latency_ms_runs"]) == 3 and (row["batch_size"], row["sequence_length"]) == (
+        2,
+        4,
+    )

@@ -84,15 +84,19 @@ def metrics(model: str, task: str, seed: int | None, f1: float) -> dict:
     }
 
 
-def efficiency(model: str, parameters: int, tokens_per_second: float) -> dict:
+def efficiency(model: str, parameters: int, latencies_ms: list[float]) -> dict:
+    """One CPU measurement at batch 8, length 128: 1,024 tokens per pass, timed once per round."""
+    median = sorted(latencies_ms)[len(latencies_ms) // 2]
     measurement = {
         "device": "cpu",
         "batch_size": 8,
         "sequence_length": 128,
-        "latency_ms": 1024000 / tokens_per_second,
-        "latency_ms_runs": [],
-        "sequences_per_second": tokens_per_second / 128,
-        "tokens_per_second": tokens_per_second,
+        "latency_ms": median,
+        "latency_ms_runs": latencies_ms,
+        "latency_ms_min": min(latencies_ms),
+        "latency_ms_max": max(latencies_ms),
+        "sequences_per_second": 8000 / median,
+        "tokens_per_second": 1024000 / median,
         "peak_memory_mb": 300.0,
         "flops_per_token": 2 * parameters,
     }
@@ -106,6 +110,9 @@ def efficiency(model: str, parameters: int, tokens_per_second: float) -> dict:
         },
         "architecture": {"layers": parameters // 1000, "hidden_size": 8},
         "measurements": [measurement],
+        "threads": 2,
+        "repeats": len(latencies_ms),
+        "timing": "interleaved rounds",
     }
 
 
@@ -134,8 +141,10 @@ def report_file(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Pa
         str(root / PATTERN),
         str(root / BASELINE_PATTERN),
     )
-    write_json(results / "efficiency/big.json", efficiency("big", 4000, 1000.0))
-    write_json(results / "efficiency/small.json", efficiency("small", 1000, 2500.0))
+    # Rounds of big 1,024 / 1,000 / 1,100 ms and small 409.6 / 500 / 400 ms: per-round speed-ups
+    # 2.5, 2.0, 2.75, median 2.5; FLOPs per token 8,000 / 2,000, a FLOP ratio of 4.
+    write_json(results / "efficiency/big.json", efficiency("big", 4000, [1024.0, 1000.0, 1100.0]))
+    write_json(results / "efficiency/small.json", efficiency("small", 1000, [409.6, 500.0, 400.0]))
     # Per logged interval: tokens/s x elapsed seconds = the interval's tokens; "tokens" is cumulative.
     logs = {
         "pretraining/big": [
@@ -361,20 +370,23 @@ def test_published_results_beside_ours(report):
 def test_at_a_glance(report):
     html, tables = report
     assert re.search(r"Most accurate</dt><dd>big: overall average 71\.5", html)
-    # small: 2.5x big's 1,000 tokens/s with 25% of its parameters, 68.0 / 71.5 = 95.1% of its average.
+    # small: per-round speed-ups 2.5, 2.0, 2.75 over big (median 2.5) with 25% of its parameters,
+    # 68.0 / 71.5 = 95.1% of its average; 2.5 / FLOP ratio 4 = 0.62, inside the band 0.5-1.5.
     assert re.search(
-        r"Fastest</dt><dd>small: 2\.50x the throughput of big \(2,500 vs 1,000 tokens/s, "
-        r"cpu, batch 8, length 128\) with 25% of its parameters, keeping 95\.1% of its overall "
-        r"average \(68\.0 vs 71\.5\)",
+        r"Fastest</dt><dd>small: 2\.50x the throughput of big \(median of 3 interleaved rounds, "
+        r"range 2\.00-2\.75x; 2,500 vs 1,000 tokens/s, cpu, batch 8, length 128, 2 thread\(s\); "
+        r"FLOP ratio 4\.00x\) with 25% of its parameters, keeping 95\.1% of its overall "
+        r"average \(68\.0 vs 71\.5\)</dd>",
         html,
     )
     assert re.search(r"Smallest</dt><dd>small \(1,000 parameters\)", html)
     glance = tables["glance-table"]
     assert glance[0][5][0] == "Speed-up vs big (cpu, batch 8, length 128)"
     assert [[cell[0] for cell in row] for row in glance[1:]] == [
-        ["big", "71.5", "100.0%", "4,000", "100%", "1.00x", "yes"],
-        ["small", "68.0", "95.1%", "1,000", "25%", "2.50x", "yes"],
+        ["big", "71.5", "100.0%", "4,000", "100%", "1.00x (1.00-1.00)", "yes"],
+        ["small", "68.0", "95.1%", "1,000", "25%", "2.50x (2.00-2.75)", "yes"],
     ]
+    assert "FLOP ratio 4.00x, the speed-up is 0.62x of it" in glance[2][5][1]
 
 
 def test_all_metrics_and_definitions(report):
@@ -401,8 +413,16 @@ def test_efficiency_training_speed_and_cost(report):
     sizes = rows_by_first_cell(tables["size-table"])
     assert [cell[0] for cell in sizes["small"][3:]] == ["1,000", "100", "900", "25%"]
     efficiency = rows_by_first_cell(tables["efficiency-table"])
-    assert efficiency["small"][8][0] == "2.50x" and efficiency["big"][8][0] == "1.00x"
-    assert efficiency["big"][5][0] == "1,024.00"  # latency 1024000 / 1000 tokens/s
+    assert [cell[0] for cell in efficiency["small"][4:11]] == [
+        "2,000",
+        "409.60",
+        "400.00-500.00",
+        "19.5",  # 8 sequences / 0.4096 s
+        "2,500",  # 1,024 tokens / 0.4096 s
+        "2.50x (2.00-2.75)",
+        "4.00x",
+    ]
+    assert efficiency["big"][9][0] == "1.00x (1.00-1.00)" and efficiency["big"][5][0] == "1,024.00"
     training = {row[1][0]: [c[0] for c in row] for row in tables["training-speed-table"][1:]}
     assert training["big"] == [
         "pretraining",

@@ -161,6 +161,7 @@ def test_cpu_rules_go_to_the_cpu_partition_with_their_threads(planned):
         "tokenize_corpus",
         "aggregate",
         "report",
+        "efficiency",
     ):
         job = planned[rule][0]
         options = job.sbatch()
@@ -168,6 +169,7 @@ def test_cpu_rules_go_to_the_cpu_partition_with_their_threads(planned):
         assert f"--cpus-per-task={job.threads}" in options, (rule, options)
         assert re.search(r"--mem \d+", options) and re.search(r"-t \d+", options), options
     assert planned["train_vocabulary"][0].threads == 2
+    assert planned["efficiency"][0].threads == 4  # the profile's, not every core of the login node
 
 
 def test_partition_and_account_come_from_the_one_documented_place(workdir):

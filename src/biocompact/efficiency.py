@@ -15,10 +15,13 @@ functions are not counted.
 
 from __future__ import annotations
 
+import json
 import logging
 import platform
 import resource
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -69,6 +72,80 @@ def _synchronize(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
+def random_inputs(
+    vocab_size: int, batch_size: int, sequence_length: int, device: torch.device
+) -> dict[str, torch.Tensor]:
+    """Token ids drawn with a fixed seed, and an all-ones attention mask."""
+    generator = torch.Generator().manual_seed(0)
+    input_ids = torch.randint(0, vocab_size, (batch_size, sequence_length), generator=generator)
+    return {
+        "input_ids": input_ids.to(device),
+        "attention_mask": torch.ones_like(input_ids).to(device),
+    }
+
+
+def time_once(
+    model: PreTrainedModel, inputs: dict[str, torch.Tensor], device: torch.device
+) -> float:
+    """Seconds of one forward pass."""
+    _synchronize(device)
+    start = time.perf_counter()
+    model(**inputs)
+    _synchronize(device)
+    return time.perf_counter() - start
+
+
+def interleaved_timings(
+    models: dict[str, PreTrainedModel],
+    batch_size: int,
+    sequence_length: int,
+    repeats: int,
+    device: torch.device,
+) -> dict[str, list[float]]:
+    """Seconds per forward pass of every model, ``repeats`` rounds after one warm-up each.
+
+    Each round times every model once, the starting model moving by one per round
+    (A B C, B C A, C A B, ...): a slow spell of a shared machine hits every model of a round
+    alike instead of one model's repeats, and no model is always first.
+    """
+    inputs = {
+        name: random_inputs(model.config.vocab_size, batch_size, sequence_length, device)
+        for name, model in models.items()
+    }
+    names = list(models)
+    timings: dict[str, list[float]] = {name: [] for name in names}
+    with torch.inference_mode():
+        for name in names:
+            models[name](**inputs[name])
+        for round_index in range(repeats):
+            shift = round_index % len(names)
+            for name in names[shift:] + names[:shift]:
+                timings[name].append(time_once(models[name], inputs[name], device))
+    return timings
+
+
+def measurement(
+    seconds: Sequence[float], batch_size: int, sequence_length: int, device: torch.device
+) -> dict[str, Any]:
+    """Median latency, its spread (min, max, quartiles) and the median throughput."""
+    runs = [t * 1000 for t in seconds]
+    quartiles = statistics.quantiles(runs, n=4) if len(runs) > 1 else [runs[0]] * 3
+    median = statistics.median(runs)
+    return {
+        "device": device.type,
+        "batch_size": batch_size,
+        "sequence_length": sequence_length,
+        "latency_ms": median,
+        "latency_ms_runs": runs,
+        "latency_ms_min": min(runs),
+        "latency_ms_max": max(runs),
+        "latency_ms_q1": quartiles[0],
+        "latency_ms_q3": quartiles[2],
+        "sequences_per_second": batch_size * 1000 / median,
+        "tokens_per_second": batch_size * sequence_length * 1000 / median,
+    }
+
+
 def time_forward(
     model: PreTrainedModel,
     batch_size: int,
@@ -76,41 +153,77 @@ def time_forward(
     repeats: int,
     device: torch.device,
 ) -> dict[str, Any]:
-    """Median latency of ``repeats`` forward passes after one warm-up, and the throughput."""
-    generator = torch.Generator().manual_seed(0)
-    input_ids = torch.randint(
-        0, model.config.vocab_size, (batch_size, sequence_length), generator=generator
-    )
-    inputs = {
-        "input_ids": input_ids.to(device),
-        "attention_mask": torch.ones_like(input_ids).to(device),
-    }
-    if device.type == "cuda":
-        torch.cuda.reset_peak_memory_stats(device)
-    timings = []
+    """One model alone: the ``measurement`` of ``repeats`` timed forward passes after one
+    warm-up (compression times each format in its own job)."""
+    seconds = interleaved_timings({"model": model}, batch_size, sequence_length, repeats, device)
+    return measurement(seconds["model"], batch_size, sequence_length, device)
+
+
+def peak_memory_mb(
+    model_path: str | Path,
+    batch_sizes: Sequence[int],
+    sequence_lengths: Sequence[int],
+    device: torch.device,
+    threads: int,
+) -> dict[tuple[int, int], float]:
+    """Peak memory of one forward pass of this model alone per (batch size, sequence length).
+
+    GPU: the peak allocated memory of the pass. CPU: the peak resident set so far of a fresh
+    process that loads only this model (the timing process holds every model at once).
+    """
+    if device.type == "cpu":
+        return _cpu_peak_rss_in_child(model_path, batch_sizes, sequence_lengths, threads)
+    model = AutoModel.from_pretrained(str(model_path)).eval().to(device)
+    peaks = {}
     with torch.inference_mode():
-        model(**inputs)
-        for _ in range(repeats):
-            _synchronize(device)
-            start = time.perf_counter()
-            model(**inputs)
-            _synchronize(device)
-            timings.append(time.perf_counter() - start)
-    seconds = statistics.median(timings)
-    return {
-        "device": device.type,
-        "batch_size": batch_size,
-        "sequence_length": sequence_length,
-        "latency_ms": seconds * 1000,
-        "latency_ms_runs": [t * 1000 for t in timings],
-        "sequences_per_second": batch_size / seconds,
-        "tokens_per_second": batch_size * sequence_length / seconds,
-        "peak_memory_mb": (
-            torch.cuda.max_memory_allocated(device) / 2**20
-            if device.type == "cuda"
-            else _peak_rss_mb()
-        ),
-    }
+        for batch_size in batch_sizes:
+            for length in sequence_lengths:
+                torch.cuda.reset_peak_memory_stats(device)
+                model(**random_inputs(model.config.vocab_size, batch_size, length, device))
+                peaks[(batch_size, length)] = torch.cuda.max_memory_allocated(device) / 2**20
+    del model
+    torch.cuda.empty_cache()
+    return peaks
+
+
+def _cpu_peak_rss_in_child(
+    model_path: str | Path,
+    batch_sizes: Sequence[int],
+    sequence_lengths: Sequence[int],
+    threads: int,
+) -> dict[tuple[int, int], float]:
+    """``cpu_peak_rss`` in a fresh Python process (``python -m biocompact.efficiency``)."""
+    arguments = json.dumps([str(model_path), list(batch_sizes), list(sequence_lengths), threads])
+    result = subprocess.run(
+        [sys.executable, "-m", "biocompact.efficiency", arguments],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"{model_path}: the memory measurement failed:\n{result.stderr[-3000:]}")
+    peaks = json.loads(result.stdout.strip().splitlines()[-1])  # its last line
+    return {(batch, length): peak for batch, length, peak in peaks}
+
+
+def cpu_peak_rss(
+    model_path: str, batch_sizes: Sequence[int], sequence_lengths: Sequence[int], threads: int
+) -> list[tuple[int, int, float]]:
+    """(batch size, sequence length, peak RSS in MB so far) after one forward pass of each,
+    in this process: call it in a process that has loaded no other model."""
+    torch.set_num_threads(threads)
+    model = AutoModel.from_pretrained(model_path).eval()
+    peaks = []
+    with torch.inference_mode():
+        for batch_size in batch_sizes:
+            for length in sequence_lengths:
+                model(
+                    **random_inputs(
+                        model.config.vocab_size, batch_size, length, torch.device("cpu")
+                    )
+                )
+                peaks.append((batch_size, length, _peak_rss_mb()))
+    return peaks
 
 
 def devices() -> list[torch.device]:
@@ -126,48 +239,12 @@ def _device_name(device: torch.device) -> str:
     )
 
 
-def benchmark(
-    model_path: str | Path,
-    output: str | Path,
-    model_name: str,
-    batch_sizes: Sequence[int],
-    sequence_lengths: Sequence[int],
-    repeats: int,
-    threads: int = 1,
-) -> dict[str, Any]:
-    """Measure one model on every (device, batch size, sequence length); write the JSON."""
-    torch.set_num_threads(threads)
-    rss_before = _peak_rss_mb()
-    model = AutoModel.from_pretrained(str(model_path)).eval()
+def _description(name: str, model: PreTrainedModel, model_path: str | Path) -> dict[str, Any]:
     config = model.config
-    counts = parameter_counts(model)
-    usable = [s for s in sequence_lengths if s <= config.max_position_embeddings]
-    if len(usable) < len(sequence_lengths):
-        log.warning(
-            "%s: sequence lengths above %d skipped", model_name, config.max_position_embeddings
-        )
-    measurements = []
-    for device in devices():
-        model.to(device)
-        for batch_size in batch_sizes:
-            for length in usable:
-                row = time_forward(model, batch_size, length, repeats, device)
-                row["flops_per_token"] = flops_per_token(
-                    counts["layers"], config.num_hidden_layers, config.hidden_size, length
-                )
-                log.info(
-                    "%s %s b=%d s=%d: %.1f ms",
-                    model_name,
-                    device,
-                    batch_size,
-                    length,
-                    row["latency_ms"],
-                )
-                measurements.append(row)
-    result = {
-        "model": model_name,
+    return {
+        "model": name,
         "model_path": str(model_path),
-        "parameters": counts,
+        "parameters": parameter_counts(model),
         "architecture": {
             "layers": config.num_hidden_layers,
             "hidden_size": config.hidden_size,
@@ -177,13 +254,77 @@ def benchmark(
             "max_position_embeddings": config.max_position_embeddings,
         },
         "flops_formula": FLOPS_FORMULA,
-        "measurements": measurements,
-        "peak_rss_mb": _peak_rss_mb(),
-        "peak_rss_delta_mb": _peak_rss_mb() - rss_before,
-        "devices": {device.type: _device_name(device) for device in devices()},
-        "threads": threads,
-        "repeats": repeats,
-        "torch": torch.__version__,
     }
-    write_json(output, result)
-    return result
+
+
+def benchmark(
+    model_paths: dict[str, str | Path],
+    outputs: dict[str, str | Path],
+    batch_sizes: Sequence[int],
+    sequence_lengths: Sequence[int],
+    repeats: int,
+    threads: int = 1,
+) -> dict[str, dict[str, Any]]:
+    """Measure the models together, repeats interleaved across them (``interleaved_timings``),
+    on every (device, batch size, sequence length) that every model accepts; write one JSON
+    per model to ``outputs[name]``."""
+    torch.set_num_threads(threads)
+    models = {
+        name: AutoModel.from_pretrained(str(path)).eval() for name, path in model_paths.items()
+    }
+    longest = min(model.config.max_position_embeddings for model in models.values())
+    usable = [s for s in sequence_lengths if s <= longest]
+    if len(usable) < len(sequence_lengths):
+        log.warning("sequence lengths above %d (the shortest model's limit) skipped", longest)
+    results = {name: _description(name, model, model_paths[name]) for name, model in models.items()}
+    for result in results.values():
+        result["measurements"] = []
+    for device in devices():
+        for model in models.values():
+            model.to(device)
+        for batch_size in batch_sizes:
+            for length in usable:
+                timings = interleaved_timings(models, batch_size, length, repeats, device)
+                for name, seconds in timings.items():
+                    row = measurement(seconds, batch_size, length, device)
+                    row["flops_per_token"] = flops_per_token(
+                        results[name]["parameters"]["layers"],
+                        models[name].config.num_hidden_layers,
+                        models[name].config.hidden_size,
+                        length,
+                    )
+                    log.info(
+                        "%s %s b=%d s=%d: %.1f ms (%.1f-%.1f)",
+                        name,
+                        device,
+                        batch_size,
+                        length,
+                        row["latency_ms"],
+                        row["latency_ms_min"],
+                        row["latency_ms_max"],
+                    )
+                    results[name]["measurements"].append(row)
+        for model in models.values():
+            model.to("cpu")
+        for name, path in model_paths.items():
+            peaks = peak_memory_mb(path, batch_sizes, usable, device, threads)
+            for row in results[name]["measurements"]:
+                if row["device"] == device.type:
+                    row["peak_memory_mb"] = peaks[(row["batch_size"], row["sequence_length"])]
+    for name, result in results.items():
+        result.update(
+            {
+                "compared_with": [other for other in models if other != name],
+                "devices": {device.type: _device_name(device) for device in devices()},
+                "threads": threads,
+                "repeats": repeats,
+                "timing": "interleaved rounds",
+                "torch": torch.__version__,
+            }
+        )
+        write_json(outputs[name], result)
+    return results
+
+
+if __name__ == "__main__":  # the child process of _cpu_peak_rss_in_child
+    print(json.dumps(cpu_peak_rss(*json.loads(sys.argv[1]))))

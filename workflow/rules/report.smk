@@ -3,6 +3,8 @@
 # model_input from common.smk, TD_EXPERIMENTS from task_distillation.smk, COMPRESSION from
 # compression.smk; the paths of other stages' results by reference to the rules that write them.
 
+import os
+
 # Distilled students fine-tuned beside their teacher: the retention view compares them.
 STUDENT_TEACHERS = {
     name: config["distillation"][name]["teacher"]
@@ -55,30 +57,44 @@ rule aggregate:
         "../../scripts/aggregate.py"
 
 
+# The efficiency job's threads: every core Snakemake may use (at most the CPUs this process
+# may run on), so that in a local run no other job runs beside the measurement; the Slurm
+# profile sets its own (set-threads), 4 where no core count is given.
+EFFICIENCY_THREADS = (
+    min(workflow.resource_settings.cores, len(os.sched_getaffinity(0)))
+    if workflow.resource_settings.cores
+    else 4
+)
+
+
 rule efficiency:
-    """Parameters, FLOPs per token, inference throughput, latency and peak memory of one model."""
+    """Parameters, FLOPs per token, inference throughput, latency and peak memory of every
+    fine-tuned model, measured together: repeats interleaved across the models."""
     input:
-        lambda wildcards: model_input(wildcards.model),
+        [model_input(model) for model in FINETUNE_MODELS],
     output:
-        report(
-            "results/efficiency/{model}.json",
-            caption="../report/efficiency.rst",
-            category="Efficiency",
-        ),
+        [
+            report(
+                f"results/efficiency/{model}.json",
+                caption="../report/efficiency.rst",
+                category="Efficiency",
+            )
+            for model in FINETUNE_MODELS
+        ],
     log:
-        "results/logs/efficiency/{model}.log",
+        "results/logs/efficiency/efficiency.log",
     benchmark:
-        "results/benchmarks/efficiency/{model}.tsv"
+        "results/benchmarks/efficiency/efficiency.tsv"
     priority: PRIORITY_CHAIN
     conda:
         "../../envs/torch.yaml"
-    threads: 4
+    threads: EFFICIENCY_THREADS
     resources:
         mem_mb=8000,
         runtime=60,
     params:
-        model_path=lambda wildcards: model_dir(wildcards.model),
-        model_name="{model}",
+        models=FINETUNE_MODELS,
+        model_paths={model: model_dir(model) for model in FINETUNE_MODELS},
         batch_sizes=config["efficiency"]["batch_sizes"],
         sequence_lengths=config["efficiency"]["sequence_lengths"],
         repeats=config["efficiency"]["repeats"],
@@ -94,7 +110,7 @@ rule report:
         summary=rules.aggregate.output.summary,
         scores=rules.aggregate.output.scores,
         averages=rules.aggregate.output.averages,
-        efficiency=expand(rules.efficiency.output[0], model=FINETUNE_MODELS),
+        efficiency=rules.efficiency.output,
         train_logs=expand(rules.pretrain.output.log, model=PRETRAINED)
         + expand(rules.distill.output.log, model=DISTILLED),
         evals=expand(rules.pretrain.output.eval, model=PRETRAINED)

@@ -2,24 +2,64 @@
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
-from biocompact.report.tables import Table, frame_table, number
+from biocompact.report.tables import DASH, Cell, Table, frame_table, missing, number
 
 SETTING = ["device", "batch_size", "sequence_length"]
 
 
+# A measured speed-up is plausible when it is within this factor band of the FLOP ratio: the
+# forward pass of an encoder is dominated by its matrix products, so time follows FLOPs, except
+# that fixed per-layer costs (operator dispatch, memory traffic of small matrices) keep a small
+# model from gaining its full FLOP ratio at small batches (down to about half of it), and cache
+# effects rarely add more than half again. Outside the band the figure more likely reflects
+# another load on the machine or overhead than the models: it is flagged.
+PLAUSIBLE_BAND = (0.5, 1.5)
+BAND_TEXT = f"{PLAUSIBLE_BAND[0]:g}-{PLAUSIBLE_BAND[1]:g}x the FLOP ratio"
+
+
+def round_ratios(reference_runs: Sequence[float], runs: Sequence[float]) -> list[float]:
+    """Speed-up per timing round: the reference's latency over the model's in the same round
+    (the efficiency job interleaves the models, so round i of both shares the machine's state)."""
+    return [ref / own for ref, own in zip(reference_runs, runs, strict=True) if own > 0]
+
+
+SPEEDUP_COLUMNS = ["speedup", "speedup_min", "speedup_max", "flop_ratio", "of_flops", "plausible"]
+
+
+def pair_speedup(row: pd.Series, reference: pd.Series | None) -> pd.Series:
+    """The speed-up of the measurement ``row`` over ``reference`` (same setting; None: no such
+    measurement): median, min and max over rounds (``speedup``, ``speedup_min``,
+    ``speedup_max``), the FLOP ratio, the speed-up over it (``of_flops``) and whether that lies
+    in ``PLAUSIBLE_BAND`` (``plausible``)."""
+    if reference is None:
+        return pd.Series([float("nan")] * 5 + [True], index=SPEEDUP_COLUMNS)
+    ratios = round_ratios(reference["latency_ms_runs"], row["latency_ms_runs"])
+    flop_ratio = reference["flops_per_token"] / row["flops_per_token"]
+    of_flops = statistics.median(ratios) / flop_ratio
+    values = [statistics.median(ratios), min(ratios), max(ratios), flop_ratio, of_flops]
+    plausible = PLAUSIBLE_BAND[0] <= of_flops <= PLAUSIBLE_BAND[1]
+    return pd.Series([*values, plausible], index=SPEEDUP_COLUMNS)
+
+
 def efficiency_frame(results: Sequence[dict[str, Any]]) -> pd.DataFrame:
-    """One row per (model, device, batch size, sequence length), with ``speedup``: tokens/s
-    relative to the largest model (most parameters) on the same setting."""
+    """One row per (model, device, batch size, sequence length), with the speed-up against the
+    largest model (most parameters) on the same setting: ``speedup`` (median over timing
+    rounds), ``speedup_min``, ``speedup_max``, ``flop_ratio`` (the largest model's FLOPs per
+    token over this one's), ``of_flops`` (speed-up / FLOP ratio) and ``plausible``."""
     rows = [
         {
             "model": result["model"],
             "parameters": result["parameters"]["total"],
             "non_embedding": result["parameters"]["non_embedding"],
+            "repeats": result["repeats"],
+            "threads": result["threads"],
+            "timing": result["timing"],
             **measurement,
         }
         for result in results
@@ -28,14 +68,36 @@ def efficiency_frame(results: Sequence[dict[str, Any]]) -> pd.DataFrame:
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
-    reference = frame[frame["model"] == largest_model(frame)].set_index(SETTING)[
-        "tokens_per_second"
-    ]
-    frame["speedup"] = (
-        frame["tokens_per_second"].to_numpy()
-        / reference.reindex(pd.MultiIndex.from_frame(frame[SETTING])).to_numpy()
+    references = {
+        tuple(row[SETTING]): row
+        for _, row in frame[frame["model"] == largest_model(frame)].iterrows()
+    }
+    speedups = frame.apply(
+        lambda row: pair_speedup(row, references.get(tuple(row[SETTING]))), axis=1
     )
-    return frame
+    return pd.concat([frame, speedups], axis=1).astype(
+        {column: float for column in SPEEDUP_COLUMNS[:-1]} | {"plausible": bool}
+    )
+
+
+def speedup_text(row: pd.Series) -> str:
+    """``2.50x (2.41-2.62)``: the median speed-up over timing rounds and its range."""
+    if missing(row["speedup"]):
+        return DASH
+    return f"{row['speedup']:.2f}x ({row['speedup_min']:.2f}-{row['speedup_max']:.2f})"
+
+
+def speedup_cell(row: pd.Series) -> Cell:
+    """The speed-up with its range; flagged (``check``) when outside the plausible band."""
+    if missing(row["speedup"]):
+        return Cell(DASH, "no measurement of the reference model at this setting", numeric=True)
+    title = (
+        f"median over {row['repeats']} {row['timing']} of the reference's latency / this "
+        f"model's, range over rounds; FLOP ratio {row['flop_ratio']:.2f}x, the speed-up is "
+        f"{row['of_flops']:.2f}x of it (plausible: {BAND_TEXT})"
+    )
+    note = "" if row["plausible"] else f"check: {row['of_flops']:.2f}x the FLOP ratio"
+    return Cell(speedup_text(row), title, note=note, numeric=True)
 
 
 def largest_model(frame: pd.DataFrame) -> str:
@@ -95,41 +157,46 @@ def size_table(results: Sequence[dict[str, Any]]) -> Table:
 
 
 def speed_table(frame: pd.DataFrame) -> Table:
-    """Every inference measurement with FLOPs per token and the speed-up against the largest model."""
-    columns = [
-        "model",
-        *SETTING,
-        "flops_per_token",
-        "latency_ms",
-        "sequences_per_second",
-        "tokens_per_second",
-        "speedup",
-        "peak_memory_mb",
-    ]
-    formats = {
-        "batch_size": number,
-        "sequence_length": number,
-        "flops_per_token": number,
-        "latency_ms": lambda v: number(v, 2),
-        "sequences_per_second": lambda v: number(v, 1),
-        "tokens_per_second": number,
-        "speedup": lambda v: f"{v:.2f}x",
-        "peak_memory_mb": number,
-    }
-    ordered = frame.sort_values(SETTING, kind="stable")[columns]
-    table = frame_table(ordered, formats)
-    table.columns = [
-        "model",
-        "device",
-        "batch",
-        "length",
-        "FLOPs/token",
-        "latency (ms)",
-        "sequences/s",
-        "tokens/s",
-        "speed-up",
-        "peak memory (MB)",
-    ]
+    """Every inference measurement: FLOPs per token, median latency and its range over the
+    timing rounds, throughput, the speed-up against the largest model with its range and the
+    FLOP ratio it is checked against."""
+    table = Table(
+        [
+            "model",
+            "device",
+            "batch",
+            "length",
+            "FLOPs/token",
+            "latency (ms)",
+            "latency range (ms)",
+            "sequences/s",
+            "tokens/s",
+            "speed-up (range)",
+            "FLOP ratio",
+            "peak memory (MB)",
+        ]
+    )
+    for _, row in frame.sort_values(SETTING, kind="stable").iterrows():
+        table.add(
+            [
+                Cell(row["model"]),
+                Cell(row["device"]),
+                Cell(number(row["batch_size"]), numeric=True),
+                Cell(number(row["sequence_length"]), numeric=True),
+                Cell(number(row["flops_per_token"]), numeric=True),
+                Cell(number(row["latency_ms"], 2), numeric=True),
+                Cell(
+                    f"{number(row['latency_ms_min'], 2)}-{number(row['latency_ms_max'], 2)}",
+                    "min-max over the timing rounds",
+                    numeric=True,
+                ),
+                Cell(number(row["sequences_per_second"], 1), numeric=True),
+                Cell(number(row["tokens_per_second"]), numeric=True),
+                speedup_cell(row),
+                Cell(f"{row['flop_ratio']:.2f}x", numeric=True),
+                Cell(number(row["peak_memory_mb"]), numeric=True),
+            ]
+        )
     return table
 
 

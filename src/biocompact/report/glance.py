@@ -1,12 +1,25 @@
-"""The report's first screen: which model, how good, how fast, at what size."""
+"""The report's first screen: which model, how good, how fast, at what size.
+
+A model whose overall average is at or below the majority-class baseline's is marked and never
+named most accurate; models sharing the best average are named together as a tie.
+"""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from biocompact.aggregation import BASELINE, OVERALL
-from biocompact.report.costs import describe_setting, largest_model, reference_setting
-from biocompact.report.tables import Cell, Table, number, percent
+from biocompact.report.costs import (
+    BAND_TEXT,
+    describe_setting,
+    largest_model,
+    pair_speedup,
+    reference_setting,
+    speedup_cell,
+)
+from biocompact.report.tables import DASH, Cell, Table, missing, number, percent
+
+AT_BASELINE = "at or below the majority-class baseline"
 
 
 def pareto_front(x: pd.Series, y: pd.Series, maximise_x: bool) -> pd.Series:
@@ -22,20 +35,55 @@ def pareto_front(x: pd.Series, y: pd.Series, maximise_x: bool) -> pd.Series:
     )
 
 
+def baseline_overall(averages: pd.DataFrame) -> float | None:
+    """The majority-class baseline's overall average, None without one."""
+    rows = averages[(averages["group"] == OVERALL) & (averages["model"] == BASELINE)]
+    values = rows["value"].dropna()
+    return None if values.empty else float(values.iloc[0])
+
+
+def above_baseline(values: pd.Series, baseline: float | None) -> pd.Series:
+    """True where a score is above the baseline's (every score when there is no baseline)."""
+    return values > baseline if baseline is not None else pd.Series(True, index=values.index)
+
+
 def tradeoff_frame(averages: pd.DataFrame, efficiency: pd.DataFrame) -> pd.DataFrame:
-    """Per model with both: overall average, and at the reference setting tokens/s, speed-up,
-    latency and parameters; ``pareto`` marks the accuracy-versus-speed front."""
+    """Per model with both: overall average, and at the reference setting tokens/s, the speed-up
+    against the largest model (median, range, FLOP check), latency and parameters; ``pareto``
+    marks the accuracy-versus-speed front, ``above_baseline`` the models above the baseline."""
     overall = averages[(averages["group"] == OVERALL) & (averages["model"] != BASELINE)]
-    overall = overall[["model", "value"]].rename(columns={"value": "overall"})
-    speed = reference_setting(efficiency)[["model", "tokens_per_second", "speedup", "parameters"]]
-    frame = overall.merge(speed, on="model").dropna().reset_index(drop=True)
-    frame["pareto"] = pareto_front(frame["tokens_per_second"], frame["overall"], maximise_x=True)
+    overall = overall[["model", "value"]].rename(columns={"value": "overall"}).dropna()
+    speed = reference_setting(efficiency)
+    frame = overall.merge(speed, on="model").reset_index(drop=True)
+    frame["above_baseline"] = above_baseline(frame["overall"], baseline_overall(averages))
+    ranked = frame[frame["above_baseline"]]
+    front = pareto_front(ranked["tokens_per_second"], ranked["overall"], maximise_x=True)
+    frame["pareto"] = front.reindex(frame.index, fill_value=False).astype(bool)
     return frame
 
 
+def _share_of_best(value: float, best: float | None) -> Cell:
+    if best is None:
+        return Cell(
+            DASH, f"no model is above the baseline: every model is {AT_BASELINE}", numeric=True
+        )
+    if best <= 0:
+        return Cell(DASH, "the best overall average is 0: no share of it", numeric=True)
+    return Cell(f"{100 * value / best:.1f}%", numeric=True)
+
+
+def _pareto_cell(row: pd.Series) -> Cell:
+    if not row["above_baseline"]:
+        return Cell(DASH, f"{AT_BASELINE}: not ranked")
+    if row["pareto"]:
+        return Cell("yes", "no other model is both more accurate and faster")
+    return Cell("no", "another model is at least as accurate and at least as fast")
+
+
 def glance_table(tradeoff: pd.DataFrame, efficiency: pd.DataFrame) -> Table:
-    """One row per model, most accurate first: overall average and its share of the best,
-    parameters and their share of the largest model, speed-up, and the Pareto flag."""
+    """One row per model, most accurate first: overall average and its share of the best model
+    above the baseline (ties all in bold), parameters and their share of the largest model,
+    the speed-up with its range and FLOP check, and the Pareto flag."""
     setting = describe_setting(reference_setting(efficiency).iloc[0])
     reference = largest_model(efficiency)
     table = Table(
@@ -49,27 +97,95 @@ def glance_table(tradeoff: pd.DataFrame, efficiency: pd.DataFrame) -> Table:
             "Pareto-optimal",
         ]
     )
-    best, most = tradeoff["overall"].max(), tradeoff["parameters"].max()
+    ranked = tradeoff[tradeoff["above_baseline"]]
+    best = ranked["overall"].max() if not ranked.empty else None
+    most = tradeoff["parameters"].max()
     for _, row in tradeoff.sort_values("overall", ascending=False).iterrows():
+        if row["above_baseline"]:
+            average = Cell(percent(row["overall"]), numeric=True, rank=int(row["overall"] == best))
+        else:
+            average = Cell(percent(row["overall"]), AT_BASELINE, note="≤ baseline", numeric=True)
         table.add(
             [
                 Cell(row["model"]),
-                Cell(
-                    percent(row["overall"]), numeric=True, rank=1 if row["overall"] == best else 0
-                ),
-                Cell(f"{100 * row['overall'] / best:.1f}%", numeric=True),
+                average,
+                _share_of_best(row["overall"], best),
                 Cell(number(row["parameters"]), numeric=True),
                 Cell(f"{100 * row['parameters'] / most:.0f}%", numeric=True),
-                Cell(f"{row['speedup']:.2f}x", numeric=True),
-                Cell(
-                    "yes" if row["pareto"] else "no",
-                    "no other model is both more accurate and faster"
-                    if row["pareto"]
-                    else "another model is at least as accurate and at least as fast",
-                ),
+                speedup_cell(row),
+                _pareto_cell(row),
             ]
         )
     return table
+
+
+def _most_accurate(averages: pd.DataFrame) -> tuple[list[str], str] | None:
+    """The models sharing the best overall average above the baseline, and the sentence."""
+    overall = averages[(averages["group"] == OVERALL) & (averages["model"] != BASELINE)].dropna(
+        subset=["value"]
+    )
+    if overall.empty:
+        return None
+    baseline = baseline_overall(averages)
+    ranked = overall[above_baseline(overall["value"], baseline)]
+    if ranked.empty:
+        return [], (
+            f"none: every model is {AT_BASELINE} (overall average {percent(baseline)}), "
+            "so none is ranked"
+        )
+    best = ranked[ranked["value"] == ranked["value"].max()]
+    names = " and ".join(best["model"]) + (" (tie)" if len(best) > 1 else "")
+    first = best.iloc[0]
+    return list(best["model"]), (
+        f"{names}: overall average {percent(first['value'])} "
+        f"(primary metric x 100 over {first['n_tasks']} tasks)"
+    )
+
+
+def _fastest(tradeoff: pd.DataFrame, efficiency: pd.DataFrame, best: str | None) -> str:
+    """The fastest model at the reference setting: its speed-up over the most accurate model
+    (the largest without one), how it was measured, its range and FLOP check."""
+    fastest = tradeoff.loc[tradeoff["tokens_per_second"].idxmax()]
+    reference = best or largest_model(efficiency)
+    row = reference_setting(efficiency).set_index("model")
+    setting = describe_setting(fastest)
+    if not missing(fastest.get("threads")):
+        setting += f", {fastest['threads']:.0f} thread(s)"
+    if fastest["model"] == reference:
+        return (
+            f"{fastest['model']}, also the most accurate ({number(fastest['tokens_per_second'])} "
+            f"tokens/s, {setting})"
+        )
+    speedup = pair_speedup(row.loc[fastest["model"]], row.loc[reference])
+    measured = (
+        f"median of {fastest['repeats']} {fastest['timing']}, range "
+        f"{speedup['speedup_min']:.2f}-{speedup['speedup_max']:.2f}x"
+    )
+    other = (
+        tradeoff.set_index("model").loc[reference] if reference in set(tradeoff["model"]) else None
+    )
+    sentence = (
+        f"{fastest['model']}: {speedup['speedup']:.2f}x the throughput of {reference} "
+        f"({measured}; {number(fastest['tokens_per_second'])} vs "
+        f"{number(row.loc[reference, 'tokens_per_second'])} tokens/s, {setting}; FLOP ratio "
+        f"{speedup['flop_ratio']:.2f}x) with "
+        f"{100 * fastest['parameters'] / row.loc[reference, 'parameters']:.0f}% of its parameters"
+    )
+    if other is not None and other["overall"] > 0:
+        sentence += (
+            f", keeping {100 * fastest['overall'] / other['overall']:.1f}% of its overall average "
+            f"({percent(fastest['overall'])} vs {percent(other['overall'])})"
+        )
+    elif other is not None:
+        sentence += f"; share of its overall average: {DASH} ({reference}'s is 0)"
+    if not fastest["above_baseline"]:
+        sentence += f"; {fastest['model']} is {AT_BASELINE}"
+    if not speedup["plausible"]:
+        sentence += (
+            f". Check: the speed-up is {speedup['of_flops']:.2f}x the FLOP ratio, outside the "
+            f"plausible {BAND_TEXT} (another load on the machine, or per-layer overhead)"
+        )
+    return sentence
 
 
 def headline(
@@ -77,38 +193,19 @@ def headline(
 ) -> dict[str, str]:
     """Sentences answering: which model is most accurate, which is fastest and what it keeps."""
     lines = {}
-    overall = averages[(averages["group"] == OVERALL) & (averages["model"] != BASELINE)].dropna(
-        subset=["value"]
-    )
-    if not overall.empty:
-        best = overall.loc[overall["value"].idxmax()]
-        lines["Most accurate"] = (
-            f"{best['model']}: overall average {percent(best['value'])} "
-            f"(primary metric x 100 over {best['n_tasks']} tasks)"
-        )
+    most_accurate = _most_accurate(averages)
+    if most_accurate:
+        lines["Most accurate"] = most_accurate[1]
     if tradeoff.empty:
         return lines
-    best = tradeoff.loc[tradeoff["overall"].idxmax()]
-    fastest = tradeoff.loc[tradeoff["tokens_per_second"].idxmax()]
-    setting = describe_setting(reference_setting(efficiency).iloc[0])
-    if fastest["model"] == best["model"]:
-        lines["Fastest"] = (
-            f"{fastest['model']}, also the most accurate ({number(fastest['tokens_per_second'])} "
-            f"tokens/s, {setting})"
-        )
-    else:
-        lines["Fastest"] = (
-            f"{fastest['model']}: {fastest['tokens_per_second'] / best['tokens_per_second']:.2f}x the throughput "
-            f"of {best['model']} ({number(fastest['tokens_per_second'])} vs "
-            f"{number(best['tokens_per_second'])} tokens/s, {setting}) with "
-            f"{100 * fastest['parameters'] / best['parameters']:.0f}% of its parameters, keeping "
-            f"{100 * fastest['overall'] / best['overall']:.1f}% of its overall average "
-            f"({percent(fastest['overall'])} vs {percent(best['overall'])})"
-        )
+    best = most_accurate[0][0] if most_accurate and most_accurate[0] else None
+    lines["Fastest"] = _fastest(tradeoff, efficiency, best)
     smallest = tradeoff.loc[tradeoff["parameters"].idxmin()]
     lines["Smallest"] = f"{smallest['model']} ({number(smallest['parameters'])} parameters)"
+    front = tradeoff.loc[tradeoff["pareto"], "model"]
     lines["Pareto-optimal"] = (
-        ", ".join(tradeoff.loc[tradeoff["pareto"], "model"])
-        + " (no other model is both more accurate and faster)"
+        ", ".join(front) + " (no other model is both more accurate and faster)"
+        if not front.empty
+        else f"none: every model is {AT_BASELINE}"
     )
     return lines

@@ -114,7 +114,7 @@ def tradeoff(frame: pd.DataFrame, x: str, xlabel: str) -> str:
 
 def speedup(frame: pd.DataFrame, reference: str) -> str:
     """Relative inference speed-up against ``reference`` per model and setting (as in Bioformer's
-    Figure 3D), beside each model's peak memory per device."""
+    Figure 3D) with its min-max over timing rounds, beside each model's peak memory per device."""
     figure = Figure(figsize=(11, 0.6 + 0.45 * len(frame)), layout="constrained")
     speed_axis, memory_axis = figure.subplots(1, 2, width_ratios=[2, 1])
     settings = (
@@ -127,11 +127,25 @@ def speedup(frame: pd.DataFrame, reference: str) -> str:
         rows = frame[selected].set_index("model").reindex(models)
         label = f"{setting['device']}, batch {setting['batch_size']}, length {setting['sequence_length']}"
         positions = np.arange(len(models)) + (index - (len(settings) - 1) / 2) * height
-        speed_axis.barh(positions, rows["speedup"], height=height, label=label, color=f"C{index}")
+        spread = [
+            (rows["speedup"] - rows["speedup_min"]).fillna(0),
+            (rows["speedup_max"] - rows["speedup"]).fillna(0),
+        ]
+        speed_axis.barh(
+            positions,
+            rows["speedup"],
+            xerr=spread,
+            height=height,
+            label=label,
+            color=f"C{index}",
+            error_kw={"elinewidth": 1, "capsize": 2},
+        )
     speed_axis.axvline(1, color="black", linewidth=1)
     speed_axis.set_yticks(range(len(models)), models)
     speed_axis.invert_yaxis()
-    speed_axis.set_xlabel(f"inference speed-up vs {reference} (tokens/s ratio)")
+    speed_axis.set_xlabel(
+        f"inference speed-up vs {reference}: median over interleaved rounds, min-max whiskers"
+    )
     speed_axis.legend(fontsize="small")
     speed_axis.grid(axis="x", alpha=0.3)
     memory = (

@@ -53,6 +53,7 @@ def _results_context(
     )
     context = {
         "headline": glance.headline(averages, tradeoff, efficiency),
+        "band": costs.BAND_TEXT,
         "glance": glance.glance_table(tradeoff, efficiency) if not tradeoff.empty else None,
         "results": tables.results_table(summary, averages),
         "average_formula": average_formula(averages),

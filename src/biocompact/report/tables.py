@@ -46,8 +46,12 @@ class Table:
         self.row_classes.append(row_class)
 
 
+DASH = "–"  # shown for a value that does not exist; its cell's title says why
+
+
 def missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+    """None, NaN or an infinity: nothing to print as a number."""
+    return value is None or (isinstance(value, float) and not math.isfinite(value))
 
 
 def percent(value: float, digits: int = 1) -> str:
@@ -78,12 +82,22 @@ def frame_table(
     return table
 
 
-def ranks(values: pd.Series, models: Sequence[str]) -> list[int]:
-    """1 for the best, 2 for the second best value (ties share a rank); the baseline is not ranked."""
-    ranked = values.where(pd.Series(list(models), index=values.index) != BASELINE).rank(
-        method="dense", ascending=False
+def ranks(values: pd.Series, models: Sequence[str], eligible: Sequence[bool]) -> list[int]:
+    """1 for the best, 2 for the second best value (ties share a rank) among the ``eligible``
+    models; the baseline is not ranked."""
+    keep = (pd.Series(list(models), index=values.index) != BASELINE) & pd.Series(
+        list(eligible), index=values.index
     )
+    ranked = values.where(keep).rank(method="dense", ascending=False)
     return ranked.where(ranked <= 2).fillna(0).astype(int).tolist()
+
+
+def mark_at_baseline(cell: Cell, baseline: float) -> Cell:
+    """Mark a model's cell whose value is at or below the majority-class baseline's."""
+    reason = f"at or below the majority-class baseline ({percent(baseline)}): not ranked"
+    cell.title = f"{cell.title}; {reason}" if cell.title else reason
+    cell.note = f"{cell.note}; ≤ baseline" if cell.note else "≤ baseline"
+    return cell
 
 
 def _score_cell(row: pd.Series | None, rank: int) -> Cell:
@@ -134,16 +148,18 @@ def results_table(summary: pd.DataFrame, averages: pd.DataFrame) -> Table:
         label: Cell, values: dict[str, pd.Series], cell: Callable, value_key: str, row_class: str
     ) -> None:
         present = [model for model in models if model in values]
-        row_ranks = dict(
-            zip(
-                present,
-                ranks(pd.Series([values[m][value_key] for m in present], dtype=float), present),
-            )
-        )
-        table.add(
-            [label] + [cell(values.get(model), row_ranks.get(model, 0)) for model in models],
-            row_class,
-        )
+        scores = pd.Series([values[m][value_key] for m in present], dtype=float)
+        baseline = values[BASELINE][value_key] if BASELINE in values else float("nan")
+        at_baseline = dict(zip(present, scores <= baseline))  # False without a baseline
+        eligible = [not at_baseline[m] for m in present]
+        row_ranks = dict(zip(present, ranks(scores, present, eligible)))
+        cells = [label]
+        for model in models:
+            shown = cell(values.get(model), row_ranks.get(model, 0))
+            if model != BASELINE and at_baseline.get(model):
+                shown = mark_at_baseline(shown, baseline)
+            cells.append(shown)
+        table.add(cells, row_class)
 
     def average_row(group: str, label: str) -> None:
         rows = averages[averages["group"] == group]
@@ -180,8 +196,15 @@ def results_table(summary: pd.DataFrame, averages: pd.DataFrame) -> Table:
 
 
 def _retention_cell(row: pd.Series | None) -> Cell:
-    if row is None or missing(row["retention"]):
-        return Cell("", numeric=True)
+    if row is None:
+        return Cell(DASH, "no run of the student and its teacher on this task", numeric=True)
+    if missing(row["retention"]):
+        return Cell(
+            DASH,
+            f"no ratio: the teacher's median is {percent(row['teacher_median'])} "
+            f"(student {percent(row['student_median'])})",
+            numeric=True,
+        )
     seed_range = f"{percent(row['seed_min'])}-{percent(row['seed_max'])}"
     title = (
         f"student {percent(row['student_median'])} / teacher {percent(row['teacher_median'])}; "

@@ -1,0 +1,260 @@
+"""Degenerate results in the report, from hand-made result files: models at or below the
+majority-class baseline are marked and never ranked, ties are named as ties, a value that does
+not exist is a dash with its reason (never NaN or inf), an implausible speed-up is flagged."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import lxml.html
+import pytest
+
+from biocompact.aggregation import BASELINE, aggregate
+from biocompact.report import build_report
+from biocompact.retention import write_retention
+
+PATTERN = "results/finetuning/{model}/{task}/seed{seed}/metrics.json"
+BASELINE_PATTERN = "results/baselines/{task}/metrics.json"
+TASKS = ["ner-x", "re-y"]
+SEEDS = [1, 2]
+
+
+def _write(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+def _metrics(model: str, task: str, seed: int | None, f1: float) -> dict:
+    return {
+        "model": model,
+        "task": task,
+        "seed": seed,
+        "family": task.split("-")[0],
+        "primary_metric": "f1",
+        "metrics": {"f1": f1},
+        "definitions": {"f1": f"F1 of {task}"},
+    }
+
+
+def _efficiency(model: str, layer_parameters: int, latencies_ms: list[float]) -> dict:
+    """One CPU measurement, batch 1, length 128; FLOPs per token 2 x layer parameters."""
+    median = sorted(latencies_ms)[len(latencies_ms) // 2]
+    return {
+        "model": model,
+        "parameters": {
+            "total": layer_parameters + 100,
+            "embedding": 100,
+            "non_embedding": layer_parameters,
+            "layers": layer_parameters,
+        },
+        "architecture": {"layers": 2, "hidden_size": 8},
+        "measurements": [
+            {
+                "device": "cpu",
+                "batch_size": 1,
+                "sequence_length": 128,
+                "latency_ms": median,
+                "latency_ms_runs": latencies_ms,
+                "latency_ms_min": min(latencies_ms),
+                "latency_ms_max": max(latencies_ms),
+                "sequences_per_second": 1000 / median,
+                "tokens_per_second": 128000 / median,
+                "peak_memory_mb": 100.0,
+                "flops_per_token": 2 * layer_parameters,
+            }
+        ],
+        "threads": 2,
+        "repeats": len(latencies_ms),
+        "timing": "interleaved rounds",
+    }
+
+
+def build(
+    root: Path,
+    scores: dict[tuple[str, str], list[float]],
+    baselines: dict[str, float],
+    latencies: dict[str, tuple[int, list[float]]],
+    teachers: dict[str, str],
+    repo_root: Path,
+) -> tuple[str, lxml.html.HtmlElement]:
+    """The report of these F1 scores per seed, baselines, (layer parameters, latencies) per
+    model and students' teachers; its HTML and parsed tree."""
+    results = root / "results"
+    models = list(dict.fromkeys(model for model, _ in scores))
+    for (model, task), values in scores.items():
+        for seed, value in zip(SEEDS, values):
+            _write(
+                root / PATTERN.format(model=model, task=task, seed=seed),
+                _metrics(model, task, seed, value),
+            )
+    for task, value in baselines.items():
+        _write(root / BASELINE_PATTERN.format(task=task), _metrics(BASELINE, task, None, value))
+    summary = results / "aggregate"
+    aggregate(
+        summary / "scores.csv",
+        summary / "summary.csv",
+        summary / "averages.csv",
+        summary / "summary.md",
+        models,
+        TASKS,
+        SEEDS,
+        str(root / PATTERN),
+        str(root / BASELINE_PATTERN),
+    )
+    write_retention(
+        summary / "scores.csv", summary / "summary.csv", teachers, summary / "retention.csv"
+    )
+    efficiency = []
+    for model, (layer_parameters, runs) in latencies.items():
+        efficiency.append(results / f"efficiency/{model}.json")
+        _write(efficiency[-1], _efficiency(model, layer_parameters, runs))
+    output = results / "report/report.html"
+    build_report(
+        output,
+        repo_root / "workflow/report/report.html.j2",
+        summary=summary / "summary.csv",
+        scores=summary / "scores.csv",
+        averages=summary / "averages.csv",
+        efficiency=efficiency,
+        retention=summary / "retention.csv",
+        benchmarks=results / "benchmarks",
+        source_dir=repo_root,
+    )
+    html = output.read_text(encoding="utf-8")
+    return html, lxml.html.fromstring(html)
+
+
+def headline(tree: lxml.html.HtmlElement) -> dict[str, str]:
+    terms = tree.xpath("//dl[@class='headline']/dt")
+    return {dt.text_content(): dt.getnext().text_content() for dt in terms}
+
+
+def rows(tree: lxml.html.HtmlElement, table_id: str) -> dict[str, list[lxml.html.HtmlElement]]:
+    table = tree.get_element_by_id(table_id)
+    return {row[0].text_content(): list(row) for row in table.iter("tr")}
+
+
+def assert_no_nan_or_inf(tree: lxml.html.HtmlElement) -> None:
+    """Neither the text nor any hover title of the page says nan or inf."""
+    texts = [tree.text_content()] + tree.xpath("//@title")
+    for text in texts:
+        assert not re.search(r"\b(nan|inf|infinity)\b", text, re.IGNORECASE), text
+
+
+@pytest.fixture(scope="module")
+def all_zero(tmp_path_factory: pytest.TempPathFactory, repo_root: Path):
+    """Every model at 0 on every task, as is the baseline; the student's teacher scores 0."""
+    scores = {(model, task): [0.0, 0.0] for model in ("teacher", "student") for task in TASKS}
+    return build(
+        tmp_path_factory.mktemp("zero"),
+        scores,
+        {task: 0.0 for task in TASKS},
+        {"teacher": (2000, [10.0, 10.0, 10.0]), "student": (1000, [5.0, 5.0, 5.0])},
+        {"student": "teacher"},
+        repo_root,
+    )
+
+
+def test_all_at_baseline_names_no_model_and_prints_no_nan(all_zero):
+    html, tree = all_zero
+    lines = headline(tree)
+    assert lines["Most accurate"] == (
+        "none: every model is at or below the majority-class baseline (overall average 0.0), "
+        "so none is ranked"
+    )
+    # The fastest is compared with the largest model; no share of a 0 average.
+    assert "student: 2.00x the throughput of teacher" in lines["Fastest"]
+    assert "share of its overall average: – (teacher's is 0)" in lines["Fastest"]
+    assert "keeping" not in lines["Fastest"]
+    assert lines["Fastest"].endswith("; student is at or below the majority-class baseline")
+    assert lines["Pareto-optimal"] == "none: every model is at or below the majority-class baseline"
+    glance = rows(tree, "glance-table")
+    for model in ("teacher", "student"):
+        average, share = glance[model][1], glance[model][2]
+        assert average.text_content().strip() == "0.0 (≤ baseline)" and not average.xpath(".//b")
+        assert share.text_content() == "–" and "no model is above the baseline" in share.get(
+            "title"
+        )
+        pareto = glance[model][6]  # not on a Pareto front
+        assert pareto.text_content() == "–" and "not ranked" in pareto.get("title")
+    results = rows(tree, "results-table")
+    for cell in results["ner-x (f1)"][1:3] + results["Overall average"][1:3]:
+        assert "≤ baseline" in cell.text_content() and not cell.xpath(".//b|.//u")
+        assert "at or below the majority-class baseline (0.0): not ranked" in cell.get("title")
+    retention = rows(tree, "retention-table")["student"]
+    assert [cell.text_content() for cell in retention[2:]] == ["–", "–", "–"]
+    assert retention[2].get("title") == "no ratio: the teacher's median is 0.0 (student 0.0)"
+    assert_no_nan_or_inf(tree)
+
+
+@pytest.fixture(scope="module")
+def ties(tmp_path_factory: pytest.TempPathFactory, repo_root: Path):
+    """a and b tie on every task; c equals the baseline on re-y and is above it on ner-x;
+    c is 40x faster than a at half its FLOPs."""
+    scores = {
+        ("a", "ner-x"): [0.80, 0.80],
+        ("b", "ner-x"): [0.80, 0.80],
+        ("c", "ner-x"): [0.30, 0.30],
+        ("a", "re-y"): [0.60, 0.60],
+        ("b", "re-y"): [0.60, 0.60],
+        ("c", "re-y"): [0.40, 0.40],
+    }
+    return build(
+        tmp_path_factory.mktemp("ties"),
+        scores,
+        {"ner-x": 0.0, "re-y": 0.40},
+        {
+            "a": (2000, [400.0, 360.0, 380.0]),
+            "b": (1800, [380.0, 380.0, 380.0]),
+            "c": (1000, [10.0, 9.0, 9.5]),
+        },
+        {},
+        repo_root,
+    )
+
+
+def test_ties_are_named_and_ranked_together(ties):
+    _, tree = ties
+    assert headline(tree)["Most accurate"] == (
+        "a and b (tie): overall average 70.0 (primary metric x 100 over 2 tasks)"
+    )
+    results = rows(tree, "results-table")
+    a, b, c, baseline = results["ner-x (f1)"][1:]
+    assert a.xpath(".//b") and b.xpath(".//b")  # both best
+    assert c.xpath(".//u") and not baseline.xpath(".//b|.//u")  # c second, above 0.0
+    glance = rows(tree, "glance-table")
+    assert glance["a"][1].xpath(".//b") and glance["b"][1].xpath(".//b")
+    assert_no_nan_or_inf(tree)
+
+
+def test_a_model_at_the_baseline_is_marked_and_not_ranked(ties):
+    _, tree = ties
+    c = rows(tree, "results-table")["re-y (f1)"][3]
+    assert c.text_content().strip() == "40.0 ± 0.0 (≤ baseline)" and not c.xpath(".//b|.//u")
+    assert "at or below the majority-class baseline (40.0): not ranked" in c.get("title")
+    # Overall: c's (0.30 + 0.40) / 2 = 35.0 is above the baseline's (0.0 + 0.40) / 2 = 20.0.
+    overall = rows(tree, "results-table")["Overall average"][3]
+    assert overall.text_content().strip() == "35.0" and overall.xpath(".//u")
+
+
+def test_an_implausible_speed_up_is_flagged(ties):
+    _, tree = ties
+    # c over a per round: 400 / 10, 360 / 9, 380 / 9.5 = 40 each; FLOPs 4,000 / 2,000 = 2;
+    # 40 / 2 = 20x the FLOP ratio, outside 0.5-1.5x. a is the most accurate (first of the tie).
+    fastest = headline(tree)["Fastest"]
+    assert fastest.startswith(
+        "c: 40.00x the throughput of a (median of 3 interleaved rounds, range 40.00-40.00x; "
+    )
+    assert "FLOP ratio 2.00x" in fastest
+    assert fastest.endswith(
+        "Check: the speed-up is 20.00x the FLOP ratio, outside the plausible 0.5-1.5x the FLOP "
+        "ratio (another load on the machine, or per-layer overhead)"
+    )
+    speed = {
+        row[0].text_content(): row for row in tree.get_element_by_id("efficiency-table").iter("tr")
+    }
+    assert speed["c"][9].text_content() == "40.00x (40.00-40.00) (check: 20.00x the FLOP ratio)"
+    # b: per round 400 / 380, 360 / 380, 380 / 380 -> median 1.00 against a FLOP ratio of 1.11.
+    assert speed["b"][9].text_content() == "1.00x (0.95-1.05)"
