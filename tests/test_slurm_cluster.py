@@ -1,7 +1,8 @@
 """A real two-node Slurm cluster on this machine (tests/slurm/cluster.sh): the demo DAG
 through the project's `slurm` profile gives the same results as a local run, a pretraining
 job cancelled by Slurm is resubmitted and continues from its checkpoint, and a teacher and a
-student trained on 2 nodes x 1 process have the weights of 1 node x 2 processes.
+student trained on 2 nodes x 1 process (the teacher's job cancelled and resumed on 2 nodes)
+have the weights of 1 node x 2 processes.
 
 The cluster needs root and Debian's slurm-wlm and munge (installed when missing); without
 them the DAG test is skipped with the reason and the kill test kills the job's process
@@ -17,6 +18,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -368,7 +370,8 @@ def _one_node_reference(workdir: Path, stage: str, name: str, module: str, out: 
 def test_two_nodes_train_the_weights_of_one_node_with_two_processes(
     slurm_cluster, local_run, tmp_path
 ):
-    # the local run up to the tokenised corpus, teacher and student trained again on 2 nodes
+    # the local run up to the tokenised corpus, teacher and student trained again on 2 nodes;
+    # the teacher's job is cancelled once, resubmitted and resumed from its checkpoint
     workdir = tmp_path / "two-nodes"
     shutil.copytree(
         local_run,
@@ -382,16 +385,27 @@ def test_two_nodes_train_the_weights_of_one_node_with_two_processes(
     (workdir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     target = "results/distillation/teacher-distil/eval.json"
     env = {**SLURM_ENV, "BIOCOMPACT_GPU_PARTITION": "twonodes"}
-    log = _snakemake(workdir, *_slurm_args(), target, env=env)
-    output = log.stdout + log.stderr
-    assert "(Rule: pretrain)" in output and "(Rule: distill)" in output, output[-4000:]
+    snakemake = _snakemake(workdir, *_slurm_args(), target, env=env, background=True)
+    try:  # the teacher's job cancelled after its first checkpoint, as in the one-node test
+        how = _kill_pretraining(snakemake, workdir, through_slurm=True)
+        output, _ = snakemake.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        if snakemake.poll() is None:
+            os.killpg(snakemake.pid, signal.SIGTERM)
+            snakemake.wait(timeout=60)
+    assert snakemake.returncode == 0, output[-6000:]
+    assert "Trying to restart job" in output and "(Rule: distill)" in output, output[-6000:]
+    assert (
+        "resumed from checkpoint at step"
+        in (workdir / "results/logs/pretraining/pretrain/teacher.log").read_text()
+    ), how
     nodes = {
         rule: node_list
         for comment, node_list in _two_node_jobs().items()
         for rule in ("pretrain", "distill")
         if f"rule_{rule}_" in comment
     }
-    host = subprocess.run(["hostname", "-s"], capture_output=True, text=True).stdout.strip()
+    host = socket.gethostname().split(".")[0]
     assert nodes == dict.fromkeys(("pretrain", "distill"), f"{host},{host}-2"), nodes
     for stage, rule, name, module in [
         ("pretraining", "pretrain", "teacher", "biocompact.pretraining.run"),
