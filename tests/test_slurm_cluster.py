@@ -134,7 +134,7 @@ def _slurm_args() -> list[str]:
 
 @pytest.fixture(scope="module")
 def slurm_cluster(tmp_path_factory) -> Iterator[Path]:
-    """A running single-node cluster (skips with the reason where it cannot be set up)."""
+    """A running two-node cluster on this machine; skips with the reason where it cannot start."""
     state = tmp_path_factory.mktemp("slurm")
 
     def stop() -> None:
