@@ -1,4 +1,4 @@
-"""Rule distill: task-agnostic distillation of one student (resumable, data-parallel on its GPUs)."""
+"""Rule distill: task-agnostic distillation of one student (resumable, data-parallel on its GPUs and nodes)."""
 
 from biocompact.runlog import job_logging
 from biocompact.training.launch import launch
@@ -21,5 +21,6 @@ with job_logging(snakemake):
             "probes": snakemake.params.probes,
             "threads": snakemake.threads,
         },
-        gpus=int(getattr(snakemake.resources, "gpu", 0)),
+        gpus=snakemake.resources.gpus_per_node,
+        nodes=snakemake.resources.nodes,
     )

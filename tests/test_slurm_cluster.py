@@ -1,6 +1,8 @@
-"""A real single-node Slurm cluster (tests/slurm/cluster.sh): the demo DAG through the
-project's `slurm` profile gives the same results as a local run, and a pretraining job
-cancelled by Slurm is resubmitted and continues from its checkpoint.
+"""A real two-node Slurm cluster on this machine (tests/slurm/cluster.sh): the demo DAG
+through the project's `slurm` profile gives the same results as a local run, a pretraining
+job cancelled by Slurm is resubmitted and continues from its checkpoint, and a teacher and a
+student trained on 2 nodes x 1 process (the teacher's job cancelled and resumed on 2 nodes)
+have the weights of 1 node x 2 processes.
 
 The cluster needs root and Debian's slurm-wlm and munge (installed when missing); without
 them the DAG test is skipped with the reason and the kill test kills the job's process
@@ -16,6 +18,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -25,6 +28,8 @@ from pathlib import Path
 import pytest
 import yaml
 from safetensors.torch import load_file
+
+from biocompact.training.launch import SPEC_FILE, torchrun_command
 
 pytestmark = pytest.mark.slow
 
@@ -47,6 +52,8 @@ SLURM_OVERLAY = [
     str(os.cpu_count()),
 ]
 SLURM_ENV = {"BIOCOMPACT_CPU_PARTITION": "cpu", "BIOCOMPACT_GPU_PARTITION": "gpu"}
+# A job on both nodes of the test cluster's partition twonodes, one stand-in GPU on each.
+TWO_NODE_JOB = {**SMALL_JOB, "nodes": 2, "cpus_per_gpu": 1}
 
 
 def _overlay_config() -> dict:
@@ -127,7 +134,7 @@ def _slurm_args() -> list[str]:
 
 @pytest.fixture(scope="module")
 def slurm_cluster(tmp_path_factory) -> Iterator[Path]:
-    """A running single-node cluster (skips with the reason where it cannot be set up)."""
+    """A running two-node cluster on this machine; skips with the reason where it cannot start."""
     state = tmp_path_factory.mktemp("slurm")
 
     def stop() -> None:
@@ -320,3 +327,92 @@ def test_killed_pretraining_is_resubmitted_and_resumes_from_its_checkpoint(
         workdir / "results/pretraining/teacher/model",
         local_run / "results/pretraining/teacher/model",
     ), how
+
+
+def _two_node_jobs() -> dict[str, str]:
+    """Rule name -> node list of every job of the partition twonodes that squeue still shows
+    (finished jobs included: MinJobAge)."""
+    listing = subprocess.run(
+        ["squeue", "--noheader", "--states=all", "--partition=twonodes", "--format=%k|%N"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    ).stdout
+    return dict(line.split("|") for line in listing.splitlines())
+
+
+def _one_node_reference(workdir: Path, stage: str, name: str, module: str, out: Path) -> Path:
+    """Run the job that Slurm ran on two nodes (its spec file) again as 1 node x 2 processes
+    (torchrun --standalone, gloo), its outputs under ``out``; return its model folder."""
+    spec = json.loads((workdir / f"results/checkpoints/{stage}/{name}" / SPEC_FILE).read_text())
+    out.mkdir(parents=True)
+    spec["outputs"] = {
+        "model": str(out / "model"),
+        "log": str(out / "train_log.jsonl"),
+        "eval": str(out / "eval.json"),
+    }
+    spec["checkpoint_dir"] = str(out / "checkpoints")
+    (out / SPEC_FILE).write_text(json.dumps(spec))
+    result = subprocess.run(
+        torchrun_command(module, out / SPEC_FILE, processes=2),
+        cwd=workdir,
+        env={**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""},
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return out / "model"
+
+
+def test_two_nodes_train_the_weights_of_one_node_with_two_processes(
+    slurm_cluster, local_run, tmp_path
+):
+    # the local run up to the tokenised corpus, teacher and student trained again on 2 nodes;
+    # the teacher's job is cancelled once, resubmitted and resumed from its checkpoint
+    workdir = tmp_path / "two-nodes"
+    shutil.copytree(
+        local_run,
+        workdir,
+        symlinks=True,
+        ignore=shutil.ignore_patterns("teacher", "teacher-distil", "slurm_logs"),
+    )
+    config = _overlay_config()
+    config["pretraining"]["teacher"]["resources"] = TWO_NODE_JOB
+    config["distillation"]["teacher-distil"]["resources"] = TWO_NODE_JOB
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    target = "results/distillation/teacher-distil/eval.json"
+    env = {**SLURM_ENV, "BIOCOMPACT_GPU_PARTITION": "twonodes"}
+    snakemake = _snakemake(workdir, *_slurm_args(), target, env=env, background=True)
+    try:  # the teacher's job cancelled after its first checkpoint, as in the one-node test
+        how = _kill_pretraining(snakemake, workdir, through_slurm=True)
+        output, _ = snakemake.communicate(timeout=RUN_TIMEOUT)
+    finally:
+        if snakemake.poll() is None:
+            os.killpg(snakemake.pid, signal.SIGTERM)
+            snakemake.wait(timeout=60)
+    assert snakemake.returncode == 0, output[-6000:]
+    assert "Trying to restart job" in output and "(Rule: distill)" in output, output[-6000:]
+    assert (
+        "resumed from checkpoint at step"
+        in (workdir / "results/logs/pretraining/pretrain/teacher.log").read_text()
+    ), how
+    nodes = {
+        rule: node_list
+        for comment, node_list in _two_node_jobs().items()
+        for rule in ("pretrain", "distill")
+        if f"rule_{rule}_" in comment
+    }
+    host = socket.gethostname().split(".")[0]
+    assert nodes == dict.fromkeys(("pretrain", "distill"), f"{host},{host}-2"), nodes
+    for stage, rule, name, module in [
+        ("pretraining", "pretrain", "teacher", "biocompact.pretraining.run"),
+        ("distillation", "distill", "teacher-distil", "biocompact.distillation.run"),
+    ]:
+        job_log = (workdir / f"results/logs/{stage}/{rule}/{name}.log").read_text()
+        assert "srun --nodes=2 --ntasks=2 --ntasks-per-node=1" in job_log, job_log[-3000:]
+        assert "--nnodes=2 --nproc_per_node=1 --rdzv_backend=c10d" in job_log, job_log[-3000:]
+        one_node = _one_node_reference(workdir, stage, name, module, tmp_path / "one-node" / name)
+        assert _same_weights(workdir / f"results/{stage}/{name}/model", one_node), name

@@ -56,9 +56,9 @@ def _value(text: str) -> int | str:
     return int(text) if text.isdigit() else text
 
 
-def dry_run(workdir: Path, **environment: str) -> list[PlannedJob]:
-    """Every job of a `snakemake --profile slurm -n` on the real-scale config (threads not
-    capped by the dry run's cores, as on a cluster)."""
+def dry_run(workdir: Path, *overlays: Path, **environment: str) -> list[PlannedJob]:
+    """Every job of a `snakemake --profile slurm -n` on the real-scale config and the config
+    files ``overlays`` (threads not capped by the dry run's cores, as on a cluster)."""
     result = subprocess.run(
         [
             sys.executable,
@@ -70,6 +70,7 @@ def dry_run(workdir: Path, **environment: str) -> list[PlannedJob]:
             str(REPO_ROOT / "slurm"),
             "--configfile",
             str(REAL_SCALE),
+            *map(str, overlays),
             "--directory",
             str(workdir),
             "--dry-run",
@@ -198,22 +199,33 @@ def rule_scripts() -> dict[str, Path]:
     return {**scripts, **{copy: scripts[original] for copy, original in copies.items()}}
 
 
-def training_processes(script: Path, gpus: int) -> int:
-    """The training processes a job of ``script`` starts: one per GPU through the launcher
-    (``biocompact.training.launch.launch``), else one."""
+def requested_gpus(resources: dict) -> int:
+    """Every GPU a job asks Slurm for: ``--gpus=G``, or ``--gres=gpu:G`` on each of ``--nodes``."""
+    if resources.get("gpu"):
+        return resources["gpu"]
+    gres = resources.get("gres", "")
+    return int(gres.rsplit(":", 1)[1]) * resources["nodes"] if gres.startswith("gpu:") else 0
+
+
+def training_processes(script: Path, resources: dict) -> int:
+    """The training processes a job of ``script`` starts: one per GPU of each node through
+    the launcher (``biocompact.training.launch.launch``), else one."""
     launches = "from biocompact.training.launch import launch" in script.read_text("utf-8")
-    return max(gpus, 1) if launches else 1
+    if not launches:
+        return 1
+    return max(resources["gpus_per_node"], 1) * resources.get("nodes", 1)
 
 
-def test_every_gpu_a_job_asks_for_trains(planned):
+def gpu_table(planned: dict[str, list[PlannedJob]]) -> dict[str, tuple[int, int]]:
+    """Each GPU rule's GPUs and training processes, checking that every GPU trains."""
     scripts = rule_scripts()
     table = {}
     for rule, jobs in planned.items():
         for job in jobs:
-            gpus = job.resources.get("gpu", 0)
+            gpus = requested_gpus(job.resources)
             if not gpus:
                 continue
-            processes = training_processes(scripts[rule], gpus)
+            processes = training_processes(scripts[rule], job.resources)
             table[rule] = (gpus, processes)
             assert gpus <= processes, (
                 f"{rule}[{job.wildcards}] asks for {gpus} GPUs, uses {processes}"
@@ -224,5 +236,54 @@ def test_every_gpu_a_job_asks_for_trains(planned):
             for rule, (gpus, processes) in table.items()
         )
     )
+    return table
+
+
+def test_every_gpu_a_job_asks_for_trains(planned, planned_on_two_nodes):
+    table = gpu_table(planned)
     assert table["pretrain"] == (4, 4) and table["distill"] == (2, 2)
     assert table["finetune"] == (1, 1)
+    table = gpu_table(planned_on_two_nodes)
+    assert table["pretrain"] == (8, 8) and table["distill"] == (4, 4)
+
+
+@pytest.fixture(scope="module")
+def planned_on_two_nodes(workdir) -> dict[str, list[PlannedJob]]:
+    """The real-scale config with its teacher and student on two nodes each."""
+    overlay = workdir / "two-nodes.yaml"
+    overlay.write_text(
+        "pretraining:\n"
+        "  bioformer-8L:\n"
+        "    resources: {nodes: 2, gpus: 4, cpus_per_gpu: 8, mem_mb: 128000, runtime: 2880}\n"
+        "distillation:\n"
+        "  bioformer-8L-distil:\n"
+        "    resources: {nodes: 2, gpus: 2, cpus_per_gpu: 8, mem_mb: 64000, runtime: 1440}\n"
+    )
+    jobs: dict[str, list[PlannedJob]] = {}
+    for job in dry_run(workdir, overlay):
+        jobs.setdefault(job.name, []).append(job)
+    print(f"pretrain on 2 nodes: sbatch {jobs['pretrain'][0].sbatch()}")
+    return jobs
+
+
+def test_a_job_on_two_nodes_is_one_task_per_node_with_its_gpus_on_each(planned_on_two_nodes):
+    (job,) = planned_on_two_nodes["pretrain"]
+    options = job.sbatch().split()
+    for option in (
+        "--nodes=2",
+        "--ntasks=2",
+        "--gres=gpu:4",
+        "--cpus-per-gpu=8",
+        "--mem",
+        "128000",
+        "-t",
+        "2880",
+    ):
+        assert option in options, (option, options)
+    assert not [option for option in options if option.startswith(("--gpus", "--ntasks-per"))]
+    # the plugin's job step runs an `mpi` job's script without srun, on the first node
+    assert job.resources["mpi"] == "srun" and job.resources["gpus_per_node"] == 4
+    (distill,) = planned_on_two_nodes["distill"]
+    assert {"--nodes=2", "--ntasks=2", "--gres=gpu:2"} <= set(distill.sbatch().split())
+    for finetune in planned_on_two_nodes["finetune"]:
+        assert "mpi" not in finetune.resources and "--nodes=1" in finetune.sbatch()

@@ -4,7 +4,7 @@ import pytest
 import torch
 from transformers import BertConfig, BertForMaskedLM
 
-from biocompact.training.launch import data_parallel_processes
+from biocompact.training.launch import data_parallel_processes, launch, multi_node_command
 from biocompact.training.masking import IGNORE_INDEX
 from biocompact.training.throughput import FlopCounter, peak_tflops
 
@@ -58,3 +58,40 @@ def test_a_job_never_runs_on_fewer_gpus_than_it_asked_for():
     assert data_parallel_processes(0) == 1
     with pytest.raises(RuntimeError, match=f"asked for {visible + 2} GPUs but sees {visible}"):
         data_parallel_processes(visible + 2)
+
+
+def test_a_job_on_two_nodes_is_one_srun_task_per_node_joined_by_a_rendezvous():
+    command = multi_node_command(
+        "biocompact.distillation.run", "ck/job.json", 2, 4, 32, "node1:29400", "77"
+    )
+    srun, torchrun = command[: command.index("-m")], command[command.index("-m") :]
+    assert srun[:6] == [
+        "srun",
+        "--nodes=2",
+        "--ntasks=2",
+        "--ntasks-per-node=1",
+        "--cpus-per-task=32",
+        "--kill-on-bad-exit=1",
+    ]
+    assert torchrun == [
+        "-m",
+        "torch.distributed.run",
+        "--nnodes=2",
+        "--nproc_per_node=4",
+        "--rdzv_backend=c10d",
+        "--rdzv_endpoint=node1:29400",
+        "--rdzv_id=biocompact-77",
+        "-m",
+        "biocompact.distillation.run",
+        "ck/job.json",
+    ]
+
+
+def test_a_job_on_several_nodes_outside_slurm_fails_naming_the_key(monkeypatch, tmp_path):
+    monkeypatch.delenv("SLURM_JOB_ID", raising=False)
+    spec = {"checkpoint_dir": str(tmp_path), "threads": 1}
+    with pytest.raises(
+        RuntimeError, match=r"asked for 2 nodes \(resources.nodes\) but runs outside"
+    ):
+        launch("biocompact.pretraining.run", spec, gpus=1, nodes=2)
+    assert not (tmp_path / "job.json").exists()

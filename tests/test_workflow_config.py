@@ -269,11 +269,14 @@ def test_bad_compression_entry_fails_at_dag_build_naming_the_key(
     assert message in result.stdout + result.stderr
 
 
-@pytest.mark.parametrize("section", ["finetuning", "task_distillation"])
+@pytest.mark.parametrize(
+    ("section", "key"),
+    [("finetuning", "gpus"), ("task_distillation", "gpus"), ("finetuning", "nodes")],
+)
 def test_a_single_process_job_asking_for_several_gpus_fails_naming_the_key(
-    tmp_path, demo_config, section
+    tmp_path, demo_config, section, key
 ):
-    demo_config[section].setdefault("resources", {})["gpus"] = 2
+    demo_config[section].setdefault("resources", {})[key] = 2
     result = _dry_run(tmp_path, demo_config)
     assert result.returncode != 0
-    assert f"config: {section}.resources.gpus is 2, but" in result.stdout + result.stderr
+    assert f"config: {section}.resources.{key} is 2, but" in result.stdout + result.stderr

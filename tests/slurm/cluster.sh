@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Start or stop a single-node Slurm cluster (munged, slurmctld, slurmd; no systemd) for
-# the integration tests.
+# Start or stop a two-node Slurm cluster on this machine (munged, slurmctld, one slurmd per
+# node in Slurm's multiple-slurmd mode; no systemd) for the integration tests.
 #
 #   tests/slurm/cluster.sh start STATE_DIR   install slurm-wlm + munge if missing (root),
 #                                            write the configuration, start the daemons and
-#                                            wait until the node takes jobs
+#                                            wait until both nodes take jobs
 #   tests/slurm/cluster.sh stop STATE_DIR    stop the daemons started by `start`
 #
 # Exit status of `start`: 0 ready; 3 Slurm cannot be set up here (the reason is the last
@@ -17,6 +17,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 CONF_DIR=/etc/slurm
 MARKER="# biocompact test cluster"
 READY_TIMEOUT=${SLURM_TEST_READY_TIMEOUT:-90}
+D_PORT=${SLURM_TEST_D_PORT:-6818}  # the first node's slurmd; the second's is the next port
 
 unavailable() { echo "$1" >&2; exit 3; }
 
@@ -34,7 +35,8 @@ install_packages() {
 render() {  # template -> file, with this machine's name, CPUs and memory
     sed -e "s|@HOST@|$HOST|g" -e "s|@STATE@|$STATE|g" -e "s|@CPUS@|$(nproc)|g" \
         -e "s|@MEM_MB@|$(( $(awk '/MemTotal/ {print $2}' /proc/meminfo) / 1024 - 512 ))|g" \
-        -e "s|@CTLD_PORT@|${SLURM_TEST_CTLD_PORT:-6817}|g" -e "s|@D_PORT@|${SLURM_TEST_D_PORT:-6818}|g" \
+        -e "s|@CTLD_PORT@|${SLURM_TEST_CTLD_PORT:-6817}|g" -e "s|@D_PORT@|$D_PORT|g" \
+        -e "s|@D_PORT2@|$(( D_PORT + 1 ))|g" \
         "$1" | { echo "$MARKER"; cat; } >"$2"
 }
 
@@ -46,16 +48,18 @@ wait_for() {  # wait_for SECONDS COMMAND...: poll until COMMAND succeeds
     done
 }
 
-node_idle() { sinfo --noheader --nodes "$HOST" --format %t | grep -qx idle; }
+nodes() { echo "$HOST" "$HOST-2"; }  # the two nodes, both on this host
+node_idle() { [ "$(sinfo --noheader --Node --partition twonodes --format %t | grep -cx idle)" = 2 ]; }
 
 start() {
     [ "$(id -u)" = 0 ] || unavailable "starting slurmctld/slurmd needs root"
-    mkdir -p "$STATE/ctld" "$STATE/d" && touch "$STATE/gpu0" "$STATE/gpu1"
+    HOST=$(hostname -s)
+    mkdir -p "$STATE/ctld" "$STATE/d-$HOST" "$STATE/d-$HOST-2"
+    touch "$STATE/gpu0" "$STATE/gpu1" "$STATE/gpu2" "$STATE/gpu3"
     install_packages
     if [ -e "$CONF_DIR/slurm.conf" ] && ! head -1 "$CONF_DIR/slurm.conf" | grep -qx "$MARKER"; then
         unavailable "$CONF_DIR/slurm.conf belongs to a real Slurm installation; not replacing it"
     fi
-    HOST=$(hostname -s)
     mkdir -p "$CONF_DIR"
     render "$HERE/slurm.conf.in" "$CONF_DIR/slurm.conf"
     render "$HERE/gres.conf.in" "$CONF_DIR/gres.conf"
@@ -70,11 +74,11 @@ start() {
     fi
     slurmctld -f "$CONF_DIR/slurm.conf"
     wait_for 30 scontrol ping || { echo "slurmctld did not start:" >&2; tail -20 "$STATE/slurmctld.log" >&2; exit 1; }
-    slurmd -f "$CONF_DIR/slurm.conf"
+    for node in $(nodes); do slurmd -f "$CONF_DIR/slurm.conf" -N "$node"; done
     if ! wait_for "$READY_TIMEOUT" node_idle; then
-        echo "node $HOST did not become idle:" >&2
+        echo "nodes $(nodes) did not become idle:" >&2
         sinfo --long --Node >&2 || true
-        tail -20 "$STATE/slurmd.log" >&2 || true
+        tail -n 20 "$STATE"/slurmd-*.log >&2 || true
         exit 1
     fi
 }
@@ -90,7 +94,7 @@ stop() {
     if scancel --user root >/dev/null 2>&1; then  # let the jobs end before their slurmd does
         wait_for 60 sh -c '[ -z "$(squeue --noheader)" ]' || true
     fi
-    stop_pid "$STATE/slurmd.pid"
+    for pidfile in "$STATE"/slurmd-*.pid; do stop_pid "$pidfile"; done
     stop_pid "$STATE/slurmctld.pid"
     if [ -e "$STATE/started-munged" ]; then stop_pid /run/munge/munged.pid; fi
     for file in slurm.conf gres.conf; do

@@ -209,12 +209,13 @@ def _check_single_gpu_jobs():
     """A job that trains in one process asks for one GPU at most: more would be paid for
     and left idle. Several such jobs share a node instead."""
     for section, job in SINGLE_GPU_SECTIONS.items():
-        gpus = config[section]["resources"]["gpus"]
-        if gpus > 1:
-            raise ValueError(
-                f"config: {section}.resources.gpus is {gpus}, but {job} trains on one GPU; "
-                "set it to 1 (Slurm runs several jobs on a node side by side)"
-            )
+        for key in ("gpus", "nodes"):
+            value = config[section]["resources"][key]
+            if value > 1:
+                raise ValueError(
+                    f"config: {section}.resources.{key} is {value}, but {job} trains on one "
+                    "GPU; set it to 1 (Slurm runs several jobs on a node side by side)"
+                )
 
 
 _check_names()
@@ -305,8 +306,11 @@ def gpu_job_resources(entry):
     """Slurm resources of a GPU job from a config ``resources`` block (schema: gpu_job).
 
     ``entry(wildcards)`` is the config entry holding the block. In the Slurm plugin's
-    names: ``gpu`` becomes --gpus, ``cpus_per_gpu`` --cpus-per-gpu, or ``cpus_per_task``
-    --cpus-per-task for a job without GPUs.
+    names: on one node, ``gpu`` becomes --gpus; on ``nodes`` N > 1, ``gres`` gpu:G asks
+    for G GPUs on each node, and ``mpi`` with ``tasks`` N runs the job's script on the
+    first node without srun, for it to start one launcher per node (--ntasks=N).
+    ``cpus_per_gpu`` becomes --cpus-per-gpu, or ``cpus_per_task`` --cpus-per-task for a
+    job without GPUs. ``gpus_per_node`` is the launcher's, not the plugin's.
     """
 
     def pick(key):
@@ -316,8 +320,25 @@ def gpu_job_resources(entry):
         block = entry(wildcards)["resources"]
         return 0 if block["gpus"] else block["cpus_per_gpu"]
 
+    def on_one_node(value):
+        """The resource ``value(block)`` of a one-node job; None (left out) on several."""
+        return lambda wildcards: (
+            value(block) if (block := entry(wildcards)["resources"])["nodes"] == 1 else None
+        )
+
+    def on_several_nodes(value):
+        """The resource ``value(block)`` of a job on several nodes; None on one."""
+        return lambda wildcards: (
+            value(block) if (block := entry(wildcards)["resources"])["nodes"] > 1 else None
+        )
+
     return {
-        "gpu": pick("gpus"),
+        "gpu": on_one_node(lambda block: block["gpus"]),
+        "gres": on_several_nodes(lambda block: f"gpu:{block['gpus']}" if block["gpus"] else None),
+        "nodes": pick("nodes"),
+        "mpi": on_several_nodes(lambda block: "srun"),
+        "tasks": on_several_nodes(lambda block: block["nodes"]),
+        "gpus_per_node": pick("gpus"),
         "cpus_per_gpu": pick("cpus_per_gpu"),
         "cpus_per_task": cpus_without_gpu,
         "mem_mb": pick("mem_mb"),

@@ -1,14 +1,16 @@
 """Starting a training job on the GPUs it was given: in this process, or one process per GPU.
 
-A rule asks for GPUs through its ``gpu`` resource (``resources.gpus`` of a model in the
-config, see ``gpu_job_resources`` in ``workflow/rules/common.smk``). With more
-than one, the job runs ``torchrun --standalone --nproc_per_node=N -m MODULE SPEC`` on
-its node, where MODULE reads the job's keyword arguments from the JSON file SPEC.
+A rule asks for GPUs through its resources (``resources.gpus`` and ``resources.nodes`` of a
+model in the config, see ``gpu_job_resources`` in ``workflow/rules/common.smk``). On one
+node with more than one GPU, the job runs ``torchrun --standalone --nproc_per_node=G -m
+MODULE SPEC``, where MODULE reads the job's keyword arguments from the JSON file SPEC. On
+N nodes (a Slurm job of N nodes, its Snakemake job running on the first), ``srun`` starts
+one torchrun per node, and torchrun's c10d rendezvous on the first node joins them into
+N x G processes.
 
 A job module (``biocompact.pretraining.run``, ``biocompact.distillation.run``) defines
 ``run_job(spec)``, which every process calls, and ends with ``job_main(run_job)``; its
-script calls ``launch(MODULE, spec, gpus)``. The processes per node are the
-GPUs per node, so a job over several nodes adds a rendezvous to the same command.
+script calls ``launch(MODULE, spec, gpus, nodes)``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import importlib
 import json
 import logging
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Callable
@@ -65,13 +68,62 @@ def torchrun_command(module: str, spec_path: str | os.PathLike, processes: int) 
     ]
 
 
-def run_data_parallel(
-    module: str, spec: dict, processes: int, spec_path: str | os.PathLike
-) -> None:
-    """Write ``spec`` to ``spec_path`` and run ``module`` under torchrun, relaying its output to the log."""
+def multi_node_command(
+    module: str,
+    spec_path: str | os.PathLike,
+    nodes: int,
+    processes_per_node: int,
+    cpus_per_node: int,
+    rendezvous: str,
+    job_id: str,
+) -> list[str]:
+    """``srun`` starting one torchrun on each of the Slurm job's ``nodes``, joined through
+    torchrun's c10d rendezvous at ``rendezvous`` (host:port of the first node)."""
+    return [
+        "srun",
+        f"--nodes={nodes}",
+        f"--ntasks={nodes}",
+        "--ntasks-per-node=1",
+        f"--cpus-per-task={cpus_per_node}",
+        "--kill-on-bad-exit=1",
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        f"--nnodes={nodes}",
+        f"--nproc_per_node={processes_per_node}",
+        "--rdzv_backend=c10d",
+        f"--rdzv_endpoint={rendezvous}",
+        f"--rdzv_id=biocompact-{job_id}",
+        "-m",
+        module,
+        str(spec_path),
+    ]
+
+
+def rendezvous_endpoint() -> str:
+    """host:port for the rendezvous: this host (a Slurm job's first node, where its batch
+    script and so its Snakemake job run) and a port free on it."""
+    with socket.socket() as probe:
+        probe.bind(("", 0))
+        port = probe.getsockname()[1]
+    return f"{socket.gethostname()}:{port}"
+
+
+def slurm_job_id(nodes: int) -> str:
+    """The Slurm job this process runs in; a job over ``nodes`` > 1 outside one is an error."""
+    job_id = os.environ.get("SLURM_JOB_ID")
+    if not job_id:
+        raise RuntimeError(
+            f"the job asked for {nodes} nodes (resources.nodes) but runs outside a Slurm job; "
+            "run it with the slurm profile, or set resources.nodes to 1"
+        )
+    return job_id
+
+
+def run_data_parallel(command: list[str], spec: dict, spec_path: str | os.PathLike) -> None:
+    """Write ``spec`` to ``spec_path`` and run ``command``, relaying its output to the log."""
     write_json(spec_path, spec)
-    command = torchrun_command(module, spec_path, processes)
-    log.info("starting %d training processes: %s", processes, " ".join(command))
+    log.info("starting the training processes: %s", " ".join(command))
     env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
     with subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
@@ -80,18 +132,34 @@ def run_data_parallel(
             log.info("%s", line.rstrip())
     if process.returncode:
         raise RuntimeError(
-            f"torchrun ended with exit status {process.returncode} (its output is above); spec {Path(spec_path)}"
+            f"the training processes ended with exit status {process.returncode} (their "
+            f"output is above); spec {Path(spec_path)}"
         )
 
 
-def launch(module: str, spec: dict, gpus: int) -> None:
-    """Run ``module``'s job ``spec`` here, or data-parallel on ``gpus`` GPUs (see the module
-    doc); the processes read ``spec`` from ``SPEC_FILE`` in its ``checkpoint_dir``."""
+def launch(module: str, spec: dict, gpus: int, nodes: int = 1) -> None:
+    """Run ``module``'s job ``spec`` here, or data-parallel on ``gpus`` GPUs on each of
+    ``nodes`` nodes (see the module doc); the processes read ``spec`` from ``SPEC_FILE`` in
+    its ``checkpoint_dir``."""
+    spec_path = Path(spec["checkpoint_dir"]) / SPEC_FILE
+    if nodes > 1:
+        job_id = slurm_job_id(nodes)
+        command = multi_node_command(
+            module,
+            spec_path,
+            nodes,
+            data_parallel_processes(gpus),
+            spec["threads"],
+            rendezvous_endpoint(),
+            job_id,
+        )
+        run_data_parallel(command, spec, spec_path)
+        return
     processes = data_parallel_processes(gpus)
     if processes == 1:
         importlib.import_module(module).run_job(spec)
     else:
-        run_data_parallel(module, spec, processes, Path(spec["checkpoint_dir"]) / SPEC_FILE)
+        run_data_parallel(torchrun_command(module, spec_path, processes), spec, spec_path)
 
 
 def job_main(run_job: Callable[[dict], object], argv: list[str] | None = None) -> None:
