@@ -83,7 +83,8 @@ def summary_frame(evaluations: Iterable[dict]) -> pd.DataFrame:
     )
     frame = frame.merge(reference, on=keys, how="left")
     frame["score_change"] = frame["score"] - frame["reference_score"]
-    frame[SPEEDUP] = [_speedup(row) for _, row in frame.iterrows()] or None
+    speedups = [_speedup(row) for _, row in frame.iterrows()]
+    frame[SPEEDUP] = pd.DataFrame(speedups, index=frame.index, columns=SPEEDUP, dtype=float)
     frame["slower_than_fp32"] = frame["speedup_max"] < 1
     return frame[COLUMNS]
 
