@@ -1,16 +1,17 @@
-"""Re-score one format of a fine-tuned model on its task's test set, time it on CPU, size it."""
+"""Re-score every format of a fine-tuned model on its task's test set, size it, and time the
+formats together on CPU."""
 
-from biocompact.compression.evaluation import evaluate_format
+from biocompact.compression.evaluation import evaluate_formats
 from biocompact.runlog import job_logging
 
 with job_logging(snakemake):
-    evaluate_format(
-        snakemake.input.model,
-        snakemake.wildcards.format,
+    formats = snakemake.params.formats
+    evaluate_formats(
+        {name: snakemake.input[name] for name in formats},
         snakemake.params.task,
         int(snakemake.wildcards.seed),
-        snakemake.output.evaluation,
-        snakemake.output.predictions,
+        dict(zip(formats, snakemake.output.evaluations)),
+        dict(zip(formats, snakemake.output.predictions)),
         batch_sizes=snakemake.params.batch_sizes,
         sequence_lengths=snakemake.params.sequence_lengths,
         repeats=snakemake.params.repeats,

@@ -11,12 +11,12 @@ import pytest
 import torch
 from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
 
-from biocompact.compression.evaluation import evaluate_format
+from biocompact.compression.evaluation import evaluate_formats
 from biocompact.compression.formats import compress, load_format, weights_bytes
 from biocompact.compression.onnx_runtime import OnnxModel
 from biocompact.compression.quantisation import quantise_int8
 from biocompact.compression.settings import CompressionSettings
-from biocompact.compression.summary import read_summary, write_summary
+from biocompact.compression.summary import read_summary, summary_frame, write_summary
 from biocompact.finetuning.train import finetune
 from biocompact.report.tables import compression_table
 
@@ -210,23 +210,24 @@ def test_every_format_is_rescored_by_the_harness_timed_and_sized(finetuned, tmp_
     for name in ("int8", "onnx"):
         paths[name] = tmp_path / name
         compress(folder / "fp32", name, paths[name])
-    results, predictions = {}, {}
-    for name, path in paths.items():
-        results[name] = evaluate_format(
-            path,
-            name,
-            task,
-            1,
-            tmp_path / f"{name}.json",
-            tmp_path / f"{name}.tsv",
-            batch_sizes=[1, 2],
-            sequence_lengths=[16, 128],  # 128 > 64 positions: skipped
-            repeats=2,
-            model_name="tiny",
-            task_name="demo-re",
-        )
+    results = evaluate_formats(
+        paths,
+        task,
+        1,
+        {name: tmp_path / f"{name}.json" for name in paths},
+        {name: tmp_path / f"{name}.tsv" for name in paths},
+        batch_sizes=[1, 2],
+        sequence_lengths=[16, 128],  # 128 > 64 positions: skipped
+        repeats=3,
+        model_name="tiny",
+        task_name="demo-re",
+    )
+    predictions = {}
+    for name in paths:
         assert json.loads((tmp_path / f"{name}.json").read_text()) == results[name]
         predictions[name] = (tmp_path / f"{name}.tsv").read_text()
+        assert results[name]["timing"] == "interleaved rounds"
+        assert results[name]["compared_with"] == [other for other in paths if other != name]
     # the saved model scores what the fine-tuning run scored, with the same predictions
     assert results["fp32"]["metrics"] == record["metrics"]
     assert predictions["fp32"] == (folder / "predictions.tsv").read_text()
@@ -240,7 +241,9 @@ def test_every_format_is_rescored_by_the_harness_timed_and_sized(finetuned, tmp_
             (1, 16),
             (2, 16),
         ]
-        assert all(m["latency_ms"] > 0 and m["device"] == "cpu" for m in result["measurements"])
+        for m in result["measurements"]:
+            assert m["device"] == "cpu" and len(m["latency_ms_runs"]) == 3
+            assert 0 < m["latency_ms_min"] <= m["latency_ms"] <= m["latency_ms_max"]
         assert result["size_bytes"] == (paths[name] / result["weights_file"]).stat().st_size
         assert result["size_mb"] == result["size_bytes"] / 1e6
     assert results["int8"]["size_bytes"] < results["fp32"]["size_bytes"]
@@ -250,12 +253,24 @@ def test_every_format_is_rescored_by_the_harness_timed_and_sized(finetuned, tmp_
     assert summary["score_change"].iloc[2] == pytest.approx(
         results["onnx"]["metrics"]["binary_f1"] - results["fp32"]["metrics"]["binary_f1"]
     )
+    assert summary["speedup"].iloc[0] != summary["speedup"].iloc[0]  # none for fp32
+    assert (summary["speedup_min"].iloc[1:] <= summary["speedup_max"].iloc[1:]).all()
 
 
 # --- summary and report table -----------------------------------------------------------
 
 
-def evaluation(fmt: str, score: float, size: int, latency: float, model: str = "small") -> dict:
+def evaluation(fmt: str, score: float, size: int, runs: list[float], model: str = "small") -> dict:
+    """A hand-made evaluation.json: ``runs`` the latency (ms) per round at batch 1."""
+    first = {
+        "batch_size": 1,
+        "sequence_length": 128,
+        "latency_ms": sorted(runs)[len(runs) // 2],
+        "latency_ms_min": min(runs),
+        "latency_ms_max": max(runs),
+        "latency_ms_runs": runs,
+    }
+    second = {**first, "batch_size": 32, "latency_ms_runs": [10 * run for run in runs]}
     return {
         "model": model,
         "task": "re",
@@ -265,26 +280,30 @@ def evaluation(fmt: str, score: float, size: int, latency: float, model: str = "
         "metrics": {"binary_f1": score, "accuracy": 0.5},
         "size_mb": size / 1e6,
         "threads": 1,
-        "measurements": [
-            {"batch_size": 1, "sequence_length": 128, "latency_ms": latency},
-            {"batch_size": 32, "sequence_length": 128, "latency_ms": 10 * latency},
-        ],
+        "repeats": len(runs),
+        "measurements": [first, second],
     }
 
 
 def test_summary_and_report_table_from_hand_made_evaluations(tmp_path):
     paths = []
-    for fmt, score, size, latency in [
-        ("fp32", 0.800, 40_000_000, 12.0),
-        ("int8", 0.788, 11_000_000, 7.25),
-        ("onnx", 0.800, 40_100_000, 8.5),
+    for fmt, score, size, runs in [
+        ("fp32", 0.800, 40_000_000, [12.0, 11.0, 13.0]),
+        ("int8", 0.788, 11_000_000, [6.0, 5.0, 6.5]),  # rounds: 2.0, 2.2, 2.0 x
+        ("onnx", 0.800, 40_100_000, [12.5, 12.1, 14.0]),  # rounds: 0.96, 0.909, 0.929 x
     ]:
         paths.append(tmp_path / f"{fmt}.json")
-        paths[-1].write_text(json.dumps(evaluation(fmt, score, size, latency)))
+        paths[-1].write_text(json.dumps(evaluation(fmt, score, size, runs)))
     write_summary(paths, tmp_path / "summary.csv")
     summary = read_summary(tmp_path / "summary.csv")
     assert summary["score_change"].round(6).tolist() == [0.0, -0.012, 0.0]
-    assert summary["latency_ms"].tolist() == [12.0, 7.25, 8.5]  # batch 1: the first setting
+    assert summary["latency_ms"].tolist() == [12.0, 6.0, 12.5]  # batch 1: the first setting
+    assert summary["latency_ms_min"].tolist() == [11.0, 5.0, 12.1]
+    assert summary["latency_ms_max"].tolist() == [13.0, 6.5, 14.0]
+    assert summary["speedup"].iloc[1:].round(4).tolist() == [2.0, round(13 / 14, 4)]
+    assert summary["speedup_min"].iloc[1:].round(4).tolist() == [2.0, round(11 / 12.1, 4)]
+    assert summary["speedup_max"].iloc[1:].round(4).tolist() == [2.2, 0.96]
+    assert summary["slower_than_fp32"].tolist() == [False, False, True]
     table = compression_table(summary)
     assert table.columns == [
         "Model",
@@ -297,10 +316,12 @@ def test_summary_and_report_table_from_hand_made_evaluations(tmp_path):
         "int8 Δ",
         "int8 MB",
         "int8 ms",
+        "int8 speed-up",
         "onnx score",
         "onnx Δ",
         "onnx MB",
         "onnx ms",
+        "onnx speed-up",
     ]
     [row] = table.rows
     assert [cell.text for cell in row] == [
@@ -309,17 +330,40 @@ def test_summary_and_report_table_from_hand_made_evaluations(tmp_path):
         "binary_f1",
         "80.0",
         "40.00",
-        "12.0",
+        "12.0 (11.0-13.0)",
         "78.8",
         "-1.2",
         "11.00",
-        "7.2",
+        "6.0 (5.0-6.5)",
+        "2.00x (2.00-2.20)",
         "80.0",
         "+0.0",
         "40.10",
-        "8.5",
+        "12.5 (12.1-14.0)",
+        "0.93x (0.91-0.96)",
     ]
-    assert row[5].title == "batch 1, sequence length 128, 1 thread(s)"
+    assert row[5].title.startswith("batch 1, sequence length 128, 1 thread(s); median (min-max)")
+    assert [row[10].note, row[15].note] == ["", "check: slower than fp32 in every round"]
+
+
+def test_a_format_faster_than_fp32_in_one_round_is_not_flagged():
+    """Slower in two rounds of three but faster in one: within the machine's spread."""
+    frame = summary_frame(
+        [
+            evaluation("fp32", 0.8, 1, [10.0, 10.0, 10.0]),
+            evaluation("onnx", 0.8, 1, [11.0, 12.0, 9.0]),  # rounds: 0.909, 0.833, 1.111 x
+        ]
+    )
+    onnx = frame.iloc[1]
+    assert (round(onnx["speedup"], 4), round(onnx["speedup_max"], 4)) == (0.9091, 1.1111)
+    assert not onnx["slower_than_fp32"]
+
+
+def test_a_format_without_timings_has_no_speedup():
+    fp32, onnx = evaluation("fp32", 0.8, 1, [10.0]), evaluation("onnx", 0.8, 1, [9.0])
+    onnx["measurements"] = []
+    frame = summary_frame([fp32, onnx])
+    assert frame["speedup"].isna().all() and not frame["slower_than_fp32"].any()
 
 
 def test_summary_without_its_columns_is_refused(tmp_path):

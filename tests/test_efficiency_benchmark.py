@@ -20,7 +20,6 @@ from biocompact.efficiency import (
     interleaved_timings,
     measurement,
     parameter_counts,
-    time_forward,
 )
 
 TINY = BertConfig(
@@ -134,9 +133,10 @@ def test_benchmark_writes_one_file_per_model(tiny_models: dict[str, Path], tmp_p
     assert tinier["measurements"][0]["flops_per_token"] == 2 * LAYER + 4 * 1 * 4 * 8  # 1328
 
 
-def test_the_efficiency_job_takes_every_core_of_a_local_run(tmp_path: Path):
-    """In a dry run of the demo with --cores 2, the one efficiency job (both models) asks for
-    both cores, so no other job runs beside its measurements."""
+def test_the_timing_jobs_take_every_core_of_a_local_run(tmp_path: Path):
+    """In a dry run of the demo with --cores 2, the one efficiency job (both models) and the
+    compression timing job (every format of the compressed model) ask for both cores, so no
+    other job runs beside their measurements."""
     shutil.copy(REPO_ROOT / "config.yaml", tmp_path / "config.yaml")
     (tmp_path / "demo").symlink_to(REPO_ROOT / "demo")
     result = subprocess.run(
@@ -153,13 +153,9 @@ def test_the_efficiency_job_takes_every_core_of_a_local_run(tmp_path: Path):
     assert "results/efficiency/teacher.json, results/efficiency/teacher-distil.json" in job
     threads = re.search(r"threads: (\d+)", job)
     assert int(threads.group(1)) == min(2, len(os.sched_getaffinity(0)))
-
-
-def test_time_forward_times_one_model_alone():
-    calls: list[str] = []
-    row = time_forward(Recorder("A", calls), 2, 4, repeats=3, device=torch.device("cpu"))
-    assert calls == ["A"] * 4  # one warm-up, three timed
-    assert len(row["latency_ms_runs"]) == 3 and (row["batch_size"], row["sequence_length"]) == (
-        2,
-        4,
-    )
+    assert planned_jobs(result)["evaluate_compressed"] == 1
+    job = re.search(r"\nrule evaluate_compressed:\n(.*?)\n\n", result.stdout, re.S).group(1)
+    for fmt in ("fp32", "int8", "onnx"):
+        assert f"/{fmt}/evaluation.json" in job
+    threads = re.search(r"threads: (\d+)", job)
+    assert int(threads.group(1)) == min(2, len(os.sched_getaffinity(0)))

@@ -116,6 +116,27 @@ def efficiency(model: str, parameters: int, latencies_ms: list[float]) -> dict:
     }
 
 
+def _compression_row(fmt: str, latency: tuple[float, float, float], speedup: tuple) -> dict:
+    """A summary.csv row of ``biocompact.compression.summary``: latency median, min, max (ms);
+    speed-up median, min, max over rounds (empty for fp32)."""
+    speedups = dict(zip(["speedup", "speedup_min", "speedup_max"], speedup))
+    return {
+        **{"model": "small", "task": "re-b", "seed": 1, "format": fmt},
+        **{"primary_metric": "binary_f1", "score": 0.8, "score_change": 0.0, "size_mb": 40.0},
+        **{"batch_size": 1, "sequence_length": 128, "threads": 2, "repeats": 3},
+        **dict(zip(["latency_ms", "latency_ms_min", "latency_ms_max"], latency)),
+        **speedups,
+        "slower_than_fp32": bool(speedup) and speedup[2] < 1,
+    }
+
+
+COMPRESSION_ROWS = [
+    _compression_row("fp32", (12.0, 11.0, 13.0), ()),
+    _compression_row("int8", (6.0, 5.0, 6.5), (2.0, 2.0, 2.2)),
+    _compression_row("onnx", (12.5, 12.1, 14.0), (0.93, 0.91, 0.96)),
+]
+
+
 @pytest.fixture(scope="module")
 def report_file(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Path:
     """The report built from hand-made result files (a missing seed included)."""
@@ -256,6 +277,9 @@ def report_file(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Pa
         results / "summary/retention.csv",
     )
     output = results / "report/report.html"
+    compression = results / "compression/summary.csv"
+    compression.parent.mkdir(parents=True)
+    pd.DataFrame(COMPRESSION_ROWS).to_csv(compression, index=False)
     build_report(
         output,
         repo_root / "workflow/report/report.html.j2",
@@ -273,6 +297,7 @@ def report_file(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Pa
         datasets=dataset_counts,
         benchmarks=results / "benchmarks",
         retention=results / "summary/retention.csv",
+        compression=compression,
         config={
             "report": {"title": "Fixture"},
             "vocabularies": {"wp": {"type": "wordpiece"}},
@@ -576,3 +601,13 @@ def test_browser_check_sees_errors_and_external_requests(chromium: str, tmp_path
     assert "boom" in result.console_errors
     assert any("missing_function" in error for error in result.console_errors)
     assert result.external_requests == ["https://example.invalid/x.png"]
+
+
+def test_compression_table_shows_latency_spread_and_flags_a_format_slower_in_every_round(report):
+    html, tables = report
+    texts = [text for text, _, _ in tables["compression-table"][1]]
+    assert texts[5] == "12.0 (11.0-13.0)"
+    assert texts[9:11] == ["6.0 (5.0-6.5)", "2.00x (2.00-2.20)"]
+    assert texts[14] == "12.5 (12.1-14.0)"
+    assert texts[15].startswith("0.93x (0.91-0.96)") and "check: slower than fp32" in texts[15]
+    assert "batch 1, sequence length 128, 2 thread(s), 3 rounds" in html

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from snakemake_executor_plugin_slurm.submit_string import get_submit_command
 from snakemake_executor_plugin_slurm.utils import set_gres_string
 
@@ -171,6 +172,16 @@ def test_cpu_rules_go_to_the_cpu_partition_with_their_threads(planned):
         assert re.search(r"--mem \d+", options) and re.search(r"-t \d+", options), options
     assert planned["train_vocabulary"][0].threads == 2
     assert planned["efficiency"][0].threads == 4  # the profile's, not every core of the login node
+
+
+def test_the_compression_timing_job_takes_the_profiles_threads(workdir, tmp_path):
+    """Like the efficiency job: 4 CPUs on the CPU partition, not every core of the login node."""
+    section = {"models": ["bioformer-8L-distil"], "tasks": ["ncbi-disease"]}
+    override = tmp_path / "compression.yaml"
+    override.write_text(yaml.safe_dump({"compression": section}))
+    [job] = [job for job in dry_run(workdir, override) if job.name == "evaluate_compressed"]
+    assert job.threads == 4
+    assert {"-p", "cpu", "--cpus-per-task=4"} <= set(job.sbatch().split()), job.sbatch()
 
 
 def test_partition_and_account_come_from_the_one_documented_place(workdir):

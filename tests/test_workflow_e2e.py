@@ -213,7 +213,8 @@ def test_compression_formats_rescored_sized_and_in_the_report(demo_run, config):
     its model, whose fp32 re-score is what that run scored (CPU, one thread: deterministic)
     and which no second run fine-tuned again; int8 is smaller, ONNX scores within a point of
     fp32 (its logits match PyTorch's to 1e-4 in tests/test_compression.py); the report's
-    table has score, size and latency for fp32, int8 and onnx."""
+    table has score, size and latency for fp32, int8 and onnx, and each compressed format's
+    speed-up over fp32 with its range over the interleaved timing rounds."""
     section = config["compression"]
     seed = config["finetuning"]["seeds"][0]
     summary = pd.read_csv(demo_run / "results/compression/summary.csv")
@@ -240,7 +241,10 @@ def test_compression_formats_rescored_sized_and_in_the_report(demo_run, config):
             rows = summary[(summary["model"] == model) & (summary["task"] == task)]
             assert list(rows["format"]) == ["fp32", "int8", "onnx"]
             assert (rows["latency_ms"] > 0).all()
+            assert (rows["latency_ms_min"] <= rows["latency_ms_max"]).all()
+            compressed = rows[rows["format"] != "fp32"]
+            assert (compressed["speedup_min"] <= compressed["speedup_max"]).all()
     html = (demo_run / "results/report/report.html").read_text(encoding="utf-8")
     assert 'id="compression-table"' in html
-    for column in ("fp32 score", "int8 score", "onnx score", "int8 MB", "onnx ms"):
+    for column in ("fp32 score", "int8 score", "onnx score", "int8 MB", "onnx ms", "onnx speed-up"):
         assert f"<th>{column}</th>" in html

@@ -146,19 +146,6 @@ def measurement(
     }
 
 
-def time_forward(
-    model: PreTrainedModel,
-    batch_size: int,
-    sequence_length: int,
-    repeats: int,
-    device: torch.device,
-) -> dict[str, Any]:
-    """One model alone: the ``measurement`` of ``repeats`` timed forward passes after one
-    warm-up (compression times each format in its own job)."""
-    seconds = interleaved_timings({"model": model}, batch_size, sequence_length, repeats, device)
-    return measurement(seconds["model"], batch_size, sequence_length, device)
-
-
 def peak_memory_mb(
     model_path: str | Path,
     batch_sizes: Sequence[int],

@@ -1,5 +1,6 @@
 # Names and helpers shared by the workflow files, all derived from the validated config.
 
+import os
 from pathlib import Path
 
 from biocompact.configured_inputs import (
@@ -395,3 +396,14 @@ def distillation_entry(name):
     if entry["student_init"] in ALL_MODELS:
         entry["student_init"] = model_dir(entry["student_init"])
     return entry
+
+
+# The threads of the timing jobs (efficiency, evaluate_compressed): every core Snakemake may use
+# (at most the CPUs this process may run on), so that in a local run no other job runs beside
+# their measurements; the Slurm profile sets its own (set-threads), 4 where no core count is
+# given.
+TIMING_THREADS = (
+    min(workflow.resource_settings.cores, len(os.sched_getaffinity(0)))
+    if workflow.resource_settings.cores
+    else 4
+)

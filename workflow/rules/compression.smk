@@ -48,28 +48,34 @@ rule compress:
 
 
 rule evaluate_compressed:
-    """Re-score one format on the task's test set with the harness, time it on CPU (the
-    efficiency stage's measurement, fixed threads) and size its weights file."""
+    """Re-score every format of one fine-tuned model on the task's test set with the harness,
+    size its weights file, and time the formats together on CPU (the efficiency stage's rounds
+    interleaved across them; every core, as the efficiency job)."""
     input:
-        model=compressed_model,
+        unpack(compressed_models),
         data=lambda wc: task_files(task_config(wc.task)),
     output:
-        evaluation="results/compression/{model}/{task}/seed{seed}/{format}/evaluation.json",
-        predictions="results/compression/{model}/{task}/seed{seed}/{format}/predictions.tsv",
+        evaluations=expand(
+            "results/compression/{{model}}/{{task}}/seed{{seed}}/{format}/evaluation.json",
+            format=COMPRESSION.all_formats,
+        ),
+        predictions=expand(
+            "results/compression/{{model}}/{{task}}/seed{{seed}}/{format}/predictions.tsv",
+            format=COMPRESSION.all_formats,
+        ),
     log:
-        "results/logs/compression/evaluate_compressed/{model}/{task}/seed{seed}/{format}.log",
+        "results/logs/compression/evaluate_compressed/{model}/{task}/seed{seed}.log",
     benchmark:
-        "results/benchmarks/compression/evaluate_compressed/{model}/{task}/seed{seed}/{format}.tsv"
-    wildcard_constraints:
-        format="|".join(COMPRESSION.all_formats),
+        "results/benchmarks/compression/evaluate_compressed/{model}/{task}/seed{seed}.tsv"
     priority: PRIORITY_CHAIN
     conda:
         "../../envs/torch.yaml"
-    threads: COMPRESSION.threads
+    threads: TIMING_THREADS
     resources:
         mem_mb=8000,
         runtime=60,
     params:
+        formats=COMPRESSION.all_formats,
         task=lambda wc: finetune_config(wc.model, wc.task),
         batch_sizes=config["efficiency"]["batch_sizes"],
         sequence_lengths=config["efficiency"]["sequence_lengths"],
@@ -79,7 +85,8 @@ rule evaluate_compressed:
 
 
 rule compression_summary:
-    """One row per (model, task, format): score, change against fp32, size, CPU latency."""
+    """One row per (model, task, format): score, change against fp32, size, CPU latency and
+    speed-up over fp32 with their spread."""
     input:
         compression_evaluations(),
     output:

@@ -14,21 +14,21 @@ def compression_evaluations():
         path
         for model, task in COMPRESSION.pairs
         for path in expand(
-            rules.evaluate_compressed.output.evaluation,
+            rules.evaluate_compressed.output.evaluations,
             model=model,
             task=task,
             seed=COMPRESSION.seed,
-            format=COMPRESSION.all_formats,
         )
     ]
 
 
-def compressed_model(wildcards):
-    """The folder of format ``wildcards.format``: the saved fine-tuned model for fp32."""
-    output = (
-        rules.finetune_saved.output.model
-        if wildcards.format == REFERENCE
-        else rules.compress.output[0]
-    )
-    [path] = expand(output, **wildcards)
-    return path
+def compressed_models(wildcards):
+    """Format name -> its model folder: the saved fine-tuned model for fp32."""
+    return {
+        name: (
+            expand(rules.finetune_saved.output.model, **wildcards)[0]
+            if name == REFERENCE
+            else expand(rules.compress.output[0], **wildcards, format=name)[0]
+        )
+        for name in COMPRESSION.all_formats
+    }

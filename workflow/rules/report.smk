@@ -3,8 +3,6 @@
 # model_input from common.smk, TD_EXPERIMENTS from task_distillation.smk, COMPRESSION from
 # compression.smk; the paths of other stages' results by reference to the rules that write them.
 
-import os
-
 # Distilled students fine-tuned beside their teacher: the retention view compares them.
 STUDENT_TEACHERS = {
     name: config["distillation"][name]["teacher"]
@@ -57,16 +55,6 @@ rule aggregate:
         "../../scripts/aggregate.py"
 
 
-# The efficiency job's threads: every core Snakemake may use (at most the CPUs this process
-# may run on), so that in a local run no other job runs beside the measurement; the Slurm
-# profile sets its own (set-threads), 4 where no core count is given.
-EFFICIENCY_THREADS = (
-    min(workflow.resource_settings.cores, len(os.sched_getaffinity(0)))
-    if workflow.resource_settings.cores
-    else 4
-)
-
-
 rule efficiency:
     """Parameters, FLOPs per token, inference throughput, latency and peak memory of every
     fine-tuned model, measured together: repeats interleaved across the models."""
@@ -88,7 +76,7 @@ rule efficiency:
     priority: PRIORITY_CHAIN
     conda:
         "../../envs/torch.yaml"
-    threads: EFFICIENCY_THREADS
+    threads: TIMING_THREADS
     resources:
         mem_mb=8000,
         runtime=60,

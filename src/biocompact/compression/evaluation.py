@@ -1,6 +1,7 @@
 """Re-score one format of a fine-tuned model on its task's test set with the harness (the
-fine-tuning stage's batching, decoding and metrics) and time it on CPU with the efficiency
-stage's measurement; written as ``evaluation.json`` and the harness's ``predictions.tsv``."""
+fine-tuning stage's batching, decoding and metrics), and time all formats of that model together
+on CPU with the efficiency stage's interleaved rounds; written per format as
+``evaluation.json`` and the harness's ``predictions.tsv``."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from transformers.utils.logging import disable_progress_bar
 
 from biocompact.atomic import atomic_open, write_json
 from biocompact.compression.formats import WEIGHT_FILES, load_format, weights_bytes
-from biocompact.efficiency import time_forward
+from biocompact.efficiency import interleaved_timings, measurement
 from biocompact.finetuning.splits import check_known_labels
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.train import predict_logits
@@ -54,28 +55,32 @@ def score_on_test(
 
 
 def cpu_latency(
-    model: torch.nn.Module,
+    models: Mapping[str, torch.nn.Module],
     batch_sizes: Sequence[int],
     sequence_lengths: Sequence[int],
     repeats: int,
-) -> list[dict[str, Any]]:
-    """``biocompact.efficiency.time_forward`` on CPU at every batch size and sequence length
-    the model's positions allow (random token ids, full attention)."""
-    usable = [s for s in sequence_lengths if s <= model.config.max_position_embeddings]
-    return [
-        time_forward(model, batch_size, length, repeats, torch.device("cpu"))
-        for batch_size in batch_sizes
-        for length in usable
-    ]
+) -> dict[str, list[dict[str, Any]]]:
+    """The ``measurement`` of every model on CPU at every batch size and sequence length all
+    models' positions allow (random token ids, full attention), ``repeats`` rounds interleaved
+    across the models (``biocompact.efficiency.interleaved_timings``)."""
+    longest = min(model.config.max_position_embeddings for model in models.values())
+    usable = [s for s in sequence_lengths if s <= longest]
+    cpu = torch.device("cpu")
+    latencies: dict[str, list[dict[str, Any]]] = {name: [] for name in models}
+    for batch_size in batch_sizes:
+        for length in usable:
+            timings = interleaved_timings(models, batch_size, length, repeats, cpu)
+            for name, seconds in timings.items():
+                latencies[name].append(measurement(seconds, batch_size, length, cpu))
+    return latencies
 
 
-def evaluate_format(
-    folder: str | Path,
-    format_name: str,
+def evaluate_formats(
+    folders: Mapping[str, str | Path],
     task: Mapping,
     seed: int,
-    out_evaluation: str | Path,
-    out_predictions: str | Path,
+    out_evaluations: Mapping[str, str | Path],
+    out_predictions: Mapping[str, str | Path],
     *,
     batch_sizes: Sequence[int],
     sequence_lengths: Sequence[int],
@@ -83,39 +88,48 @@ def evaluate_format(
     threads: int = 1,
     model_name: str | None = None,
     task_name: str | None = None,
-) -> dict[str, Any]:
-    """Score, time and size format ``format_name`` of a fine-tuned model saved in ``folder``;
-    write ``out_evaluation`` (JSON) and ``out_predictions``."""
+) -> dict[str, dict[str, Any]]:
+    """Score and size every format of one fine-tuned model (``folders``: format name -> the
+    folder it is saved in), then time them together (``cpu_latency``); write each format's
+    ``out_evaluations[format]`` (JSON) and ``out_predictions[format]``."""
     disable_progress_bar()
-    model = load_format(folder, format_name, threads)
-    scores = score_on_test(model, folder, task, seed, out_predictions)
-    timings = cpu_latency(model, batch_sizes, sequence_lengths, repeats)
-    size = weights_bytes(folder, format_name)
-    result = {
-        "model": model_name,
-        "task": task_name,
-        "seed": seed,
-        "format": format_name,
-        "model_path": str(folder),
-        **scores,
-        "weights_file": WEIGHT_FILES[format_name],
-        "size_bytes": size,
-        "size_mb": size / MB,
-        "threads": threads,
-        "repeats": repeats,
-        "measurements": timings,
-        "torch": torch.__version__,
+    models = {name: load_format(folder, name, threads) for name, folder in folders.items()}
+    scores = {
+        name: score_on_test(model, folders[name], task, seed, out_predictions[name])
+        for name, model in models.items()
     }
-    write_json(out_evaluation, result)
-    log.info(
-        "%s: %s = %.4f, %.2f MB, %s",
-        format_name,
-        scores["primary_metric"],
-        scores["metrics"][scores["primary_metric"]],
-        size / MB,
-        [
-            f"b={t['batch_size']} s={t['sequence_length']}: {t['latency_ms']:.1f} ms"
-            for t in timings
-        ],
-    )
-    return result
+    latencies = cpu_latency(models, batch_sizes, sequence_lengths, repeats)
+    results = {}
+    for name, folder in folders.items():
+        size = weights_bytes(folder, name)
+        results[name] = {
+            "model": model_name,
+            "task": task_name,
+            "seed": seed,
+            "format": name,
+            "model_path": str(folder),
+            **scores[name],
+            "weights_file": WEIGHT_FILES[name],
+            "size_bytes": size,
+            "size_mb": size / MB,
+            "threads": threads,
+            "repeats": repeats,
+            "timing": "interleaved rounds",
+            "compared_with": [other for other in folders if other != name],
+            "measurements": latencies[name],
+            "torch": torch.__version__,
+        }
+        write_json(out_evaluations[name], results[name])
+        log.info(
+            "%s: %s = %.4f, %.2f MB, %s",
+            name,
+            scores[name]["primary_metric"],
+            scores[name]["metrics"][scores[name]["primary_metric"]],
+            size / MB,
+            [
+                f"b={t['batch_size']} s={t['sequence_length']}: {t['latency_ms']:.1f} ms "
+                f"({t['latency_ms_min']:.1f}-{t['latency_ms_max']:.1f})"
+                for t in latencies[name]
+            ],
+        )
+    return results

@@ -13,14 +13,12 @@ FORMATS = ("int8", "onnx")
 
 @dataclass(frozen=True)
 class CompressionSettings:
-    """Which fine-tuned (model, task) pairs to compress, with which seed, into which formats;
-    ``threads``: the CPU threads every format is timed with."""
+    """Which fine-tuned (model, task) pairs to compress, with which seed, into which formats."""
 
     models: tuple[str, ...] = ()
     tasks: tuple[str, ...] = ()
     seed: int = 1
     formats: tuple[str, ...] = FORMATS
-    threads: int = 1
 
     @property
     def pairs(self) -> list[tuple[str, str]]:
@@ -83,5 +81,4 @@ class CompressionSettings:
             tasks=task_names,
             seed=int(seed),
             formats=formats,
-            threads=int(section.get("threads", cls.threads)),
         )

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
-from biocompact.report.tables import DASH, Cell, Table, frame_table, missing, number
+from biocompact.report.tables import DASH, Cell, Table, frame_table, missing, number, speedup_text
+from biocompact.speedup import speedup_range
 
 SETTING = ["device", "batch_size", "sequence_length"]
 
@@ -23,12 +23,6 @@ PLAUSIBLE_BAND = (0.5, 1.5)
 BAND_TEXT = f"{PLAUSIBLE_BAND[0]:g}-{PLAUSIBLE_BAND[1]:g}x the FLOP ratio"
 
 
-def round_ratios(reference_runs: Sequence[float], runs: Sequence[float]) -> list[float]:
-    """Speed-up per timing round: the reference's latency over the model's in the same round
-    (the efficiency job interleaves the models, so round i of both shares the machine's state)."""
-    return [ref / own for ref, own in zip(reference_runs, runs, strict=True) if own > 0]
-
-
 SPEEDUP_COLUMNS = ["speedup", "speedup_min", "speedup_max", "flop_ratio", "of_flops", "plausible"]
 
 
@@ -39,10 +33,10 @@ def pair_speedup(row: pd.Series, reference: pd.Series | None) -> pd.Series:
     in ``PLAUSIBLE_BAND`` (``plausible``)."""
     if reference is None:
         return pd.Series([float("nan")] * 5 + [True], index=SPEEDUP_COLUMNS)
-    ratios = round_ratios(reference["latency_ms_runs"], row["latency_ms_runs"])
+    speedups = speedup_range(reference["latency_ms_runs"], row["latency_ms_runs"])
     flop_ratio = reference["flops_per_token"] / row["flops_per_token"]
-    of_flops = statistics.median(ratios) / flop_ratio
-    values = [statistics.median(ratios), min(ratios), max(ratios), flop_ratio, of_flops]
+    of_flops = speedups[0] / flop_ratio
+    values = [*speedups, flop_ratio, of_flops]
     plausible = PLAUSIBLE_BAND[0] <= of_flops <= PLAUSIBLE_BAND[1]
     return pd.Series([*values, plausible], index=SPEEDUP_COLUMNS)
 
@@ -78,13 +72,6 @@ def efficiency_frame(results: Sequence[dict[str, Any]]) -> pd.DataFrame:
     return pd.concat([frame, speedups], axis=1).astype(
         {column: float for column in SPEEDUP_COLUMNS[:-1]} | {"plausible": bool}
     )
-
-
-def speedup_text(row: pd.Series) -> str:
-    """``2.50x (2.41-2.62)``: the median speed-up over timing rounds and its range."""
-    if missing(row["speedup"]):
-        return DASH
-    return f"{row['speedup']:.2f}x ({row['speedup_min']:.2f}-{row['speedup_max']:.2f})"
 
 
 def speedup_cell(row: pd.Series) -> Cell:

@@ -100,9 +100,10 @@ def _compression_context(summary: str | Path | None) -> dict[str, Any]:
     frame = read_compression_summary(summary) if summary else None
     if frame is None or frame.empty:
         return {"compression": None, "compression_setting": ""}
-    settings = frame[["batch_size", "sequence_length", "threads"]].drop_duplicates()
+    settings = frame[["batch_size", "sequence_length", "threads", "repeats"]].drop_duplicates()
     setting = "; ".join(
-        f"batch {row.batch_size}, sequence length {row.sequence_length}, {row.threads} thread(s)"
+        f"batch {row.batch_size}, sequence length {row.sequence_length}, {row.threads} thread(s), "
+        f"{row.repeats} rounds"
         for row in settings.itertuples()
     )
     return {"compression": tables.compression_table(frame), "compression_setting": setting}

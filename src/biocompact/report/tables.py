@@ -491,6 +491,13 @@ def task_distillation_tables(summary: pd.DataFrame) -> list[dict[str, Any]]:
     return tables
 
 
+def speedup_text(row: pd.Series) -> str:
+    """``2.50x (2.41-2.62)``: the median speed-up over timing rounds and its range."""
+    if missing(row["speedup"]):
+        return DASH
+    return f"{row['speedup']:.2f}x ({row['speedup_min']:.2f}-{row['speedup_max']:.2f})"
+
+
 def _signed_points(value: float) -> str:
     """A score change in [−1, 1] as signed percentage points (``-0.012 -> "-1.2"``)."""
     return "" if missing(value) else f"{100 * value:+.1f}"
@@ -499,14 +506,16 @@ def _signed_points(value: float) -> str:
 def compression_table(summary: pd.DataFrame) -> Table | None:
     """One row per compressed (model, task); per format (fp32 first, then as configured) its
     primary test score x 100, the change against fp32 in points (compressed formats), the
-    weights' size in MB and the CPU latency in ms (``biocompact.compression.summary``)."""
+    weights' size in MB, the median CPU latency in ms with its range over the timing rounds and
+    (compressed formats) the speed-up over fp32 with its range, noted when the format was
+    slower than fp32 in every round (``biocompact.compression.summary``)."""
     if summary.empty:
         return None
     formats = list(dict.fromkeys(summary["format"]))
     columns = ["Model", "Task", "Metric"]
     for name in formats:
         columns += [f"{name} score"] + ([] if name == "fp32" else [f"{name} Δ"])
-        columns += [f"{name} MB", f"{name} ms"]
+        columns += [f"{name} MB", f"{name} ms"] + ([] if name == "fp32" else [f"{name} speed-up"])
     table = Table(columns)
     for (model, task, seed), rows in summary.groupby(["model", "task", "seed"], sort=False):
         by_format = {row["format"]: row for _, row in rows.iterrows()}
@@ -514,16 +523,37 @@ def compression_table(summary: pd.DataFrame) -> Table | None:
         for name in formats:
             row = by_format.get(name)
             if row is None:
-                cells += [Cell("", numeric=True)] * (3 if name == "fp32" else 4)
+                cells += [Cell("", numeric=True)] * (3 if name == "fp32" else 5)
                 continue
-            latency_title = (
-                f"batch {row['batch_size']}, sequence length {row['sequence_length']}, "
-                f"{row['threads']} thread(s)"
-            )
             cells.append(Cell(percent(row["score"]), numeric=True))
             if name != "fp32":
                 cells.append(Cell(_signed_points(row["score_change"]), numeric=True))
             cells.append(Cell(number(row["size_mb"], 2), numeric=True))
-            cells.append(Cell(number(row["latency_ms"], 1), latency_title, numeric=True))
+            cells.append(_latency_cell(row))
+            if name != "fp32":
+                cells.append(_compressed_speedup_cell(row))
         table.add(cells)
     return table
+
+
+def _latency_cell(row: pd.Series) -> Cell:
+    """``12.0 (11.6-12.9)``: the median latency in ms and its range over the timing rounds."""
+    if missing(row["latency_ms"]):
+        return Cell(DASH, "not timed", numeric=True)
+    title = (
+        f"batch {row['batch_size']}, sequence length {row['sequence_length']}, "
+        f"{row['threads']} thread(s); median (min-max) over {row['repeats']} rounds "
+        "interleaved across the formats"
+    )
+    text = (
+        f"{number(row['latency_ms'], 1)} "
+        f"({number(row['latency_ms_min'], 1)}-{number(row['latency_ms_max'], 1)})"
+    )
+    return Cell(text, title, numeric=True)
+
+
+def _compressed_speedup_cell(row: pd.Series) -> Cell:
+    """The speed-up over fp32 with its range; noted when slower than fp32 in every round."""
+    title = "median (min-max) over the timing rounds of fp32's latency / this format's"
+    note = "check: slower than fp32 in every round" if row["slower_than_fp32"] else ""
+    return Cell(speedup_text(row), title, note=note, numeric=True)
