@@ -4,12 +4,12 @@ not exist is a dash with its reason (never NaN or inf), an implausible speed-up 
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import lxml.html
 import pytest
+from report_results import metrics, write_json
 
 from biocompact.aggregation import BASELINE, aggregate
 from biocompact.report import build_report
@@ -19,23 +19,6 @@ PATTERN = "results/finetuning/{model}/{task}/seed{seed}/metrics.json"
 BASELINE_PATTERN = "results/baselines/{task}/metrics.json"
 TASKS = ["ner-x", "re-y"]
 SEEDS = [1, 2]
-
-
-def _write(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data), encoding="utf-8")
-
-
-def _metrics(model: str, task: str, seed: int | None, f1: float) -> dict:
-    return {
-        "model": model,
-        "task": task,
-        "seed": seed,
-        "family": task.split("-")[0],
-        "primary_metric": "f1",
-        "metrics": {"f1": f1},
-        "definitions": {"f1": f"F1 of {task}"},
-    }
 
 
 def _efficiency(model: str, layer_parameters: int, latencies_ms: list[float]) -> dict:
@@ -85,12 +68,12 @@ def build(
     models = list(dict.fromkeys(model for model, _ in scores))
     for (model, task), values in scores.items():
         for seed, value in zip(SEEDS, values):
-            _write(
+            write_json(
                 root / PATTERN.format(model=model, task=task, seed=seed),
-                _metrics(model, task, seed, value),
+                metrics(model, task, seed, value),
             )
     for task, value in baselines.items():
-        _write(root / BASELINE_PATTERN.format(task=task), _metrics(BASELINE, task, None, value))
+        write_json(root / BASELINE_PATTERN.format(task=task), metrics(BASELINE, task, None, value))
     summary = results / "aggregate"
     aggregate(
         summary / "scores.csv",
@@ -109,7 +92,7 @@ def build(
     efficiency = []
     for model, (layer_parameters, runs) in latencies.items():
         efficiency.append(results / f"efficiency/{model}.json")
-        _write(efficiency[-1], _efficiency(model, layer_parameters, runs))
+        write_json(efficiency[-1], _efficiency(model, layer_parameters, runs))
     output = results / "report/report.html"
     build_report(
         output,
