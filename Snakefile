@@ -52,7 +52,7 @@ rule all:
     default_target: True
     input:
         (
-            "results/report/report.html"
+            ["results/report/report.html", rules.finetuned_models.input]
             if FINETUNE_MODELS and TASKS
             else [
                 rules.corpus.input,

@@ -2,6 +2,7 @@
 
 from biocompact.distillation.run import run_distillation
 from biocompact.distillation.settings import DistillationSettings
+from biocompact.model_card import CardSettings, write_language_model_card
 from biocompact.runlog import job_logging
 
 with job_logging(snakemake):
@@ -19,4 +20,9 @@ with job_logging(snakemake):
         masking=snakemake.params.masking,
         probes=snakemake.params.probes,
         threads=snakemake.threads,
+    )
+    write_language_model_card(
+        {key: snakemake.output[key] for key in ("model", "log", "eval")},
+        snakemake.params.settings,
+        CardSettings.from_config(snakemake.config["model_cards"]),
     )

@@ -1,5 +1,6 @@
 """Rule pretrain: pretraining of one model with its objective (resumable, data-parallel on its GPUs)."""
 
+from biocompact.model_card import CardSettings, write_language_model_card
 from biocompact.pretraining.run import launch_pretraining
 from biocompact.runlog import job_logging
 
@@ -22,4 +23,9 @@ with job_logging(snakemake):
             "threads": snakemake.threads,
         },
         gpus=int(getattr(snakemake.resources, "gpu", 0)),
+    )
+    write_language_model_card(
+        {key: snakemake.output[key] for key in ("model", "log", "eval")},
+        snakemake.params.settings,
+        CardSettings.from_config(snakemake.config["model_cards"]),
     )

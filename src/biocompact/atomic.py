@@ -22,13 +22,16 @@ from typing import IO, Any
 def _temporary_sibling(path: Path, is_dir: bool) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     prefix = f".{path.name}.tmp-"
-    if is_dir:
-        return Path(tempfile.mkdtemp(prefix=prefix, dir=path.parent))
-    handle, name = tempfile.mkstemp(prefix=prefix, dir=path.parent)
-    os.close(handle)
     umask = os.umask(0)
     os.umask(umask)
-    os.chmod(name, 0o666 & ~umask)  # mkstemp's 0600 would make results private to their writer
+    # mkstemp's 0600 and mkdtemp's 0700 would make results private to their writer
+    if is_dir:
+        name = tempfile.mkdtemp(prefix=prefix, dir=path.parent)
+        os.chmod(name, 0o777 & ~umask)
+        return Path(name)
+    handle, name = tempfile.mkstemp(prefix=prefix, dir=path.parent)
+    os.close(handle)
+    os.chmod(name, 0o666 & ~umask)
     return Path(name)
 
 

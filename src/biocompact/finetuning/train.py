@@ -32,9 +32,11 @@ from transformers.utils.logging import disable_progress_bar
 from biocompact.atomic import atomic_open, atomic_path, write_json
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.record import FoldResult, metrics_record, write_fold_predictions
+from biocompact.finetuning.saved_models import label_names
 from biocompact.finetuning.splits import Splits, load_splits
 from biocompact.finetuning.task_files import fold_tasks
 from biocompact.finetuning.tasks import get_family
+from biocompact.model_card import hardware
 from biocompact.training import distributed
 from biocompact.training.precision import native_bf16
 
@@ -346,11 +348,15 @@ def _run_fold(
     seed: int,
     fold: str | None,
     out_model: str | None = None,
+    saved_label_names: Mapping[str, str] | None = None,
 ) -> FoldResult:
     """Train every grid point on one fold, choose the best on dev, score it once on test;
-    save the chosen model with its tokenizer to ``out_model`` when given."""
+    save the chosen model with its tokenizer to ``out_model`` when given (its labels
+    renamed by ``saved_label_names``)."""
     splits = load_splits(task, family)
     primary = family.primary_metric(task, splits.labels)
+    # checked before training: a wrong name stops the job at once
+    saved_labels = label_names(splits.labels, saved_label_names, task.get("name"))
     train, dev, test = (
         family.encode(examples, tokenizer, splits.labels, task)
         for examples in (splits.train, splits.dev, splits.test)
@@ -385,6 +391,8 @@ def _run_fold(
         del model
     point, model, best = chosen
     if out_model:
+        model.config.id2label = saved_labels
+        model.config.label2id = {name: index for index, name in model.config.id2label.items()}
         with atomic_path(out_model, is_dir=True) as folder:
             model.save_pretrained(folder)
             tokenizer.save_pretrained(folder)
@@ -418,11 +426,13 @@ def finetune(
     model_name: str | None = None,
     task_name: str | None = None,
     out_model: str | None = None,
+    saved_label_names: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Fine-tune ``model_path`` on ``task`` (a task config with resolved ``hyperparameters``)
     and write test predictions and metrics.json atomically (the median over folds for a
     cross-validated task); save the model chosen on dev to the folder ``out_model`` when
-    given (a task without folds only). Returns the metrics record."""
+    given (a task without folds only), its ``id2label`` renamed by ``saved_label_names``
+    (see ``saved_models.label_names``). Returns the metrics record."""
     torch.set_num_threads(threads)
     disable_progress_bar()
     family = get_family(task["family"], task["format"])
@@ -434,7 +444,9 @@ def finetune(
         )
     tokenizer = AutoTokenizer.from_pretrained(model_path)
     results = [
-        _run_fold(model_path, family, tokenizer, fold_task, seed, fold, out_model)
+        _run_fold(
+            model_path, family, tokenizer, fold_task, seed, fold, out_model, saved_label_names
+        )
         for fold, fold_task in folds
     ]
     with atomic_open(out_predictions) as handle:
@@ -448,6 +460,7 @@ def finetune(
         results=results,
         model_path=model_path,
     )
+    record["hardware"] = hardware()
     write_json(out_metrics, record)
     primary = record["primary_metric"]
     logger.info("test %s = %.4f", primary, record["metrics"][primary])
