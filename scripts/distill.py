@@ -25,4 +25,5 @@ with job_logging(snakemake):
         {key: snakemake.output[key] for key in ("model", "log", "eval")},
         snakemake.params.settings,
         CardSettings.from_config(snakemake.config["model_cards"]),
+        snakemake.input.corpus,
     )

@@ -20,10 +20,17 @@ from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
 import biocompact.finetuning.train as finetuning_train
 import biocompact.pretraining.run as pretraining_run
 from biocompact.atomic import atomic_path
-from biocompact.finetuning.saved_models import choose_run, label_names, publish_chosen
+from biocompact.compression.formats import compress
+from biocompact.finetuning.saved_models import (
+    choose_run,
+    label_names,
+    publish_chosen,
+    task_labels,
+)
 from biocompact.model_card import (
     CardSettings,
     check_card,
+    hub_id,
     parameter_count,
     spread,
     usage_snippet,
@@ -104,14 +111,33 @@ def test_label_names_rename_the_tasks_labels_and_reject_unknown_ones():
         label_names(["0", "1"], {"0": "same", "1": "same"})
 
 
+def test_task_labels_undo_label_names():
+    names = {"B-ENT": "B-Disease", "I-ENT": "I-Disease"}
+    assert task_labels(["B-Disease", "I-Disease", "O"], names) == ["B-ENT", "I-ENT", "O"]
+    assert task_labels(["0", "1"], {}) == ["0", "1"]
+
+
 def test_atomic_folders_are_readable_by_others(tmp_path):
     previous = os.umask(0o022)
     try:
         with atomic_path(tmp_path / "model", is_dir=True) as folder:
             (folder / "weights").write_text("w")
+            (folder / "weights").chmod(0o600)  # as safetensors writes its files
+            (folder / "sub").mkdir(mode=0o700)
     finally:
         os.umask(previous)
+    mode = {
+        path.name: stat.S_IMODE(path.stat().st_mode) for path in (tmp_path / "model").rglob("*")
+    }
     assert stat.S_IMODE((tmp_path / "model").stat().st_mode) == 0o755
+    assert mode == {"weights": 0o644, "sub": 0o755}
+
+
+def test_hub_id_is_an_owner_and_name_never_a_folder(tmp_path):
+    assert hub_id("dmis-lab/biobert-v1.1") == "dmis-lab/biobert-v1.1"
+    assert hub_id("results/pretraining/teacher/model") is None
+    (tmp_path / "a").mkdir()
+    assert hub_id(str(tmp_path / "a")) is None and hub_id(None) is None
 
 
 def test_usage_snippet_of_ner_aggregates_from_the_first_sub_token():
@@ -164,7 +190,7 @@ def pretrained(tmp_path_factory, repo_root) -> Path:
         max_seq_length=32,
         probes=[],
     )
-    write_language_model_card(outputs, entry, SETTINGS)
+    write_language_model_card(outputs, entry, SETTINGS, folder / "corpus")
     return folder
 
 
@@ -184,6 +210,7 @@ def test_language_model_card_holds_the_measured_numbers(pretrained):
     assert f"{sum(p.numel() for p in model.parameters()):,}" in card.text
     assert "| optimizer steps | 2 |" in card.text and "num_hidden_layers | 2" in card.text
     assert "Devlin" in card.text and "learning_rate: 0.001" in card.text
+    assert "16 packed training sequences (8 held out)" in card.text
 
 
 def test_language_model_card_usage_snippet_runs(pretrained, capsys):
@@ -254,3 +281,28 @@ def test_published_fine_tuned_model_has_real_labels_and_a_card_of_every_seed(
     assert f"seed {chosen['seed']}, the run with the median dev score" in card.text
     exec(_snippet(card.text), {})
     assert "entity_group" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("format_name", ["int8", "onnx"])
+def test_compressed_formats_carry_the_fp32_card_with_their_format(
+    pretrained, tmp_path, repo_root, capsys, format_name
+):
+    task = _ner_task(repo_root, tmp_path / "ner")
+    finetuning_train.finetune(
+        str(pretrained / "model"),
+        task,
+        1,
+        str(tmp_path / "m.json"),
+        str(tmp_path / "p.tsv"),
+        out_model=str(tmp_path / "fp32"),
+        card_settings=SETTINGS,
+    )
+    fp32 = check_card(tmp_path / "fp32" / "README.md")
+    compress(tmp_path / "fp32", format_name, tmp_path / format_name)
+    card = check_card(tmp_path / format_name / "README.md")
+    assert card.data.eval_results == fp32.data.eval_results
+    assert format_name in card.data.tags and "## Deployment format" in card.text
+    assert "are the fp32\nmodel's" in card.text or "are the fp32 model's" in card.text
+    [snippet, _] = re.findall(r"```python\n(.*?)```", card.text, flags=re.S)
+    exec(snippet, {})
+    assert "torch.Size([1," in capsys.readouterr().out

@@ -53,15 +53,21 @@ def test_demo_config_builds_the_whole_dag(tmp_path, demo_config):
     )
     compression = demo_config["compression"]
     n_saved = len(compression["models"]) * len(compression["tasks"])
+    n_pairs = len(demo_config["finetuning"]["models"]) * len(demo_config["finetuning"]["tasks"])
     counts = dict(
         line.split()
         for line in result.stdout.splitlines()
-        if line.startswith(("finetune ", "finetune_saved ", "pretrain "))
+        if line.startswith(
+            ("finetune ", "finetune_kept ", "finetune_saved ", "publish_finetuned ", "pretrain ")
+        )
     )
-    # compression's fp32 reference is one of the fine-tuning runs, which saves its model
+    # compression's fp32 reference is one of the fine-tuning runs, which saves its model; with
+    # save_models: best every other run saves its own for the choice of one per (model, task)
+    assert demo_config["finetuning"]["save_models"] == "best"
     assert counts == {
-        "finetune": str(n_finetune - n_saved),
+        "finetune_kept": str(n_finetune - n_saved),
         "finetune_saved": str(n_saved),
+        "publish_finetuned": str(n_pairs),
         "pretrain": str(len(demo_config["pretraining"])),
     }
 
@@ -90,7 +96,7 @@ def test_jobs_that_others_wait_for_start_first(tmp_path, demo_config):
     assert priorities[("distill", "model=teacher-distil")] == 20
     assert priorities[("finetune_saved", "model=teacher-distil, task=demo-re, seed=1")] == 10
     assert priorities[("finetune_teacher", "model=teacher, task=demo-re, seed=1")] == 10
-    assert priorities[("finetune", "model=teacher-distil, task=demo-re, seed=2")] == 0
+    assert priorities[("finetune_kept", "model=teacher-distil, task=demo-re, seed=2")] == 0
 
 
 def test_misspelt_key_is_named(tmp_path, demo_config):
@@ -185,7 +191,7 @@ def test_config_files_layer_later_over_earlier(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     models, tasks = 2, 2
     planned = planned_jobs(result)
-    assert planned["finetune"] + planned["finetune_saved"] == models * tasks * 2
+    assert planned["finetune_kept"] + planned["finetune_saved"] == models * tasks * 2
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import statistics
 import struct
 import subprocess
@@ -21,12 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import datasets
 import yaml
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
 from biocompact.atomic import atomic_open
 
 CARD_FILE = "README.md"
+HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
 LIBRARY = "transformers"
 BIOCOMPACT_TAGS = ("biocompact", "biomedical")
 
@@ -240,17 +243,26 @@ def _read_log_tail(log_path: str | os.PathLike) -> dict[str, Any]:
     return json.loads(lines[-1]) if lines else {}
 
 
+def hub_id(location: str | None) -> str | None:
+    """``location`` when it is a Hub model id (``owner/name``, not a folder here), else None."""
+    if location and HUB_ID.fullmatch(location) and not Path(location).exists():
+        return location
+    return None
+
+
 def language_model_card(
     folder: str | os.PathLike,
     evaluation: Mapping[str, Any],
     log_path: str | os.PathLike,
     config_entry: Mapping[str, Any],
     settings: CardSettings,
+    training_data: str,
     *,
     location: str | None = None,
 ) -> ModelCard:
     """The card of a pretrained or distilled model from its ``eval.json`` record and
-    training log: held-out MLM loss and perplexity are its measured results."""
+    training log (``training_data`` describes the corpus): held-out MLM loss and perplexity
+    are its measured results."""
     name = evaluation["model"]
     distilled = "teacher" in evaluation
     family = config_entry.get("family", "bert")
@@ -259,7 +271,8 @@ def language_model_card(
     if distilled:
         method, citation = DISTILLATION_METHODS[evaluation["method"]]
         base_model = evaluation["teacher"]
-        kind = f"distilled from `{base_model}` with `{evaluation['method']}` ({method})"
+        teacher = config_entry.get("teacher", base_model)
+        kind = f"distilled from `{teacher}` with `{evaluation['method']}` ({method})"
         citations = [citation, "rohanian2023"]
     else:
         objective = evaluation.get("objective") or "mlm"
@@ -290,7 +303,7 @@ def language_model_card(
         language=list(settings.language),
         license=settings.license,
         tags=[*BIOCOMPACT_TAGS, "distillation" if distilled else "pretraining", *settings.tags],
-        base_model=base_model if base_model and "/" in base_model else None,
+        base_model=hub_id(base_model),
         eval_results=results,
     )
     hours = tail.get("elapsed_s", 0.0) / 3600
@@ -302,11 +315,7 @@ def language_model_card(
             ("tokens seen", f"{evaluation['train_tokens']:,}"),
             ("batch size", config_entry.get("batch_size")),
             ("learning rate", config_entry.get("learning_rate")),
-            (
-                "training data",
-                f"vocabulary `{config_entry.get('vocabulary', base_model)}`'s "
-                "tokenised corpus (results/pretraining_data/)",
-            ),
+            ("training data", training_data),
         ],
     )
     compute = _table(
@@ -347,7 +356,9 @@ def finetuned_model_card(
     """The card of a fine-tuned model (the run ``chosen`` of the seeds' ``records``): its
     own test scores and the median and range over the seeds, with each metric's
     definition."""
-    task, model = chosen["task"], chosen["model"]
+    # a run outside the workflow may have no task name: its training file names it
+    task = chosen["task"] or task_config.get("name") or str(task_config["train"])
+    model = chosen["model"]
     pipeline_tag = PIPELINE_TAGS[chosen["family"]]
     dataset = task_config.get("dataset") or task
     results = []
@@ -469,11 +480,59 @@ def check_card(path: str | os.PathLike) -> ModelCard:
 
 
 def write_language_model_card(
-    outputs: Mapping[str, str], config_entry: Mapping[str, Any], settings: CardSettings
+    outputs: Mapping[str, str],
+    config_entry: Mapping[str, Any],
+    settings: CardSettings,
+    corpus_dir: str | os.PathLike,
 ) -> Path:
-    """Write the card of a trained language model into its folder from the job's
-    ``outputs`` (``model`` folder, ``log``, ``eval``), once training has published them."""
+    """Write the card of a language model trained on the tokenised corpus ``corpus_dir``
+    into its folder from the job's ``outputs`` (``model`` folder, ``log``, ``eval``), once
+    training has published them."""
     with open(outputs["eval"], encoding="utf-8") as handle:
         evaluation = json.load(handle)
-    card = language_model_card(outputs["model"], evaluation, outputs["log"], config_entry, settings)
+    corpus = datasets.load_from_disk(str(corpus_dir))
+    training_data = (
+        f"`{corpus_dir}`: {corpus['train'].num_rows:,} packed training sequences "
+        f"({corpus['validation'].num_rows:,} held out)"
+    )
+    card = language_model_card(
+        outputs["model"], evaluation, outputs["log"], config_entry, settings, training_data
+    )
     return write_card(card, outputs["model"])
+
+
+FORMAT_DESCRIPTIONS = {
+    "int8": "int8: PyTorch dynamic quantisation of every `nn.Linear` (weights stored in int8, "
+    "activations quantised on the fly), in `model_int8.pt`",
+    "onnx": "ONNX: the fp32 model exported to `model.onnx`, run with ONNX Runtime's "
+    "CPUExecutionProvider",
+}
+
+
+def compressed_model_card(
+    fp32_folder: str | os.PathLike, format_name: str, location: str | os.PathLike
+) -> ModelCard:
+    """The card of one deployment format of a saved fine-tuned model: the fp32 model's card
+    (its measured results are the fp32 reference's, which the card says) with the format,
+    how to load it, and where this format's own scores are written."""
+    card = ModelCard.load(Path(fp32_folder) / CARD_FILE)
+    card.data.tags = [*(card.data.tags or []), format_name]
+    usage = (
+        "```python\nfrom transformers import AutoTokenizer\n\n"
+        "from biocompact.compression.formats import load_format\n\n"
+        f'model = load_format("{location}", "{format_name}")\n'
+        f'tokenizer = AutoTokenizer.from_pretrained("{location}")\n'
+        'inputs = tokenizer(["Germline mutations in BRCA1 predispose to ovarian cancer."], '
+        'return_tensors="pt")\n'
+        'print(model(**inputs)["logits"].shape)\n```'
+    )
+    section = (
+        f"## Deployment format\n\n{FORMAT_DESCRIPTIONS[format_name]}, made from the fp32 "
+        f"model in `{fp32_folder}`. The results above (and in the metadata) are the fp32 "
+        "model's; this format's own test scores, file size and CPU latency are in "
+        f"`evaluation.json` beside this folder and in `results/compression/summary.csv`.\n\n"
+        f"{usage}\n\n"
+    )
+    text = str(card)
+    marker = "\n## Usage"
+    return ModelCard(text.replace(marker, f"\n{section}## Usage (the fp32 model)", 1))

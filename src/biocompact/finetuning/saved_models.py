@@ -34,6 +34,13 @@ def label_names(
     return dict(enumerate(renamed))
 
 
+def task_labels(saved: Sequence[str], names: Mapping[str, str] | None) -> list[str]:
+    """The task files' labels of a saved model's labels ``saved`` (its ``id2label`` in
+    order): ``label_names`` undone."""
+    original = {name: label for label, name in (names or {}).items()}
+    return [original.get(name, name) for name in saved]
+
+
 def choose_run(records: Sequence[Mapping[str, Any]], choice: str) -> tuple[Mapping[str, Any], str]:
     """The run to publish among one (model, task)'s seeds, and a sentence saying why.
 
@@ -77,7 +84,12 @@ def publish_chosen(
     ``selection``), atomically; returns the chosen record."""
     chosen, sentence = choose_run(records, choice)
     with atomic_path(out_folder, is_dir=True) as folder:
-        shutil.copytree(folders[chosen["seed"]], folder, dirs_exist_ok=True)
+        shutil.copytree(
+            folders[chosen["seed"]],
+            folder,
+            ignore=shutil.ignore_patterns(".snakemake_timestamp"),
+            dirs_exist_ok=True,
+        )
         write_json(folder / "metrics.json", {**chosen, "selection": sentence})
         card = finetuned_model_card(
             folder, records, chosen, sentence, task_config, settings, location=str(out_folder)

@@ -36,7 +36,7 @@ from biocompact.finetuning.saved_models import label_names
 from biocompact.finetuning.splits import Splits, load_splits
 from biocompact.finetuning.task_files import fold_tasks
 from biocompact.finetuning.tasks import get_family
-from biocompact.model_card import hardware
+from biocompact.model_card import CardSettings, finetuned_model_card, hardware, write_card
 from biocompact.training import distributed
 from biocompact.training.precision import native_bf16
 
@@ -427,12 +427,14 @@ def finetune(
     task_name: str | None = None,
     out_model: str | None = None,
     saved_label_names: Mapping[str, str] | None = None,
+    card_settings: CardSettings | None = None,
 ) -> dict[str, Any]:
     """Fine-tune ``model_path`` on ``task`` (a task config with resolved ``hyperparameters``)
     and write test predictions and metrics.json atomically (the median over folds for a
     cross-validated task); save the model chosen on dev to the folder ``out_model`` when
     given (a task without folds only), its ``id2label`` renamed by ``saved_label_names``
-    (see ``saved_models.label_names``). Returns the metrics record."""
+    (see ``saved_models.label_names``) and a model card of this run (``card_settings``: the
+    config's ``model_cards``). Returns the metrics record."""
     torch.set_num_threads(threads)
     disable_progress_bar()
     family = get_family(task["family"], task["format"])
@@ -462,6 +464,16 @@ def finetune(
     )
     record["hardware"] = hardware()
     write_json(out_metrics, record)
+    if out_model:
+        card = finetuned_model_card(
+            out_model,
+            [record],
+            record,
+            f"One run, seed {seed}.",
+            task,
+            card_settings or CardSettings(),
+        )
+        write_card(card, out_model)
     primary = record["primary_metric"]
     logger.info("test %s = %.4f", primary, record["metrics"][primary])
     return record
