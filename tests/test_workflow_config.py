@@ -91,6 +91,18 @@ def test_jobs_that_others_wait_for_start_first(tmp_path, demo_config):
     result = _dry_run(tmp_path, demo_config)
     assert result.returncode == 0, result.stderr[-3000:]
     priorities = _job_priorities(result.stdout)
+    # the corpus, vocabulary and tokenising jobs lead to the teacher: its priority, so that
+    # fine-tuning runs of ready models (configs/minilm-demo.yaml's MiniLM) do not overtake them
+    for job in (
+        ("corpus_download_pubmed", "stem=demo25n0001"),
+        ("corpus_parse_pubmed", "stem=demo25n0003"),
+        ("corpus_latest_pubmed", ""),
+        ("corpus_split_sentences", "stem=demo25n0002"),
+        ("train_vocabulary", "vocab=wordpiece-uncased"),
+        ("tokenize_corpus", "vocab=wordpiece-uncased"),
+    ):
+        assert priorities[job] == 30, job
+    assert priorities[("corpus_stats", "")] == 0  # the report's, on no model's path
     assert priorities[("pretrain", "model=teacher")] == 30
     assert priorities[("pretrain", "model=student-scratch")] == 20
     assert priorities[("distill", "model=teacher-distil")] == 20

@@ -206,7 +206,29 @@ UPSTREAM_MODELS = {entry["teacher"] for entry in config["distillation"].values()
 
 def model_priority(wildcards):
     """Priority of the job that builds model ``wildcards.model``."""
-    return PRIORITY_UPSTREAM_MODEL if wildcards.model in UPSTREAM_MODELS else PRIORITY_MODEL
+    return _priority_of_model(wildcards.model)
+
+
+def _priority_of_model(name):
+    return PRIORITY_UPSTREAM_MODEL if name in UPSTREAM_MODELS else PRIORITY_MODEL
+
+
+def vocabulary_priority(wildcards):
+    """Priority of the jobs that build vocabulary ``wildcards.vocab`` and its tokenised
+    corpus: the highest of the models trained on it, so that the path to a teacher is not
+    overtaken by the fine-tuning runs of models that are ready (e.g. external ones)."""
+    return max(
+        (
+            _priority_of_model(name)
+            for name in PRETRAINED + DISTILLED
+            if model_vocabulary(name) == wildcards.vocab
+        ),
+        default=0,
+    )
+
+
+# The corpus jobs lead to every vocabulary: the highest priority of any trained model.
+CORPUS_PRIORITY = max(map(_priority_of_model, PRETRAINED + DISTILLED), default=0)
 
 
 def gpu_job_threads(entry):
