@@ -56,6 +56,15 @@ def _check_names():
                 f"config: pretraining.{name}.vocabulary {settings['vocabulary']!r} is not in vocabularies"
             )
     for name, settings in config["distillation"].items():
+        if settings["teacher"] in EXTERNAL:
+            raise ValueError(
+                f"config: distillation.{name}.teacher {settings['teacher']!r} is an external model; "
+                "a teacher is a model of pretraining or distillation, trained on this config's corpus: "
+                "make it one with a pretraining entry (init: its location, a vocabulary of type: "
+                "pretrained whose checkpoint is that location, steps: at least 1, which also trains "
+                "a missing MLM head) and name that entry (docs/configuration.md, "
+                "'An external model as a teacher'; configs/real-small.yaml)"
+            )
         if settings["teacher"] not in PRETRAINED + DISTILLED:
             raise ValueError(
                 f"config: distillation.{name}.teacher {settings['teacher']!r} is not a pretrained or distilled model"
