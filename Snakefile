@@ -43,6 +43,7 @@ include: "workflow/rules/finetuning.smk"
 include: "workflow/rules/task_distillation.smk"
 include: "workflow/rules/compression.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/release.smk"
 
 
 # The whole pipeline: every model fine-tuned on every task, aggregated into the report (with

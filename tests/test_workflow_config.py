@@ -285,3 +285,17 @@ def test_bad_compression_entry_fails_at_dag_build_naming_the_key(
     result = _dry_run(tmp_path, demo_config)
     assert result.returncode != 0
     assert message in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("release", "message"),
+    [
+        ({"models": ["minilm-x"]}, "release.models names 'minilm-x', which is not a model"),
+        ({"finetuned": ["teacher/no-task"]}, "release.finetuned names 'teacher/no-task'"),
+    ],
+)
+def test_a_release_of_an_unknown_model_is_named(tmp_path, demo_config, release, message):
+    demo_config["release"] = release
+    result = _dry_run(tmp_path, demo_config)
+    assert result.returncode != 0
+    assert message in result.stdout + result.stderr
