@@ -11,6 +11,7 @@ config it came from. Every number comes from the run's own files (weights, ``con
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import re
@@ -124,15 +125,8 @@ def parameter_count(folder: str | os.PathLike) -> int:
             header = json.loads(handle.read(length))
         for name, entry in header.items():
             if name != "__metadata__":
-                total += _product(entry["shape"])
+                total += math.prod(entry["shape"])
     return total
-
-
-def _product(shape: Sequence[int]) -> int:
-    result = 1
-    for size in shape:
-        result *= size
-    return result
 
 
 def architecture(folder: str | os.PathLike) -> dict[str, Any]:
@@ -257,8 +251,6 @@ def language_model_card(
     config_entry: Mapping[str, Any],
     settings: CardSettings,
     training_data: str,
-    *,
-    location: str | None = None,
 ) -> ModelCard:
     """The card of a pretrained or distilled model from its ``eval.json`` record and
     training log (``training_data`` describes the corpus): held-out MLM loss and perplexity
@@ -331,7 +323,7 @@ def language_model_card(
         ("Training", training),
         ("Compute", compute),
         ("Evaluation", evaluation_text),
-        ("Usage", usage_snippet(pipeline_tag, location or str(folder))),
+        ("Usage", usage_snippet(pipeline_tag, str(folder))),
         ("Method and citations", _citation_section(citations)),
         ("Provenance", _provenance_section(config_entry)),
     ]
