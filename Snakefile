@@ -60,6 +60,7 @@ include: "workflow/rules/finetuning.smk"
 include: "workflow/rules/task_distillation.smk"
 include: "workflow/rules/compression.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/release.smk"
 
 
 # The whole pipeline: every model fine-tuned on every task, aggregated into the report (with
@@ -69,7 +70,7 @@ rule all:
     default_target: True
     input:
         (
-            "results/report/report.html"
+            ["results/report/report.html", rules.finetuned_models.input]
             if FINETUNE_MODELS and TASKS
             else [
                 rules.corpus.input,

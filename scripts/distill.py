@@ -1,5 +1,6 @@
 """Rule distill: task-agnostic distillation of one student (resumable, data-parallel on its GPUs and nodes)."""
 
+from biocompact.model_card import CardSettings, write_language_model_card
 from biocompact.runlog import job_logging
 from biocompact.training.launch import launch
 
@@ -23,4 +24,10 @@ with job_logging(snakemake):
         },
         gpus=snakemake.resources.gpus_per_node,
         nodes=snakemake.resources.nodes,
+    )
+    write_language_model_card(
+        {key: snakemake.output[key] for key in ("model", "log", "eval")},
+        snakemake.params.settings,
+        CardSettings.from_config(snakemake.config["model_cards"]),
+        snakemake.input.corpus,
     )

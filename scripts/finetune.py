@@ -1,7 +1,9 @@
 """Fine-tune one model on one task with one seed; evaluate the best dev epoch on test (and
-save the model where the rule has a ``model`` output: compression's fp32 reference)."""
+save the model with its card where the rule has a ``model`` output: a kept fine-tuned model,
+compression's fp32 reference)."""
 
 from biocompact.finetuning.train import finetune
+from biocompact.model_card import CardSettings
 from biocompact.runlog import job_logging
 
 with job_logging(snakemake) as log:
@@ -15,4 +17,6 @@ with job_logging(snakemake) as log:
         model_name=snakemake.wildcards.model,
         task_name=snakemake.wildcards.task,
         out_model=snakemake.output.get("model"),
+        saved_label_names=snakemake.params.task["label_names"],
+        card_settings=CardSettings.from_config(snakemake.config["model_cards"]),
     )

@@ -1,5 +1,6 @@
 """Rule pretrain: pretraining of one model with its objective (resumable, data-parallel on its GPUs and nodes)."""
 
+from biocompact.model_card import CardSettings, write_language_model_card
 from biocompact.runlog import job_logging
 from biocompact.training.launch import launch
 
@@ -24,4 +25,10 @@ with job_logging(snakemake):
         },
         gpus=snakemake.resources.gpus_per_node,
         nodes=snakemake.resources.nodes,
+    )
+    write_language_model_card(
+        {key: snakemake.output[key] for key in ("model", "log", "eval")},
+        snakemake.params.settings,
+        CardSettings.from_config(snakemake.config["model_cards"]),
+        snakemake.input.corpus,
     )

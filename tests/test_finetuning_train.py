@@ -187,7 +187,12 @@ def test_ner_finetune_writes_metrics_and_conll_predictions(
     assert all(len(row) == 3 for row in rows)
     gold_tokens = sentences(Path(ner_task["test"]), 0, 20).split()[::2]
     assert [row[0] for row in rows] == gold_tokens
-    assert sorted(path.name for path in out.iterdir()) == ["metrics.json", "predictions.tsv"]
+    # nothing else left behind; tensorboard/: the run's curves (test_tensorboard_events.py)
+    assert sorted(path.name for path in out.iterdir()) == [
+        "metrics.json",
+        "predictions.tsv",
+        "tensorboard",
+    ]
 
 
 @BOTH_FAMILIES

@@ -53,15 +53,21 @@ def test_demo_config_builds_the_whole_dag(tmp_path, demo_config):
     )
     compression = demo_config["compression"]
     n_saved = len(compression["models"]) * len(compression["tasks"])
+    n_pairs = len(demo_config["finetuning"]["models"]) * len(demo_config["finetuning"]["tasks"])
     counts = dict(
         line.split()
         for line in result.stdout.splitlines()
-        if line.startswith(("finetune ", "finetune_saved ", "pretrain "))
+        if line.startswith(
+            ("finetune ", "finetune_kept ", "finetune_saved ", "publish_finetuned ", "pretrain ")
+        )
     )
-    # compression's fp32 reference is one of the fine-tuning runs, which saves its model
+    # compression's fp32 reference is one of the fine-tuning runs, which saves its model; with
+    # save_models: best every other run saves its own for the choice of one per (model, task)
+    assert demo_config["finetuning"]["save_models"] == "best"
     assert counts == {
-        "finetune": str(n_finetune - n_saved),
+        "finetune_kept": str(n_finetune - n_saved),
         "finetune_saved": str(n_saved),
+        "publish_finetuned": str(n_pairs),
         "pretrain": str(len(demo_config["pretraining"])),
     }
 
@@ -85,12 +91,24 @@ def test_jobs_that_others_wait_for_start_first(tmp_path, demo_config):
     result = _dry_run(tmp_path, demo_config)
     assert result.returncode == 0, result.stderr[-3000:]
     priorities = _job_priorities(result.stdout)
+    # the corpus, vocabulary and tokenising jobs lead to the teacher: its priority, so that
+    # fine-tuning runs of ready models (configs/minilm-demo.yaml's MiniLM) do not overtake them
+    for job in (
+        ("corpus_download_pubmed", "stem=demo25n0001"),
+        ("corpus_parse_pubmed", "stem=demo25n0003"),
+        ("corpus_latest_pubmed", ""),
+        ("corpus_split_sentences", "stem=demo25n0002"),
+        ("train_vocabulary", "vocab=wordpiece-uncased"),
+        ("tokenize_corpus", "vocab=wordpiece-uncased"),
+    ):
+        assert priorities[job] == 30, job
+    assert priorities[("corpus_stats", "")] == 0  # the report's, on no model's path
     assert priorities[("pretrain", "model=teacher")] == 30
     assert priorities[("pretrain", "model=student-scratch")] == 20
     assert priorities[("distill", "model=teacher-distil")] == 20
     assert priorities[("finetune_saved", "model=teacher-distil, task=demo-re, seed=1")] == 10
     assert priorities[("finetune_teacher", "model=teacher, task=demo-re, seed=1")] == 10
-    assert priorities[("finetune", "model=teacher-distil, task=demo-re, seed=2")] == 0
+    assert priorities[("finetune_kept", "model=teacher-distil, task=demo-re, seed=2")] == 0
 
 
 def test_misspelt_key_is_named(tmp_path, demo_config):
@@ -185,7 +203,7 @@ def test_config_files_layer_later_over_earlier(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     models, tasks = 2, 2
     planned = planned_jobs(result)
-    assert planned["finetune"] + planned["finetune_saved"] == models * tasks * 2
+    assert planned["finetune_kept"] + planned["finetune_saved"] == models * tasks * 2
 
 
 @pytest.mark.parametrize(
@@ -280,3 +298,17 @@ def test_a_single_process_job_asking_for_several_gpus_fails_naming_the_key(
     result = _dry_run(tmp_path, demo_config)
     assert result.returncode != 0
     assert f"config: {section}.resources.{key} is 2, but" in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("release", "message"),
+    [
+        ({"models": ["minilm-x"]}, "release.models names 'minilm-x', which is not a model"),
+        ({"finetuned": ["teacher/no-task"]}, "release.finetuned names 'teacher/no-task'"),
+    ],
+)
+def test_a_release_of_an_unknown_model_is_named(tmp_path, demo_config, release, message):
+    demo_config["release"] = release
+    result = _dry_run(tmp_path, demo_config)
+    assert result.returncode != 0
+    assert message in result.stdout + result.stderr

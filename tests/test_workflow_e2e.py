@@ -18,6 +18,8 @@ import yaml
 from prediction_scores import scores_from_predictions
 from snakemake_runs import SNAKEMAKE, planned_jobs, run_snakemake
 
+from biocompact.model_card import parameter_count
+
 pytestmark = pytest.mark.slow
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -50,6 +52,99 @@ def test_models_load(demo_run, config):
             assert [p["score"] for p in reloaded["predictions"]] == pytest.approx(
                 scores, abs=1e-5
             ), folder
+
+
+def test_every_model_folder_has_a_card_with_the_measured_numbers(demo_run, config):
+    from biocompact.model_card import check_card
+
+    results = demo_run / "results"
+    folders = {path.parent for path in results.rglob("model/config.json")}
+    language_models = {results / "pretraining" / name / "model" for name in config["pretraining"]}
+    language_models |= {
+        results / "distillation" / name / "model" for name in config["distillation"]
+    }
+    kept = {
+        results / "finetuned" / model / task / "model"
+        for model in config["finetuning"]["models"]
+        for task in config["finetuning"]["tasks"]
+    }
+    compressed = {
+        results / "compression" / model / task / "seed1" / fmt / "model"
+        for model in config["compression"]["models"]
+        for task in config["compression"]["tasks"]
+        for fmt in config["compression"]["formats"]
+    }
+    assert language_models | kept | compressed <= folders
+    for folder in folders:
+        card = check_card(folder / "README.md")
+        values = {result.metric_type: result.metric_value for result in card.data.eval_results}
+        if folder in language_models:
+            evaluation = json.loads((folder.parent / "eval.json").read_text())
+            assert values["loss"] == round(evaluation["heldout_loss"], 4), folder
+            assert card.data.pipeline_tag == "fill-mask"
+        elif folder in kept:
+            record = json.loads((folder / "metrics.json").read_text())
+            assert values == {name: round(v, 4) for name, v in record["metrics"].items()}
+        assert folder in compressed or f"{parameter_count(folder):,}" in card.text, folder
+
+
+def _seed_chosen_on_dev(records: list[dict]) -> int:
+    """The seed with the median dev score (of an even count the lower middle), ties first."""
+    primary = records[0]["primary_metric"]
+    ranked = sorted(records, key=lambda record: record["dev_metrics"][primary])
+    return ranked[(len(ranked) - 1) // 2]["seed"]
+
+
+def test_the_median_dev_model_of_each_model_and_task_is_kept_with_its_labels(demo_run, config):
+    from transformers import AutoConfig, pipeline
+
+    tuning = config["finetuning"]
+    assert tuning["save_models"] == "best"
+    for model in tuning["models"]:
+        for task, settings in tuning["tasks"].items():
+            runs = demo_run / "results/finetuning" / model / task
+            records = [
+                json.loads((runs / f"seed{s}/metrics.json").read_text()) for s in tuning["seeds"]
+            ]
+            folder = demo_run / "results/finetuned" / model / task / "model"
+            kept = json.loads((folder / "metrics.json").read_text())
+            assert kept["seed"] == _seed_chosen_on_dev(records)
+            assert kept["metrics"] == records[tuning["seeds"].index(kept["seed"])]["metrics"]
+            labels = list(AutoConfig.from_pretrained(folder).id2label.values())
+            assert labels == [settings["label_names"].get(label, label) for label in kept["labels"]]
+            assert all(path.stat().st_mode & 0o044 == 0o044 for path in folder.iterdir())
+            # with `best` the other runs' folders were temporary (compression keeps its own)
+            assert not (runs / "seed2/model").exists()
+    # docs/outputs.md's snippet: the pipeline finds the entities the harness predicted
+    folder = demo_run / "results/finetuned/teacher/demo-ner/model"
+    kept = json.loads((folder / "metrics.json").read_text())
+    predictions = (
+        folder.parents[3] / f"finetuning/teacher/demo-ner/seed{kept['seed']}/predictions.tsv"
+    )
+    # a sentence with a predicted entity, of words the tokenizer does not split on punctuation
+    # (the pipeline would take "IL-6"'s "-" for a word of its own)
+    sentence = next(
+        rows
+        for rows in (block.splitlines() for block in predictions.read_text().split("\n\n"))
+        if any(row.endswith("\tB-ENT") for row in rows)
+        and all(len(word) == 1 or word.isalnum() for word in (row.split("\t")[0] for row in rows))
+    )
+    words = [line.split("\t")[0] for line in sentence]
+    expected, current = [], None
+    for word, tag in ((line.split("\t")[0], line.split("\t")[2]) for line in sentence):
+        if tag == "O":
+            current = None
+        elif tag.startswith("B-") or current is None:
+            current = [word]
+            expected.append(current)
+        else:
+            current.append(word)
+    ner = pipeline("token-classification", model=str(folder), aggregation_strategy="first")
+    found = ner(" ".join(words))
+    assert {entity["entity_group"] for entity in found} == {"Disease"}
+    assert ["".join(entity["word"].split()) for entity in found] == [
+        "".join(span).lower() for span in expected
+    ]
 
 
 def test_one_metrics_file_per_model_task_seed(demo_run, config):
@@ -117,7 +212,8 @@ def test_nothing_left_to_do_then_learning_rate_change_reruns_only_downstream(dem
     )
     planned = planned_jobs(result)
     compression = {"finetune_saved", "compress", "evaluate_compressed", "compression_summary"}
-    assert set(planned) == {"finetune", "aggregate", "report", "all", *compression}, result.stdout[
+    saved = {"finetune_kept", "publish_finetuned"}  # save_models: best
+    assert set(planned) == {"aggregate", "report", "all", *saved, *compression}, result.stdout[
         -3000:
     ]
 

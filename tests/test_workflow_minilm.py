@@ -21,7 +21,8 @@ pytestmark = pytest.mark.slow
 
 def _minilm(workdir, *args: str) -> subprocess.CompletedProcess:
     """configs/minilm-demo.yaml over the demo config, with one seed (a third layer)."""
-    (workdir / "one-seed.yaml").write_text("finetuning: {seeds: [1]}\n")
+    # without save_models the demo's kept models (chosen among 5 seeds) are not chosen again
+    (workdir / "one-seed.yaml").write_text("finetuning: {seeds: [1], save_models: none}\n")
     configs = ["config.yaml", str(REPO_ROOT / "configs/minilm-demo.yaml"), "one-seed.yaml"]
     return subprocess.run(
         [*SNAKEMAKE, "--directory", str(workdir), "--configfile", *configs, *args],

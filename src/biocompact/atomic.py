@@ -19,6 +19,12 @@ from pathlib import Path
 from typing import IO, Any
 
 
+def _umask() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
+
+
 def _temporary_sibling(path: Path, is_dir: bool) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     prefix = f".{path.name}.tmp-"
@@ -26,10 +32,21 @@ def _temporary_sibling(path: Path, is_dir: bool) -> Path:
         return Path(tempfile.mkdtemp(prefix=prefix, dir=path.parent))
     handle, name = tempfile.mkstemp(prefix=prefix, dir=path.parent)
     os.close(handle)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(name, 0o666 & ~umask)  # mkstemp's 0600 would make results private to their writer
+    os.chmod(name, 0o666 & ~_umask())  # mkstemp's 0600 would make results private to their writer
     return Path(name)
+
+
+def _share_folder(folder: Path) -> None:
+    """Give a finished folder and everything in it the modes of the umask: mkdtemp's 0700
+    (and libraries that write 0600 files, as safetensors does) would keep results private
+    to their writer."""
+    umask = _umask()
+    os.chmod(folder, 0o777 & ~umask)
+    for root, folders, files in os.walk(folder):
+        for name in folders:
+            os.chmod(os.path.join(root, name), 0o777 & ~umask)
+        for name in files:
+            os.chmod(os.path.join(root, name), 0o666 & ~umask)
 
 
 @contextlib.contextmanager
@@ -39,6 +56,8 @@ def atomic_path(path: str | os.PathLike, is_dir: bool = False) -> Iterator[Path]
     temporary = _temporary_sibling(target, is_dir)
     try:
         yield temporary
+        if is_dir:
+            _share_folder(temporary)
         if target.is_dir() and not target.is_symlink():
             shutil.rmtree(target)
         os.replace(temporary, target)

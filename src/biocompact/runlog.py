@@ -9,10 +9,30 @@ import traceback
 from collections.abc import Iterator
 from typing import Any
 
+# Libraries whose warnings are routine in a job (transformers' LOAD REPORT of a new
+# classifier head, "MISSING classifier.weight", is expected when fine-tuning starts) and
+# look like failures on the console: they go to the job's log only.
+LIBRARY_LOGGERS = ("transformers", "datasets", "huggingface_hub")
+
+
+def _library_logs_to(handler: logging.Handler) -> None:
+    """Send the library loggers' records to ``handler`` alone (not to the console). A
+    library already imported is configured first, so that it does not add its own console
+    handler later (transformers adds one on first use)."""
+    if "transformers" in sys.modules:
+        sys.modules["transformers"].utils.logging.get_logger()  # its one-time set-up
+    for name in LIBRARY_LOGGERS:
+        library = logging.getLogger(name)
+        for previous in list(library.handlers):
+            library.removeHandler(previous)
+        library.addHandler(handler)
+        library.propagate = False
+
 
 @contextlib.contextmanager
 def job_logging(smk: Any) -> Iterator[logging.Logger]:
-    """Send ``logging`` output (and any uncaught error) to the job's first log file.
+    """Send ``logging`` output (and any uncaught error) to the job's first log file (and
+    the console; the library loggers of ``LIBRARY_LOGGERS`` to the log file only).
 
     Usage in a rule script::
 
@@ -32,6 +52,8 @@ def job_logging(smk: Any) -> Iterator[logging.Logger]:
         handlers=handlers,
         force=True,
     )
+    if log_path:
+        _library_logs_to(handlers[-1])
     logger = logging.getLogger(f"biocompact.{smk.rule}")
     try:
         yield logger

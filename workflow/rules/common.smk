@@ -72,6 +72,15 @@ def _check_names():
                 f"config: pretraining.{name}.vocabulary {settings['vocabulary']!r} is not in vocabularies"
             )
     for name, settings in config["distillation"].items():
+        if settings["teacher"] in EXTERNAL:
+            raise ValueError(
+                f"config: distillation.{name}.teacher {settings['teacher']!r} is an external model; "
+                "a teacher is a model of pretraining or distillation, trained on this config's corpus: "
+                "make it one with a pretraining entry (init: its location, a vocabulary of type: "
+                "pretrained whose checkpoint is that location, steps: at least 1, which also trains "
+                "a missing MLM head) and name that entry (docs/configuration.md, "
+                "'An external model as a teacher'; configs/real-small.yaml)"
+            )
         if settings["teacher"] not in PRETRAINED + DISTILLED:
             raise ValueError(
                 f"config: distillation.{name}.teacher {settings['teacher']!r} is not a pretrained or distilled model"
@@ -370,7 +379,29 @@ UPSTREAM_MODELS = {entry["teacher"] for entry in config["distillation"].values()
 
 def model_priority(wildcards):
     """Priority of the job that builds model ``wildcards.model``."""
-    return PRIORITY_UPSTREAM_MODEL if wildcards.model in UPSTREAM_MODELS else PRIORITY_MODEL
+    return _priority_of_model(wildcards.model)
+
+
+def _priority_of_model(name):
+    return PRIORITY_UPSTREAM_MODEL if name in UPSTREAM_MODELS else PRIORITY_MODEL
+
+
+def vocabulary_priority(wildcards):
+    """Priority of the jobs that build vocabulary ``wildcards.vocab`` and its tokenised
+    corpus: the highest of the models trained on it, so that the path to a teacher is not
+    overtaken by the fine-tuning runs of models that are ready (e.g. external ones)."""
+    return max(
+        (
+            _priority_of_model(name)
+            for name in PRETRAINED + DISTILLED
+            if model_vocabulary(name) == wildcards.vocab
+        ),
+        default=0,
+    )
+
+
+# The corpus jobs lead to every vocabulary: the highest priority of any trained model.
+CORPUS_PRIORITY = max(map(_priority_of_model, PRETRAINED + DISTILLED), default=0)
 
 
 def gpu_job_threads(entry):

@@ -21,7 +21,7 @@ use rule finetune as finetune_saved with:
     priority: PRIORITY_CHAIN
 
 
-ruleorder: finetune_saved > finetune
+ruleorder: finetune_saved > finetune_kept > finetune
 
 
 rule compress:

@@ -20,6 +20,7 @@ rule corpus_download_pubmed:
         "results/logs/corpus/download_pubmed/{stem}.log",
     benchmark:
         "results/benchmarks/corpus/download_pubmed/{stem}.tsv"
+    priority: CORPUS_PRIORITY
     conda:
         "../../envs/corpus.yaml"
     threads: 1
@@ -47,6 +48,7 @@ rule corpus_parse_pubmed:
         "results/logs/corpus/parse_pubmed/{stem}.log",
     benchmark:
         "results/benchmarks/corpus/parse_pubmed/{stem}.tsv"
+    priority: CORPUS_PRIORITY
     conda:
         "../../envs/corpus.yaml"
     threads: 1
@@ -72,6 +74,7 @@ rule corpus_latest_pubmed:
         "results/logs/corpus/latest_pubmed/latest_pubmed.log",
     benchmark:
         "results/benchmarks/corpus/latest_pubmed/latest_pubmed.tsv"
+    priority: CORPUS_PRIORITY
     conda:
         "../../envs/corpus.yaml"
     threads: 1
@@ -94,6 +97,7 @@ rule corpus_split_sentences:
         "results/logs/corpus/split_sentences/{stem}.log",
     benchmark:
         "results/benchmarks/corpus/split_sentences/{stem}.tsv"
+    priority: CORPUS_PRIORITY
     conda:
         "../../envs/corpus.yaml"
     threads: 1
@@ -116,6 +120,7 @@ rule corpus_download_pmc:
         "results/logs/corpus/download_pmc/{pmc_file}.log",
     benchmark:
         "results/benchmarks/corpus/download_pmc/{pmc_file}.tsv"
+    priority: CORPUS_PRIORITY
     conda:
         "../../envs/corpus.yaml"
     threads: 1
@@ -140,6 +145,7 @@ rule corpus_parse_pmc:
         "results/logs/corpus/parse_pmc/{pmc_file}.log",
     benchmark:
         "results/benchmarks/corpus/parse_pmc/{pmc_file}.tsv"
+    priority: CORPUS_PRIORITY
     conda:
         "../../envs/corpus.yaml"
     threads: 1
@@ -171,6 +177,7 @@ rule corpus_split_pmc:
         "results/logs/corpus/split_pmc/{pmc_file}.log",
     benchmark:
         "results/benchmarks/corpus/split_pmc/{pmc_file}.tsv"
+    priority: CORPUS_PRIORITY
     conda:
         "../../envs/corpus.yaml"
     threads: 1
@@ -196,6 +203,7 @@ rule corpus_split_text:
         "results/logs/corpus/split_text/{text_source}.log",
     benchmark:
         "results/benchmarks/corpus/split_text/{text_source}.tsv"
+    priority: CORPUS_PRIORITY
     conda:
         "../../envs/corpus.yaml"
     threads: 1

@@ -8,6 +8,9 @@ localrules:
     finetuning,
 
 
+SEED_MODEL = "results/finetuning/{model}/{task}/seed{seed}/model"
+
+
 rule finetune:
     """Fine-tune one model on one task with one seed (every fold of a cross-validated task, every
     grid point of its preset); score the best dev evaluation once on test."""
@@ -31,6 +34,64 @@ rule finetune:
         task=lambda wc: finetune_config(wc.model, wc.task),
     script:
         "../../scripts/finetune.py"
+
+
+# finetuning.save_models (best, all): every seed's run also saves the model it chose on dev
+# (kept with `all`; with `best` a temporary folder, deleted once the chosen one is published).
+SAVE_MODELS = config["finetuning"]["save_models"]
+SAVED_TASKS = [task for task in TASKS if not task_config(task)["folds"]]
+
+
+use rule finetune as finetune_kept with:
+    output:
+        model=(directory(SEED_MODEL) if SAVE_MODELS == "all" else temp(directory(SEED_MODEL))),
+        metrics=rules.finetune.output.metrics,
+        predictions=rules.finetune.output.predictions,
+    wildcard_constraints:
+        model="|".join(FINETUNE_MODELS) if SAVE_MODELS != "none" else "(?!)",
+        task="|".join(SAVED_TASKS) or "(?!)",
+
+
+ruleorder: finetune_kept > finetune
+
+
+rule publish_finetuned:
+    """The fine-tuned model of one (model, task): the seed chosen on dev (finetuning.save_choice),
+    its folder with the task's label names and a model card of every seed's test scores."""
+    input:
+        metrics=lambda wc: expand(rules.finetune.output.metrics, seed=SEEDS, **wc),
+        models=lambda wc: expand(SEED_MODEL, seed=SEEDS, **wc),
+    output:
+        model=directory("results/finetuned/{model}/{task}/model"),
+    log:
+        "results/logs/finetuning/publish_finetuned/{model}/{task}.log",
+    benchmark:
+        "results/benchmarks/finetuning/publish_finetuned/{model}/{task}.tsv"
+    conda:
+        "../../envs/torch.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        choice=config["finetuning"]["save_choice"],
+        task=lambda wc: finetune_config(wc.model, wc.task),
+    script:
+        "../../scripts/finetuning_publish.py"
+
+
+localrules:
+    finetuned_models,
+
+
+rule finetuned_models:
+    """Target: the published fine-tuned model of every (model, task) (finetuning.save_models)."""
+    input:
+        (
+            expand(rules.publish_finetuned.output.model, model=FINETUNE_MODELS, task=SAVED_TASKS)
+            if SAVE_MODELS != "none"
+            else []
+        ),
 
 
 rule majority_baseline:
@@ -60,3 +121,4 @@ rule finetuning:
     input:
         expand(rules.finetune.output.metrics, model=FINETUNE_MODELS, task=TASKS, seed=SEEDS),
         expand(rules.majority_baseline.output.metrics, task=TASKS),
+        rules.finetuned_models.input,

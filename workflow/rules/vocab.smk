@@ -12,6 +12,7 @@ rule train_vocabulary:
         "results/logs/vocab/train_vocabulary/{vocab}.log",
     benchmark:
         "results/benchmarks/vocab/train_vocabulary/{vocab}.tsv"
+    priority: vocabulary_priority
     conda:
         "../../envs/torch.yaml"
     threads: 2
@@ -37,6 +38,7 @@ rule tokenize_corpus:
         "results/logs/vocab/tokenize_corpus/{vocab}.log",
     benchmark:
         "results/benchmarks/vocab/tokenize_corpus/{vocab}.tsv"
+    priority: vocabulary_priority
     conda:
         "../../envs/torch.yaml"
     # Sized for all of PubMed on one 32-core node (benchmarks/data_scale.py, docs/slurm.md):

@@ -17,6 +17,7 @@ from transformers.utils.logging import disable_progress_bar
 from biocompact.atomic import atomic_open, write_json
 from biocompact.compression.formats import WEIGHT_FILES, load_format, weights_bytes
 from biocompact.efficiency import interleaved_timings, measurement
+from biocompact.finetuning.saved_models import task_labels
 from biocompact.finetuning.splits import check_known_labels
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.train import predict_logits
@@ -33,11 +34,12 @@ def score_on_test(
     seed: int,
     out_predictions: str | Path,
 ) -> dict[str, Any]:
-    """The harness's test metrics of ``model`` (tokenizer and labels from ``folder``, the
+    """The harness's test metrics of ``model`` (tokenizer and labels from ``folder``, named
+    as in the task's files, the
     task's hyperparameters for batching) in the format's own precision (no bf16 autocast,
     which int8 kernels refuse); writes its predictions."""
     family = get_family(task["family"], task["format"])
-    labels = model_labels(folder)
+    labels = task_labels(model_labels(folder), task.get("label_names"))
     tokenizer = AutoTokenizer.from_pretrained(folder)
     test = family.read_split(task, "test")
     check_known_labels(test, labels)

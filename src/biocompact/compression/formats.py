@@ -14,6 +14,7 @@ from biocompact.atomic import atomic_path
 from biocompact.compression.onnx_runtime import ONNX_FILE, OnnxModel, export_onnx
 from biocompact.compression.quantisation import INT8_WEIGHTS, load_int8, quantise_int8, save_int8
 from biocompact.compression.settings import FORMATS, REFERENCE
+from biocompact.model_card import CARD_FILE, compressed_model_card, write_card
 
 WEIGHT_FILES = {REFERENCE: "model.safetensors", "int8": INT8_WEIGHTS, "onnx": ONNX_FILE}
 
@@ -26,7 +27,8 @@ def load_fp32(folder: str | Path) -> PreTrainedModel:
 
 def compress(fp32_folder: str | Path, format_name: str, out_folder: str | Path) -> None:
     """Write format ``format_name`` of the fine-tuned model in ``fp32_folder`` to
-    ``out_folder`` (atomically), with the model's config and tokenizer."""
+    ``out_folder`` (atomically), with the model's config and tokenizer, and its model card
+    made from the fp32 model's when that has one."""
     if format_name not in FORMATS:
         raise ValueError(f"unknown compression format {format_name!r}; known: {list(FORMATS)}")
     model = load_fp32(fp32_folder)
@@ -38,6 +40,8 @@ def compress(fp32_folder: str | Path, format_name: str, out_folder: str | Path) 
             export_onnx(model, tokenizer.model_input_names, folder / ONNX_FILE)
             model.config.save_pretrained(folder)
         tokenizer.save_pretrained(folder)
+        if (Path(fp32_folder) / CARD_FILE).exists():  # the workflow's saved models have one
+            write_card(compressed_model_card(fp32_folder, format_name, out_folder), folder)
 
 
 def load_format(folder: str | Path, format_name: str, threads: int = 1) -> torch.nn.Module:

@@ -9,6 +9,7 @@ import logging
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,9 +33,12 @@ from transformers.utils.logging import disable_progress_bar
 from biocompact.atomic import atomic_open, atomic_path, write_json
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.record import FoldResult, metrics_record, write_fold_predictions
+from biocompact.finetuning.saved_models import label_names
 from biocompact.finetuning.splits import Splits, load_splits
 from biocompact.finetuning.task_files import fold_tasks
 from biocompact.finetuning.tasks import get_family
+from biocompact.model_card import CardSettings, finetuned_model_card, hardware, write_card
+from biocompact.tensorboard_events import ScalarWriter
 from biocompact.training import distributed
 from biocompact.training.precision import native_bf16
 
@@ -47,6 +51,7 @@ GRID_KEYS = ("learning_rate", "batch_size", "epochs")
 # a CPU the training batch size (larger batches measured slower on the demo's NER, with
 # evaluation batches in dataset order).
 MIN_GPU_EVAL_BATCH_SIZE = 64
+TENSORBOARD_DIR = "tensorboard"
 
 
 class KeepBestModel(TrainerCallback):
@@ -159,6 +164,25 @@ class LogProgress(TrainerCallback):
 
     def on_log(self, args, state, control, logs=None, **kwargs) -> None:
         logger.info("epoch %.2f step %d: %s", state.epoch or 0, state.global_step, logs)
+
+
+class TensorBoardCurves(TrainerCallback):
+    """Write the Trainer's logs as TensorBoard curves: ``train/loss``, ``train/learning_rate``
+    and the like, ``dev/<metric>`` for every dev evaluation."""
+
+    def __init__(self, writer: ScalarWriter) -> None:
+        self.writer = writer
+
+    def on_log(self, args, state, control, logs=None, **kwargs) -> None:
+        scalars = {
+            f"dev/{name.removeprefix(EVAL_PREFIX)}"
+            if name.startswith(EVAL_PREFIX)
+            else f"train/{name}": value
+            for name, value in (logs or {}).items()
+            if isinstance(value, int | float)
+        }
+        if scalars:
+            self.writer.add(state.global_step, scalars)
 
 
 def _training_arguments(
@@ -304,8 +328,10 @@ def _train_point(
     encoded: tuple,
     hyperparameters: Mapping,
     seed: int,
+    curves_dir: Path | None = None,
 ) -> tuple[PreTrainedModel, KeepBestModel, float]:
-    """Train one grid point; the model comes back holding its best dev weights."""
+    """Train one grid point; the model comes back holding its best dev weights. With
+    ``curves_dir``, its TensorBoard curves go to a subfolder named after the point."""
     train, dev = encoded
     primary = family.primary_metric(task, splits.labels)
     metric_names = list(family.metrics(task, splits.labels))
@@ -318,6 +344,10 @@ def _train_point(
         model_path, family, tokenizer, task, hyperparameters, seed, splits.labels
     )
     best = KeepBestModel(primary, metric_names, by_epoch=not hyperparameters.get("eval_steps"))
+    callbacks: list[TrainerCallback] = [best]
+    if curves_dir is not None:
+        point = "lr{learning_rate}-batch{batch_size}-epochs{epochs}".format(**hyperparameters)
+        callbacks.append(TensorBoardCurves(ScalarWriter(curves_dir / point)))
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="biocompact-finetune-") as scratch:
         arguments = _training_arguments(hyperparameters, seed, scratch)
@@ -327,7 +357,7 @@ def _train_point(
             family,
             tokenizer,
             train.dataset,
-            [best],
+            callbacks,
             length_grouped=hyperparameters.get("length_grouped_batches", False),
             eval_dataset=dev.dataset,
             compute_metrics=dev_scores,
@@ -346,11 +376,16 @@ def _run_fold(
     seed: int,
     fold: str | None,
     out_model: str | None = None,
+    saved_label_names: Mapping[str, str] | None = None,
+    curves_dir: Path | None = None,
 ) -> FoldResult:
     """Train every grid point on one fold, choose the best on dev, score it once on test;
-    save the chosen model with its tokenizer to ``out_model`` when given."""
+    save the chosen model with its tokenizer to ``out_model`` when given (its labels
+    renamed by ``saved_label_names``); TensorBoard curves under ``curves_dir``."""
     splits = load_splits(task, family)
     primary = family.primary_metric(task, splits.labels)
+    # checked before training: a wrong name stops the job at once
+    saved_labels = label_names(splits.labels, saved_label_names, task.get("name"))
     train, dev, test = (
         family.encode(examples, tokenizer, splits.labels, task)
         for examples in (splits.train, splits.dev, splits.test)
@@ -370,7 +405,7 @@ def _run_fold(
     search, chosen, train_seconds = [], None, 0.0
     for point in grid_points(task["hyperparameters"]):
         model, best, seconds = _train_point(
-            model_path, family, tokenizer, task, splits, (train, dev), point, seed
+            model_path, family, tokenizer, task, splits, (train, dev), point, seed, curves_dir
         )
         train_seconds += seconds
         search.append(
@@ -385,6 +420,8 @@ def _run_fold(
         del model
     point, model, best = chosen
     if out_model:
+        model.config.id2label = saved_labels
+        model.config.label2id = {name: index for index, name in model.config.id2label.items()}
         with atomic_path(out_model, is_dir=True) as folder:
             model.save_pretrained(folder)
             tokenizer.save_pretrained(folder)
@@ -418,11 +455,16 @@ def finetune(
     model_name: str | None = None,
     task_name: str | None = None,
     out_model: str | None = None,
+    saved_label_names: Mapping[str, str] | None = None,
+    card_settings: CardSettings | None = None,
 ) -> dict[str, Any]:
     """Fine-tune ``model_path`` on ``task`` (a task config with resolved ``hyperparameters``)
-    and write test predictions and metrics.json atomically (the median over folds for a
+    and write test predictions and metrics.json atomically (TensorBoard curves of training
+    and dev scores in ``tensorboard/`` beside metrics.json) (the median over folds for a
     cross-validated task); save the model chosen on dev to the folder ``out_model`` when
-    given (a task without folds only). Returns the metrics record."""
+    given (a task without folds only), its ``id2label`` renamed by ``saved_label_names``
+    (see ``saved_models.label_names``) and a model card of this run (``card_settings``: the
+    config's ``model_cards``). Returns the metrics record."""
     torch.set_num_threads(threads)
     disable_progress_bar()
     family = get_family(task["family"], task["format"])
@@ -433,8 +475,19 @@ def finetune(
             f"a cross-validated task ({len(folds)} folds)"
         )
     tokenizer = AutoTokenizer.from_pretrained(model_path)
+    curves = Path(out_metrics).parent / TENSORBOARD_DIR  # beside metrics.json
     results = [
-        _run_fold(model_path, family, tokenizer, fold_task, seed, fold, out_model)
+        _run_fold(
+            model_path,
+            family,
+            tokenizer,
+            fold_task,
+            seed,
+            fold,
+            out_model,
+            saved_label_names,
+            curves / f"fold-{fold}" if fold is not None else curves,
+        )
         for fold, fold_task in folds
     ]
     with atomic_open(out_predictions) as handle:
@@ -448,7 +501,18 @@ def finetune(
         results=results,
         model_path=model_path,
     )
+    record["hardware"] = hardware()
     write_json(out_metrics, record)
+    if out_model:
+        card = finetuned_model_card(
+            out_model,
+            [record],
+            record,
+            f"One run, seed {seed}.",
+            task,
+            card_settings or CardSettings(),
+        )
+        write_card(card, out_model)
     primary = record["primary_metric"]
     logger.info("test %s = %.4f", primary, record["metrics"][primary])
     return record

@@ -5,7 +5,7 @@ autocast (``bf16``, on a GPU or a CPU with native bf16), fused AdamW (on a GPU a
 ``DataLoader`` processes into pinned memory, an optional ``torch.compile`` of the encoder
 (``compile``), data parallelism over the processes torchrun starts
 (``biocompact.training.distributed``), a JSON-lines log every ``log_every`` steps (with
-MFU on a GPU), a progress bar on an interactive console, and a resumable checkpoint
+MFU on a GPU) and the same values as TensorBoard curves, a progress bar on an interactive console, and a resumable checkpoint
 every ``checkpoint_every`` steps. The GPU switches fall back to plain CPU training (fp32
 without native bf16, batches made in the training thread when ``data_workers`` is 0, ``compile``
 works on both). A job killed at any moment and started again
@@ -29,6 +29,7 @@ from torch.nn.parallel import DistributedDataParallel
 from tqdm.auto import tqdm
 from transformers import get_linear_schedule_with_warmup
 
+from biocompact.tensorboard_events import ScalarWriter
 from biocompact.training import distributed
 from biocompact.training.batches import BatchOrder, DataPosition, MaskedBatcher, MaskedBatches
 from biocompact.training.checkpoint import (
@@ -44,6 +45,7 @@ from biocompact.training.throughput import FlopCounter, peak_tflops
 log = logging.getLogger(__name__)
 
 LOG_FILE = "train_log.jsonl"
+TENSORBOARD_DIR = "tensorboard"  # event files of the log's values, beside the checkpoints
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,8 @@ def train(
     if main:
         _truncate_log(log_path, step)
         log_path.touch()  # stays empty when there is no step to train (steps: 0)
+        # the log's records as live TensorBoard curves (a resumed job starts a new file)
+        curves = ScalarWriter(checkpoint_dir / TENSORBOARD_DIR)
 
     # micro-batch k masked with seed + k: seed * 1_000_003 + step * accumulation + micro-step
     masking_seed = settings.seed * 1_000_003 + rank * 2**40
@@ -239,6 +243,7 @@ def train(
             if main:
                 with open(log_path, "a", encoding="utf-8") as handle:
                     handle.write(json.dumps(record) + "\n")
+                curves.add(step, {f"train/{k}": v for k, v in record.items() if k != "step"})
                 log.info(
                     "step %d/%d loss %.4f (%.0f tokens/s)",
                     step,

@@ -1,0 +1,98 @@
+"""Fine-tuned models kept as outputs (``finetuning.save_models``): the task's label names in
+the saved config, the seed chosen among the runs, and its folder published with a card."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from biocompact.atomic import atomic_path, write_json
+from biocompact.model_card import CardSettings, finetuned_model_card, write_card
+
+CHOICES = ("median_dev", "best_dev")
+
+
+def label_names(
+    labels: Sequence[str], names: Mapping[str, str] | None, task: str | None = None
+) -> dict[int, str]:
+    """``id2label`` of a saved model: each label of the task files under its name in
+    ``names`` (a task's ``label_names``, e.g. ``{"1": "GAD-positive"}``; NER names the
+    tags, ``{"B-ENT": "B-Disease", "I-ENT": "I-Disease"}``), else as it is; ``task`` names
+    the task in errors."""
+    names = names or {}
+    key = f"finetuning.tasks.{task}.label_names" if task else "label_names"
+    unknown = sorted(set(names) - set(labels))
+    if unknown:
+        raise ValueError(
+            f"{key} names labels {unknown} that the task's files do not have: {list(labels)}"
+        )
+    renamed = [names.get(label, label) for label in labels]
+    if len(set(renamed)) != len(renamed):
+        raise ValueError(f"{key} gives two labels one name: {renamed}")
+    return dict(enumerate(renamed))
+
+
+def task_labels(saved: Sequence[str], names: Mapping[str, str] | None) -> list[str]:
+    """The task files' labels of a saved model's labels ``saved`` (its ``id2label`` in
+    order): ``label_names`` undone."""
+    original = {name: label for label, name in (names or {}).items()}
+    return [original.get(name, name) for name in saved]
+
+
+def choose_run(records: Sequence[Mapping[str, Any]], choice: str) -> tuple[Mapping[str, Any], str]:
+    """The run to publish among one (model, task)'s seeds, and a sentence saying why.
+
+    ``median_dev``: the seed whose dev score (primary metric) is the median; of an even
+    number of seeds the lower of the two middle ones. ``best_dev``: the highest dev score.
+    Ties go to the seed listed first. The test scores never choose.
+    """
+    if choice not in CHOICES:
+        raise ValueError(f"finetuning.save_choice: unknown {choice!r}; known: {list(CHOICES)}")
+    if not records:
+        raise ValueError("no fine-tuning run to choose a model from")
+    primary = records[0]["primary_metric"]
+    ranked = sorted(records, key=lambda record: record["dev_metrics"][primary])  # stable
+    if choice == "best_dev":
+        best = max(record["dev_metrics"][primary] for record in records)
+        chosen = next(r for r in records if r["dev_metrics"][primary] == best)
+        why = "the best dev score"
+    else:
+        chosen = ranked[(len(ranked) - 1) // 2]
+        why = "the median dev score" + (
+            " (the lower of the two middle ones)" if len(ranked) % 2 == 0 else ""
+        )
+    sentence = (
+        f"This checkpoint is seed {chosen['seed']}, the run with {why} "
+        f"(dev {primary} {chosen['dev_metrics'][primary]:.4f}; "
+        f"`finetuning.save_choice: {choice}`)."
+    )
+    return chosen, sentence
+
+
+def publish_chosen(
+    records: Sequence[Mapping[str, Any]],
+    folders: Mapping[int, str | os.PathLike],
+    choice: str,
+    task_config: Mapping[str, Any],
+    settings: CardSettings,
+    out_folder: str | os.PathLike,
+) -> Mapping[str, Any]:
+    """Copy the chosen seed's folder (from ``folders``, seed -> model folder) to
+    ``out_folder`` with its card and its ``metrics.json`` (the run's record plus
+    ``selection``), atomically; returns the chosen record."""
+    chosen, sentence = choose_run(records, choice)
+    with atomic_path(out_folder, is_dir=True) as folder:
+        shutil.copytree(
+            folders[chosen["seed"]],
+            folder,
+            ignore=shutil.ignore_patterns(".snakemake_timestamp"),
+            dirs_exist_ok=True,
+        )
+        write_json(folder / "metrics.json", {**chosen, "selection": sentence})
+        card = finetuned_model_card(
+            folder, records, chosen, sentence, task_config, settings, location=str(out_folder)
+        )
+        write_card(card, folder)
+    return chosen

@@ -1,0 +1,530 @@
+"""Model cards: the README.md of every model folder, in the Hugging Face Hub's format.
+
+A card is YAML metadata (library, pipeline tag, language, license, tags, datasets, base
+model and a ``model-index`` of measured results) followed by markdown: the model, its
+training, compute, results, usage, method and citations, and the biocompact commit and
+config it came from. Every number comes from the run's own files (weights, ``config.json``,
+``eval.json``, ``train_log.jsonl``, fine-tuning ``metrics.json``). Built with
+``huggingface_hub``'s ``ModelCard`` and ``ModelCardData``; no network.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import re
+import statistics
+import struct
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import datasets
+import yaml
+from huggingface_hub import EvalResult, ModelCard, ModelCardData
+
+from biocompact.atomic import atomic_open
+
+CARD_FILE = "README.md"
+HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
+LIBRARY = "transformers"
+BIOCOMPACT_TAGS = ("biocompact", "biomedical")
+
+# Hub pipeline tag of each fine-tuning family
+PIPELINE_TAGS = {
+    "ner": "token-classification",
+    "re": "text-classification",
+    "dc": "text-classification",
+    "nli": "text-classification",
+    "qa_factoid": "question-answering",
+    "qa_yesno": "text-classification",
+    "similarity": "text-classification",
+}
+
+CITATIONS = {
+    "rohanian2023": 'Rohanian, Nouriborji, Kouchaki, Clifton: "On the Effectiveness of Compact '
+    'Biomedical Transformers" (Bioinformatics 2023; arXiv 2209.03182)',
+    "lewis2020": 'Lewis, Ott, Du, Stoyanov: "Pretrained Language Models for Biomedical and '
+    'Clinical Tasks: Understanding and Extending the State-of-the-Art" (Clinical NLP Workshop 2020)',
+    "wang2021": 'Wang, Bao, Huang, Dong, Wei: "MiniLMv2: Multi-Head Self-Attention Relation '
+    'Distillation for Compressing Pretrained Transformers" (Findings of ACL 2021; arXiv 2012.15828)',
+    "devlin2019": 'Devlin, Chang, Lee, Toutanova: "BERT: Pre-training of Deep Bidirectional '
+    'Transformers for Language Understanding" (NAACL 2019)',
+    "clark2020": 'Clark, Luong, Le, Manning: "ELECTRA: Pre-training Text Encoders as '
+    'Discriminators Rather Than Generators" (ICLR 2020)',
+    "lan2020": 'Lan, Chen, Goodman, Gimpel, Sharma, Soricut: "ALBERT: A Lite BERT for '
+    'Self-supervised Learning of Language Representations" (ICLR 2020)',
+    "warner2024": 'Warner, Chaffin, Clavié, et al.: "Smarter, Better, Faster, Longer: A Modern '
+    "Bidirectional Encoder for Fast, Memory Efficient, and Long Context Finetuning and "
+    'Inference" (arXiv 2412.13663, 2024)',
+}
+
+# What each distillation method is and whose it is
+DISTILLATION_METHODS = {
+    "distilbert": ("DistilBioBERT: MLM, soft-label KL and hidden-state alignment", "rohanian2023"),
+    "tinybert": (
+        "TinyBioBERT: embedding, hidden-state, attention and output losses",
+        "rohanian2023",
+    ),
+    "compact": ("CompactBioBERT: MLM, soft labels, hidden states and attention", "rohanian2023"),
+    "lewis": ("large-to-base distillation (Lewis et al. 2020, section 7)", "lewis2020"),
+    "mlm": ("plain MLM on the student alone (the teacher only initialises it)", "devlin2019"),
+    "minilmv2": ("MiniLMv2: self-attention relation distillation", "wang2021"),
+}
+OBJECTIVE_CITATIONS = {
+    "mlm": "devlin2019",
+    "nsp": "devlin2019",
+    "electra": "clark2020",
+    "albert": "lan2020",
+}
+FAMILY_CITATIONS = {"modernbert": "warner2024"}
+
+ARCHITECTURE_KEYS = (
+    "model_type",
+    "num_hidden_layers",
+    "hidden_size",
+    "num_attention_heads",
+    "intermediate_size",
+    "max_position_embeddings",
+    "vocab_size",
+)
+
+
+@dataclass(frozen=True)
+class CardSettings:
+    """The config's ``model_cards`` section: what the run cannot measure."""
+
+    license: str = "other"
+    language: tuple[str, ...] = ("en",)
+    tags: tuple[str, ...] = ()
+
+    @classmethod
+    def from_config(cls, section: Mapping[str, Any]) -> CardSettings:
+        return cls(
+            license=section.get("license", cls.license),
+            language=tuple(section.get("language", cls.language)),
+            tags=tuple(section.get("tags", cls.tags)),
+        )
+
+
+def parameter_count(folder: str | os.PathLike) -> int:
+    """Parameters stored in the folder's ``*.safetensors`` files, read from their headers
+    (8-byte little-endian header length, then JSON ``{name: {"shape": [...]}}``); tied
+    weights, stored once, count once."""
+    files = sorted(Path(folder).glob("*.safetensors"))
+    if not files:
+        raise FileNotFoundError(f"{folder}: no *.safetensors weights file to count parameters of")
+    total = 0
+    for path in files:
+        with open(path, "rb") as handle:
+            (length,) = struct.unpack("<Q", handle.read(8))
+            header = json.loads(handle.read(length))
+        for name, entry in header.items():
+            if name != "__metadata__":
+                total += math.prod(entry["shape"])
+    return total
+
+
+def architecture(folder: str | os.PathLike) -> dict[str, Any]:
+    """The shape of the model in ``folder`` from its ``config.json`` (keys it lacks left out)."""
+    with open(Path(folder) / "config.json", encoding="utf-8") as handle:
+        config = json.load(handle)
+    return {key: config[key] for key in ARCHITECTURE_KEYS if key in config}
+
+
+def biocompact_commit() -> str:
+    """The git commit of the biocompact checkout this code runs from (``-dirty`` with
+    uncommitted changes), or ``unknown`` outside a git checkout."""
+    repository = Path(__file__).resolve().parents[2]
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(repository), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "-C", str(repository), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return commit + ("-dirty" if status else "")
+
+
+def hardware() -> str:
+    """The device this job computes on: the GPU's name, or the CPU's."""
+    import torch
+
+    if torch.cuda.is_available():
+        return f"{torch.cuda.device_count()} x {torch.cuda.get_device_name(0)}"
+    return f"CPU ({platform.processor() or platform.machine()}, {os.cpu_count()} cores)"
+
+
+def usage_snippet(pipeline_tag: str, location: str) -> str:
+    """Python that loads the model at ``location`` in its transformers pipeline and runs it
+    on an example (token classification aggregates words from their first sub-token, the
+    one the harness trains and scores)."""
+    if pipeline_tag == "fill-mask":
+        body = (
+            f'fill = pipeline("fill-mask", model="{location}")\n'
+            'print(fill(f"The patient was diagnosed with breast {fill.tokenizer.mask_token}."))'
+        )
+    elif pipeline_tag == "token-classification":
+        body = (
+            "# aggregation_strategy='first': the word's label is its first sub-token's, as trained\n"
+            f'ner = pipeline("token-classification", model="{location}", '
+            'aggregation_strategy="first")\n'
+            'print(ner("Germline mutations in BRCA1 predispose to ovarian cancer."))'
+        )
+    elif pipeline_tag == "question-answering":
+        body = (
+            f'qa = pipeline("question-answering", model="{location}")\n'
+            'print(qa(question="What does BRCA1 predispose to?", '
+            'context="Germline mutations in BRCA1 predispose to ovarian cancer."))'
+        )
+    elif pipeline_tag == "text-classification":
+        body = (
+            f'classify = pipeline("text-classification", model="{location}")\n'
+            'print(classify("Germline mutations in BRCA1 predispose to ovarian cancer."))'
+        )
+    else:
+        body = (
+            f'extract = pipeline("feature-extraction", model="{location}")\n'
+            'print(len(extract("Germline mutations in BRCA1 predispose to ovarian cancer.")[0]))'
+        )
+    return f"```python\nfrom transformers import pipeline\n\n{body}\n```"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _architecture_section(folder: str | os.PathLike) -> str:
+    shape = architecture(folder)
+    rows = [("parameters (counted in the weights)", f"{parameter_count(folder):,}")]
+    rows += [(key, value) for key, value in shape.items()]
+    return _table(("", "value"), rows)
+
+
+def _provenance_section(config_entry: Mapping[str, Any]) -> str:
+    return (
+        f"Built by biocompact at commit `{biocompact_commit()}` with this config entry:\n\n"
+        f"```yaml\n{yaml.safe_dump(dict(config_entry), sort_keys=False).strip()}\n```"
+    )
+
+
+def _citation_section(keys: Sequence[str]) -> str:
+    return "\n".join(f"- {CITATIONS[key]}" for key in dict.fromkeys(keys))
+
+
+def _render(data: ModelCardData, title: str, sections: Sequence[tuple[str, str]]) -> ModelCard:
+    body = "\n\n".join(f"## {heading}\n\n{text}" for heading, text in sections)
+    return ModelCard(f"---\n{data.to_yaml()}\n---\n\n# {title}\n\n{body}\n")
+
+
+def _read_log_tail(log_path: str | os.PathLike) -> dict[str, Any]:
+    with open(log_path, encoding="utf-8") as handle:
+        lines = [line for line in handle if line.strip()]
+    return json.loads(lines[-1]) if lines else {}
+
+
+def hub_id(location: str | None) -> str | None:
+    """``location`` when it is a Hub model id (``owner/name``, not a folder here), else None."""
+    if location and HUB_ID.fullmatch(location) and not Path(location).exists():
+        return location
+    return None
+
+
+def language_model_card(
+    folder: str | os.PathLike,
+    evaluation: Mapping[str, Any],
+    log_path: str | os.PathLike,
+    config_entry: Mapping[str, Any],
+    settings: CardSettings,
+    training_data: str,
+) -> ModelCard:
+    """The card of a pretrained or distilled model from its ``eval.json`` record and
+    training log (``training_data`` describes the corpus): held-out MLM loss and perplexity
+    are its measured results."""
+    name = evaluation["model"]
+    distilled = "teacher" in evaluation
+    family = config_entry.get("family", "bert")
+    pipeline_tag = "feature-extraction" if family == "electra" else "fill-mask"
+    tail = _read_log_tail(log_path)
+    if distilled:
+        method, citation = DISTILLATION_METHODS[evaluation["method"]]
+        base_model = evaluation["teacher"]
+        teacher = config_entry.get("teacher", base_model)
+        kind = f"distilled from `{teacher}` with `{evaluation['method']}` ({method})"
+        citations = [citation, "rohanian2023"]
+    else:
+        objective = evaluation.get("objective") or "mlm"
+        base_model = None if evaluation.get("init", "scratch") == "scratch" else evaluation["init"]
+        kind = f"pretrained with `{objective}` from {base_model or 'scratch'}"
+        citations = [OBJECTIVE_CITATIONS.get(objective, "devlin2019")]
+        citations += [FAMILY_CITATIONS[family]] if family in FAMILY_CITATIONS else []
+    heldout = evaluation.get("heldout_model", "model")
+    results = [
+        EvalResult(
+            task_type="fill-mask",
+            task_name="masked language modelling",
+            dataset_type="held-out corpus",
+            dataset_name="held-out split of the training corpus",
+            dataset_split="validation",
+            metric_type=metric,
+            metric_name=f"held-out {metric} ({evaluation['heldout_tokens']:,} masked tokens"
+            + (f", the {heldout}" if heldout != "model" else "")
+            + ")",
+            metric_value=round(float(evaluation[key]), 4),
+        )
+        for metric, key in (("loss", "heldout_loss"), ("perplexity", "perplexity"))
+    ]
+    data = ModelCardData(
+        model_name=name,
+        library_name=LIBRARY,
+        pipeline_tag=pipeline_tag,
+        language=list(settings.language),
+        license=settings.license,
+        tags=[*BIOCOMPACT_TAGS, "distillation" if distilled else "pretraining", *settings.tags],
+        base_model=hub_id(base_model),
+        eval_results=results,
+    )
+    hours = tail.get("elapsed_s", 0.0) / 3600
+    training = _table(
+        ("", "value"),
+        [
+            ("what", kind),
+            ("optimizer steps", f"{evaluation['steps']:,}"),
+            ("tokens seen", f"{evaluation['train_tokens']:,}"),
+            ("batch size", config_entry.get("batch_size")),
+            ("learning rate", config_entry.get("learning_rate")),
+            ("training data", training_data),
+        ],
+    )
+    compute = _table(
+        ("", "value"),
+        [("hardware", hardware()), ("training hours (wall clock)", f"{hours:.3f}")],
+    )
+    evaluation_text = _table(
+        ("metric", "value"),
+        [(result.metric_name, result.metric_value) for result in results],
+    )
+    sections = [
+        ("Model", _architecture_section(folder)),
+        ("Training", training),
+        ("Compute", compute),
+        ("Evaluation", evaluation_text),
+        ("Usage", usage_snippet(pipeline_tag, str(folder))),
+        ("Method and citations", _citation_section(citations)),
+        ("Provenance", _provenance_section(config_entry)),
+    ]
+    return _render(data, f"{name}: a compact biomedical language model", sections)
+
+
+def spread(values: Sequence[float]) -> dict[str, float]:
+    """Median, minimum and maximum of ``values``."""
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def finetuned_model_card(
+    folder: str | os.PathLike,
+    records: Sequence[Mapping[str, Any]],
+    chosen: Mapping[str, Any],
+    selection: str,
+    task_config: Mapping[str, Any],
+    settings: CardSettings,
+    *,
+    location: str | None = None,
+) -> ModelCard:
+    """The card of a fine-tuned model (the run ``chosen`` of the seeds' ``records``): its
+    own test scores and the median and range over the seeds, with each metric's
+    definition."""
+    # a run outside the workflow may have no task name: its training file names it
+    task = chosen["task"] or task_config.get("name") or str(task_config["train"])
+    model = chosen["model"]
+    pipeline_tag = PIPELINE_TAGS[chosen["family"]]
+    dataset = task_config.get("dataset") or task
+    results = []
+    rows = []
+    for metric, value in chosen["metrics"].items():
+        over_seeds = spread([record["metrics"][metric] for record in records])
+        results.append(
+            EvalResult(
+                task_type=pipeline_tag,
+                task_name=chosen["family"],
+                dataset_type=dataset,
+                dataset_name=task,
+                dataset_split="test",
+                metric_type=metric,
+                metric_name=f"{metric} (this checkpoint, seed {chosen['seed']})",
+                metric_value=round(float(value), 4),
+            )
+        )
+        rows.append(
+            (
+                metric,
+                f"{value:.4f}",
+                f"{over_seeds['median']:.4f}",
+                f"{over_seeds['min']:.4f}-{over_seeds['max']:.4f}",
+                chosen["definitions"].get(metric, ""),
+            )
+        )
+    data = ModelCardData(
+        model_name=f"{model}-{task}",
+        library_name=LIBRARY,
+        pipeline_tag=pipeline_tag,
+        language=list(settings.language),
+        license=settings.license,
+        tags=[*BIOCOMPACT_TAGS, chosen["family"], *settings.tags],
+        datasets=[dataset] if task_config.get("dataset") else None,
+        eval_results=results,
+        metrics=list(chosen["metrics"]),
+    )
+    labels = ", ".join(f"`{label}`" for label in _saved_labels(folder))
+    evaluation = (
+        f"Test scores of this checkpoint and, over the {len(records)} seeds "
+        f"({', '.join(str(record['seed']) for record in records)}), their median and range. "
+        f"Primary metric: `{chosen['primary_metric']}`. {selection}\n\n"
+        + _table(("metric", "this checkpoint", "median", "range", "definition"), rows)
+    )
+    hyperparameters = chosen["hyperparameters"]
+    training = _table(
+        ("", "value"),
+        [
+            ("base model", f"`{model}` ({chosen['model_path']})"),
+            ("task", f"`{task}` ({chosen['family']}), labels {labels}"),
+            (
+                "examples (train/dev/test)",
+                f"{chosen['train_examples']:,}/"
+                f"{chosen['dev_examples']:,}/{chosen['test_examples']:,}",
+            ),
+            (
+                "epochs, batch size, learning rate",
+                f"{hyperparameters['epochs']}, "
+                f"{hyperparameters['batch_size']}, {hyperparameters['learning_rate']}",
+            ),
+            ("dev evaluation kept", f"epoch {chosen['best_epoch']}"),
+        ],
+    )
+    compute = _table(
+        ("", "value"),
+        [
+            ("hardware", chosen.get("hardware", "not recorded")),
+            ("training hours of this seed", f"{chosen['train_seconds'] / 3600:.4f}"),
+            (
+                "training hours of all seeds",
+                f"{sum(record['train_seconds'] for record in records) / 3600:.4f}",
+            ),
+        ],
+    )
+    sections = [
+        ("Model", _architecture_section(folder)),
+        ("Training", training),
+        ("Compute", compute),
+        ("Evaluation", evaluation),
+        ("Usage", usage_snippet(pipeline_tag, location or str(folder))),
+        ("Method and citations", _citation_section(["rohanian2023", "lewis2020"])),
+        ("Provenance", _provenance_section({"task": task, **task_config})),
+    ]
+    return _render(data, f"{model} fine-tuned on {task}", sections)
+
+
+def _saved_labels(folder: str | os.PathLike) -> list[str]:
+    with open(Path(folder) / "config.json", encoding="utf-8") as handle:
+        id2label = json.load(handle).get("id2label", {})
+    return [id2label[key] for key in sorted(id2label, key=int)]
+
+
+def write_card(card: ModelCard, folder: str | os.PathLike) -> Path:
+    """Write ``card`` as the folder's README.md (atomically)."""
+    path = Path(folder) / CARD_FILE
+    with atomic_open(path) as handle:
+        handle.write(str(card))
+    return path
+
+
+def check_card(path: str | os.PathLike) -> ModelCard:
+    """Load a card with ``ModelCard.load`` and check its metadata offline: a library, a
+    pipeline tag, a license and a model-index whose every result has a numeric value."""
+    card = ModelCard.load(path, ignore_metadata_errors=False)
+    data = card.data
+    missing = [key for key in ("library_name", "pipeline_tag", "license") if not data.get(key)]
+    if missing:
+        raise ValueError(f"{path}: model card metadata lacks {missing}")
+    if not data.eval_results:
+        raise ValueError(f"{path}: model card has no model-index results")
+    for result in data.eval_results:
+        if not isinstance(result.metric_value, int | float):
+            raise ValueError(
+                f"{path}: model-index result {result.metric_type!r} is not a number: "
+                f"{result.metric_value!r}"
+            )
+    return card
+
+
+def write_language_model_card(
+    outputs: Mapping[str, str],
+    config_entry: Mapping[str, Any],
+    settings: CardSettings,
+    corpus_dir: str | os.PathLike,
+) -> Path:
+    """Write the card of a language model trained on the tokenised corpus ``corpus_dir``
+    into its folder from the job's ``outputs`` (``model`` folder, ``log``, ``eval``), once
+    training has published them."""
+    with open(outputs["eval"], encoding="utf-8") as handle:
+        evaluation = json.load(handle)
+    corpus = datasets.load_from_disk(str(corpus_dir))
+    training_data = (
+        f"`{corpus_dir}`: {corpus['train'].num_rows:,} packed training sequences "
+        f"({corpus['validation'].num_rows:,} held out)"
+    )
+    card = language_model_card(
+        outputs["model"], evaluation, outputs["log"], config_entry, settings, training_data
+    )
+    return write_card(card, outputs["model"])
+
+
+FORMAT_DESCRIPTIONS = {
+    "int8": "int8: PyTorch dynamic quantisation of every `nn.Linear` (weights stored in int8, "
+    "activations quantised on the fly), in `model_int8.pt`",
+    "onnx": "ONNX: the fp32 model exported to `model.onnx`, run with ONNX Runtime's "
+    "CPUExecutionProvider",
+}
+
+
+def compressed_model_card(
+    fp32_folder: str | os.PathLike, format_name: str, location: str | os.PathLike
+) -> ModelCard:
+    """The card of one deployment format of a saved fine-tuned model: the fp32 model's card
+    (its measured results are the fp32 reference's, which the card says) with the format,
+    how to load it, and where this format's own scores are written."""
+    card = ModelCard.load(Path(fp32_folder) / CARD_FILE)
+    card.data.tags = [*(card.data.tags or []), format_name]
+    usage = (
+        "```python\nfrom transformers import AutoTokenizer\n\n"
+        "from biocompact.compression.formats import load_format\n\n"
+        f'model = load_format("{location}", "{format_name}")\n'
+        f'tokenizer = AutoTokenizer.from_pretrained("{location}")\n'
+        'inputs = tokenizer(["Germline mutations in BRCA1 predispose to ovarian cancer."], '
+        'return_tensors="pt")\n'
+        'print(model(**inputs)["logits"].shape)\n```'
+    )
+    section = (
+        f"## Deployment format\n\n{FORMAT_DESCRIPTIONS[format_name]}, made from the fp32 "
+        f"model in `{fp32_folder}`. The results above (and in the metadata) are the fp32 "
+        "model's; this format's own test scores, file size and CPU latency are in "
+        f"`evaluation.json` beside this folder and in `results/compression/summary.csv`.\n\n"
+        f"{usage}\n\n"
+    )
+    text = str(card)
+    marker = "\n## Usage"
+    return ModelCard(text.replace(marker, f"\n{section}## Usage (the fp32 model)", 1))

@@ -1,0 +1,57 @@
+"""Hub-ready release folders: a model folder's weights, config, tokenizer and card (its usage
+snippet naming the Hub repository) with its measured results, and the ``hf upload`` command
+that publishes it. Pushing is the user's step; nothing here uses the network."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from pathlib import Path
+
+from huggingface_hub import ModelCard
+
+from biocompact.atomic import atomic_path
+from biocompact.model_card import CARD_FILE, biocompact_commit, check_card
+
+# what a release folder leaves out of the model folder, and the upload out of the release
+# folder: Snakemake's marker of a finished folder
+LEFT_OUT = (".snakemake_timestamp",)
+EXCLUDE = [option for name in LEFT_OUT for option in ("--exclude", name)]
+
+
+def prepare_release(
+    model_folder: str | os.PathLike,
+    results_file: str | os.PathLike,
+    repo_id: str,
+    out_folder: str | os.PathLike,
+) -> Path:
+    """Write ``out_folder``: the model folder's files, its card with the usage snippet
+    loading ``repo_id`` instead of the local folder, and ``results_file`` (``eval.json`` of
+    a language model, ``metrics.json`` of a fine-tuned one) as ``results.json``."""
+    source = Path(model_folder)
+    if not (source / CARD_FILE).exists():
+        raise FileNotFoundError(f"{source}: no model card ({CARD_FILE}) to release")
+    with atomic_path(out_folder, is_dir=True) as folder:
+        shutil.copytree(
+            source, folder, ignore=shutil.ignore_patterns(*LEFT_OUT), dirs_exist_ok=True
+        )
+        card = ModelCard.load(source / CARD_FILE)
+        text = (
+            str(card)
+            .replace(f'"{source}"', f'"{repo_id}"')
+            .replace(f'"{model_folder}"', f'"{repo_id}"')
+        )
+        (folder / CARD_FILE).write_text(text, encoding="utf-8")
+        check_card(folder / CARD_FILE)
+        shutil.copyfile(results_file, folder / "results.json")
+    return Path(out_folder)
+
+
+def upload_command(repo_id: str, folder: str | os.PathLike) -> str:
+    """The ``hf upload`` command that pushes ``folder`` as one commit of ``repo_id``, its
+    message naming the biocompact commit the checkpoint was built with."""
+    message = f"{Path(folder).name} from biocompact {biocompact_commit()}"
+    return shlex.join(
+        ["hf", "upload", repo_id, str(folder), ".", *EXCLUDE, "--commit-message", message]
+    )
