@@ -113,11 +113,17 @@ def test_a_yaml_syntax_error_in_config_yaml_names_file_and_line(tmp_path):
 
 
 def test_config_lists_on_the_command_line_as_documented(finished_run):
-    """README: `--config 'finetuning={seeds: [1, 2]}'` (integers, the rest of the section kept)."""
-    result = _replay(finished_run, lambda config: None, "--config", "finetuning={seeds: [1, 2]}")
+    """README: `--config 'finetuning={seeds: [1, 2]}'` (integers, the rest of the section kept).
+    Without kept models: with `save_models: best` a new seed list re-trains the kept runs,
+    whose per-seed folders are temporary, to choose again (docs/outputs.md)."""
+
+    def keep_no_models(config):
+        config["finetuning"]["save_models"] = "none"
+
+    result = _replay(finished_run, keep_no_models, "--config", "finetuning={seeds: [1, 2]}")
     assert result.returncode == 0, result.stderr[-3000:]
     assert "finetune" not in planned_jobs(result)  # seeds 1 and 2 are done
-    result = _replay(finished_run, lambda config: None, "--config", "finetuning={seeds: [1, 6]}")
+    result = _replay(finished_run, keep_no_models, "--config", "finetuning={seeds: [1, 6]}")
     assert result.returncode == 0, result.stderr[-3000:]
     assert planned_jobs(result)["finetune"] == 4  # 2 models x 2 tasks, seed 6
 
