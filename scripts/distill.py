@@ -10,7 +10,7 @@ with job_logging(snakemake):
         {
             "name": snakemake.wildcards.model,
             "settings": snakemake.params.settings,  # the config entry, parsed by each process
-            "teacher_dir": snakemake.input.teacher,
+            "teacher_dir": snakemake.params.teacher,
             "dataset_dir": snakemake.input.corpus,
             "outputs": {
                 "model": snakemake.output.model,

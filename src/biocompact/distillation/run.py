@@ -10,15 +10,24 @@ from __future__ import annotations
 import os
 
 import torch
-from transformers import AutoModelForMaskedLM
+from transformers import AutoModelForMaskedLM, PreTrainedModel
 
 from biocompact.distillation.objectives import METHODS
 from biocompact.distillation.settings import DistillationSettings
 from biocompact.distillation.student import initialise_student
+from biocompact.distillation.teacher_head import check_teacher_head
 from biocompact.training.launch import job_main
 from biocompact.training.loop import pick_device
 from biocompact.training.precision import native_bf16
 from biocompact.training.stage import load_corpus, train_and_publish
+
+
+def load_teacher(teacher_dir: str | os.PathLike, method: str) -> PreTrainedModel:
+    """The teacher with its MLM head; a checkpoint without one (its head weights missing,
+    e.g. a hub checkpoint the DAG could not read) is refused for a method that reads logits."""
+    teacher, loading = AutoModelForMaskedLM.from_pretrained(teacher_dir, output_loading_info=True)
+    check_teacher_head(method, not loading["missing_keys"], f"teacher {teacher_dir}")
+    return teacher
 
 
 def run_distillation(
@@ -37,8 +46,8 @@ def run_distillation(
     ``outputs`` names the ``model``, ``log`` and ``eval`` paths; the teacher runs in bf16
     where the student trains in bf16 autocast.
     """
+    teacher = load_teacher(teacher_dir, settings.method)
     corpus, tokenizer, batcher = load_corpus(dataset_dir, teacher_dir, masking)
-    teacher = AutoModelForMaskedLM.from_pretrained(teacher_dir)
     student = initialise_student(
         teacher,
         settings.student_init,
