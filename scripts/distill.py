@@ -21,6 +21,7 @@ with job_logging(snakemake):
             "masking": snakemake.params.masking,
             "probes": snakemake.params.probes,
             "threads": snakemake.threads,
+            "tracking": snakemake.config["tracking"],  # where the curves go besides TensorBoard
         },
         gpus=snakemake.resources.gpus_per_node,
         nodes=snakemake.resources.nodes,

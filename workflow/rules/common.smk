@@ -16,6 +16,7 @@ from biocompact.distillation.teacher_head import check_teacher_head, has_mlm_hea
 from biocompact.locations import resolve_location
 from biocompact.model_shapes import checkpoint_architectures, model_depth, model_positions
 from biocompact.pretraining.objective_families import objective_for
+from biocompact.tracking import check_backends
 
 # A list, a numbered range or "all" (NCBI's listing, fetched once and cached).
 PUBMED_BASELINE = pubmed_file_names(
@@ -262,6 +263,7 @@ _check_input_files()
 _check_layers()
 _check_pretraining()
 _check_single_gpu_jobs()
+check_backends(config["tracking"]["backends"])
 
 
 wildcard_constraints:

@@ -8,6 +8,8 @@ it that way, once per GPU (``biocompact.training.launch``).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from typing import Any
 
 import torch
 from transformers import AutoModelForMaskedLM, PreTrainedModel
@@ -16,6 +18,7 @@ from biocompact.distillation.objectives import METHODS
 from biocompact.distillation.settings import DistillationSettings
 from biocompact.distillation.student import initialise_student
 from biocompact.distillation.teacher_head import check_teacher_head
+from biocompact.tracking import TrackingSettings
 from biocompact.training.launch import job_main
 from biocompact.training.loop import pick_device
 from biocompact.training.precision import native_bf16
@@ -40,11 +43,13 @@ def run_distillation(
     masking: dict,
     probes: list[dict],
     threads: int = 1,
+    tracking: Mapping[str, Any] | None = None,
 ) -> dict:
     """Distil student ``name`` from the teacher in ``teacher_dir`` as ``settings`` say.
 
     ``outputs`` names the ``model``, ``log`` and ``eval`` paths; the teacher runs in bf16
-    where the student trains in bf16 autocast.
+    where the student trains in bf16 autocast; ``tracking`` (the config's section) adds
+    trackers to the TensorBoard curves.
     """
     teacher = load_teacher(teacher_dir, settings.method)
     corpus, tokenizer, batcher = load_corpus(dataset_dir, teacher_dir, masking)
@@ -88,6 +93,8 @@ def run_distillation(
         probes,
         description,
         threads,
+        TrackingSettings.from_config(tracking) if tracking else None,
+        f"distillation/{name}",
     )
 
 
