@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 import yaml
 from snakemake_runs import REPO_ROOT, run_snakemake
+from test_model_cards import _ner_task, pretrained  # noqa: F401 (a fixture)
 from test_training_loop import BATCHER, _dataset, _model, _settings
 
+import biocompact.finetuning.train as finetuning_train
 from biocompact.config_schema import validate_config
 from biocompact.pretraining.mlm import MaskedLanguageModelling
 from biocompact.tensorboard_events import read_scalars
@@ -184,3 +186,35 @@ def test_the_documented_tracking_section_is_valid_and_read_as_it_says():
     assert TrackingSettings.from_config(config["tracking"]) == TrackingSettings(
         ("tensorboard", "mlflow"), "my-study", "results/tracking/mlflow"
     )
+
+
+def test_fine_tuning_sends_its_tensorboard_scalars_to_the_tracker(
+    pretrained,  # noqa: F811
+    tmp_path,
+    repo_root,
+    monkeypatch,
+):
+    calls = []
+    monkeypatch.setitem(sys.modules, "mlflow", _fake_mlflow(calls))
+    task = _ner_task(repo_root, tmp_path / "ner")
+    finetuning_train.finetune(
+        str(pretrained / "model"),
+        task,
+        1,
+        str(tmp_path / "metrics.json"),
+        str(tmp_path / "p.tsv"),
+        model_name="tiny",
+        task_name="ner",
+        tracking=TrackingSettings(("tensorboard", "mlflow"), "study", str(tmp_path / "ml")),
+    )
+    point = "lr0.001-batch16-epochs1"
+    assert calls[2] == ("start_run", f"finetuning/tiny/ner/seed1/{point}")
+    assert calls[-1] == ("end_run",)
+    logged = {
+        (step, tag): value for _, step, metrics in calls[3:-1] for tag, value in metrics.items()
+    }
+    [events] = (tmp_path / "tensorboard" / point).glob("*tfevents*")
+    curves = {(step, tag): value for step, tag, value in read_scalars(events)}
+    assert logged.keys() == curves.keys() and ("dev/f1" in {tag for _, tag in logged})
+    for key, value in logged.items():
+        assert curves[key] == pytest.approx(value, rel=1e-6), key

@@ -131,3 +131,19 @@ class ScalarTrackers:
     def close(self) -> None:
         for tracker in self.trackers:
             tracker.close()
+
+
+@dataclass(frozen=True)
+class CurveDestination:
+    """Where a job's curves go: TensorBoard event files in ``folder``, and the trackers of
+    ``tracking`` as run ``run_name``; ``child`` names a part of the job (a fold, a grid point)."""
+
+    folder: Path
+    run_name: str
+    tracking: TrackingSettings | None = None
+
+    def child(self, name: str) -> CurveDestination:
+        return CurveDestination(self.folder / name, f"{self.run_name}/{name}", self.tracking)
+
+    def open(self) -> ScalarTrackers:
+        return ScalarTrackers(self.folder, self.tracking, self.run_name)
