@@ -29,7 +29,9 @@ def load_teacher(teacher_dir: str | os.PathLike, method: str) -> PreTrainedModel
     """The teacher with its MLM head; a checkpoint without one (its head weights missing,
     e.g. a hub checkpoint the DAG could not read) is refused for a method that reads logits."""
     teacher, loading = AutoModelForMaskedLM.from_pretrained(teacher_dir, output_loading_info=True)
-    check_teacher_head(method, not loading["missing_keys"], f"teacher {teacher_dir}")
+    encoder = f"{teacher.base_model_prefix}."
+    head_missing = [key for key in loading["missing_keys"] if not key.startswith(encoder)]
+    check_teacher_head(method, not head_missing, f"teacher {teacher_dir}")
     return teacher
 
 
