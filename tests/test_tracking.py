@@ -9,6 +9,7 @@ import json
 import re
 import sys
 import types
+from dataclasses import fields
 from importlib.machinery import ModuleSpec
 from pathlib import Path
 
@@ -218,3 +219,12 @@ def test_fine_tuning_sends_its_tensorboard_scalars_to_the_tracker(
     assert logged.keys() == curves.keys() and ("dev/f1" in {tag for _, tag in logged})
     for key, value in logged.items():
         assert curves[key] == pytest.approx(value, rel=1e-6), key
+
+
+def test_tracking_settings_have_the_schema_keys_and_defaults():
+    schema = yaml.safe_load((REPO_ROOT / "workflow/schemas/config.schema.yaml").read_text())
+    section = schema["properties"]["tracking"]["properties"]
+    defaults = TrackingSettings()
+    assert set(section) == {field.name for field in fields(TrackingSettings)}
+    schema_defaults = {key: options["default"] for key, options in section.items()}
+    assert TrackingSettings.from_config(schema_defaults) == defaults
