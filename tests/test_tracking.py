@@ -63,7 +63,9 @@ def test_trackers_receive_the_values_of_train_log(tmp_path, monkeypatch):
     wandb_calls, mlflow_calls = [], []
     monkeypatch.setitem(sys.modules, "wandb", _fake_wandb(wandb_calls))
     monkeypatch.setitem(sys.modules, "mlflow", _fake_mlflow(mlflow_calls))
-    tracking = TrackingSettings(("tensorboard", "wandb", "mlflow"), "study", str(tmp_path / "ml"))
+    tracking = TrackingSettings(
+        ("tensorboard", "wandb", "mlflow"), "study", str(tmp_path / "ml" / "runs.db")
+    )
     log_path = train(
         MaskedLanguageModelling(_model()),
         _dataset(n=16),
@@ -94,12 +96,13 @@ def test_trackers_receive_the_values_of_train_log(tmp_path, monkeypatch):
     assert finish == ("finish",)
 
     assert mlflow_calls[:3] == [
-        ("set_tracking_uri", (tmp_path / "ml").resolve().as_uri()),
+        ("set_tracking_uri", f"sqlite:///{(tmp_path / 'ml' / 'runs.db').resolve()}"),
         ("set_experiment", "study"),
         ("start_run", "pretraining/tiny"),
     ]
     assert [(step, data) for _, step, data in mlflow_calls[3:-1]] == expected
     assert mlflow_calls[-1] == ("end_run",)
+    assert (tmp_path / "ml").is_dir()  # the database's folder, made for it
 
     [events] = (tmp_path / "checkpoints" / TENSORBOARD_DIR).glob("*tfevents*")
     assert len(read_scalars(events)) == sum(len(scalars) for _, scalars in expected)
@@ -120,7 +123,7 @@ def test_tensorboard_alone_imports_no_tracker(tmp_path, monkeypatch):
     assert list((tmp_path / TENSORBOARD_DIR).glob("*tfevents*"))
 
 
-@pytest.mark.parametrize(("backend", "package"), [("wandb", "wandb"), ("mlflow", "mlflow-skinny")])
+@pytest.mark.parametrize(("backend", "package"), [("wandb", "wandb"), ("mlflow", "mlflow")])
 def test_a_tracker_that_is_not_installed_is_named_with_its_pip_command(
     backend, package, monkeypatch
 ):
@@ -146,19 +149,18 @@ def test_an_installed_tracker_passes(monkeypatch):
         ("file:///srv/mlruns", "file:///srv/mlruns"),
         ("http://tracking.example:5000", "http://tracking.example:5000"),
         ("databricks://profile", "databricks://profile"),
-        ("/srv/mlruns", "file:///srv/mlruns"),
+        ("sqlite:////srv/mlflow.db", "sqlite:////srv/mlflow.db"),
+        ("/srv/mlflow.db", "sqlite:////srv/mlflow.db"),
     ],
 )
-def test_tracking_uri_keeps_a_uri_and_makes_a_folder_a_file_store(location, uri):
+def test_tracking_uri_keeps_a_uri_and_makes_a_path_a_sqlite_database(location, uri):
     assert tracking_uri(location) == uri
 
 
-def test_a_relative_folder_is_a_file_store_under_the_working_directory(tmp_path, monkeypatch):
+def test_a_relative_path_is_a_database_under_the_working_directory(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert (
-        tracking_uri("results/tracking/mlflow")
-        == Path(tmp_path, "results/tracking/mlflow").resolve().as_uri()
-    )
+    database = Path(tmp_path, "results/tracking/mlflow.db").resolve()
+    assert tracking_uri("results/tracking/mlflow.db") == f"sqlite:///{database}"
 
 
 def test_a_missing_tracker_stops_the_dag_build(tmp_path):
@@ -185,7 +187,7 @@ def test_the_documented_tracking_section_is_valid_and_read_as_it_says():
     schema = yaml.safe_load((REPO_ROOT / "workflow/schemas/config.schema.yaml").read_text())
     validate_config(config, schema, [("docs/outputs.md", config)])
     assert TrackingSettings.from_config(config["tracking"]) == TrackingSettings(
-        ("tensorboard", "mlflow"), "my-study", "results/tracking/mlflow"
+        ("tensorboard", "mlflow"), "my-study", "results/tracking/mlflow.db"
     )
 
 
@@ -206,7 +208,7 @@ def test_fine_tuning_sends_its_tensorboard_scalars_to_the_tracker(
         str(tmp_path / "p.tsv"),
         model_name="tiny",
         task_name="ner",
-        tracking=TrackingSettings(("tensorboard", "mlflow"), "study", str(tmp_path / "ml")),
+        tracking=TrackingSettings(("tensorboard", "mlflow"), "study", str(tmp_path / "ml.db")),
     )
     point = "lr0.001-batch16-epochs1"
     assert calls[2] == ("start_run", f"finetuning/tiny/ner/seed1/{point}")

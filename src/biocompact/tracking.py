@@ -4,7 +4,8 @@ adds Weights & Biases or MLflow, fed the same scalars at the same steps.
 Both are optional extras (``pip install 'biocompact[tracking]'``), imported only when a job
 opens a tracker; ``check_backends`` refuses a backend that is not installed when the DAG is
 built. W&B follows its own environment (``WANDB_MODE=offline``, ``WANDB_DIR``); MLflow
-writes to ``mlflow_uri``, a local ``file:`` store under results/ by default.
+writes to ``mlflow_uri``, a local SQLite database under results/ by default (MLflow 3.13 and
+later refuse a ``file:`` store).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any, Protocol
 from biocompact.tensorboard_events import ScalarWriter
 
 # backend -> (module it imports, pip package that installs it); tensorboard is built in
-OPTIONAL_BACKENDS = {"wandb": ("wandb", "wandb"), "mlflow": ("mlflow", "mlflow-skinny")}
+OPTIONAL_BACKENDS = {"wandb": ("wandb", "wandb"), "mlflow": ("mlflow", "mlflow")}
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class TrackingSettings:
 
     backends: tuple[str, ...] = ("tensorboard",)
     project: str = "biocompact"  # the W&B project, the MLflow experiment
-    mlflow_uri: str = "results/tracking/mlflow"  # a folder (a local file: store) or a URI
+    mlflow_uri: str = "results/tracking/mlflow.db"  # a file (a local SQLite store) or a URI
 
     @classmethod
     def from_config(cls, section: Mapping[str, Any]) -> TrackingSettings:
@@ -53,12 +54,15 @@ def check_backends(backends: Sequence[str], key: str = "tracking.backends") -> N
             )
 
 
+def is_uri(location: str) -> bool:
+    """Whether ``location`` names its scheme (``sqlite:///...``, ``http://...``)."""
+    return "://" in location or location.startswith("file:")
+
+
 def tracking_uri(location: str) -> str:
-    """An MLflow tracking URI: ``location`` as it is when it has a scheme, else the
-    ``file:`` URI of that folder."""
-    if "://" in location or location.startswith("file:"):
-        return location
-    return Path(location).resolve().as_uri()
+    """An MLflow tracking URI: ``location`` as it is when it is a URI, else the SQLite
+    database at that path (absolute, so every job's working directory finds it)."""
+    return location if is_uri(location) else f"sqlite:///{Path(location).resolve()}"
 
 
 class Tracker(Protocol):
@@ -91,6 +95,8 @@ class MlflowTracker:
 
     def __init__(self, settings: TrackingSettings, run_name: str, folder: Path) -> None:
         self.mlflow = importlib.import_module("mlflow")
+        if not is_uri(settings.mlflow_uri):
+            Path(settings.mlflow_uri).parent.mkdir(parents=True, exist_ok=True)
         self.mlflow.set_tracking_uri(tracking_uri(settings.mlflow_uri))
         self.mlflow.set_experiment(settings.project)
         self.mlflow.start_run(run_name=run_name)
