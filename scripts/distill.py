@@ -10,7 +10,7 @@ with job_logging(snakemake):
         {
             "name": snakemake.wildcards.model,
             "settings": snakemake.params.settings,  # the config entry, parsed by each process
-            "teacher_dir": snakemake.input.teacher,
+            "teacher_dir": snakemake.params.teacher,
             "dataset_dir": snakemake.input.corpus,
             "outputs": {
                 "model": snakemake.output.model,
@@ -21,6 +21,7 @@ with job_logging(snakemake):
             "masking": snakemake.params.masking,
             "probes": snakemake.params.probes,
             "threads": snakemake.threads,
+            "tracking": snakemake.config["tracking"],  # where the curves go besides TensorBoard
         },
         gpus=snakemake.resources.gpus_per_node,
         nodes=snakemake.resources.nodes,

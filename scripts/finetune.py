@@ -5,6 +5,7 @@ compression's fp32 reference)."""
 from biocompact.finetuning.train import finetune
 from biocompact.model_card import CardSettings
 from biocompact.runlog import job_logging
+from biocompact.tracking import TrackingSettings
 
 with job_logging(snakemake) as log:
     finetune(
@@ -19,4 +20,5 @@ with job_logging(snakemake) as log:
         out_model=snakemake.output.get("model"),
         saved_label_names=snakemake.params.task["label_names"],
         card_settings=CardSettings.from_config(snakemake.config["model_cards"]),
+        tracking=TrackingSettings.from_config(snakemake.config["tracking"]),
     )

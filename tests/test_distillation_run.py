@@ -10,7 +10,13 @@ import datasets
 import pytest
 import torch
 from safetensors.torch import load_file
-from transformers import AutoModelForMaskedLM, AutoTokenizer, BertConfig, BertForMaskedLM
+from transformers import (
+    AutoModelForMaskedLM,
+    AutoTokenizer,
+    BertConfig,
+    BertForMaskedLM,
+    BertModel,
+)
 
 from biocompact.distillation.run import run_distillation
 from biocompact.distillation.settings import DistillationSettings
@@ -268,3 +274,36 @@ def test_distillation_resumes_data_parallel_on_two_processes(
     assert straight.keys() == resumed.keys()
     for name, tensor in straight.items():
         assert torch.equal(tensor, resumed[name]), name
+
+
+def test_an_external_teacher_folder_distils_directly(teacher_and_corpus, tmp_path):
+    """An ``external_models`` entry naming a local folder is the teacher as it is: no
+    pretraining wraps it, its logits feed distilbert's soft targets."""
+    teacher, corpus = teacher_and_corpus
+    teacher_dir = resolve_location(str(teacher), "external_models.tiny-bert")
+    evaluation = _distil(
+        Path(teacher_dir), corpus, tmp_path / "external", "distilbert", "teacher_layers", steps=2
+    )
+    assert evaluation["steps"] == 2
+    log = [json.loads(line) for line in (tmp_path / "external" / "train_log.jsonl").open()]
+    assert log[-1]["step"] == 2 and log[-1]["loss_soft"] > 0, log[-1]
+    student = AutoModelForMaskedLM.from_pretrained(tmp_path / "external" / "model")
+    assert student.config.num_hidden_layers == 2
+
+
+def test_a_headless_teacher_is_refused_for_a_method_that_reads_its_logits(
+    teacher_and_corpus, tmp_path
+):
+    """A checkpoint without an MLM head (a sentence-embedding BertModel) cannot give soft
+    targets: the job stops at its start naming the method and the methods that need none."""
+    teacher, corpus = teacher_and_corpus
+    headless = tmp_path / "headless"
+    BertModel(BertConfig.from_pretrained(teacher)).save_pretrained(headless)
+    AutoTokenizer.from_pretrained(teacher).save_pretrained(headless)
+    with pytest.raises(ValueError) as error:
+        _distil(headless, corpus, tmp_path / "refused", "distilbert", "teacher_layers")
+    message = str(error.value)
+    assert f"teacher {headless}: the teacher checkpoint has no MLM head" in message
+    assert "method 'distilbert' reads the teacher's MLM logits" in message
+    assert "minilmv2" in message and "mlm" in message
+    assert not (tmp_path / "refused").exists()

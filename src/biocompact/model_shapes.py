@@ -50,6 +50,13 @@ def checkpoint_depth(location: str, key: str) -> int | None:
     return None if config is None else int(config["num_hidden_layers"])
 
 
+def checkpoint_architectures(location: str, key: str) -> list[str] | None:
+    """The ``architectures`` of the checkpoint at ``location`` (config key ``key``), from its
+    folder's ``config.json``; None for a hub name or a config without them."""
+    config = _checkpoint_config(location, key, "architectures")
+    return None if config is None else list(config["architectures"])
+
+
 def checkpoint_positions(location: str, key: str) -> int | None:
     """The longest input (in tokens) of the checkpoint at ``location``: its
     ``max_position_embeddings``, less RoBERTa's offset; None for a hub name."""

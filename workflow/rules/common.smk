@@ -12,9 +12,11 @@ from biocompact.configured_inputs import (
 )
 from biocompact.corpus.listing import pubmed_file_names
 from biocompact.distillation.layer_map import resolve_layer_map, resolve_student_layers
+from biocompact.distillation.teacher_head import check_teacher_head, has_mlm_head
 from biocompact.locations import resolve_location
-from biocompact.model_shapes import model_depth, model_positions
+from biocompact.model_shapes import checkpoint_architectures, model_depth, model_positions
 from biocompact.pretraining.objective_families import objective_for
+from biocompact.tracking import check_backends
 
 # A list, a numbered range or "all" (NCBI's listing, fetched once and cached).
 PUBMED_BASELINE = pubmed_file_names(
@@ -72,18 +74,9 @@ def _check_names():
                 f"config: pretraining.{name}.vocabulary {settings['vocabulary']!r} is not in vocabularies"
             )
     for name, settings in config["distillation"].items():
-        if settings["teacher"] in EXTERNAL:
+        if settings["teacher"] not in ALL_MODELS:
             raise ValueError(
-                f"config: distillation.{name}.teacher {settings['teacher']!r} is an external model; "
-                "a teacher is a model of pretraining or distillation, trained on this config's corpus: "
-                "make it one with a pretraining entry (init: its location, a vocabulary of type: "
-                "pretrained whose checkpoint is that location, steps: at least 1, which also trains "
-                "a missing MLM head) and name that entry (docs/configuration.md, "
-                "'An external model as a teacher'; configs/real-small.yaml)"
-            )
-        if settings["teacher"] not in PRETRAINED + DISTILLED:
-            raise ValueError(
-                f"config: distillation.{name}.teacher {settings['teacher']!r} is not a pretrained or distilled model"
+                f"config: distillation.{name}.teacher {settings['teacher']!r} is not a model of pretraining, distillation or external_models"
             )
         teacher = config["pretraining"].get(settings["teacher"], {})
         if teacher.get("objective") == "electra" or (
@@ -228,12 +221,49 @@ def _check_single_gpu_jobs():
                 )
 
 
+def own_vocabulary(location):
+    """The first vocabulary of type pretrained whose checkpoint is ``location`` (the
+    checkpoint's own tokenizer), or None."""
+    for name, vocabulary in config["vocabularies"].items():
+        if vocabulary["type"] == "pretrained" and resolve_location(
+            vocabulary["checkpoint"]
+        ) == resolve_location(location):
+            return name
+    return None
+
+
+def _check_external_teachers():
+    """A student of an external teacher trains on the corpus tokenised by the teacher's own
+    vocabulary, and a method that reads the teacher's logits needs a checkpoint with an MLM
+    head (told by its config.json's architectures where the checkpoint is a folder)."""
+    for name, entry in config["distillation"].items():
+        teacher = entry["teacher"]
+        if teacher not in EXTERNAL:
+            continue
+        key = f"config: distillation.{name}.teacher"
+        if own_vocabulary(EXTERNAL[teacher]) is None:
+            raise ValueError(
+                f"{key} {teacher!r} is an external model, whose student trains on the corpus in "
+                f"the teacher's own tokenizer: add a vocabularies entry with type: pretrained "
+                f"and checkpoint: {EXTERNAL[teacher]}"
+            )
+        architectures = checkpoint_architectures(EXTERNAL[teacher], f"external_models.{teacher}")
+        if architectures is not None:
+            check_teacher_head(
+                entry["method"],
+                has_mlm_head(architectures),
+                f"{key} {teacher!r} (architectures {architectures})",
+            )
+
+
 _check_names()
 _check_locations()
+_check_external_teachers()
 _check_input_files()
 _check_layers()
 _check_pretraining()
 _check_single_gpu_jobs()
+check_backends(config["tracking"]["backends"])
 
 
 wildcard_constraints:
@@ -262,9 +292,12 @@ def model_input(name):
 
 
 def model_vocabulary(name):
-    """The vocabulary whose tokenised corpus a pretrained or distilled model trains on."""
+    """The vocabulary whose tokenised corpus a pretrained or distilled model trains on (an
+    external teacher's: its own vocabulary, checked by _check_external_teachers)."""
     if name in PRETRAINED:
         return config["pretraining"][name]["vocabulary"]
+    if name in EXTERNAL:
+        return own_vocabulary(EXTERNAL[name])
     return model_vocabulary(config["distillation"][name]["teacher"])
 
 

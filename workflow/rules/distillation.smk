@@ -7,7 +7,7 @@
 rule distill:
     """Distil one student from its teacher on the teacher's tokenised corpus."""
     input:
-        teacher=lambda wc: model_dir(config["distillation"][wc.model]["teacher"]),
+        teacher=lambda wc: model_input(config["distillation"][wc.model]["teacher"]),
         corpus=lambda wc: f"results/pretraining_data/{model_vocabulary(wc.model)}",
         student=lambda wc: (
             model_input(STUDENT_FROM_MODEL[wc.model]) if wc.model in STUDENT_FROM_MODEL else []
@@ -28,6 +28,7 @@ rule distill:
     resources:
         **gpu_job_resources(lambda wc: config["distillation"][wc.model]),
     params:
+        teacher=lambda wc: model_dir(config["distillation"][wc.model]["teacher"]),
         checkpoint_dir="results/checkpoints/distillation/{model}",
         settings=lambda wc: distillation_entry(wc.model),
         masking=config["masking"],

@@ -8,17 +8,31 @@ it that way, once per GPU (``biocompact.training.launch``).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from typing import Any
 
 import torch
-from transformers import AutoModelForMaskedLM
+from transformers import AutoModelForMaskedLM, PreTrainedModel
 
 from biocompact.distillation.objectives import METHODS
 from biocompact.distillation.settings import DistillationSettings
 from biocompact.distillation.student import initialise_student
+from biocompact.distillation.teacher_head import check_teacher_head
+from biocompact.tracking import TrackingSettings
 from biocompact.training.launch import job_main
 from biocompact.training.loop import pick_device
 from biocompact.training.precision import native_bf16
 from biocompact.training.stage import load_corpus, train_and_publish
+
+
+def load_teacher(teacher_dir: str | os.PathLike, method: str) -> PreTrainedModel:
+    """The teacher with its MLM head; a checkpoint without one (its head weights missing,
+    e.g. a hub checkpoint the DAG could not read) is refused for a method that reads logits."""
+    teacher, loading = AutoModelForMaskedLM.from_pretrained(teacher_dir, output_loading_info=True)
+    encoder = f"{teacher.base_model_prefix}."
+    head_missing = [key for key in loading["missing_keys"] if not key.startswith(encoder)]
+    check_teacher_head(method, not head_missing, f"teacher {teacher_dir}")
+    return teacher
 
 
 def run_distillation(
@@ -31,14 +45,16 @@ def run_distillation(
     masking: dict,
     probes: list[dict],
     threads: int = 1,
+    tracking: Mapping[str, Any] | None = None,
 ) -> dict:
     """Distil student ``name`` from the teacher in ``teacher_dir`` as ``settings`` say.
 
     ``outputs`` names the ``model``, ``log`` and ``eval`` paths; the teacher runs in bf16
-    where the student trains in bf16 autocast.
+    where the student trains in bf16 autocast; ``tracking`` (the config's section) adds
+    trackers to the TensorBoard curves.
     """
+    teacher = load_teacher(teacher_dir, settings.method)
     corpus, tokenizer, batcher = load_corpus(dataset_dir, teacher_dir, masking)
-    teacher = AutoModelForMaskedLM.from_pretrained(teacher_dir)
     student = initialise_student(
         teacher,
         settings.student_init,
@@ -79,6 +95,8 @@ def run_distillation(
         probes,
         description,
         threads,
+        TrackingSettings.from_config(tracking) if tracking else None,
+        f"distillation/{name}",
     )
 
 

@@ -38,7 +38,7 @@ from biocompact.finetuning.splits import Splits, load_splits
 from biocompact.finetuning.task_files import fold_tasks
 from biocompact.finetuning.tasks import get_family
 from biocompact.model_card import CardSettings, finetuned_model_card, hardware, write_card
-from biocompact.tensorboard_events import ScalarWriter
+from biocompact.tracking import CurveDestination, ScalarTrackers, TrackingSettings
 from biocompact.training import distributed
 from biocompact.training.precision import native_bf16
 
@@ -170,7 +170,7 @@ class TensorBoardCurves(TrainerCallback):
     """Write the Trainer's logs as TensorBoard curves: ``train/loss``, ``train/learning_rate``
     and the like, ``dev/<metric>`` for every dev evaluation."""
 
-    def __init__(self, writer: ScalarWriter) -> None:
+    def __init__(self, writer: ScalarTrackers) -> None:
         self.writer = writer
 
     def on_log(self, args, state, control, logs=None, **kwargs) -> None:
@@ -183,6 +183,9 @@ class TensorBoardCurves(TrainerCallback):
         }
         if scalars:
             self.writer.add(state.global_step, scalars)
+
+    def on_train_end(self, args, state, control, **kwargs) -> None:
+        self.writer.close()
 
 
 def _training_arguments(
@@ -328,10 +331,10 @@ def _train_point(
     encoded: tuple,
     hyperparameters: Mapping,
     seed: int,
-    curves_dir: Path | None = None,
+    curves: CurveDestination | None = None,
 ) -> tuple[PreTrainedModel, KeepBestModel, float]:
     """Train one grid point; the model comes back holding its best dev weights. With
-    ``curves_dir``, its TensorBoard curves go to a subfolder named after the point."""
+    ``curves``, its curves go to a part of it named after the point."""
     train, dev = encoded
     primary = family.primary_metric(task, splits.labels)
     metric_names = list(family.metrics(task, splits.labels))
@@ -345,9 +348,9 @@ def _train_point(
     )
     best = KeepBestModel(primary, metric_names, by_epoch=not hyperparameters.get("eval_steps"))
     callbacks: list[TrainerCallback] = [best]
-    if curves_dir is not None:
+    if curves is not None:
         point = "lr{learning_rate}-batch{batch_size}-epochs{epochs}".format(**hyperparameters)
-        callbacks.append(TensorBoardCurves(ScalarWriter(curves_dir / point)))
+        callbacks.append(TensorBoardCurves(curves.child(point).open()))
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="biocompact-finetune-") as scratch:
         arguments = _training_arguments(hyperparameters, seed, scratch)
@@ -377,11 +380,11 @@ def _run_fold(
     fold: str | None,
     out_model: str | None = None,
     saved_label_names: Mapping[str, str] | None = None,
-    curves_dir: Path | None = None,
+    curves: CurveDestination | None = None,
 ) -> FoldResult:
     """Train every grid point on one fold, choose the best on dev, score it once on test;
     save the chosen model with its tokenizer to ``out_model`` when given (its labels
-    renamed by ``saved_label_names``); TensorBoard curves under ``curves_dir``."""
+    renamed by ``saved_label_names``); the curves of its grid points go to ``curves``."""
     splits = load_splits(task, family)
     primary = family.primary_metric(task, splits.labels)
     # checked before training: a wrong name stops the job at once
@@ -405,7 +408,7 @@ def _run_fold(
     search, chosen, train_seconds = [], None, 0.0
     for point in grid_points(task["hyperparameters"]):
         model, best, seconds = _train_point(
-            model_path, family, tokenizer, task, splits, (train, dev), point, seed, curves_dir
+            model_path, family, tokenizer, task, splits, (train, dev), point, seed, curves
         )
         train_seconds += seconds
         search.append(
@@ -457,6 +460,7 @@ def finetune(
     out_model: str | None = None,
     saved_label_names: Mapping[str, str] | None = None,
     card_settings: CardSettings | None = None,
+    tracking: TrackingSettings | None = None,
 ) -> dict[str, Any]:
     """Fine-tune ``model_path`` on ``task`` (a task config with resolved ``hyperparameters``)
     and write test predictions and metrics.json atomically (TensorBoard curves of training
@@ -464,7 +468,8 @@ def finetune(
     cross-validated task); save the model chosen on dev to the folder ``out_model`` when
     given (a task without folds only), its ``id2label`` renamed by ``saved_label_names``
     (see ``saved_models.label_names``) and a model card of this run (``card_settings``: the
-    config's ``model_cards``). Returns the metrics record."""
+    config's ``model_cards``). The curves also go to the trackers of ``tracking``, one run
+    ``finetuning/MODEL/TASK/seedN[/fold-F]/POINT`` per grid point. Returns the metrics record."""
     torch.set_num_threads(threads)
     disable_progress_bar()
     family = get_family(task["family"], task["format"])
@@ -475,7 +480,11 @@ def finetune(
             f"a cross-validated task ({len(folds)} folds)"
         )
     tokenizer = AutoTokenizer.from_pretrained(model_path)
-    curves = Path(out_metrics).parent / TENSORBOARD_DIR  # beside metrics.json
+    curves = CurveDestination(
+        Path(out_metrics).parent / TENSORBOARD_DIR,  # beside metrics.json
+        f"finetuning/{model_name or model_path}/{task_name or task.get('name')}/seed{seed}",
+        tracking,
+    )
     results = [
         _run_fold(
             model_path,
@@ -486,7 +495,7 @@ def finetune(
             fold,
             out_model,
             saved_label_names,
-            curves / f"fold-{fold}" if fold is not None else curves,
+            curves.child(f"fold-{fold}") if fold is not None else curves,
         )
         for fold, fold_task in folds
     ]

@@ -8,6 +8,8 @@ it that way, once per GPU.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from typing import Any
 
 import torch
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
@@ -16,6 +18,7 @@ from biocompact.locations import resolve_location
 from biocompact.models.presets import build_config
 from biocompact.pretraining.objectives import objective_entry
 from biocompact.pretraining.settings import PretrainingSettings
+from biocompact.tracking import TrackingSettings
 from biocompact.training.launch import job_main
 from biocompact.training.stage import load_corpus, train_and_publish
 
@@ -31,12 +34,14 @@ def run_pretraining(
     max_seq_length: int,
     probes: list[dict],
     threads: int = 1,
+    tracking: Mapping[str, Any] | None = None,
 ) -> dict:
     """Pretrain model ``name`` from scratch (``init="scratch"``) or continue from a checkpoint.
 
     ``settings.family`` (bert, roberta, electra, albert, modernbert) picks the architecture,
     ``settings.objective`` (mlm, nsp, electra, albert; default: the family's own) the loss;
-    ``outputs`` names the ``model``, ``log`` and ``eval`` paths.
+    ``outputs`` names the ``model``, ``log`` and ``eval`` paths; ``tracking`` (the config's
+    section) adds trackers to the TensorBoard curves.
     """
     corpus, tokenizer, batcher = load_corpus(dataset_dir, tokenizer_dir, masking)
     objective, entry = objective_entry(settings.objective, settings.family)
@@ -83,6 +88,8 @@ def run_pretraining(
         probes,
         description,
         threads,
+        TrackingSettings.from_config(tracking) if tracking else None,
+        f"pretraining/{name}",
     )
 
 

@@ -29,7 +29,7 @@ from torch.nn.parallel import DistributedDataParallel
 from tqdm.auto import tqdm
 from transformers import get_linear_schedule_with_warmup
 
-from biocompact.tensorboard_events import ScalarWriter
+from biocompact.tracking import ScalarTrackers, TrackingSettings
 from biocompact.training import distributed
 from biocompact.training.batches import BatchOrder, DataPosition, MaskedBatcher, MaskedBatches
 from biocompact.training.checkpoint import (
@@ -109,6 +109,8 @@ def train(
     batcher: MaskedBatcher,
     settings: TrainingSettings,
     checkpoint_dir: str | os.PathLike,
+    tracking: TrackingSettings | None = None,
+    run_name: str = "",
 ) -> Path:
     """Train ``objective`` for ``settings.steps`` optimizer steps; return the training log path.
 
@@ -157,8 +159,9 @@ def train(
     if main:
         _truncate_log(log_path, step)
         log_path.touch()  # stays empty when there is no step to train (steps: 0)
-        # the log's records as live TensorBoard curves (a resumed job starts a new file)
-        curves = ScalarWriter(checkpoint_dir / TENSORBOARD_DIR)
+        # the log's records as live TensorBoard curves (a resumed job starts a new file),
+        # and in the trackers of ``tracking`` as run ``run_name``
+        curves = ScalarTrackers(checkpoint_dir / TENSORBOARD_DIR, tracking, run_name)
 
     # micro-batch k masked with seed + k: seed * 1_000_003 + step * accumulation + micro-step
     masking_seed = settings.seed * 1_000_003 + rank * 2**40
@@ -273,6 +276,8 @@ def train(
                     },
                 )
     progress.close()
+    if main:
+        curves.close()
     distributed.barrier()
     objective.eval()
     return log_path

@@ -12,6 +12,7 @@ import torch
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
 from biocompact.atomic import atomic_path, write_json
+from biocompact.tracking import TrackingSettings
 from biocompact.training import distributed
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.loop import TrainingSettings, train
@@ -40,15 +41,20 @@ def train_and_publish(
     probes: list[dict],
     description: dict,
     threads: int,
+    tracking: TrackingSettings | None = None,
+    run_name: str = "",
 ) -> dict:
     """Train (resuming if possible), then write the model folder, the log and ``eval.json``.
 
     ``outputs`` names the ``model``, ``log`` and ``eval`` paths; the model folder appears
     only once training has ended. Under torchrun only the main process evaluates and
-    writes; the others return an empty dict.
+    writes; the others return an empty dict. The training curves go to TensorBoard and to the
+    trackers of ``tracking``, as run ``run_name``.
     """
     torch.set_num_threads(threads)
-    log_path = train(objective, corpus["train"], batcher, settings, checkpoint_dir)
+    log_path = train(
+        objective, corpus["train"], batcher, settings, checkpoint_dir, tracking, run_name
+    )
     if not distributed.is_main():
         return {}
     model = objective.model_to_save()
