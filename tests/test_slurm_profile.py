@@ -298,3 +298,31 @@ def test_a_job_on_two_nodes_is_one_task_per_node_with_its_gpus_on_each(planned_o
     assert {"--nodes=2", "--ntasks=2", "--gres=gpu:2"} <= set(distill.sbatch().split())
     for finetune in planned_on_two_nodes["finetune"]:
         assert "mpi" not in finetune.resources and "--nodes=1" in finetune.sbatch()
+
+
+def _gpu_rules() -> set[str]:
+    """The rules whose resources come from a config `resources` block (gpu_job_resources),
+    and the rules declared with `use rule ... as` from them."""
+    rules: set[str] = set()
+    aliases: list[tuple[str, str]] = []
+    for path in (REPO_ROOT / "workflow/rules").glob("*.smk"):
+        text = path.read_text()
+        for match in re.finditer(r"^rule (\w+):\n(.*?)(?=^\S)", text + "\nend", re.M | re.S):
+            if "gpu_job_resources(" in match.group(2):
+                rules.add(match.group(1))
+        aliases += re.findall(r"^use rule (\w+) as (\w+)", text, re.M)
+    return rules | {alias for rule, alias in aliases if rule in rules}
+
+
+def test_every_gpu_rule_goes_to_the_gpu_partition_and_fine_tuning_to_arrays():
+    profile = yaml.safe_load((REPO_ROOT / "slurm/config.yaml").read_text())
+    gpu_rules = _gpu_rules()
+    assert {"pretrain", "finetune_kept", "train_students", "untrained_students"} <= gpu_rules
+    assert set(profile["set-resources"]) == gpu_rules
+    for rule in gpu_rules:
+        assert profile["set-resources"][rule] == {
+            "slurm_partition": "?GPU_PARTITION",
+            "tasks_per_gpu": 0,
+        }, rule
+    arrays = {rule.strip() for rule in profile["slurm-array-jobs"].split(",")}
+    assert arrays == {"finetune", "finetune_kept"}
