@@ -218,10 +218,15 @@ def requested_gpus(resources: dict) -> int:
     return int(gres.rsplit(":", 1)[1]) * resources["nodes"] if gres.startswith("gpu:") else 0
 
 
+LAUNCHING_MODULES = ("biocompact.training.launch", "biocompact.language_model_job")
+
+
 def training_processes(script: Path, resources: dict) -> int:
     """The training processes a job of ``script`` starts: one per GPU of each node through
-    the launcher (``biocompact.training.launch.launch``), else one."""
-    launches = "from biocompact.training.launch import launch" in script.read_text("utf-8")
+    the launcher (``biocompact.training.launch.launch``, which
+    ``biocompact.language_model_job.train_language_model`` calls), else one."""
+    text = script.read_text("utf-8")
+    launches = any(f"from {module} import" in text for module in LAUNCHING_MODULES)
     if not launches:
         return 1
     return max(resources["gpus_per_node"], 1) * resources.get("nodes", 1)
