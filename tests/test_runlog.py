@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 from transformers import BertConfig, BertForMaskedLM, BertForTokenClassification
 
-from biocompact.runlog import LIBRARY_LOGGERS, job_logging
+from biocompact.runlog import LIBRARY_LOGGERS, job_logging, named_files
 
 
 @pytest.fixture
@@ -50,3 +50,12 @@ def test_load_report_goes_to_the_job_log_not_the_console(tmp_path, capfd, restor
     assert "fine-tuning starts" in console and "fine-tuning starts" in text
     assert "LOAD REPORT" in text and "classifier.weight" in text
     assert "LOAD REPORT" not in console
+
+
+def test_named_files_gives_each_named_file_or_list_and_drops_unnamed_ones():
+    from snakemake.iocontainers import Namedlist
+
+    files = Namedlist(["model", "train.tsv", "dev.tsv", "unnamed.txt"])
+    files._set_name("model", 0)
+    files._set_name("data", 1, 3)
+    assert named_files(files) == {"model": "model", "data": ["train.tsv", "dev.tsv"]}

@@ -1,4 +1,17 @@
-"""Logging for workflow scripts: everything a job says goes to its Snakemake log."""
+"""What every rule script shares: logging (everything a job says goes to its Snakemake
+log) and its named files.
+
+The convention of a rule script (``scripts/*.py``): build the stage's settings from
+``snakemake.params``, then call the stage's one function by keyword::
+
+    with job_logging(snakemake):
+        run_stage(
+            StageSettings.from_entry(snakemake.params.settings),
+            inputs=named_files(snakemake.input),
+            outputs=named_files(snakemake.output),
+            threads=snakemake.threads,
+        )
+"""
 
 from __future__ import annotations
 
@@ -6,7 +19,7 @@ import contextlib
 import logging
 import sys
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 # Libraries whose warnings are routine in a job (transformers' LOAD REPORT of a new
@@ -60,3 +73,10 @@ def job_logging(smk: Any) -> Iterator[logging.Logger]:
     except BaseException as error:
         logger.error("%s failed: %s\n%s", smk.rule, error, traceback.format_exc())
         raise
+
+
+def named_files(files: Any) -> dict[str, Any]:
+    """A rule's named input or output files (``snakemake.input``, ``snakemake.output``) as a
+    plain dict: name -> path (or list of paths). Unnamed files are not included."""
+    items: Iterable[tuple[str, Any]] = files.items()
+    return dict(items)
