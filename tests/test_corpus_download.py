@@ -11,6 +11,7 @@ import pytest
 
 from biocompact.corpus import download
 from biocompact.corpus.download import (
+    copy_with_digest,
     download_file,
     download_pubmed_file,
     pubmed_url,
@@ -130,3 +131,15 @@ def test_pmc_file_with_and_without_sidecar(tmp_path):
     (folder / "bulk.tar.gz.md5").write_text(f"MD5(bulk.tar.gz)= {DIGEST}\n")
     assert download_file(url, tmp_path / "b") == DIGEST
     assert (tmp_path / "b").read_bytes() == PAYLOAD
+
+
+def test_copy_with_digest_overwrites_the_target_and_returns_the_copys_digest(tmp_path):
+    # digests of b"abc" from RFC 1321 (MD5) and FIPS 180-2 (SHA-256), appendix B.1
+    for algorithm, expected in (
+        ("md5", "900150983cd24fb0d6963f7d28e17f72"),
+        ("sha256", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+    ):
+        with open(tmp_path / "copy", "w+b") as target:
+            target.write(b"left over from a failed attempt")
+            assert copy_with_digest(io.BytesIO(b"abc"), target, algorithm) == expected
+        assert (tmp_path / "copy").read_bytes() == b"abc"

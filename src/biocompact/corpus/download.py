@@ -81,8 +81,10 @@ def read_md5_sidecar(text: str, name: str, url: str) -> str:
     return match["digest"].lower()
 
 
-def _copy_with_md5(response: IO[bytes], target: IO[bytes]) -> str:
-    digest = hashlib.md5()
+def copy_with_digest(response: IO[bytes], target: IO[bytes], algorithm: str) -> str:
+    """Copy ``response`` over ``target`` (from its start, in chunks) and return the copy's
+    hex digest by ``algorithm`` (a ``hashlib`` name: ``md5`` for NCBI's sidecars)."""
+    digest = hashlib.new(algorithm)
     target.seek(0)
     target.truncate()
     while chunk := response.read(CHUNK_BYTES):
@@ -114,7 +116,7 @@ def download_file(
         expected = read_md5_sidecar(sidecar, url.rsplit("/", 1)[-1], url + ".md5")
     with atomic_path(output) as temporary, open(temporary, "wb") as target:
         actual = with_retries(
-            url, lambda response: _copy_with_md5(response, target), retries, backoff_s
+            url, lambda response: copy_with_digest(response, target, "md5"), retries, backoff_s
         )
         if expected is not None and actual != expected:
             raise CorpusFileError(url, f"MD5 mismatch: sidecar says {expected}, file has {actual}")

@@ -4,7 +4,6 @@ in the checksum lock file at the first download) and read members from it safely
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import os
 import posixpath
 import stat
@@ -16,22 +15,12 @@ from pathlib import Path, PurePosixPath
 from typing import IO
 
 from biocompact.atomic import atomic_path
-from biocompact.corpus.download import CHUNK_BYTES, with_retries
+from biocompact.corpus.download import copy_with_digest, with_retries
 from biocompact.corpus.errors import CorpusFileError
 from biocompact.datasets.errors import DatasetError
 from biocompact.datasets.registry import Source
 
 ARCHIVE_ERRORS = (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, ValueError)
-
-
-def _copy_with_sha256(response: IO[bytes], target: IO[bytes]) -> str:
-    digest = hashlib.sha256()
-    target.seek(0)
-    target.truncate()
-    while chunk := response.read(CHUNK_BYTES):
-        digest.update(chunk)
-        target.write(chunk)
-    return digest.hexdigest()
 
 
 @contextmanager
@@ -162,7 +151,10 @@ def download_source(
         try:
             with open(temporary, "wb") as target:
                 actual = with_retries(
-                    url, lambda response: _copy_with_sha256(response, target), retries, backoff_s
+                    url,
+                    lambda response: copy_with_digest(response, target, "sha256"),
+                    retries,
+                    backoff_s,
                 )
         except CorpusFileError as error:
             raise DatasetError(where, url, str(output), error.problem) from error
