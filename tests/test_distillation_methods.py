@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+import yaml
 
 from biocompact.distillation.methods import (
     METHOD_OPTIONS,
+    OPTION_KEYS,
     MethodOptions,
     method_options,
     set_options,
 )
+
+SCHEMA = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def test_each_method_reads_alpha_and_only_its_own_options():
@@ -109,3 +114,14 @@ def test_the_table_is_light_enough_for_the_dag():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+def test_the_schema_offers_the_options_and_terms_of_the_methods():
+    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    entry = schema["properties"]["distillation"]["additionalProperties"]["properties"]
+    assert set(OPTION_KEYS) <= set(entry)
+    assert entry["method"]["enum"] == list(METHOD_OPTIONS)
+    assert set(entry["alpha"]["properties"]) == {
+        term for spec in METHOD_OPTIONS.values() for term in spec.alpha
+    }
+    assert tuple(entry["minilmv2"]["properties"]) == METHOD_OPTIONS["minilmv2"].section
