@@ -24,9 +24,8 @@ class MethodOptions:
     name: str
     alpha: Mapping[str, float]  # its loss terms and their default weights
     temperature: float | None = None  # its default temperature; None: it uses none
-    layer_wise: bool = (
-        False  # layer-to-layer terms through ``layer_map`` (Rohanian et al. 2023, eq. 5)
-    )
+    # layer-to-layer terms through ``layer_map`` (Rohanian et al. 2023, eq. 5)
+    layer_wise: bool = False
     section: tuple[str, ...] = ()  # the keys of its own section, ``distillation.NAME.<name>``
 
     @property
