@@ -6,7 +6,8 @@ hidden states of every layer and attention maps only for the layer-wise methods,
 teacher's attention maps only for the layers the map g sends students to.
 
 Each loss term is returned (and logged) on its own; the weights ``alpha`` name the terms
-of the method (the seed's alpha_1..3, TinyBERT's lambdas, or MiniLMv2's relation types).
+of the method (Rohanian et al. 2023's alpha_1..3 and TinyBERT's lambdas, or MiniLMv2's
+relation types; their defaults and the other options of each method: ``methods.py``).
 """
 
 from __future__ import annotations
