@@ -20,7 +20,8 @@ install: $(VENV)/.installed
 
 # torch first, pinned (an unpinned torch would pull several GB of CUDA packages), with pip,
 # which also finds a CPU wheel in a machine's pip find-links; then uv installs the rest: it
-# downloads and unpacks in parallel, 22 s against pip's 55 s on a 2-core machine.
+# downloads and unpacks in parallel, in less than half pip's time (measured: docs/speed.md,
+# section "Figures behind code choices").
 # --compile-bytecode: jobs then load compiled modules even where PYTHONDONTWRITEBYTECODE is set.
 $(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)

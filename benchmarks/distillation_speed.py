@@ -34,6 +34,7 @@ import torch
 from transformers import AutoModelForMaskedLM, PreTrainedModel
 
 from biocompact.distillation.attention import self_attention_vectors
+from biocompact.distillation.methods import METHOD_OPTIONS
 from biocompact.distillation.objectives import METHODS, Activations, DistillationObjective
 from biocompact.distillation.student import student_from_teacher_layers
 from biocompact.models.presets import build_config
@@ -64,13 +65,13 @@ class Straightforward:
     """Mixin replacing an objective's forward passes by the straightforward ones."""
 
     def student_activations(self, batch, positions):
-        return full_activations(
-            self.student, batch, positions, list(range(1, len(self.layer_map) + 1))
-        )
+        layers = [student for student, _ in self.mapped_layers()]
+        return full_activations(self.student, batch, positions, layers)
 
     def teacher_activations(self, batch, positions):
+        layers = sorted({teacher for _, teacher in self.mapped_layers()})
         with torch.no_grad():
-            return full_activations(self.teacher, batch, positions, sorted(set(self.layer_map)))
+            return full_activations(self.teacher, batch, positions, layers)
 
 
 class StraightforwardRelations:
@@ -140,7 +141,7 @@ def build(
     if straightforward:
         mixin = StraightforwardRelations if relations else Straightforward
         cls = type(f"Straightforward{cls.__name__}", (mixin, cls), {})
-        if cls.layer_wise:
+        if METHOD_OPTIONS[cls.method].layer_wise:
             teacher.set_attn_implementation("eager")
             student.set_attn_implementation("eager")
     torch.manual_seed(0)  # same projection initialisation in both

@@ -16,6 +16,7 @@ from transformers import BertConfig, BertForMaskedLM
 
 from biocompact.distillation.attention import attention_log_probs
 from biocompact.distillation.layer_map import resolve_layer_map, uniform_layer_map
+from biocompact.distillation.methods import METHOD_OPTIONS
 from biocompact.distillation.objectives import (
     METHODS,
     CompactObjective,
@@ -334,7 +335,10 @@ def test_loss_is_the_weighted_sum_of_its_terms_with_per_layer_weights():
             lambda t: DistilBertObjective(bert(2), t, alpha={"layer": 1.0}),
             "alpha.layer is not a loss term",
         ),
-        (lambda t: DistilBertObjective(bert(2), t, layer_map=[2, 4]), "layer-wise methods only"),
+        (
+            lambda t: DistilBertObjective(bert(2), t, layer_map=[2, 4]),
+            "layer_map is not an option of method 'distilbert'",
+        ),
         (
             lambda t: TinyBertObjective(bert(2), t, alpha={"layer": [1.0]}),
             "alpha.layer lists 1 weights",
@@ -351,7 +355,7 @@ def test_loss_is_the_weighted_sum_of_its_terms_with_per_layer_weights():
         ),
         (
             lambda t: DistilBertObjective(bert(2), t, minilmv2={"relation_heads": 4}),
-            "minilmv2.relation_heads is used by the minilmv2 method only, not by distilbert",
+            "minilmv2.relation_heads is not an option of method 'distilbert'",
         ),
         (
             lambda t: MiniLMv2Objective(bert(2), t, minilmv2={"heads": 4}),
@@ -362,6 +366,28 @@ def test_loss_is_the_weighted_sum_of_its_terms_with_per_layer_weights():
 def test_inconsistent_settings_are_refused(build, message):
     with pytest.raises(ValueError, match=message):
         build(bert(4))
+
+
+@pytest.mark.parametrize("method", sorted(METHOD_OPTIONS))
+def test_each_method_records_the_options_its_table_declares(method):
+    """What a method's class reads and records (eval.json) is what methods.py checks the
+    config against: its options, its loss terms at their defaults."""
+    assert METHODS.keys() == METHOD_OPTIONS.keys()
+    teacher = bert(4)
+    student = bert(2) if method == "tinybert" else student_from_teacher_layers(teacher, None)
+    options = OPTIONS.get(method, {})
+    record = METHODS[method](student, teacher, **options).options_record()
+    spec = METHOD_OPTIONS[method]
+    assert tuple(sorted(record)) == tuple(sorted(spec.options))
+    assert record["alpha"] == spec.alpha
+    assert record.get("temperature") == spec.temperature
+
+
+@pytest.mark.parametrize("method", ["mlm", "minilmv2"])
+def test_a_method_without_soft_targets_refuses_a_temperature(method):
+    teacher = bert(4)
+    with pytest.raises(ValueError, match=f"temperature is not an option of method '{method}'"):
+        METHODS[method](student_from_teacher_layers(teacher, None), teacher, temperature=2.0)
 
 
 def _corpus() -> datasets.Dataset:

@@ -169,6 +169,7 @@ def test_zero_steps_publish_the_truncated_teacher_untrained(teacher_and_corpus, 
         steps=0,
     )
     assert (evaluation["steps"], evaluation["train_tokens"]) == (0, 0)
+    assert evaluation["alpha"] == {"mlm": 1.0} and "temperature" not in evaluation
     assert (tmp_path / "cut" / "train_log.jsonl").read_text() == ""
     student = AutoModelForMaskedLM.from_pretrained(tmp_path / "cut" / "model")
     full = AutoModelForMaskedLM.from_pretrained(teacher)
@@ -209,6 +210,7 @@ def test_minilmv2_distils_a_narrower_random_student(teacher_and_corpus, tmp_path
         minilmv2={"relation_heads": 4},
     )
     assert evaluation["minilmv2"] == {"relation_heads": 4, "teacher_layer": 4}
+    assert "temperature" not in evaluation and "layer_map" not in evaluation
     assert evaluation["alpha"] == {"qq": 1.0, "kk": 1.0, "vv": 1.0}
     log = json.loads((tmp_path / "relations" / "train_log.jsonl").read_text().splitlines()[-1])
     assert {"loss_qq", "loss_kk", "loss_vv"} <= set(log) and "loss_mlm" not in log

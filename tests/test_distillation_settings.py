@@ -10,6 +10,7 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
+from biocompact.distillation.methods import OPTION_KEYS
 from biocompact.distillation.settings import DistillationSettings
 from biocompact.training.entry import TRAINING_KEYS
 from biocompact.training.loop import TrainingSettings
@@ -20,11 +21,14 @@ ENTRY = {"teacher": "teacher", "steps": 10, "batch_size": 8, "learning_rate": 1e
 
 
 def test_the_schema_properties_are_the_fields():
-    """Every option of a distillation entry is a field (resources: Slurm's, not the job's)."""
+    """Every option of a distillation entry is a field or a method option (resources: Slurm's,
+    not the job's)."""
     schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
     options = set(schema["properties"]["distillation"]["additionalProperties"]["properties"])
     fields = {field.name for field in dataclasses.fields(DistillationSettings)}
-    assert options - TRAINING_KEYS - {"resources"} == fields - {"training"}
+    assert options - TRAINING_KEYS - {"resources"} == fields - {"training", "options"} | set(
+        OPTION_KEYS
+    )
 
 
 def test_a_validated_entry_parses_with_the_schema_defaults():
@@ -41,7 +45,7 @@ def test_a_validated_entry_parses_with_the_schema_defaults():
         teacher="teacher",
         training=TrainingSettings(steps=10, batch_size=8, learning_rate=1e-3),
         method="tinybert",
-        alpha={"layer": [1.0, 2.0]},
+        options={"alpha": {"layer": [1.0, 2.0]}},
     )
     with pytest.raises(dataclasses.FrozenInstanceError):
         settings.method = "compact"
@@ -57,7 +61,7 @@ def test_a_validated_entry_parses_with_the_schema_defaults():
         ),
         (
             {"method": "lewis", "layer_map": [1, 2]},
-            "layer_map is used by the layer-wise methods only, not by lewis",
+            r"layer_map is not an option of method 'lewis' \(its options: alpha, temperature\)",
         ),
         (
             {"student_init": "random", "student_layers": [0]},
@@ -70,12 +74,21 @@ def test_a_validated_entry_parses_with_the_schema_defaults():
         ({"resources": {"gpus": 1}}, "distillation: unknown setting 'resources'"),
         (
             {"method": "tinybert", "minilmv2": {"teacher_layer": 3}},
-            "minilmv2.teacher_layer is used by the minilmv2 method only, not by tinybert",
+            "minilmv2.teacher_layer is not an option of method 'tinybert'",
         ),
         (
             {"method": "minilmv2", "alpha": {"mlm": 1.0}},
             "alpha.mlm is not a loss term of the minilmv2 method",
         ),
+        (
+            {"method": "mlm", "temperature": 2.0},
+            r"temperature is not an option of method 'mlm' \(its options: alpha\)",
+        ),
+        (
+            {"method": "minilmv2", "temperature": 1.0},
+            r"temperature is not an option of method 'minilmv2' \(its options: alpha, minilmv2\)",
+        ),
+        ({"method": "minilmv2", "minilmv2": {"heads": 4}}, "minilmv2.heads is not an option"),
     ],
 )
 def test_bad_entries_are_named(options, message):
@@ -100,5 +113,5 @@ def test_minilmv2_options_parse_and_unset_ones_are_dropped():
         )
         for name, entry in config["distillation"].items()
     }
-    assert parsed["student"].minilmv2 == {"relation_heads": 12}
-    assert parsed["student"].alpha == {} and parsed["other"].minilmv2 == {}
+    assert parsed["student"].options == {"minilmv2": {"relation_heads": 12}}
+    assert parsed["other"].options == {}

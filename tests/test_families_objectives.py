@@ -235,7 +235,7 @@ def test_albert_loss_is_mlm_plus_sentence_order(one_torch_thread):
 
 def _document_rows(documents: int) -> dict:
     """Two packed rows per document; token 100 + 40 x document + 20 x row + position (position < 20)."""
-    rows = {"input_ids": [], "word_ids": [], "document": []}
+    rows = {"input_ids": [], "word_ids": [], "document": [], "last_document": []}
     for document in range(documents):
         for row, periods in enumerate(
             [(2, 6), (1, 9)]
@@ -245,6 +245,7 @@ def _document_rows(documents: int) -> dict:
             rows["input_ids"].append([CLS, *ids, SEP])
             rows["word_ids"].append([-1, *range(len(ids)), -1])
             rows["document"].append(document)
+            rows["last_document"].append(document)
     return rows
 
 
@@ -294,7 +295,7 @@ def test_next_sentence_pairs_cut_at_a_sentence_end_with_half_from_other_document
     assert 0.45 < sum(labels) / len(labels) < 0.55
 
 
-def test_next_sentence_pairs_need_another_document_and_the_document_column():
+def test_next_sentence_pairs_need_another_document():
     rows = _document_rows(1)
     batcher = NextSentenceBatcher(
         MaskedBatcher(PAD, MASK, 1000, MaskingSettings()), CLS, SEP, frozenset({PERIOD})
@@ -303,9 +304,6 @@ def test_next_sentence_pairs_need_another_document_and_the_document_column():
         assert batcher(rows, torch.Generator().manual_seed(seed))[
             "next_sentence_label"
         ].tolist() == [0, 0]
-    del rows["document"]
-    with pytest.raises(ValueError, match="'document' column"):
-        batcher(rows, torch.Generator())
 
 
 def test_bert_loss_is_mlm_plus_next_sentence(one_torch_thread):

@@ -124,24 +124,6 @@ def test_resume_refuses_checkpoints_of_other_settings(tmp_path):
         )
 
 
-def test_resume_accepts_checkpoints_older_than_a_new_setting(tmp_path):
-    from biocompact.training.checkpoint import save_checkpoint
-
-    train(MaskedLanguageModelling(_model()), _dataset(), BATCHER, _settings(steps=4), tmp_path)
-    state = torch.load(next(tmp_path.glob("*/*.pt")), weights_only=False)
-    del state["settings"]["bf16"]  # made before the bf16 setting existed: its default applies
-    save_checkpoint(tmp_path, 4, state)
-    train(MaskedLanguageModelling(_model()), _dataset(), BATCHER, _settings(steps=4), tmp_path)
-    with pytest.raises(RuntimeError, match="other settings"):
-        train(
-            MaskedLanguageModelling(_model()),
-            _dataset(),
-            BATCHER,
-            _settings(steps=4, bf16=False),
-            tmp_path,
-        )
-
-
 def test_student_takes_every_other_teacher_layer():
     teacher = _model(layers=4)
     student = student_from_teacher_layers(teacher, None)

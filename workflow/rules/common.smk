@@ -12,6 +12,7 @@ from biocompact.configured_inputs import (
 )
 from biocompact.corpus.listing import pubmed_file_names
 from biocompact.distillation.layer_map import resolve_layer_map, resolve_student_layers
+from biocompact.distillation.methods import method_options
 from biocompact.distillation.teacher_head import check_teacher_head, has_mlm_head
 from biocompact.locations import resolve_location
 from biocompact.model_shapes import checkpoint_architectures, model_depth, model_positions
@@ -158,6 +159,7 @@ def _check_layers():
     layers its teacher has, where the config or a checkpoint's config.json tells its depth."""
     for name, entry in config["distillation"].items():
         where = f"config: distillation.{name}"
+        method_options(entry["method"], entry, where)  # only options the method reads
         teacher = model_depth(entry["teacher"], config)
         if teacher is None:
             continue

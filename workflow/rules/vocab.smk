@@ -42,7 +42,8 @@ rule tokenize_corpus:
     conda:
         "../../envs/torch.yaml"
     # Sized for all of PubMed on one 32-core node (benchmarks/data_scale.py, docs/slurm.md):
-    # every pass runs in `threads` processes of about 500 MB each.
+    # every pass runs in `threads` processes (their memory: docs/speed.md, section "Figures
+    # behind code choices").
     threads: 32
     resources:
         mem_mb=lambda wildcards, threads: 2000 + 600 * threads,

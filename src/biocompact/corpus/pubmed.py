@@ -225,7 +225,8 @@ def parse_pubmed(
     skipped: Counter[str] = Counter()
     deleted: list[str] = []
     # The parsed files are intermediates read once: gzip level 1 instead of the default 9
-    # takes a quarter off the parse job's time for ~20% more bytes.
+    # makes the parse job faster for a few more bytes (measured: docs/speed.md, section
+    # "Figures behind code choices").
     with atomic_open(documents, compresslevel=1) as out:
         for record in iter_pubmed(xml, section_labels, other_abstract):
             if isinstance(record, Deletion):

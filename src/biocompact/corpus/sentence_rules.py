@@ -6,7 +6,8 @@ on dev; see docs/corpus.md). A boundary is a token ending in ``.``, ``?`` or
 can start a sentence, unless one of the exceptions below holds.
 
 Why it is measurably better than pySBD (scispaCy's ``pysbd_sentencizer``) on biomedical
-text, besides being ~30x faster (pure string tests, linear in the text):
+text, besides being much faster (pure string tests, linear in the text; measured:
+docs/speed.md, section "Figures behind code choices"):
 
 * pySBD reads a single capital before a full stop as a person's initial and never ends a
   sentence there; in biomedical text it is mostly a gene or complex name ("... of

@@ -1,8 +1,8 @@
 """The layer mapping g of layer-wise distillation (Rohanian et al. 2023, eq. 5), and the
 teacher layers a DistilBERT-style student keeps (light: also checked when the DAG is built).
 
-In a layer map, layers are numbered as in the seed: 0 is the embedding layer, 1..M the
-student's and 1..N the teacher's transformer layers. A map lists g(1), ..., g(M).
+In a layer map, layers are numbered as in Rohanian et al. 2023: 0 is the embedding layer,
+1..M the student's and 1..N the teacher's transformer layers. A map lists g(1), ..., g(M).
 ``student_layers`` number the teacher's transformer layers from 0, as its encoder does.
 """
 

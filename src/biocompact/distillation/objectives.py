@@ -6,13 +6,15 @@ hidden states of every layer and attention maps only for the layer-wise methods,
 teacher's attention maps only for the layers the map g sends students to.
 
 Each loss term is returned (and logged) on its own; the weights ``alpha`` name the terms
-of the method (the seed's alpha_1..3, TinyBERT's lambdas, or MiniLMv2's relation types).
+of the method (Rohanian et al. 2023's alpha_1..3 and TinyBERT's lambdas, or MiniLMv2's
+relation types; their defaults and the other options of each method: ``methods.py``).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 from torch import nn
@@ -33,12 +35,12 @@ from biocompact.distillation.losses import (
     soft_cross_entropy_loss,
     soft_mlm_loss,
 )
+from biocompact.distillation.methods import METHOD_OPTIONS
 from biocompact.models.heads import mlm_head
 from biocompact.training.masking import IGNORE_INDEX
 from biocompact.training.objective import Objective
 
 LAYER_TERMS = ("hidden", "attention")  # per-layer terms, weighted by alpha["layer"]
-MINILMV2_OPTIONS = ("relation_heads", "teacher_layer")  # the config's distillation.NAME.minilmv2
 
 
 @dataclass
@@ -84,82 +86,35 @@ def compute_activations(
 
 
 class DistillationObjective(Objective):
-    """Student, frozen teacher and the weighted sum of a method's loss terms."""
+    """Student, frozen teacher and the weighted sum of a method's loss terms.
+
+    Every method reads ``alpha``; what else it reads (a temperature, a layer map, its own
+    section) its class adds, as its ``MethodOptions`` (``methods.py``) declare.
+    """
 
     frozen = ("teacher.",)
-    method = ""
-    default_alpha: dict[str, float] = {}
-    default_temperature = 2.0
-    layer_wise = False  # layer-to-layer terms through the map g (Rohanian et al. 2023, eq. 5)
+    method = ""  # a key of METHOD_OPTIONS: the options the method reads and their defaults
     head_on_every_token = (
         False  # eq. 8 reads the outputs at every token; eqs. 1-2 at the masked ones
     )
 
-    def __init__(
-        self,
-        student: PreTrainedModel,
-        teacher: PreTrainedModel,
-        temperature: float | None = None,
-        alpha: dict | None = None,
-        layer_map: list[int] | None = None,
-        minilmv2: dict | None = None,
-    ):
+    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **options: Any):
+        """``options``: the method's options that are set (``methods.py``), the others at
+        its defaults."""
         super().__init__()
-        alpha = dict(alpha or {})
-        self.check_options(alpha, layer_map, minilmv2)
+        self.spec = METHOD_OPTIONS[self.method]
+        self.spec.check(options)
         self.student = student
         self.teacher = teacher.eval().requires_grad_(False)
-        self.temperature = self.default_temperature if temperature is None else temperature
-        self.alpha = {**self.default_alpha, **alpha}
-        self.layer_map: list[int] = []
-        if self.layer_wise:
-            self._check_layer_wise(layer_map)
+        self.alpha = {**self.spec.alpha, **options.get("alpha", {})}
 
-    @classmethod
-    def check_options(
-        cls, alpha: dict, layer_map: list[int] | None, minilmv2: dict | None = None
-    ) -> None:
-        """Raise unless ``alpha`` names loss terms of the method and ``layer_map`` and the
-        ``minilmv2`` options (those set, not None) are used by it."""
-        unknown = sorted(set(alpha) - set(cls.default_alpha))
-        if unknown:
-            raise ValueError(
-                f"alpha.{unknown[0]} is not a loss term of the {cls.method} method; "
-                f"its terms are {sorted(cls.default_alpha)}"
-            )
-        if layer_map is not None and not cls.layer_wise:
-            raise ValueError(
-                f"layer_map is used by the layer-wise methods only, not by {cls.method}"
-            )
-        minilmv2 = minilmv2 or {}
-        unknown = sorted(set(minilmv2) - set(MINILMV2_OPTIONS))
-        if unknown:
-            raise ValueError(
-                f"minilmv2.{unknown[0]} is not an option of the minilmv2 method; "
-                f"its options are {list(MINILMV2_OPTIONS)}"
-            )
-        chosen = sorted(name for name, value in minilmv2.items() if value is not None)
-        if chosen and cls.method != "minilmv2":
-            raise ValueError(
-                f"minilmv2.{chosen[0]} is used by the minilmv2 method only, not by {cls.method}"
-            )
+    def options_record(self) -> dict[str, Any]:
+        """The options the method read, defaults filled in, for the run's record (eval.json)."""
+        return {"alpha": self.alpha}
 
-    def _check_layer_wise(self, layer_map: list[int] | None) -> None:
-        n_student = self.student.config.num_hidden_layers
-        self.layer_map = resolve_layer_map(
-            n_student, self.teacher.config.num_hidden_layers, layer_map
-        )
-        weights = self.alpha["layer"]
-        if isinstance(weights, list) and len(weights) != n_student:
-            raise ValueError(
-                f"alpha.layer lists {len(weights)} weights for a {n_student}-layer student"
-            )
-        heads = self.student.config.num_attention_heads, self.teacher.config.num_attention_heads
-        if heads[0] != heads[1]:
-            raise ValueError(
-                f"the {self.method} method compares attention maps head by head and needs as many heads: "
-                f"student {heads[0]}, teacher {heads[1]}"
-            )
+    def mapped_layers(self) -> list[tuple[int, int]]:
+        """(student layer, teacher layer g(l)) of the layer-wise terms; none for the others."""
+        return []
 
     def width_projection(self, learned: bool, purpose: str = "") -> nn.Module:
         """Identity for equal widths; else a learned linear map to the teacher's width, or an error."""
@@ -184,16 +139,17 @@ class DistillationObjective(Objective):
     def student_activations(
         self, batch: dict[str, torch.Tensor], positions: torch.Tensor
     ) -> Activations:
-        layers = list(range(1, len(self.layer_map) + 1))
-        return compute_activations(self.student, batch, positions, self.layer_wise, layers)
+        pairs = self.mapped_layers()
+        layers = [student for student, _ in pairs]
+        return compute_activations(self.student, batch, positions, bool(pairs), layers)
 
     def teacher_activations(
         self, batch: dict[str, torch.Tensor], positions: torch.Tensor
     ) -> Activations:
+        pairs = self.mapped_layers()
+        layers = sorted({teacher for _, teacher in pairs})
         with torch.inference_mode():
-            teacher = compute_activations(
-                self.teacher, batch, positions, self.layer_wise, sorted(set(self.layer_map))
-            )
+            teacher = compute_activations(self.teacher, batch, positions, bool(pairs), layers)
         return teacher.clone()
 
     def loss_terms(
@@ -222,24 +178,59 @@ class DistillationObjective(Objective):
     def model_to_save(self) -> PreTrainedModel:
         return self.student
 
-    def method_options(self) -> dict | None:
-        """The method's own options as resolved (defaults filled in), for the run's record."""
-        return None
+
+class SoftTargetObjective(DistillationObjective):
+    """A method comparing the two models' output distributions at a temperature T."""
+
+    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **options: Any):
+        super().__init__(student, teacher, **options)
+        self.temperature: float = options.get("temperature", self.spec.temperature)
+
+    def options_record(self) -> dict[str, Any]:
+        return {"temperature": self.temperature, **super().options_record()}
+
+
+class LayerWiseObjective(SoftTargetObjective):
+    """A method with layer-to-layer terms through the map g (Rohanian et al. 2023, eq. 5),
+    compared head by head; ``alpha.layer`` may give one weight per student layer."""
+
+    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **options: Any):
+        super().__init__(student, teacher, **options)
+        n_student = student.config.num_hidden_layers
+        self.layer_map = resolve_layer_map(
+            n_student, teacher.config.num_hidden_layers, options.get("layer_map")
+        )
+        weights = self.alpha["layer"]
+        if isinstance(weights, list) and len(weights) != n_student:
+            raise ValueError(
+                f"alpha.layer lists {len(weights)} weights for a {n_student}-layer student"
+            )
+        heads = student.config.num_attention_heads, teacher.config.num_attention_heads
+        if heads[0] != heads[1]:
+            raise ValueError(
+                f"the {self.method} method compares attention maps head by head and needs as many heads: "
+                f"student {heads[0]}, teacher {heads[1]}"
+            )
+
+    def mapped_layers(self) -> list[tuple[int, int]]:
+        return list(enumerate(self.layer_map, start=1))
+
+    def options_record(self) -> dict[str, Any]:
+        return {**super().options_record(), "layer_map": self.layer_map}
 
 
 def _masked_labels(batch: dict[str, torch.Tensor]) -> torch.Tensor:
     return batch["labels"][batch["labels"] != IGNORE_INDEX]
 
 
-class DistilBertObjective(DistillationObjective):
+class DistilBertObjective(SoftTargetObjective):
     """DistilBioBERT (Rohanian et al. 2023, eq. 4): alpha_1 L_mlm + alpha_2 L_softMLM + alpha_3 L_align."""
 
     method = "distilbert"
-    default_alpha = {"mlm": 2.0, "soft": 5.0, "align": 1.0}
     learned_projection = False
 
-    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **settings):
-        super().__init__(student, teacher, **settings)
+    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **options: Any):
+        super().__init__(student, teacher, **options)
         self.projection = self.width_projection(
             self.learned_projection, "aligns the last hidden states with a cosine"
         )
@@ -263,11 +254,10 @@ class LargeToBaseObjective(DistilBertObjective):
     learned projection of the student's last hidden states to the teacher's width."""
 
     method = "lewis"
-    default_alpha = {"mlm": 5.0, "soft": 2.0, "align": 1.0}
     learned_projection = True
 
 
-class TinyBertObjective(DistillationObjective):
+class TinyBertObjective(LayerWiseObjective):
     """TinyBioBERT (Rohanian et al. 2023, eq. 9): lambda_0 L_embed + sum_l lambda_l L_layer(l) + lambda_M+1 L_output.
 
     ``alpha`` holds the lambdas: ``embedding``, ``layer`` (one number, or one per student
@@ -275,13 +265,10 @@ class TinyBertObjective(DistillationObjective):
     """
 
     method = "tinybert"
-    default_alpha = {"embedding": 1.0, "layer": 1.0, "output": 1.0}
-    default_temperature = 1.0
-    layer_wise = True
     head_on_every_token = True
 
-    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **settings):
-        super().__init__(student, teacher, **settings)
+    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **options: Any):
+        super().__init__(student, teacher, **options)
         self.embedding_projection = self.width_projection(learned=True)
         self.hidden_projection = self.width_projection(learned=True)
 
@@ -289,7 +276,7 @@ class TinyBertObjective(DistillationObjective):
         self, student: Activations, teacher: Activations, batch: dict[str, torch.Tensor]
     ) -> dict:
         mask = batch["attention_mask"]
-        pairs = list(enumerate(self.layer_map, start=1))
+        pairs = self.mapped_layers()
         return {
             "embedding": hidden_mse_loss(
                 self.embedding_projection(student.hidden_states[0]), teacher.hidden_states[0], mask
@@ -314,7 +301,7 @@ class TinyBertObjective(DistillationObjective):
         }
 
 
-class CompactObjective(DistillationObjective):
+class CompactObjective(LayerWiseObjective):
     """CompactBioBERT (Rohanian et al. 2023, eq. 11): alpha_1 L_mlm + alpha_2 L_softMLM + alpha_3 sum_l L_compact(l).
 
     L_compact(l) (eq. 10): cosine on the hidden states plus attention-map KL of student
@@ -322,18 +309,16 @@ class CompactObjective(DistillationObjective):
     """
 
     method = "compact"
-    default_alpha = {"mlm": 1.0, "soft": 5.0, "layer": 3.0}
-    layer_wise = True
 
-    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **settings):
-        super().__init__(student, teacher, **settings)
+    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **options: Any):
+        super().__init__(student, teacher, **options)
         self.width_projection(False, "aligns hidden states layer by layer with a cosine")
 
     def loss_terms(
         self, student: Activations, teacher: Activations, batch: dict[str, torch.Tensor]
     ) -> dict:
         mask = batch["attention_mask"]
-        pairs = list(enumerate(self.layer_map, start=1))
+        pairs = self.mapped_layers()
         return {
             "mlm": mlm_loss(student.logits, _masked_labels(batch)),
             "soft": soft_mlm_loss(student.logits, teacher.logits, self.temperature),
@@ -358,7 +343,6 @@ class PlainMlmObjective(DistillationObjective):
     initialises the student (``student_init: teacher_layers``); it never runs."""
 
     method = "mlm"
-    default_alpha = {"mlm": 1.0}
 
     def teacher_activations(self, batch: dict[str, torch.Tensor], positions: torch.Tensor) -> None:
         return None
@@ -408,21 +392,20 @@ class MiniLMv2Objective(DistillationObjective):
     every_parameter_trained = False
 
     method = "minilmv2"
-    default_alpha = {"qq": 1.0, "kk": 1.0, "vv": 1.0}
     relations = {"qq": "query", "kk": "key", "vv": "value"}
 
-    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **settings):
-        super().__init__(student, teacher, **settings)
-        options = {k: v for k, v in (settings.get("minilmv2") or {}).items() if v is not None}
+    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **options: Any):
+        super().__init__(student, teacher, **options)
+        section = options.get("minilmv2", {})
         n_teacher = teacher.config.num_hidden_layers
-        self.teacher_layer = options.get("teacher_layer", default_teacher_layer(n_teacher))
+        self.teacher_layer = section.get("teacher_layer", default_teacher_layer(n_teacher))
         if not 1 <= self.teacher_layer <= n_teacher:
             raise ValueError(
                 f"minilmv2.teacher_layer {self.teacher_layer} must be a layer 1..{n_teacher} "
                 f"of the {n_teacher}-layer teacher"
             )
         self.student_layer = student.config.num_hidden_layers
-        self.relation_heads = options.get("relation_heads", default_relation_heads(n_teacher))
+        self.relation_heads = section.get("relation_heads", default_relation_heads(n_teacher))
         # every head's query/key/value vectors concatenated: the hidden width in both layouts
         widths = (student.config.hidden_size, teacher.config.hidden_size)
         if any(width % self.relation_heads for width in widths):
@@ -434,8 +417,14 @@ class MiniLMv2Objective(DistillationObjective):
                 f"numbers that do: {fitting}"
             )
 
-    def method_options(self) -> dict:
-        return {"relation_heads": self.relation_heads, "teacher_layer": self.teacher_layer}
+    def options_record(self) -> dict[str, Any]:
+        return {
+            **super().options_record(),
+            "minilmv2": {
+                "relation_heads": self.relation_heads,
+                "teacher_layer": self.teacher_layer,
+            },
+        }
 
     def _relation_vectors(
         self, model: PreTrainedModel, layer: int, batch: dict[str, torch.Tensor]

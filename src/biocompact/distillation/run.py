@@ -64,24 +64,14 @@ def run_distillation(
     )
     if settings.training.bf16 and native_bf16(pick_device()):
         teacher = teacher.to(torch.bfloat16)
-    objective = METHODS[settings.method](
-        student,
-        teacher,
-        temperature=settings.temperature,
-        alpha=settings.alpha,
-        layer_map=settings.layer_map,
-        minilmv2=settings.minilmv2,
-    )
+    objective = METHODS[settings.method](student, teacher, **settings.options)
     description = {
         "model": name,
         "teacher": str(teacher_dir),
         "method": settings.method,
         "student_init": settings.student_init,
         "student_layers": settings.student_layers,
-        "temperature": objective.temperature,
-        "alpha": objective.alpha,
-        "layer_map": objective.layer_map or None,
-        "minilmv2": objective.method_options(),
+        **objective.options_record(),
         "architecture": student.config.to_diff_dict(),
     }
     return train_and_publish(

@@ -1,8 +1,8 @@
 """One entry of the config's ``distillation`` section, parsed once into checked settings.
 
 The rule passes the whole entry (``params.settings``); the schema documents every field
-and fills in its default. A new option of a method is a schema property, a field here and
-the code that reads it.
+and fills in its default. A new option of a method is a schema property, an entry of its
+``MethodOptions`` (``methods.py``, with its default) and the code that reads it.
 """
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from biocompact.distillation.objectives import METHODS
+from biocompact.distillation.methods import OPTION_KEYS, method_options
 from biocompact.training.entry import check_known_keys, split_training
 from biocompact.training.loop import TrainingSettings
 
 
 @dataclass(frozen=True)
 class DistillationSettings:
-    """How one student is distilled: method, student initialisation, loss options, training."""
+    """How one student is distilled: method, its options, student initialisation, training."""
 
     teacher: str  # a model of the config (its folder reaches the job as an input)
     training: TrainingSettings
@@ -27,21 +27,14 @@ class DistillationSettings:
     student_init: str = "teacher_layers"
     student_layers: list[int] | None = None  # teacher_layers: the layers kept (None: every other)
     student_architecture: dict[str, Any] | None = None  # random: preset and/or config fields
-    temperature: float | None = None  # None: the method's default
-    alpha: dict[str, float | list[float]] = field(default_factory=dict)  # loss-term weights
-    layer_map: list[int] | None = None  # layer-wise methods: teacher layer of each student layer
-    # minilmv2: relation_heads, teacher_layer (None or absent: the paper's choice)
-    minilmv2: dict[str, int | None] = field(default_factory=dict)
+    # the method's options that are set (alpha, temperature, layer_map, its own section):
+    # unset ones are at the method's defaults (methods.py); one it does not read is an error
+    options: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.method not in METHODS:
-            raise ValueError(
-                f"unknown distillation method {self.method!r}; known: {sorted(METHODS)}"
-            )
-        # the schema fills in unset options as None: keep only those set
-        chosen = {name: value for name, value in self.minilmv2.items() if value is not None}
-        object.__setattr__(self, "minilmv2", chosen)
-        METHODS[self.method].check_options(self.alpha, self.layer_map, self.minilmv2)
+        check_known_keys("distillation", self.options, set(OPTION_KEYS))
+        # the schema fills in unset options as null: keep only those set
+        object.__setattr__(self, "options", method_options(self.method, self.options))
         if self.student_layers is not None and self.student_init != "teacher_layers":
             raise ValueError(
                 "student_layers is used with student_init teacher_layers only, "
@@ -57,5 +50,7 @@ class DistillationSettings:
     def from_entry(cls, entry: Mapping[str, Any]) -> DistillationSettings:
         """Parse and check one ``distillation`` entry (as validated by the schema)."""
         training, rest = split_training(entry)
-        check_known_keys("distillation", rest, {item.name for item in fields(cls)} - {"training"})
-        return cls(training=training, **rest)
+        known = {item.name for item in fields(cls)} - {"training", "options"} | set(OPTION_KEYS)
+        check_known_keys("distillation", rest, known)
+        options = {key: rest.pop(key) for key in OPTION_KEYS if key in rest}
+        return cls(training=training, options=options, **rest)

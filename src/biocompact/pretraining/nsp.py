@@ -36,7 +36,7 @@ from biocompact.training.objective import Objective
 
 RANDOM_NEXT_PROBABILITY = 0.5
 DOCUMENT = "document"  # the packed corpus's column: each sequence's (first) document index
-LAST_DOCUMENT = "last_document"  # its last document's index (older corpora: the same)
+LAST_DOCUMENT = "last_document"  # its last document's index
 
 
 def truncate_pair(first: Segment, second: Segment, limit: int) -> tuple[Segment, Segment]:
@@ -66,7 +66,7 @@ class NextSentenceBatcher:
     """Wraps a ``MaskedBatcher``: A + true or random B per row, then masked.
 
     Adds ``token_type_ids`` and ``next_sentence_label`` (1: B from another document). Row
-    batches need the packed corpus's ``document`` column.
+    batches need the packed corpus's ``document`` and ``last_document`` columns.
     """
 
     def __init__(
@@ -78,17 +78,12 @@ class NextSentenceBatcher:
         self.ends = ends
 
     def __call__(self, rows: dict, generator: torch.Generator) -> dict[str, torch.Tensor]:
-        if DOCUMENT not in rows:
-            raise ValueError(
-                f"next-sentence prediction needs the packed corpus's {DOCUMENT!r} column: "
-                "delete the pretraining data folder and build it again"
-            )
         segments = []
         for ids, words in zip(rows["input_ids"], rows["word_ids"]):
             ids, words = ids[1:-1], words[1:-1]  # drop [CLS] ... [SEP]
             cut = split_point(ids, words, self.ends)
             segments.append(((ids[:cut], words[:cut]), (ids[cut:], words[cut:])))
-        documents = list(zip(rows[DOCUMENT], rows.get(LAST_DOCUMENT, rows[DOCUMENT])))
+        documents = list(zip(rows[DOCUMENT], rows[LAST_DOCUMENT]))
         replace = (
             torch.rand(len(segments), generator=generator) < RANDOM_NEXT_PROBABILITY
         ).tolist()

@@ -8,8 +8,8 @@ import torch
 def native_bf16(device: torch.device) -> bool:
     """Whether ``device`` computes bf16 in hardware: a CUDA GPU that reports it (Ampere and
     later) or a CPU with AVX512-BF16 or AMX, whose oneDNN kernels run bf16 matrix products
-    about 1.5x as fast as fp32 at the demo's sizes (docs/speed.md). Elsewhere bf16 is
-    emulated, slower than fp32, and training stays in fp32."""
+    faster than fp32 (measured: docs/speed.md, section "Figures behind code choices").
+    Elsewhere bf16 is emulated, slower than fp32, and training stays in fp32."""
     if device.type == "cuda":
         return torch.cuda.is_bf16_supported()
     if device.type == "cpu":

@@ -1,0 +1,127 @@
+"""Each distillation method's options (biocompact.distillation.methods): defaults, the check
+and the options an entry sets."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from biocompact.distillation.methods import (
+    METHOD_OPTIONS,
+    OPTION_KEYS,
+    MethodOptions,
+    method_options,
+    set_options,
+)
+
+SCHEMA = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def test_each_method_reads_alpha_and_only_its_own_options():
+    assert {name: spec.options for name, spec in METHOD_OPTIONS.items()} == {
+        "distilbert": ("alpha", "temperature"),
+        "tinybert": ("alpha", "temperature", "layer_map"),
+        "compact": ("alpha", "temperature", "layer_map"),
+        "lewis": ("alpha", "temperature"),
+        "mlm": ("alpha",),
+        "minilmv2": ("alpha", "minilmv2"),
+    }
+    assert MethodOptions("x", {"a": 1.0}, temperature=2.0, section=("k",)).options == (
+        "alpha",
+        "temperature",
+        "x",
+    )
+
+
+def test_set_options_leave_out_the_schemas_nulls_and_the_other_keys():
+    entry = {
+        "teacher": "teacher",
+        "steps": 10,
+        "temperature": None,
+        "alpha": {},
+        "layer_map": None,
+        "minilmv2": {"relation_heads": None, "teacher_layer": 3},
+    }
+    assert set_options(entry) == {"minilmv2": {"teacher_layer": 3}}
+    assert set_options({**entry, "minilmv2": {"relation_heads": None}}) == {}
+    assert set_options({"temperature": 1.5, "alpha": {"mlm": 0.0}}) == {
+        "temperature": 1.5,
+        "alpha": {"mlm": 0.0},
+    }
+
+
+@pytest.mark.parametrize(
+    ("method", "entry", "message"),
+    [
+        (
+            "mlm",
+            {"temperature": 2.0},
+            "temperature is not an option of method 'mlm' (its options: alpha)",
+        ),
+        (
+            "distilbert",
+            {"layer_map": [1, 2]},
+            "layer_map is not an option of method 'distilbert' (its options: alpha, temperature)",
+        ),
+        (
+            "compact",
+            {"minilmv2": {"teacher_layer": 2, "relation_heads": None}},
+            "minilmv2.teacher_layer is not an option of method 'compact' "
+            "(its options: alpha, temperature, layer_map)",
+        ),
+        (
+            "tinybert",
+            {"alpha": {"mlm": 1.0}},
+            "alpha.mlm is not a loss term of the tinybert method; "
+            "its terms are ['embedding', 'layer', 'output']",
+        ),
+        (
+            "minilmv2",
+            {"minilmv2": {"heads": 4}},
+            "minilmv2.heads is not an option of the minilmv2 method; "
+            "its options are ['relation_heads', 'teacher_layer']",
+        ),
+        ("minilm", {}, "unknown distillation method 'minilm'"),
+    ],
+)
+def test_an_option_the_method_does_not_read_is_named(method, entry, message):
+    with pytest.raises(ValueError) as raised:
+        method_options(method, entry, "config: distillation.student")
+    assert str(raised.value).startswith(f"config: distillation.student: {message}")
+    with pytest.raises(ValueError) as raised:
+        method_options(method, entry)
+    assert str(raised.value).startswith(message)
+
+
+def test_the_options_a_method_reads_pass_and_null_ones_are_unset():
+    entry = {"temperature": None, "minilmv2": {"relation_heads": None, "teacher_layer": None}}
+    for method in METHOD_OPTIONS:
+        assert method_options(method, entry) == {}
+    assert method_options("tinybert", {"temperature": 1.0, "layer_map": [2, 4]}) == {
+        "temperature": 1.0,
+        "layer_map": [2, 4],
+    }
+
+
+def test_the_table_is_light_enough_for_the_dag():
+    """The workflow imports it while the DAG is built: no torch."""
+    code = "import sys, biocompact.distillation.methods; print('torch' in sys.modules)"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "False"
+
+
+def test_the_schema_offers_the_options_and_terms_of_the_methods():
+    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    entry = schema["properties"]["distillation"]["additionalProperties"]["properties"]
+    assert set(OPTION_KEYS) <= set(entry)
+    assert entry["method"]["enum"] == list(METHOD_OPTIONS)
+    assert set(entry["alpha"]["properties"]) == {
+        term for spec in METHOD_OPTIONS.values() for term in spec.alpha
+    }
+    assert tuple(entry["minilmv2"]["properties"]) == METHOD_OPTIONS["minilmv2"].section
