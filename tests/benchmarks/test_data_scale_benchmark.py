@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "data_scale.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "data_scale.py"
 spec = importlib.util.spec_from_file_location("data_scale", SCRIPT)
 data_scale = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(data_scale)

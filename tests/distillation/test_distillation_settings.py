@@ -14,7 +14,7 @@ from biocompact.distillation.settings import DistillationSettings
 from biocompact.training.entry import TRAINING_KEYS
 from biocompact.training.loop import TrainingSettings
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
 ENTRY = {"teacher": "teacher", "steps": 10, "batch_size": 8, "learning_rate": 1e-3}
 

@@ -12,7 +12,7 @@ from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.training.entry import TRAINING_KEYS
 from biocompact.training.loop import TrainingSettings
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
 ENTRY = {"vocabulary": "v", "steps": 10, "batch_size": 8, "learning_rate": 1e-3}
 

@@ -33,7 +33,7 @@ from biocompact.training.launch import SPEC_FILE, torchrun_command
 
 pytestmark = pytest.mark.slow
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 CLUSTER = REPO_ROOT / "tests" / "slurm" / "cluster.sh"
 RUN_TIMEOUT = 1500
 PRETRAIN_STEPS, CHECKPOINT_EVERY = 40, 10

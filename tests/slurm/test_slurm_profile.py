@@ -17,7 +17,7 @@ import yaml
 from snakemake_executor_plugin_slurm.submit_string import get_submit_command
 from snakemake_executor_plugin_slurm.utils import set_gres_string
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 REAL_SCALE = REPO_ROOT / "configs" / "pubmed-full.yaml"
 JOB_HEADER = re.compile(r"^rule (\w+):$")
 

@@ -16,7 +16,7 @@ from biocompact.task_distillation.settings import (
 )
 from biocompact.task_distillation.transfer import READERS
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = yaml.safe_load(
     (REPO_ROOT / "workflow/schemas/config.schema.yaml").read_text(encoding="utf-8")
 )

@@ -10,7 +10,7 @@ import yaml
 
 from biocompact.vocab.settings import VocabularySettings
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
 
 

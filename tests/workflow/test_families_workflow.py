@@ -18,7 +18,7 @@ from biocompact.models.presets import build_config
 from biocompact.pretraining.run import special_token_ids
 from biocompact.vocab.train import build_modernbert
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG = REPO_ROOT / "configs" / "families-demo.yaml"
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
 

@@ -15,7 +15,7 @@ import torch
 import yaml
 from transformers import AutoModelForMaskedLM
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG = REPO_ROOT / "configs" / "real-small.yaml"
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
 STUDENTS = ["cut-untrained", "distilbiobert"]

@@ -11,7 +11,7 @@ import pytest
 import yaml
 from snakemake_runs import OFFLINE_ENV, SNAKEMAKE, planned_jobs
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def _dry_run(tmp_path: Path, config: dict) -> subprocess.CompletedProcess:
