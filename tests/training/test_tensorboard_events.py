@@ -7,7 +7,7 @@ import json
 import struct
 
 import pytest
-from test_model_cards import _ner_task, pretrained  # noqa: F401 (a fixture)
+from tiny_models import tiny_ner_task
 
 import biocompact.finetuning.train as finetuning_train
 from biocompact.tensorboard_events import (
@@ -56,7 +56,7 @@ def test_written_scalars_read_back_and_corruption_is_named(tmp_path):
         read_scalars(writer.path)
 
 
-def test_pretraining_curves_hold_the_values_of_train_log(pretrained):  # noqa: F811
+def test_pretraining_curves_hold_the_values_of_train_log(pretrained):
     log = [json.loads(line) for line in (pretrained / "log.jsonl").read_text().splitlines()]
     [events] = (pretrained / "checkpoints/tensorboard").glob("*tfevents*")
     curves = {(step, tag): value for step, tag, value in read_scalars(events)}
@@ -68,8 +68,8 @@ def test_pretraining_curves_hold_the_values_of_train_log(pretrained):  # noqa: F
     assert len(curves) == sum(len(record) - 1 for record in log)
 
 
-def test_fine_tuning_curves_hold_the_dev_scores(pretrained, tmp_path, repo_root):  # noqa: F811
-    task = _ner_task(repo_root, tmp_path / "ner")
+def test_fine_tuning_curves_hold_the_dev_scores(pretrained, tmp_path, repo_root):
+    task = tiny_ner_task(repo_root, tmp_path / "ner")
     task["hyperparameters"]["epochs"] = 2
     record = finetuning_train.finetune(
         str(pretrained / "model"), task, 1, str(tmp_path / "metrics.json"), str(tmp_path / "p.tsv")

@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 from snakemake_runs import REPO_ROOT, run_snakemake
-from test_model_cards import _ner_task, pretrained  # noqa: F401 (a fixture)
-from test_training_loop import BATCHER, _dataset, _model, _settings
+from tiny_models import BATCHER, loop_settings, tiny_ner_task, token_dataset, token_mlm
 
 import biocompact.finetuning.train as finetuning_train
 from biocompact.config_schema import validate_config
@@ -67,10 +66,10 @@ def test_trackers_receive_the_values_of_train_log(tmp_path, monkeypatch):
         ("tensorboard", "wandb", "mlflow"), "study", str(tmp_path / "ml" / "runs.db")
     )
     log_path = train(
-        MaskedLanguageModelling(_model()),
-        _dataset(n=16),
+        MaskedLanguageModelling(token_mlm()),
+        token_dataset(n=16),
         BATCHER,
-        _settings(steps=4, log_every=2, checkpoint_every=4),
+        loop_settings(steps=4, log_every=2, checkpoint_every=4),
         tmp_path / "checkpoints",
         tracking,
         "pretraining/tiny",
@@ -112,10 +111,10 @@ def test_tensorboard_alone_imports_no_tracker(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "wandb", None)  # importing it would raise
     monkeypatch.setitem(sys.modules, "mlflow", None)
     train(
-        MaskedLanguageModelling(_model()),
-        _dataset(n=8),
+        MaskedLanguageModelling(token_mlm()),
+        token_dataset(n=8),
         BATCHER,
-        _settings(steps=2, log_every=2, checkpoint_every=2),
+        loop_settings(steps=2, log_every=2, checkpoint_every=2),
         tmp_path,
         TrackingSettings(),
         "pretraining/tiny",
@@ -192,14 +191,14 @@ def test_the_documented_tracking_section_is_valid_and_read_as_it_says():
 
 
 def test_fine_tuning_sends_its_tensorboard_scalars_to_the_tracker(
-    pretrained,  # noqa: F811
+    pretrained,
     tmp_path,
     repo_root,
     monkeypatch,
 ):
     calls = []
     monkeypatch.setitem(sys.modules, "mlflow", _fake_mlflow(calls))
-    task = _ner_task(repo_root, tmp_path / "ner")
+    task = tiny_ner_task(repo_root, tmp_path / "ner")
     finetuning_train.finetune(
         str(pretrained / "model"),
         task,

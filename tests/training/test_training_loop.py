@@ -6,7 +6,8 @@ import datasets
 import numpy as np
 import pytest
 import torch
-from transformers import AutoModelForMaskedLM, AutoTokenizer, BertConfig, BertForMaskedLM
+from tiny_models import BATCHER, loop_settings, token_dataset, token_mlm
+from transformers import AutoModelForMaskedLM, AutoTokenizer
 
 from biocompact.distillation.objectives import DistilBertObjective
 from biocompact.distillation.student import student_from_teacher_layers
@@ -14,65 +15,19 @@ from biocompact.locations import resolve_location
 from biocompact.pretraining.mlm import MaskedLanguageModelling
 from biocompact.training import loop
 from biocompact.training.batches import EPOCH, INDEX, BatchOrder, DataPosition, MaskedBatcher
-from biocompact.training.loop import TrainingSettings, train
+from biocompact.training.loop import train
 from biocompact.training.masking import MaskingSettings
 from biocompact.training.precision import native_bf16
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
-VOCAB = 60
-PAD, MASK = 0, 4
-
-
-def _dataset(n=48, length=24, seed=0):
-    generator = torch.Generator().manual_seed(seed)
-    rows = {"input_ids": [], "word_ids": []}
-    for _ in range(n):
-        # a learnable pattern: token t is followed by t + 1
-        start = int(torch.randint(10, 30, (1,), generator=generator))
-        body = [start + i % 20 for i in range(length - 2)]
-        rows["input_ids"].append([2, *body, 3])
-        rows["word_ids"].append([-1, *range(length - 2), -1])
-    return datasets.Dataset.from_dict(rows)
-
-
-def _model(layers=2, seed=0):
-    torch.manual_seed(seed)
-    config = BertConfig(
-        vocab_size=VOCAB,
-        hidden_size=32,
-        num_hidden_layers=layers,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=64,
-        pad_token_id=PAD,
-    )
-    return BertForMaskedLM(config)
-
-
-BATCHER = MaskedBatcher(PAD, MASK, VOCAB, MaskingSettings())
-
-
-def _settings(**overrides):
-    values = dict(
-        steps=12,
-        batch_size=8,
-        learning_rate=3e-3,
-        warmup_steps=2,
-        log_every=2,
-        checkpoint_every=4,
-        seed=7,
-    )
-    values.update(overrides)
-    return TrainingSettings(**values)
-
 
 def test_mlm_loss_decreases(tmp_path):
     log = train(
-        MaskedLanguageModelling(_model()),
-        _dataset(),
+        MaskedLanguageModelling(token_mlm()),
+        token_dataset(),
         BATCHER,
-        _settings(steps=40, checkpoint_every=40),
+        loop_settings(steps=40, checkpoint_every=40),
         tmp_path,
     )
     losses = [json.loads(line)["loss"] for line in log.read_text().splitlines()]
@@ -96,15 +51,19 @@ class _CrashAfter(MaskedLanguageModelling):
 
 def test_resume_after_a_crash_gives_the_same_weights(tmp_path):
     # 6 steps per epoch (48 / 8): the crash at step 10 resumes mid-epoch from the step-8 checkpoint
-    reference = MaskedLanguageModelling(_model())
-    train(reference, _dataset(), BATCHER, _settings(), tmp_path / "straight")
+    reference = MaskedLanguageModelling(token_mlm())
+    train(reference, token_dataset(), BATCHER, loop_settings(), tmp_path / "straight")
 
     with pytest.raises(KeyboardInterrupt):
         train(
-            _CrashAfter(_model(), limit=9), _dataset(), BATCHER, _settings(), tmp_path / "crashed"
+            _CrashAfter(token_mlm(), limit=9),
+            token_dataset(),
+            BATCHER,
+            loop_settings(),
+            tmp_path / "crashed",
         )
-    resumed = MaskedLanguageModelling(_model(seed=123))  # weights come from the checkpoint
-    log = train(resumed, _dataset(), BATCHER, _settings(), tmp_path / "crashed")
+    resumed = MaskedLanguageModelling(token_mlm(seed=123))  # weights come from the checkpoint
+    log = train(resumed, token_dataset(), BATCHER, loop_settings(), tmp_path / "crashed")
 
     for (name, a), (_, b) in zip(reference.state_dict().items(), resumed.state_dict().items()):
         assert torch.equal(a, b), name
@@ -113,13 +72,19 @@ def test_resume_after_a_crash_gives_the_same_weights(tmp_path):
 
 
 def test_resume_refuses_checkpoints_of_other_settings(tmp_path):
-    train(MaskedLanguageModelling(_model()), _dataset(), BATCHER, _settings(steps=4), tmp_path)
+    train(
+        MaskedLanguageModelling(token_mlm()),
+        token_dataset(),
+        BATCHER,
+        loop_settings(steps=4),
+        tmp_path,
+    )
     with pytest.raises(RuntimeError, match="other settings"):
         train(
-            MaskedLanguageModelling(_model()),
-            _dataset(),
+            MaskedLanguageModelling(token_mlm()),
+            token_dataset(),
             BATCHER,
-            _settings(steps=4, learning_rate=1e-2),
+            loop_settings(steps=4, learning_rate=1e-2),
             tmp_path,
         )
 
@@ -127,23 +92,35 @@ def test_resume_refuses_checkpoints_of_other_settings(tmp_path):
 def test_resume_accepts_checkpoints_older_than_a_new_setting(tmp_path):
     from biocompact.training.checkpoint import save_checkpoint
 
-    train(MaskedLanguageModelling(_model()), _dataset(), BATCHER, _settings(steps=4), tmp_path)
+    train(
+        MaskedLanguageModelling(token_mlm()),
+        token_dataset(),
+        BATCHER,
+        loop_settings(steps=4),
+        tmp_path,
+    )
     state = torch.load(next(tmp_path.glob("*/*.pt")), weights_only=False)
     del state["settings"]["bf16"]  # made before the bf16 setting existed: its default applies
     save_checkpoint(tmp_path, 4, state)
-    train(MaskedLanguageModelling(_model()), _dataset(), BATCHER, _settings(steps=4), tmp_path)
+    train(
+        MaskedLanguageModelling(token_mlm()),
+        token_dataset(),
+        BATCHER,
+        loop_settings(steps=4),
+        tmp_path,
+    )
     with pytest.raises(RuntimeError, match="other settings"):
         train(
-            MaskedLanguageModelling(_model()),
-            _dataset(),
+            MaskedLanguageModelling(token_mlm()),
+            token_dataset(),
             BATCHER,
-            _settings(steps=4, bf16=False),
+            loop_settings(steps=4, bf16=False),
             tmp_path,
         )
 
 
 def test_student_takes_every_other_teacher_layer():
-    teacher = _model(layers=4)
+    teacher = token_mlm(layers=4)
     student = student_from_teacher_layers(teacher, None)
     assert student.config.num_hidden_layers == 2
     for s_index, t_index in enumerate([0, 2]):
@@ -155,12 +132,12 @@ def test_student_takes_every_other_teacher_layer():
 
 
 def test_distillation_step_changes_student_not_teacher(tmp_path):
-    teacher = _model(layers=4)
+    teacher = token_mlm(layers=4)
     before = {k: v.clone() for k, v in teacher.state_dict().items()}
     student = student_from_teacher_layers(teacher, [0, 3])
     student_before = {k: v.clone() for k, v in student.state_dict().items()}
     objective = DistilBertObjective(student, teacher, temperature=2.0, alpha={})
-    log = train(objective, _dataset(), BATCHER, _settings(steps=3), tmp_path)
+    log = train(objective, token_dataset(), BATCHER, loop_settings(steps=3), tmp_path)
     assert all(torch.equal(before[k], v) for k, v in teacher.state_dict().items())
     assert any(not torch.equal(student_before[k], v) for k, v in student.state_dict().items())
     record = json.loads(log.read_text().splitlines()[-1])
@@ -189,7 +166,7 @@ def test_continued_pretraining_from_a_real_checkpoint(tmp_path):
         MaskedLanguageModelling(model),
         datasets.Dataset.from_dict(rows),
         batcher,
-        _settings(steps=2, batch_size=4, learning_rate=1e-4),
+        loop_settings(steps=2, batch_size=4, learning_rate=1e-4),
         tmp_path,
     )
     assert len(log.read_text().splitlines()) == 1
@@ -197,7 +174,7 @@ def test_continued_pretraining_from_a_real_checkpoint(tmp_path):
 
 
 def _trained_weights(tmp_path, dropout=0.1, **overrides):
-    model = _model()
+    model = token_mlm()
     model.config.hidden_dropout_prob = model.config.attention_probs_dropout_prob = dropout
     for module in model.modules():
         if isinstance(module, torch.nn.Dropout):
@@ -205,9 +182,9 @@ def _trained_weights(tmp_path, dropout=0.1, **overrides):
     objective = MaskedLanguageModelling(model)
     log = train(
         objective,
-        _dataset(),
+        token_dataset(),
         BATCHER,
-        _settings(steps=6, checkpoint_every=6, **overrides),
+        loop_settings(steps=6, checkpoint_every=6, **overrides),
         tmp_path,
     )
     losses = [json.loads(line)["loss"] for line in log.read_text().splitlines()]
