@@ -33,7 +33,7 @@ RUN_ELSEWHERE = {
     "python benchmarks/": "benchmarks print the speed figures of docs/speed.md; run by hand, minutes to hours",
     ".venv/bin/python benchmarks/": "benchmarks print the figures of docs/; run by hand",
     "export ": "sets the variables of the commands after it (applied here)",
-    "tensorboard --logdir": "TensorBoard is not installed here; tests/test_tensorboard_events.py checks the event files it reads",
+    "tensorboard --logdir": "TensorBoard is not installed here; tests/training/test_tensorboard_events.py checks the event files it reads",
 }
 WILDCARD_NAMES = {
     "model": ("pretraining", "distillation", "external_models"),
