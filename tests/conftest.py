@@ -10,6 +10,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+import yaml
 from snakemake_runs import run_snakemake
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -32,6 +33,12 @@ def demo_run(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return REPO_ROOT
+
+
+@pytest.fixture
+def demo_config() -> dict:
+    """The demo's config.yaml, a fresh copy for each test to change."""
+    return yaml.safe_load((REPO_ROOT / "config.yaml").read_text())
 
 
 @pytest.fixture(scope="session")

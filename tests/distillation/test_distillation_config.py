@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import yaml
+from snakemake_runs import dry_run
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STUDENTS = {
@@ -27,32 +26,6 @@ STUDENTS = {
 }
 
 
-def _dry_run(tmp_path: Path, config: dict, *targets: str) -> subprocess.CompletedProcess:
-    (tmp_path / "demo").symlink_to(REPO_ROOT / "demo")
-    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "--snakefile",
-            str(REPO_ROOT / "Snakefile"),
-            "--directory",
-            str(tmp_path),
-            "--configfile",
-            str(tmp_path / "config.yaml"),
-            "-n",
-            "--cores",
-            "1",
-            "--",
-            *targets,
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-
-
 def _config(**students: dict) -> dict:
     config = yaml.safe_load((REPO_ROOT / "config.yaml").read_text())
     for name, entry in students.items():
@@ -68,7 +41,7 @@ def _config(**students: dict) -> dict:
 
 def test_every_method_builds_and_a_config_model_initialises_the_student(tmp_path):
     targets = [f"results/distillation/{name}/eval.json" for name in STUDENTS]
-    result = _dry_run(tmp_path, _config(**STUDENTS), *targets)
+    result = dry_run(tmp_path, _config(**STUDENTS), *targets)
     assert result.returncode == 0, result.stderr[-3000:]
     jobs = re.findall(
         r"rule distill:\n\s+input: (.*)\n(?:.*\n)*?\s+wildcards: model=(\S+)", result.stdout
@@ -80,7 +53,7 @@ def test_every_method_builds_and_a_config_model_initialises_the_student(tmp_path
 
 
 def test_unknown_method_is_named(tmp_path):
-    result = _dry_run(tmp_path, _config(bad={"method": "minilm"}))
+    result = dry_run(tmp_path, _config(bad={"method": "minilm"}))
     assert result.returncode != 0
     assert (
         "'minilm' is not one of ['distilbert', 'tinybert', 'compact', 'lewis', 'mlm', 'minilmv2']"
@@ -101,7 +74,7 @@ def _external_teacher_config(**student: str) -> dict:
 
 
 def test_an_external_teacher_is_distilled_without_pretraining_it(tmp_path):
-    result = _dry_run(
+    result = dry_run(
         tmp_path,
         _external_teacher_config(method="minilmv2"),
         "results/distillation/student/eval.json",
@@ -115,7 +88,7 @@ def test_an_external_teacher_is_distilled_without_pretraining_it(tmp_path):
 def test_an_external_teacher_needs_its_own_vocabulary(tmp_path):
     config = _external_teacher_config(method="minilmv2")
     del config["vocabularies"]["minilm-vocab"]
-    result = _dry_run(tmp_path, config)
+    result = dry_run(tmp_path, config)
     assert result.returncode != 0
     assert (
         "config: distillation.student.teacher 'minilm' is an external model, whose student trains "
@@ -125,7 +98,7 @@ def test_an_external_teacher_needs_its_own_vocabulary(tmp_path):
 
 
 def test_a_headless_external_teacher_is_refused_for_a_method_reading_logits(tmp_path):
-    result = _dry_run(tmp_path, _external_teacher_config(method="tinybert"))
+    result = dry_run(tmp_path, _external_teacher_config(method="tinybert"))
     assert result.returncode != 0
     message = result.stdout + result.stderr
     assert "config: distillation.student.teacher 'minilm' (architectures ['BertModel'])" in message

@@ -7,14 +7,12 @@ from __future__ import annotations
 import gzip
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import lxml.html
 import pytest
 import torch
-import yaml
+from snakemake_runs import dry_run
 from tiny_models import HYPERPARAMETERS
 
 from biocompact.aggregation import aggregate
@@ -687,40 +685,10 @@ def html_table(html: str, table_id: str) -> list[list[str]]:
 # ----------------------------------------------------------------------------- the workflow
 
 
-def _dry_run(tmp_path: Path, repo_root: Path, config: dict) -> subprocess.CompletedProcess:
-    (tmp_path / "demo").symlink_to(repo_root / "demo")
-    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "--snakefile",
-            str(repo_root / "Snakefile"),
-            "--directory",
-            str(tmp_path),
-            "--configfile",
-            str(tmp_path / "config.yaml"),
-            "-n",
-            "--cores",
-            "1",
-            "task_distillation",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-
-
-@pytest.fixture
-def demo_config(repo_root) -> dict:
-    return yaml.safe_load((repo_root / "config.yaml").read_text())
-
-
 def test_demo_plans_one_teacher_soft_labels_per_transfer_set_and_student_jobs(
     tmp_path, repo_root, demo_config
 ):
-    result = _dry_run(tmp_path, repo_root, demo_config)
+    result = dry_run(tmp_path, demo_config, "task_distillation")
     assert result.returncode == 0, result.stderr[-3000:]
     counts = dict(
         line.split()
@@ -771,6 +739,6 @@ def test_demo_plans_one_teacher_soft_labels_per_transfer_set_and_student_jobs(
 )
 def test_bad_task_distillation_config_is_named(tmp_path, repo_root, demo_config, change, message):
     change(demo_config["task_distillation"])
-    result = _dry_run(tmp_path, repo_root, demo_config)
+    result = dry_run(tmp_path, demo_config, "task_distillation")
     assert result.returncode != 0
     assert message in result.stdout + result.stderr

@@ -4,49 +4,17 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
-from snakemake_runs import OFFLINE_ENV, SNAKEMAKE, planned_jobs
+from snakemake_runs import OFFLINE_ENV, SNAKEMAKE, dry_run, planned_jobs
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
-def _dry_run(tmp_path: Path, config: dict) -> subprocess.CompletedProcess:
-    path = tmp_path / "config.yaml"
-    if not (tmp_path / "demo").exists():
-        (tmp_path / "demo").symlink_to(REPO_ROOT / "demo")
-    path.write_text(yaml.safe_dump(config))
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "--snakefile",
-            str(REPO_ROOT / "Snakefile"),
-            "--directory",
-            str(tmp_path),
-            "--configfile",
-            str(path),
-            "-n",
-            "--cores",
-            "1",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-
-
-@pytest.fixture
-def demo_config() -> dict:
-    return yaml.safe_load((REPO_ROOT / "config.yaml").read_text())
-
-
 def test_demo_config_builds_the_whole_dag(tmp_path, demo_config):
-    result = _dry_run(tmp_path, demo_config)
+    result = dry_run(tmp_path, demo_config)
     assert result.returncode == 0, result.stderr[-3000:]
     n_finetune = (
         len(demo_config["finetuning"]["models"]) * len(demo_config["finetuning"]["tasks"]) * 5
@@ -88,7 +56,7 @@ def _job_priorities(dry_run_output: str) -> dict[tuple[str, str], int]:
 def test_jobs_that_others_wait_for_start_first(tmp_path, demo_config):
     """The teacher first, then the other language models, then the chains of task distillation
     and compression; the independent fine-tuning runs last."""
-    result = _dry_run(tmp_path, demo_config)
+    result = dry_run(tmp_path, demo_config)
     assert result.returncode == 0, result.stderr[-3000:]
     priorities = _job_priorities(result.stdout)
     # the corpus, vocabulary and tokenising jobs lead to the teacher: its priority, so that
@@ -113,28 +81,28 @@ def test_jobs_that_others_wait_for_start_first(tmp_path, demo_config):
 
 def test_misspelt_key_is_named(tmp_path, demo_config):
     demo_config["finetuning"]["presets"]["demo"]["lerning_rate"] = 1e-4
-    result = _dry_run(tmp_path, demo_config)
+    result = dry_run(tmp_path, demo_config)
     assert result.returncode != 0
     assert "lerning_rate" in result.stdout + result.stderr
 
 
 def test_wrong_type_is_named(tmp_path, demo_config):
     demo_config["pretraining"]["teacher"]["steps"] = "many"
-    result = _dry_run(tmp_path, demo_config)
+    result = dry_run(tmp_path, demo_config)
     assert result.returncode != 0
     assert "'many' is not of type 'integer'" in result.stdout + result.stderr
 
 
 def test_unknown_model_reference_is_named(tmp_path, demo_config):
     demo_config["finetuning"]["models"].append("no-such-model")
-    result = _dry_run(tmp_path, demo_config)
+    result = dry_run(tmp_path, demo_config)
     assert result.returncode != 0
     assert "finetuning.models names 'no-such-model'" in result.stdout + result.stderr
 
 
 def test_defaults_are_filled_in(tmp_path, demo_config):
     del demo_config["finetuning"]["seeds"]
-    result = _dry_run(tmp_path, demo_config)
+    result = dry_run(tmp_path, demo_config)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "seed5" in result.stdout
 
@@ -240,7 +208,7 @@ def test_a_wrong_model_location_fails_before_any_job_naming_its_key(
     else:
         demo_config[section][name] = location
         demo_config["finetuning"]["models"].append(name)
-    result = _dry_run(tmp_path, demo_config)
+    result = dry_run(tmp_path, demo_config)
     assert result.returncode != 0
     output = result.stdout + result.stderr
     assert f"{key}: " in output and problem in output, output[-2000:]
@@ -282,7 +250,7 @@ def test_bad_compression_entry_fails_at_dag_build_naming_the_key(
     tmp_path, demo_config, section, message
 ):
     demo_config["compression"] = section
-    result = _dry_run(tmp_path, demo_config)
+    result = dry_run(tmp_path, demo_config)
     assert result.returncode != 0
     assert message in result.stdout + result.stderr
 
@@ -295,7 +263,7 @@ def test_a_single_process_job_asking_for_several_gpus_fails_naming_the_key(
     tmp_path, demo_config, section, key
 ):
     demo_config[section].setdefault("resources", {})[key] = 2
-    result = _dry_run(tmp_path, demo_config)
+    result = dry_run(tmp_path, demo_config)
     assert result.returncode != 0
     assert f"config: {section}.resources.{key} is 2, but" in result.stdout + result.stderr
 
@@ -309,6 +277,6 @@ def test_a_single_process_job_asking_for_several_gpus_fails_naming_the_key(
 )
 def test_a_release_of_an_unknown_model_is_named(tmp_path, demo_config, release, message):
     demo_config["release"] = release
-    result = _dry_run(tmp_path, demo_config)
+    result = dry_run(tmp_path, demo_config)
     assert result.returncode != 0
     assert message in result.stdout + result.stderr
