@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
+from snakemake_runs import run_snakemake
 from transformers import AutoModelForMaskedLM, AutoTokenizer, ModernBertForMaskedLM
 
 from biocompact.models.presets import build_config
@@ -20,28 +18,6 @@ from biocompact.vocab.train import build_modernbert
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG = REPO_ROOT / "configs" / "families-demo.yaml"
-ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-
-
-def _snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "--snakefile",
-            str(REPO_ROOT / "Snakefile"),
-            "--directory",
-            str(workdir),
-            "--configfile",
-            str(workdir / "config.yaml"),
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        env=ENV,
-        check=False,
-    )
 
 
 # a ModernBERT checkpoint made here (none ships in a package) that pretraining continues
@@ -85,7 +61,7 @@ def families_run(tmp_path_factory) -> Path:
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
     save_modernbert_checkpoint(workdir / CHECKPOINT)
     shutil.copytree(REPO_ROOT / "demo", workdir / "demo")
-    result = _snakemake(workdir, "--cores", "2")
+    result = run_snakemake(workdir, "--cores", "2")
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
     return workdir
 
@@ -186,7 +162,7 @@ def test_an_electra_discriminator_is_no_distillation_teacher(tmp_path):
         }
     }
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
-    result = _snakemake(tmp_path, "-n")
+    result = run_snakemake(tmp_path, "-n")
     assert result.returncode != 0
     assert (
         "'electra-wordpiece' is an ELECTRA discriminator, which has no MLM head"

@@ -4,20 +4,17 @@ the real MiniLM continued with MLM, truncated and distilled students, real tasks
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import torch
 import yaml
+from snakemake_runs import run_snakemake
 from transformers import AutoModelForMaskedLM
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG = REPO_ROOT / "configs" / "real-small.yaml"
-ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
 STUDENTS = ["cut-untrained", "distilbiobert"]
 MODELS = ["minilm-bio", *STUDENTS]
 TASKS = ["ncbi-disease", "gad"]
@@ -52,25 +49,7 @@ def _tiny_study(shared: Path) -> dict:
 def study(tmp_path_factory, shared_data) -> Path:
     workdir = tmp_path_factory.mktemp("real-small")
     (workdir / "config.yaml").write_text(yaml.safe_dump(_tiny_study(shared_data), sort_keys=False))
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "--snakefile",
-            str(REPO_ROOT / "Snakefile"),
-            "--directory",
-            str(workdir),
-            "--configfile",
-            str(workdir / "config.yaml"),
-            "--cores",
-            "2",
-        ],
-        capture_output=True,
-        text=True,
-        env=ENV,
-        check=False,
-    )
+    result = run_snakemake(workdir, "--cores", "2")
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
     return workdir
 
