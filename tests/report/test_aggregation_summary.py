@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from report_results import metrics_record, write_json
 
 from biocompact.aggregation import AVERAGE_FORMULAS, BASELINE, aggregate
 
@@ -31,19 +31,9 @@ VALUES = {
 
 def write_metrics(path: Path, model: str, task: str, seed: int | None, value: float) -> None:
     family, primary = TASKS[task]
-    path.parent.mkdir(parents=True, exist_ok=True)
     metrics = {primary: value, "precision": value + 0.01}
     definitions = {primary: f"{primary} of {task}", "precision": "precision"}
-    data = {
-        "model": model,
-        "task": task,
-        "seed": seed,
-        "family": family,
-        "primary_metric": primary,
-        "metrics": metrics,
-        "definitions": definitions,
-    }
-    path.write_text(json.dumps(data), encoding="utf-8")
+    write_json(path, metrics_record(model, task, seed, family, primary, metrics, definitions))
 
 
 @pytest.fixture

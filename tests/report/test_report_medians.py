@@ -9,6 +9,7 @@ import statistics
 
 import lxml.html
 import pytest
+from report_results import metrics_record
 
 from biocompact.aggregation import BASELINE, aggregate
 from biocompact.report import build_report
@@ -27,15 +28,8 @@ def _record(model: str, task: str, seed: int | None, rng: random.Random) -> dict
         primary: round(rng.uniform(0.3, 0.9), 4),
         "accuracy": round(rng.uniform(0.5, 1.0), 4),
     }
-    return {
-        "model": model,
-        "task": task,
-        "seed": seed,
-        "family": family,
-        "primary_metric": primary,
-        "metrics": metrics,
-        "definitions": {name: f"{name} of {task}" for name in metrics},
-    }
+    definitions = {name: f"{name} of {task}" for name in metrics}
+    return metrics_record(model, task, seed, family, primary, metrics, definitions)
 
 
 @pytest.fixture(scope="module")

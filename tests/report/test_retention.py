@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from report_results import metrics_record, write_json
 
 from biocompact.aggregation import aggregate
 from biocompact.retention import write_retention
@@ -30,20 +30,11 @@ def retention(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> pd.DataFrame:
     for (model, task), values in F1.items():
         for seed, value in enumerate(values, start=1):
             if value is not None:
-                path = Path(PATTERN.format(model=model, task=task, seed=seed))
-                path.parent.mkdir(parents=True)
-                path.write_text(
-                    json.dumps(
-                        {
-                            "model": model,
-                            "task": task,
-                            "seed": seed,
-                            "family": task.split("-")[0],
-                            "primary_metric": "f1",
-                            "metrics": {"f1": value, "precision": 1.0},
-                        }
-                    ),
-                    encoding="utf-8",
+                family = task.split("-")[0]
+                values = {"f1": value, "precision": 1.0}
+                write_json(
+                    Path(PATTERN.format(model=model, task=task, seed=seed)),
+                    metrics_record(model, task, seed, family, "f1", values),
                 )
     aggregate(
         "scores.csv",
