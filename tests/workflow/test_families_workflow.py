@@ -10,11 +10,8 @@ import pandas as pd
 import pytest
 import yaml
 from snakemake_runs import run_snakemake
+from tiny_models import save_modernbert
 from transformers import AutoModelForMaskedLM, AutoTokenizer, ModernBertForMaskedLM
-
-from biocompact.models.presets import build_config
-from biocompact.pretraining.run import special_token_ids
-from biocompact.vocab.train import build_modernbert
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG = REPO_ROOT / "configs" / "families-demo.yaml"
@@ -37,21 +34,6 @@ CONTINUED = {
 }
 
 
-def save_modernbert_checkpoint(folder: Path) -> None:
-    """A 2-layer ModernBERT with a ModernBERT-type vocabulary of the demo's general text."""
-    passages = (REPO_ROOT / "demo/general/passages.txt").read_text().splitlines()
-    tokenizer = build_modernbert(lambda: iter(passages), 500, False, 2, 0)
-    config = build_config(
-        {"preset": "demo-2L-128"},
-        vocab_size=len(tokenizer),
-        family="modernbert",
-        pad_token_id=tokenizer.pad_token_id,
-        special_token_ids=special_token_ids(tokenizer),
-    )
-    ModernBertForMaskedLM(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-
-
 @pytest.fixture(scope="module")
 def families_run(tmp_path_factory) -> Path:
     workdir = tmp_path_factory.mktemp("families")
@@ -59,7 +41,7 @@ def families_run(tmp_path_factory) -> Path:
     for section, entries in CONTINUED.items():
         config[section].update(entries)
     (workdir / "config.yaml").write_text(yaml.safe_dump(config))
-    save_modernbert_checkpoint(workdir / CHECKPOINT)
+    save_modernbert(workdir / CHECKPOINT, {"preset": "demo-2L-128"}, REPO_ROOT)
     shutil.copytree(REPO_ROOT / "demo", workdir / "demo")
     result = run_snakemake(workdir, "--cores", "2")
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
