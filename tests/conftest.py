@@ -10,6 +10,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+import yaml
 from snakemake_runs import run_snakemake
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -32,6 +33,12 @@ def demo_run(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return REPO_ROOT
+
+
+@pytest.fixture
+def demo_config() -> dict:
+    """The demo's config.yaml, a fresh copy for each test to change."""
+    return yaml.safe_load((REPO_ROOT / "config.yaml").read_text())
 
 
 @pytest.fixture(scope="session")
@@ -61,3 +68,58 @@ def demo_generator() -> ModuleType:
     sys.modules[spec.name] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory) -> str:
+    """A 2-layer, 32-wide BERT MLM checkpoint with the MiniLM WordPiece vocabulary
+    (read-only: tests fine-tune and distil from it into folders of their own)."""
+    from tiny_models import save_tiny_bert
+
+    return str(save_tiny_bert(tmp_path_factory.mktemp("tiny-bert")))
+
+
+@pytest.fixture(scope="session")
+def pretrained(tmp_path_factory, repo_root) -> Path:
+    """A tiny BERT pretrained for 2 steps by the pretraining stage on demo sentences, with
+    its card (read-only: tests write their outputs elsewhere)."""
+    import torch
+    from tiny_models import CARD_SETTINGS, MINILM, TINY, save_demo_corpus
+    from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
+
+    import biocompact.pretraining.run as pretraining_run
+    from biocompact.model_card import write_language_model_card
+    from biocompact.pretraining.settings import PretrainingSettings
+
+    folder = tmp_path_factory.mktemp("card")
+    tokenizer = AutoTokenizer.from_pretrained(MINILM)
+    save_demo_corpus(folder / "corpus", tokenizer, repo_root)
+    torch.manual_seed(0)
+    BertForMaskedLM(BertConfig(vocab_size=len(tokenizer), **TINY)).save_pretrained(folder / "init")
+    tokenizer.save_pretrained(folder / "init")
+    entry = {
+        "vocabulary": "minilm",
+        "architecture": TINY,
+        "steps": 2,
+        "batch_size": 4,
+        "learning_rate": 1e-3,
+        "log_every": 1,
+        "checkpoint_every": 2,
+    }
+    outputs = {
+        key: str(folder / name)
+        for key, name in (("model", "model"), ("log", "log.jsonl"), ("eval", "eval.json"))
+    }
+    pretraining_run.run_pretraining(
+        "tiny",
+        PretrainingSettings.from_entry(entry),
+        folder / "corpus",
+        folder / "init",
+        outputs,
+        folder / "checkpoints",
+        masking={},
+        max_seq_length=32,
+        probes=[],
+    )
+    write_language_model_card(outputs, entry, CARD_SETTINGS, folder / "corpus")
+    return folder

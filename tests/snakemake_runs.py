@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO_ROOT / "Snakefile")]
 OFFLINE_ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
@@ -27,6 +29,15 @@ def run_with_configs(workdir: Path, configfiles: list, *args: str) -> subprocess
         env=OFFLINE_ENV,
         check=False,
     )
+
+
+def dry_run(workdir: Path, config: dict, *targets: str) -> subprocess.CompletedProcess:
+    """A dry run on one core of ``config``, written to ``workdir/config.yaml`` beside a link
+    to the demo data, for ``targets`` (default: the whole DAG)."""
+    if not (workdir / "demo").exists():
+        (workdir / "demo").symlink_to(REPO_ROOT / "demo")
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    return run_snakemake(workdir, "-n", "--cores", "1", "--", *targets)
 
 
 def planned_jobs(result: subprocess.CompletedProcess) -> dict[str, int]:

@@ -7,7 +7,7 @@ layer computes keys and values at every position, as before, and the rest at
 ``positions`` only; its output is zero elsewhere. With 15% of positions masked this
 skips 85% of the last layer's work (about 9% of bioformer-8L's encoder, more in
 shallow models); the values at ``positions`` are those of the whole layer, and so
-are the gradients (tests/test_last_layer.py).
+are the gradients (tests/models/test_last_layer.py).
 
 It applies to the BERT layer layout (BERT, RoBERTa, ELECTRA); other models (ALBERT's
 shared layers, ModernBERT), attention other than SDPA or eager, and a ``torch.compile``'d

@@ -1,0 +1,40 @@
+"""The formulas of benchmarks/data_scale.py (the PubMed-scale projection of docs/slurm.md)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "data_scale.py"
+spec = importlib.util.spec_from_file_location("data_scale", SCRIPT)
+data_scale = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(data_scale)
+
+
+def test_renamed_cycles_add_distinct_words_and_repeated_ones_do_not(tmp_path):
+    documents = [["Gene A binds B.", "It works."], ["No, it does not."]]
+    # words: gene a binds b . / it works . / no , it does not . -> 5 + 3 + 6
+    repeated = tmp_path / "repeated.txt"
+    assert data_scale.write_shard(documents, 2, False, repeated) == 2 * 14
+    assert data_scale.distinct_words(repeated) == 11  # "it" twice, "." thrice
+    renamed = tmp_path / "renamed.txt"
+    assert data_scale.write_shard(documents, 2, True, renamed) == 2 * 14
+    assert renamed.read_text().split("\n")[5] == "Genex1 Ax1 bindsx1 Bx1."
+    # the second cycle's 9 distinct words with letters are new; ".", "," are shared
+    assert data_scale.distinct_words(renamed) == 11 + 9
+
+
+def test_heaps_law_of_text_whose_every_word_is_new():
+    documents = [[f"w{i}a w{i}b w{i}c w{i}d w{i}e"] for i in range(300)]
+    k, beta = data_scale.heaps_law(documents)  # distinct = words at 500, 1000, 1500 words
+    assert k == pytest.approx(1.0) and beta == pytest.approx(1.0)
+
+
+def test_fit_recovers_a_linear_cost():
+    rows = [
+        {"cpu": 3 + 2 * w + 5 * d, "words": w, "distinct": d}
+        for w, d in ((1, 1), (2, 1), (4, 1), (2, 2), (4, 4))
+    ]
+    assert data_scale.fit(rows, "cpu", ("words", "distinct")) == pytest.approx([3, 2, 5])

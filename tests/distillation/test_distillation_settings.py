@@ -1,0 +1,117 @@
+"""A distillation entry of the config parsed into DistillationSettings: fields, defaults, checks."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake.utils import validate
+
+from biocompact.distillation.methods import OPTION_KEYS
+from biocompact.distillation.settings import DistillationSettings
+from biocompact.training.entry import TRAINING_KEYS
+from biocompact.training.loop import TrainingSettings
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
+ENTRY = {"teacher": "teacher", "steps": 10, "batch_size": 8, "learning_rate": 1e-3}
+
+
+def test_the_schema_properties_are_the_fields():
+    """Every option of a distillation entry is a field or a method option (resources: Slurm's,
+    not the job's)."""
+    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    options = set(schema["properties"]["distillation"]["additionalProperties"]["properties"])
+    fields = {field.name for field in dataclasses.fields(DistillationSettings)}
+    assert options - TRAINING_KEYS - {"resources"} == fields - {"training", "options"} | set(
+        OPTION_KEYS
+    )
+
+
+def test_a_validated_entry_parses_with_the_schema_defaults():
+    config = yaml.safe_load((REPO_ROOT / "config.yaml").read_text(encoding="utf-8"))
+    config["distillation"] = {
+        "student": {**ENTRY, "method": "tinybert", "alpha": {"layer": [1.0, 2.0]}}
+    }
+    validate(config, str(SCHEMA))
+    entry = {
+        key: value for key, value in config["distillation"]["student"].items() if key != "resources"
+    }
+    settings = DistillationSettings.from_entry(entry)
+    assert settings == DistillationSettings(
+        teacher="teacher",
+        training=TrainingSettings(steps=10, batch_size=8, learning_rate=1e-3),
+        method="tinybert",
+        options={"alpha": {"layer": [1.0, 2.0]}},
+    )
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        settings.method = "compact"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"method": "minilm"}, "unknown distillation method 'minilm'"),
+        (
+            {"method": "distilbert", "alpha": {"layer": 1.0}},
+            "alpha.layer is not a loss term of the distilbert",
+        ),
+        (
+            {"method": "lewis", "layer_map": [1, 2]},
+            r"layer_map is not an option of method 'lewis' \(its options: alpha, temperature\)",
+        ),
+        (
+            {"student_init": "random", "student_layers": [0]},
+            "student_layers is used with student_init teacher_layers",
+        ),
+        (
+            {"student_architecture": {"preset": "demo-2L-128"}},
+            "student_architecture is used with student_init random",
+        ),
+        ({"resources": {"gpus": 1}}, "distillation: unknown setting 'resources'"),
+        (
+            {"method": "tinybert", "minilmv2": {"teacher_layer": 3}},
+            "minilmv2.teacher_layer is not an option of method 'tinybert'",
+        ),
+        (
+            {"method": "minilmv2", "alpha": {"mlm": 1.0}},
+            "alpha.mlm is not a loss term of the minilmv2 method",
+        ),
+        (
+            {"method": "mlm", "temperature": 2.0},
+            r"temperature is not an option of method 'mlm' \(its options: alpha\)",
+        ),
+        (
+            {"method": "minilmv2", "temperature": 1.0},
+            r"temperature is not an option of method 'minilmv2' \(its options: alpha, minilmv2\)",
+        ),
+        ({"method": "minilmv2", "minilmv2": {"heads": 4}}, "minilmv2.heads is not an option"),
+    ],
+)
+def test_bad_entries_are_named(options, message):
+    with pytest.raises(ValueError, match=message):
+        DistillationSettings.from_entry({**copy.deepcopy(ENTRY), **options})
+
+
+def test_minilmv2_options_parse_and_unset_ones_are_dropped():
+    config = yaml.safe_load((REPO_ROOT / "config.yaml").read_text(encoding="utf-8"))
+    config["distillation"] = {
+        "student": {**ENTRY, "method": "minilmv2", "minilmv2": {"relation_heads": 12}},
+        "other": dict(ENTRY),
+    }
+    validate(config, str(SCHEMA))
+    assert config["distillation"]["other"]["minilmv2"] == {
+        "relation_heads": None,
+        "teacher_layer": None,
+    }
+    parsed = {
+        name: DistillationSettings.from_entry(
+            {key: value for key, value in entry.items() if key != "resources"}
+        )
+        for name, entry in config["distillation"].items()
+    }
+    assert parsed["student"].options == {"minilmv2": {"relation_heads": 12}}
+    assert parsed["other"].options == {}

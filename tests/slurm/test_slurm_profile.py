@@ -1,0 +1,333 @@
+"""The `slurm` profile on a real-scale config, without a cluster: a dry run lists every job's
+resources and threads, and the Slurm plugin's own code turns them into the sbatch options
+each job would be submitted with (GPUs, CPUs, memory, time limit, partition, account).
+Run with `pytest -s` to see them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake_executor_plugin_slurm.submit_string import get_submit_command
+from snakemake_executor_plugin_slurm.utils import set_gres_string
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+REAL_SCALE = REPO_ROOT / "configs" / "pubmed-full.yaml"
+JOB_HEADER = re.compile(r"^rule (\w+):$")
+
+
+class Resources(dict):
+    """A job's resources as the plugin reads them (``.get`` and attribute access)."""
+
+    __getattr__ = dict.__getitem__
+
+
+class PlannedJob:
+    """What the plugin needs of a job to build its sbatch command."""
+
+    def __init__(self, rule: str, wildcards: str, threads: int, resources: dict) -> None:
+        self.name = rule
+        self.wildcards = wildcards
+        self.threads = threads
+        self.resources = Resources(resources)
+
+    def sbatch(self) -> str:
+        """The sbatch options the Slurm plugin would submit this job with."""
+        params = {
+            "run_uuid": "RUN",
+            "slurm_logfile": "LOG",
+            "comment_str": "COMMENT",
+            "account": f"-A {self.resources['slurm_account']}"
+            if "slurm_account" in self.resources
+            else "",
+            "partition": f"-p {self.resources['slurm_partition']}",
+            "workdir": None,
+        }
+        command = get_submit_command(self, params) + set_gres_string(self)
+        return command.split("--comment COMMENT", 1)[1].strip()
+
+
+def _value(text: str) -> int | str:
+    return int(text) if text.isdigit() else text
+
+
+def dry_run(workdir: Path, *overlays: Path, **environment: str) -> list[PlannedJob]:
+    """Every job of a `snakemake --profile slurm -n` on the real-scale config and the config
+    files ``overlays`` (threads not capped by the dry run's cores, as on a cluster)."""
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--snakefile",
+            str(REPO_ROOT / "Snakefile"),
+            "--profile",
+            str(REPO_ROOT / "slurm"),
+            "--configfile",
+            str(REAL_SCALE),
+            *map(str, overlays),
+            "--directory",
+            str(workdir),
+            "--dry-run",
+            "--cores",
+            "1024",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=workdir,
+        env={**os.environ, **environment},
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    jobs, rule, fields = [], None, {}
+    for line in result.stdout.splitlines():
+        if match := JOB_HEADER.match(line):
+            rule, fields = match.group(1), {}
+        elif rule and ":" in line:
+            key, value = (part.strip() for part in line.split(":", 1))
+            fields[key] = value
+            if key == "resources":
+                pairs = (item.split("=", 1) for item in value.split(", "))
+                jobs.append(
+                    PlannedJob(
+                        rule,
+                        fields.get("wildcards", ""),
+                        int(fields.get("threads", 1)),
+                        {name: _value(amount) for name, amount in pairs},
+                    )
+                )
+                rule = None
+    return jobs
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    """A working directory for the real-scale config (its tasks name registered datasets,
+    which the DAG downloads and prepares itself)."""
+    return tmp_path_factory.mktemp("real-scale")
+
+
+@pytest.fixture(scope="module")
+def planned(workdir) -> dict[str, list[PlannedJob]]:
+    jobs: dict[str, list[PlannedJob]] = {}
+    for job in dry_run(workdir):
+        jobs.setdefault(job.name, []).append(job)
+    print(
+        "\n".join(
+            f"{job.name}[{job.wildcards}]: sbatch {job.sbatch()}"
+            for group in jobs.values()
+            for job in group[:1]
+        )
+    )
+    return jobs
+
+
+def test_pretraining_is_one_multi_gpu_task_on_one_node(planned):
+    (job,) = planned["pretrain"]
+    options = job.sbatch()
+    for option in (
+        "-p gpu",
+        "--gpus=4",
+        "--cpus-per-gpu=8",
+        "--mem 128000",
+        "-t 2880",
+        "--nodes=1",
+    ):
+        assert option in options, (option, options)
+    assert "--ntasks-per-gpu" not in options and "--cpus-per-task" not in options, options
+
+
+def test_distillation_and_fine_tuning_request_their_own_gpus(planned):
+    (distill,) = planned["distill"]
+    assert {"--gpus=2", "--cpus-per-gpu=8", "--nodes=1"} <= set(distill.sbatch().split())
+    assert "-t 1440" in distill.sbatch() and "--mem 64000" in distill.sbatch()
+    finetune = planned["finetune"]
+    assert len(finetune) == 2 * 3 * 5
+    for job in finetune:
+        options = job.sbatch()
+        assert {"--gpus=1", "--cpus-per-gpu=4", "--nodes=1"} <= set(options.split()), options
+        assert "-p gpu" in options and "--mem 16000" in options and "-t 240" in options
+
+
+def test_cpu_rules_go_to_the_cpu_partition_with_their_threads(planned):
+    for rule in (
+        "corpus_parse_pubmed",
+        "corpus_split_sentences",
+        "train_vocabulary",
+        "tokenize_corpus",
+        "aggregate",
+        "report",
+        "efficiency",
+    ):
+        job = planned[rule][0]
+        options = job.sbatch()
+        assert "-p cpu" in options and "--gpus" not in options, (rule, options)
+        assert f"--cpus-per-task={job.threads}" in options, (rule, options)
+        assert re.search(r"--mem \d+", options) and re.search(r"-t \d+", options), options
+    assert planned["train_vocabulary"][0].threads == 2
+    assert planned["efficiency"][0].threads == 4  # the profile's, not every core of the login node
+
+
+def test_the_compression_timing_job_takes_the_profiles_threads(workdir, tmp_path):
+    """Like the efficiency job: 4 CPUs on the CPU partition, not every core of the login node."""
+    section = {"models": ["bioformer-8L-distil"], "tasks": ["ncbi-disease"]}
+    override = tmp_path / "compression.yaml"
+    override.write_text(yaml.safe_dump({"compression": section}))
+    [job] = [job for job in dry_run(workdir, override) if job.name == "evaluate_compressed"]
+    assert job.threads == 4
+    assert {"-p", "cpu", "--cpus-per-task=4"} <= set(job.sbatch().split()), job.sbatch()
+
+
+def test_partition_and_account_come_from_the_one_documented_place(workdir):
+    jobs = dry_run(
+        workdir,
+        BIOCOMPACT_GPU_PARTITION="a100",
+        BIOCOMPACT_CPU_PARTITION="short",
+        BIOCOMPACT_SLURM_ACCOUNT="bionlp",
+    )
+    by_rule = {job.name: job for job in jobs}
+    assert "-A bionlp -p a100" in by_rule["pretrain"].sbatch()
+    assert "-A bionlp -p short" in by_rule["corpus_parse_pubmed"].sbatch()
+
+
+def rule_scripts() -> dict[str, Path]:
+    """Every rule's script, read from workflow/rules (a ``use rule A as B`` rule runs A's)."""
+    scripts, copies, rule = {}, {}, None
+    for path in sorted((REPO_ROOT / "workflow" / "rules").glob("*.smk")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if match := re.match(r"^rule (\w+):", line):
+                rule = match.group(1)
+            elif match := re.match(r"^use rule (\w+) as (\w+)", line):
+                copies[match.group(2)] = match.group(1)
+            elif rule and (match := re.search(r'"\.\./\.\./(scripts/\w+\.py)"', line)):
+                scripts[rule] = REPO_ROOT / match.group(1)
+    return {**scripts, **{copy: scripts[original] for copy, original in copies.items()}}
+
+
+def requested_gpus(resources: dict) -> int:
+    """Every GPU a job asks Slurm for: ``--gpus=G``, or ``--gres=gpu:G`` on each of ``--nodes``."""
+    if resources.get("gpu"):
+        return resources["gpu"]
+    gres = resources.get("gres", "")
+    return int(gres.rsplit(":", 1)[1]) * resources["nodes"] if gres.startswith("gpu:") else 0
+
+
+LAUNCHING_MODULES = ("biocompact.training.launch", "biocompact.language_model_job")
+
+
+def training_processes(script: Path, resources: dict) -> int:
+    """The training processes a job of ``script`` starts: one per GPU of each node through
+    the launcher (``biocompact.training.launch.launch``, which
+    ``biocompact.language_model_job.train_language_model`` calls), else one."""
+    text = script.read_text("utf-8")
+    launches = any(f"from {module} import" in text for module in LAUNCHING_MODULES)
+    if not launches:
+        return 1
+    return max(resources["gpus_per_node"], 1) * resources.get("nodes", 1)
+
+
+def gpu_table(planned: dict[str, list[PlannedJob]]) -> dict[str, tuple[int, int]]:
+    """Each GPU rule's GPUs and training processes, checking that every GPU trains."""
+    scripts = rule_scripts()
+    table = {}
+    for rule, jobs in planned.items():
+        for job in jobs:
+            gpus = requested_gpus(job.resources)
+            if not gpus:
+                continue
+            processes = training_processes(scripts[rule], job.resources)
+            table[rule] = (gpus, processes)
+            assert gpus <= processes, (
+                f"{rule}[{job.wildcards}] asks for {gpus} GPUs, uses {processes}"
+            )
+    print(
+        "\n".join(
+            f"{rule}: {gpus} GPUs, {processes} processes"
+            for rule, (gpus, processes) in table.items()
+        )
+    )
+    return table
+
+
+def test_every_gpu_a_job_asks_for_trains(planned, planned_on_two_nodes):
+    table = gpu_table(planned)
+    assert table["pretrain"] == (4, 4) and table["distill"] == (2, 2)
+    assert table["finetune"] == (1, 1)
+    table = gpu_table(planned_on_two_nodes)
+    assert table["pretrain"] == (8, 8) and table["distill"] == (4, 4)
+
+
+@pytest.fixture(scope="module")
+def planned_on_two_nodes(workdir) -> dict[str, list[PlannedJob]]:
+    """The real-scale config with its teacher and student on two nodes each."""
+    overlay = workdir / "two-nodes.yaml"
+    overlay.write_text(
+        "pretraining:\n"
+        "  bioformer-8L:\n"
+        "    resources: {nodes: 2, gpus: 4, cpus_per_gpu: 8, mem_mb: 128000, runtime: 2880}\n"
+        "distillation:\n"
+        "  bioformer-8L-distil:\n"
+        "    resources: {nodes: 2, gpus: 2, cpus_per_gpu: 8, mem_mb: 64000, runtime: 1440}\n"
+    )
+    jobs: dict[str, list[PlannedJob]] = {}
+    for job in dry_run(workdir, overlay):
+        jobs.setdefault(job.name, []).append(job)
+    print(f"pretrain on 2 nodes: sbatch {jobs['pretrain'][0].sbatch()}")
+    return jobs
+
+
+def test_a_job_on_two_nodes_is_one_task_per_node_with_its_gpus_on_each(planned_on_two_nodes):
+    (job,) = planned_on_two_nodes["pretrain"]
+    options = job.sbatch().split()
+    for option in (
+        "--nodes=2",
+        "--ntasks=2",
+        "--gres=gpu:4",
+        "--cpus-per-gpu=8",
+        "--mem",
+        "128000",
+        "-t",
+        "2880",
+    ):
+        assert option in options, (option, options)
+    assert not [option for option in options if option.startswith(("--gpus", "--ntasks-per"))]
+    # the plugin's job step runs an `mpi` job's script without srun, on the first node
+    assert job.resources["mpi"] == "srun" and job.resources["gpus_per_node"] == 4
+    (distill,) = planned_on_two_nodes["distill"]
+    assert {"--nodes=2", "--ntasks=2", "--gres=gpu:2"} <= set(distill.sbatch().split())
+    for finetune in planned_on_two_nodes["finetune"]:
+        assert "mpi" not in finetune.resources and "--nodes=1" in finetune.sbatch()
+
+
+def _gpu_rules() -> set[str]:
+    """The rules whose resources come from a config `resources` block (gpu_job_resources),
+    and the rules declared with `use rule ... as` from them."""
+    rules: set[str] = set()
+    aliases: list[tuple[str, str]] = []
+    for path in (REPO_ROOT / "workflow/rules").glob("*.smk"):
+        text = path.read_text()
+        for match in re.finditer(r"^rule (\w+):\n(.*?)(?=^\S)", text + "\nend", re.M | re.S):
+            if "gpu_job_resources(" in match.group(2):
+                rules.add(match.group(1))
+        aliases += re.findall(r"^use rule (\w+) as (\w+)", text, re.M)
+    return rules | {alias for rule, alias in aliases if rule in rules}
+
+
+def test_every_gpu_rule_goes_to_the_gpu_partition_and_fine_tuning_to_arrays():
+    profile = yaml.safe_load((REPO_ROOT / "slurm/config.yaml").read_text())
+    gpu_rules = _gpu_rules()
+    assert {"pretrain", "finetune_kept", "train_students", "untrained_students"} <= gpu_rules
+    assert set(profile["set-resources"]) == gpu_rules
+    for rule in gpu_rules:
+        assert profile["set-resources"][rule] == {
+            "slurm_partition": "?GPU_PARTITION",
+            "tasks_per_gpu": 0,
+        }, rule
+    arrays = {rule.strip() for rule in profile["slurm-array-jobs"].split(",")}
+    assert arrays == {"finetune", "finetune_kept"}

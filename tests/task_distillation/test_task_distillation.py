@@ -1,0 +1,744 @@
+"""Task-specific distillation on transfer data (BioXtract): the soft-label loss against
+hand-computed values, the randomised transfer data, the stored teacher outputs, the
+students of stage 3 on a tiny BERT, the summary and the report's table."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from pathlib import Path
+
+import lxml.html
+import pytest
+import torch
+from snakemake_runs import dry_run
+from tiny_models import HYPERPARAMETERS
+
+from biocompact.aggregation import aggregate
+from biocompact.report import build_report
+from biocompact.task_distillation.randomised import QUESTION_STARTERS, randomised_examples
+from biocompact.task_distillation.settings import TransferSetSettings
+from biocompact.task_distillation.summary import SETTINGS, read_summary, write_summary
+from biocompact.task_distillation.transfer import (
+    build_transfer_set,
+    read_source,
+    read_transfer_set,
+    write_transfer_set,
+)
+
+
+def _transfer(entry: dict) -> TransferSetSettings:
+    """A transfer-set entry with the schema's defaults, parsed."""
+    return TransferSetSettings.from_entry(
+        "transfer", {"format": "text", "max_examples": None, **entry}
+    )
+
+
+# ----------------------------------------------------------------------------- the loss
+
+
+def test_binary_soft_label_loss_is_the_hand_computed_cross_entropy():
+    from biocompact.task_distillation.soft_labels import soft_label_loss
+
+    logits = torch.tensor(
+        [[0.0, 1.0], [2.0, 0.0]]
+    )  # margins of the positive label (index 1): 1, -2
+    soft = torch.tensor([[0.8], [0.1]])
+    # q_S = sigmoid(1) = 0.7310586, sigmoid(-2) = 0.1192029
+    first = -(0.8 * math.log(0.7310586) + 0.2 * math.log(1 - 0.7310586))  # 0.5132617
+    second = -(0.1 * math.log(0.1192029) + 0.9 * math.log(1 - 0.1192029))  # 0.3269280
+    assert soft_label_loss(logits, soft, 1.0).item() == pytest.approx(
+        (first + second) / 2, abs=1e-6
+    )
+    assert soft_label_loss(logits[:1], soft[:1], 1.0).item() == pytest.approx(0.5132617, abs=1e-6)
+    # T = 2: q_S = sigmoid(0.5) = 0.6224593 -> 0.8 * 0.4740770 + 0.2 * 0.9740770
+    assert soft_label_loss(logits[:1], soft[:1], 2.0).item() == pytest.approx(0.5740770, abs=1e-6)
+    # the positive label in column 0: the margin changes sign
+    assert soft_label_loss(logits[:1], soft[:1], 1.0, positive=0).item() == pytest.approx(
+        -(0.8 * math.log(1 - 0.7310586) + 0.2 * math.log(0.7310586)), abs=1e-6
+    )
+
+
+def test_multiclass_soft_label_loss_is_the_hand_computed_soft_cross_entropy():
+    from biocompact.task_distillation.soft_labels import soft_label_loss
+
+    logits = torch.tensor([[0.0, math.log(2.0), 0.0]])  # p_S = 1/4, 1/2, 1/4
+    soft = torch.tensor([[0.5, 0.25, 0.25]])
+    expected = 0.5 * math.log(4) + 0.25 * math.log(2) + 0.25 * math.log(4)  # 1.2130076
+    assert soft_label_loss(logits, soft, 1.0).item() == pytest.approx(expected, abs=1e-6)
+    assert expected == pytest.approx(1.2130076, abs=1e-6)
+
+
+def test_teacher_probabilities_sigmoid_for_two_labels_softmax_otherwise():
+    from biocompact.task_distillation.soft_labels import teacher_probabilities
+
+    binary = teacher_probabilities(torch.tensor([[1.0, 3.0]]), temperature=2.0)
+    assert binary.shape == (1, 1)
+    assert binary.item() == pytest.approx(
+        1 / (1 + math.exp(-1.0)), abs=1e-6
+    )  # sigmoid((3 - 1) / 2)
+    assert teacher_probabilities(
+        torch.tensor([[1.0, 3.0]]), 2.0, positive=0
+    ).item() == pytest.approx(1 / (1 + math.exp(1.0)), abs=1e-6)
+    three = teacher_probabilities(torch.tensor([[0.0, math.log(2.0), 0.0]]), temperature=1.0)
+    assert three.tolist()[0] == pytest.approx([0.25, 0.5, 0.25], abs=1e-6)
+
+
+# ----------------------------------------------------------------------------- randomised data
+
+SOURCE = ["the cat sat on the mat", "a dog ran in the park today", "rain fell on the old town"]
+
+
+def test_randomised_data_is_deterministic_for_a_seed():
+    first = randomised_examples(SOURCE, 50, seed=7, questions=True)
+    assert first == randomised_examples(SOURCE, 50, seed=7, questions=True)
+    assert first != randomised_examples(SOURCE, 50, seed=8, questions=True)
+    assert [e.text for e in randomised_examples(SOURCE, 5, seed=7)] == [
+        e.text for e in randomised_examples(SOURCE, 5, seed=7)
+    ]
+
+
+def test_randomised_vocabulary_comes_only_from_the_source_passages():
+    vocabulary = {word for passage in SOURCE for word in passage.split()}
+    lengths = {len(passage.split()) for passage in SOURCE}
+    for example in randomised_examples(SOURCE, 200, seed=1):
+        assert set(example.text.split()) <= vocabulary
+        assert len(example.text.split()) in lengths
+        assert example.text_pair is None and example.label == ""
+
+
+def test_randomised_questions_are_a_question_word_then_passage_words():
+    for example in randomised_examples(SOURCE, 200, seed=2, questions=True, starters=["is", "how"]):
+        starter, *words = example.text.split()
+        assert starter in {"is", "how"}
+        assert 3 <= len(words) <= 10
+        assert set(words) <= set(example.text_pair.split())
+    assert "is" in QUESTION_STARTERS
+
+
+def test_randomised_words_follow_unigram_frequencies():
+    examples = randomised_examples(["a a a a a a a a a b"], 300, seed=3)
+    words = [word for example in examples for word in example.text.split()]
+    assert set(words) == {"a", "b"}
+    assert words.count("a") / len(words) == pytest.approx(0.9, abs=0.03)
+
+
+def test_randomised_from_real_abstracts_draws_only_their_words(shared_data):
+    path = next((shared_data / "text").iterdir())
+    passages = [e.text for e in read_source(path, "text")]
+    vocabulary = {word for passage in passages for word in passage.split()}
+    examples = randomised_examples(passages, 20, seed=0)
+    assert all(set(example.text.split()) <= vocabulary for example in examples)
+    assert randomised_examples(passages, 20, seed=0) == examples
+
+
+# ----------------------------------------------------------------------------- transfer sets
+
+
+def test_transfer_sets_from_text_harness_format_and_randomised(tmp_path, repo_root):
+    text = tmp_path / "text.txt.gz"
+    with gzip.open(text, "wt", encoding="utf-8") as handle:
+        handle.write("First passage.\n\n  Second passage.  \nThird.\n")
+    assert (
+        build_transfer_set(
+            _transfer({"path": str(text), "format": "text", "max_examples": 2}),
+            tmp_path / "t.jsonl",
+        )
+        == 2
+    )
+    examples = read_transfer_set(tmp_path / "t.jsonl")
+    assert [(e.text, e.label, e.text_pair) for e in examples] == [
+        ("First passage.", "", None),
+        ("Second passage.", "", None),
+    ]
+    train = repo_root / "demo/tasks/re/train.tsv"
+    build_transfer_set(
+        _transfer({"path": str(train), "format": "biobert_tsv", "max_examples": None}),
+        tmp_path / "re.jsonl",
+    )
+    labelled = read_transfer_set(tmp_path / "re.jsonl")
+    assert len(labelled) == 600 and {e.label for e in labelled} == {"0", "1"}
+    assert labelled[0].text == train.read_text(encoding="utf-8").split("\n")[0].split("\t")[0]
+    settings = {
+        "randomised": {
+            "source": str(text),
+            "examples": 4,
+            "seed": 0,
+            "questions": True,
+            "question_starters": ["is"],
+        }
+    }
+    build_transfer_set(_transfer(settings), tmp_path / "random.jsonl")
+    rows = [json.loads(line) for line in (tmp_path / "random.jsonl").read_text().splitlines()]
+    assert len(rows) == 4 and all(
+        row["text"].startswith("is ") and row["text_pair"] for row in rows
+    )
+    assert all(row["label"] is None for row in rows)
+
+
+def test_a_real_harness_file_as_labelled_transfer_set(shared_data, tmp_path):
+    fold = shared_data / "re" / "GAD" / "1" / "train.tsv"
+    build_transfer_set(
+        _transfer({"path": str(fold), "format": "biobert_tsv", "max_examples": 50}),
+        tmp_path / "gad.jsonl",
+    )
+    examples = read_transfer_set(tmp_path / "gad.jsonl")
+    assert len(examples) == 50 and {e.label for e in examples} <= {"0", "1"}
+    assert all("@GENE$" in e.text for e in examples)
+
+
+# ----------------------------------------------------------------------------- tiny teacher and students
+
+
+@pytest.fixture(scope="module")
+def re_task(repo_root, tmp_path_factory) -> dict:
+    """80 train, 20 dev and 40 test sentences of the demo RE task."""
+    folder = tmp_path_factory.mktemp("re")
+    source = repo_root / "demo/tasks/re"
+    train = source.joinpath("train.tsv").read_text(encoding="utf-8").splitlines(keepends=True)
+    test = source.joinpath("test.tsv").read_text(encoding="utf-8").splitlines(keepends=True)
+    (folder / "train.tsv").write_text("".join(train[:80]))
+    (folder / "dev.tsv").write_text("".join(train[80:100]))
+    (folder / "test.tsv").write_text("".join(test[:41]))
+    return {
+        "name": "tiny-re",
+        "family": "re",
+        "format": "biobert_tsv",
+        "train": str(folder / "train.tsv"),
+        "dev": str(folder / "dev.tsv"),
+        "test": str(folder / "test.tsv"),
+        "metric": "binary_f1",
+        "hyperparameters": HYPERPARAMETERS,
+    }
+
+
+@pytest.fixture(scope="module")
+def teacher(tiny_model, re_task, tmp_path_factory) -> Path:
+    """The tiny BERT fine-tuned on the tiny RE task (one torch thread, as every harness run)."""
+    from biocompact.task_distillation.student import train_teacher
+
+    folder = tmp_path_factory.mktemp("teacher")
+    train_teacher(
+        tiny_model,
+        re_task,
+        1,
+        str(folder / "model"),
+        str(folder / "metrics.json"),
+        str(folder / "predictions.tsv"),
+        str(folder / "evaluation.json"),
+        str(folder / "evaluation.tsv"),
+        model_name="tiny",
+        task_name="tiny-re",
+    )
+    return folder
+
+
+def test_teacher_is_saved_and_evaluated_with_auc(teacher):
+    from transformers import AutoModelForSequenceClassification
+
+    model = AutoModelForSequenceClassification.from_pretrained(teacher / "model")
+    assert model.config.id2label == {0: "0", 1: "1"}
+    evaluation = json.loads((teacher / "evaluation.json").read_text())
+    harness = json.loads((teacher / "metrics.json").read_text())
+    assert evaluation["primary_metric"] == "roc_auc" and 0 <= evaluation["metrics"]["roc_auc"] <= 1
+    assert evaluation["metrics"]["binary_f1"] == pytest.approx(harness["metrics"]["binary_f1"])
+    assert evaluation["test_units"] == 40 and evaluation["setting"] == "teacher"
+    assert (teacher / "evaluation.tsv").read_text().splitlines()[0] == "index\tgold\tpredicted"
+
+
+def test_soft_labels_are_the_teachers_sigmoid_at_the_temperature(teacher, re_task, tmp_path):
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from biocompact.task_distillation.soft_labels import compute_soft_labels, read_soft_labels
+
+    texts = ["the weather was sunny", "@GENE$ is associated with @DISEASE$ in this cohort"]
+    write_transfer_set(tmp_path / "transfer.jsonl", read_transfer_set_from(texts, tmp_path))
+    # in fp32, as the reference below (bf16 autocast, where the CPU has it, rounds at 1e-3)
+    fp32_task = {**re_task, "hyperparameters": {**re_task["hyperparameters"], "bf16": False}}
+    meta = compute_soft_labels(
+        str(teacher / "model"),
+        str(tmp_path / "transfer.jsonl"),
+        fp32_task,
+        2.0,
+        str(tmp_path / "soft.jsonl"),
+        str(tmp_path / "soft.json"),
+        transfer="t",
+    )
+    assert meta == json.loads((tmp_path / "soft.json").read_text())
+    assert (meta["columns"], meta["activation"], meta["temperature"], meta["examples"]) == (
+        ["1"],
+        "sigmoid",
+        2.0,
+        2,
+    )
+    examples, soft = read_soft_labels(tmp_path / "soft.jsonl")
+    assert [e.text for e in examples] == texts and all(len(row) == 1 for row in soft)
+    model = AutoModelForSequenceClassification.from_pretrained(teacher / "model").eval()
+    tokenizer = AutoTokenizer.from_pretrained(teacher / "model")
+    for text, row in zip(texts, soft):
+        with torch.no_grad():
+            logits = model(**tokenizer(text, return_tensors="pt")).logits[0]
+        assert row[0] == pytest.approx(
+            torch.sigmoid((logits[1] - logits[0]) / 2.0).item(), abs=1e-5
+        )
+
+
+def read_transfer_set_from(texts: list[str], folder: Path):
+    path = folder / "texts.txt"
+    path.write_text("\n".join(texts) + "\n")
+    return read_source(path, "text")
+
+
+def test_soft_labels_refuse_single_texts_for_a_pair_task():
+    from biocompact.finetuning.readers import LabelledText
+    from biocompact.task_distillation.soft_labels import check_input_kind
+
+    single = [LabelledText("0", "a passage", "", "x", 1)]
+    pair = [LabelledText("0", "is it?", "yes", "y", 1, text_pair="a passage")]
+    check_input_kind(single, single, "t")
+    with pytest.raises(
+        ValueError,
+        match="transfer set t: holds single texts but the task's examples are text pairs",
+    ):
+        check_input_kind(single, pair, "t")
+
+
+def test_students_distilled_direct_and_untrained(teacher, re_task, tiny_model, tmp_path, repo_root):
+    from biocompact.task_distillation.soft_labels import compute_soft_labels
+    from biocompact.task_distillation.student import run_students
+
+    build_transfer_set(
+        _transfer(
+            {
+                "path": str(repo_root / "demo/tasks/re/dev.tsv"),
+                "format": "biobert_tsv",
+                "max_examples": 60,
+            }
+        ),
+        tmp_path / "transfer.jsonl",
+    )
+    compute_soft_labels(
+        str(teacher / "model"),
+        str(tmp_path / "transfer.jsonl"),
+        re_task,
+        1.0,
+        str(tmp_path / "soft.jsonl"),
+        str(tmp_path / "soft.json"),
+    )
+    common = {
+        "student_path": tiny_model,
+        "teacher_path": str(teacher / "model"),
+        "task": re_task,
+        "seeds": [1, 2],
+        "teacher_predictions": str(teacher / "evaluation.tsv"),
+        "experiment": "x",
+        "model_name": "tiny-student",
+    }
+    records = {}
+    for method, data in [
+        ("distilled", tmp_path / "soft.jsonl"),
+        ("direct", tmp_path / "transfer.jsonl"),
+        ("untrained", None),
+    ]:
+        out = [str(tmp_path / method / f"seed{seed}.json") for seed in (1, 2)]
+        predictions = [str(tmp_path / method / f"seed{seed}.tsv") for seed in (1, 2)]
+        records[method] = run_students(
+            method,
+            data_path=str(data) if data else None,
+            out_evaluations=out,
+            out_predictions=predictions,
+            transfer=None if data is None else "dev",
+            temperature=1.0 if method == "distilled" else None,
+            **common,
+        )
+        for path, record in zip(out, records[method]):
+            assert json.loads(Path(path).read_text()) == json.loads(json.dumps(record))
+            assert {"roc_auc", "binary_f1", "teacher_agreement"} <= set(record["metrics"])
+            assert record["setting"] == method and record["test_units"] == 40
+    assert [r["train_examples"] for r in records["distilled"]] == [60, 60]
+    assert [r["train_examples"] for r in records["untrained"]] == [0, 0]
+    assert (
+        records["distilled"][0]["temperature"] == 1.0
+        and records["direct"][0]["temperature"] is None
+    )
+    # the same seed gives the same untrained head
+    rerun = run_students(
+        "untrained",
+        out_evaluations=[str(tmp_path / "again.json")],
+        out_predictions=[str(tmp_path / "again.tsv")],
+        **{**common, "seeds": [1]},
+    )
+    assert rerun[0]["metrics"] == records["untrained"][0]["metrics"]
+
+
+def test_distillation_trains_on_soft_labels_only(
+    teacher, re_task, tiny_model, tmp_path, monkeypatch
+):
+    """The loss sees the soft labels and never the transfer set's own labels."""
+    from biocompact.task_distillation import student
+
+    seen = []
+    original = student.soft_label_loss
+
+    def spy(logits, soft, temperature, positive):
+        seen.append((soft.shape, temperature, positive))
+        return original(logits, soft, temperature, positive)
+
+    monkeypatch.setattr(student, "soft_label_loss", spy)
+    rows = [
+        {
+            "id": str(i),
+            "text": f"@GENE$ and @DISEASE$ sentence {i}",
+            "text_pair": None,
+            "label": "1",
+            "soft_label": [0.25],
+        }
+        for i in range(8)
+    ]
+    (tmp_path / "soft.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    student.run_students(
+        "distilled",
+        tiny_model,
+        str(teacher / "model"),
+        re_task,
+        [1],
+        [str(tmp_path / "e.json")],
+        [str(tmp_path / "e.tsv")],
+        str(teacher / "evaluation.tsv"),
+        data_path=str(tmp_path / "soft.jsonl"),
+        temperature=3.0,
+    )
+    assert seen and all(
+        shape[1] == 1 and temperature == 3.0 and positive == 1
+        for shape, temperature, positive in seen
+    )
+
+
+def test_direct_fine_tuning_needs_labels(teacher, re_task, tiny_model, tmp_path):
+    from biocompact.task_distillation.student import run_students
+
+    with pytest.raises(ValueError, match="need the temperature"):
+        run_students(
+            "distilled",
+            tiny_model,
+            str(teacher / "model"),
+            re_task,
+            [1],
+            [str(tmp_path / "e.json")],
+            [str(tmp_path / "e.tsv")],
+            str(teacher / "evaluation.tsv"),
+            data_path=str(tmp_path / "s.jsonl"),
+        )
+    write_transfer_set(tmp_path / "t.jsonl", read_transfer_set_from(["no labels here"], tmp_path))
+    with pytest.raises(ValueError, match="direct fine-tuning needs a label"):
+        run_students(
+            "direct",
+            tiny_model,
+            str(teacher / "model"),
+            re_task,
+            [1],
+            [str(tmp_path / "e.json")],
+            [str(tmp_path / "e.tsv")],
+            str(teacher / "evaluation.tsv"),
+            data_path=str(tmp_path / "t.jsonl"),
+        )
+
+
+def _yesno_file(path: Path, questions: range) -> None:
+    """BioASQ yes/no snippets in BioBERT's SQuAD layout: two snippets per question; "yes" when
+    the question's gene is said to cause the disease."""
+    paragraphs = []
+    for number in questions:
+        answer = "yes" if number % 2 else "no"
+        verb = "causes" if answer == "yes" else "is unrelated to"
+        qid = f"{number:024d}"
+        paragraphs += [
+            {
+                "context": f"Gene G{number} {verb} disease D{number}. {context}",
+                "qas": [
+                    {
+                        "id": f"{qid}_{snippet:03d}",
+                        "question": f"Does G{number} cause D{number}?",
+                        "answer": answer,
+                    }
+                ],
+            }
+            for snippet, context in enumerate(["It was studied in mice.", "Cohorts were small."])
+        ]
+    path.write_text(json.dumps({"data": [{"title": "t", "paragraphs": paragraphs}]}))
+
+
+def test_yes_no_teacher_soft_labels_on_randomised_questions_and_student(
+    tiny_model, tmp_path, repo_root
+):
+    """A yes/no task: (question, snippet) pairs, scored per question; randomised transfer
+    data with questions; soft labels of "yes"; the student's AUC per question."""
+    from biocompact.task_distillation.soft_labels import compute_soft_labels
+    from biocompact.task_distillation.student import run_students, train_teacher
+
+    for split, questions in [
+        ("train", range(0, 40)),
+        ("dev", range(40, 50)),
+        ("test", range(50, 70)),
+    ]:
+        _yesno_file(tmp_path / f"{split}.json", questions)
+    task = {
+        "name": "tiny-yesno",
+        "family": "qa_yesno",
+        "format": "bioasq_yesno_json",
+        **{split: str(tmp_path / f"{split}.json") for split in ("train", "dev", "test")},
+        "hyperparameters": HYPERPARAMETERS,
+    }
+    teacher = tmp_path / "teacher"
+    train_teacher(
+        tiny_model,
+        task,
+        1,
+        str(teacher / "model"),
+        str(teacher / "metrics.json"),
+        str(teacher / "predictions.tsv"),
+        str(teacher / "evaluation.json"),
+        str(teacher / "evaluation.tsv"),
+    )
+    build_transfer_set(
+        _transfer(
+            {
+                "randomised": {
+                    "source": str(repo_root / "demo/general/passages.txt"),
+                    "examples": 40,
+                    "seed": 0,
+                    "questions": True,
+                    "question_starters": ["is", "does"],
+                }
+            }
+        ),
+        tmp_path / "random.jsonl",
+    )
+    meta = compute_soft_labels(
+        str(teacher / "model"),
+        str(tmp_path / "random.jsonl"),
+        task,
+        1.0,
+        str(tmp_path / "soft.jsonl"),
+        str(tmp_path / "soft.json"),
+    )
+    assert (meta["labels"], meta["columns"], meta["activation"]) == (
+        ["no", "yes"],
+        ["yes"],
+        "sigmoid",
+    )
+    [record] = run_students(
+        "distilled",
+        tiny_model,
+        str(teacher / "model"),
+        task,
+        [1],
+        [str(tmp_path / "s.json")],
+        [str(tmp_path / "s.tsv")],
+        str(teacher / "evaluation.tsv"),
+        data_path=str(tmp_path / "soft.jsonl"),
+        temperature=1.0,
+    )
+    assert record["test_units"] == 20  # questions, not snippets
+    assert {"accuracy", "macro_f1", "roc_auc", "teacher_agreement"} <= set(record["metrics"])
+    assert "per question" in record["definitions"]["roc_auc"]
+    single = tmp_path / "single.jsonl"
+    build_transfer_set(
+        _transfer(
+            {
+                "path": str(repo_root / "demo/general/passages.txt"),
+                "format": "text",
+                "max_examples": 5,
+            }
+        ),
+        single,
+    )
+    with pytest.raises(
+        ValueError, match="holds single texts but the task's examples are text pairs"
+    ):
+        compute_soft_labels(
+            str(teacher / "model"),
+            str(single),
+            task,
+            1.0,
+            str(tmp_path / "x.jsonl"),
+            str(tmp_path / "x.json"),
+        )
+
+
+# ----------------------------------------------------------------------------- summary and report
+
+
+def _evaluation(
+    path: Path, setting: str, seed: int, auc: float, agreement: float | None = None
+) -> dict:
+    metrics = {"roc_auc": auc, "accuracy": auc - 0.1}
+    if agreement is not None:
+        metrics["teacher_agreement"] = agreement
+    record = {
+        "setting": setting,
+        "seed": seed,
+        "primary_metric": "roc_auc",
+        "metrics": metrics,
+        "definitions": {"roc_auc": "ROC AUC of 1", "accuracy": "share correct"},
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record))
+    return record
+
+
+@pytest.fixture
+def distillation_summary(tmp_path) -> Path:
+    keys = {"experiment": "exp", "task": "re-b", "teacher": "big", "student": "small"}
+    runs = [{**keys, "transfer": "", "setting": "teacher", "path": tmp_path / "teacher.json"}]
+    _evaluation(tmp_path / "teacher.json", "teacher", 1, 0.95)
+    values = {
+        ("general", "distilled"): [0.70, 0.74, 0.72],
+        ("bio", "distilled"): [0.80, 0.84, 0.82],
+        ("bio", "direct"): [0.60, 0.61, 0.62],
+        ("", "untrained"): [0.50, 0.52, 0.51],
+    }
+    for (transfer, setting), aucs in values.items():
+        for seed, auc in enumerate(aucs, start=1):
+            path = tmp_path / f"{transfer}-{setting}-{seed}.json"
+            _evaluation(path, setting, seed, auc, agreement=auc + 0.05)
+            runs.append({**keys, "transfer": transfer, "setting": setting, "path": path})
+    write_summary(tmp_path / "summary.csv", runs)
+    return tmp_path / "summary.csv"
+
+
+def test_summary_medians_over_seeds(distillation_summary):
+    summary = read_summary(distillation_summary)
+    auc = summary[summary.metric == "roc_auc"].set_index(["transfer", "setting"])["median"]
+    assert auc.to_dict() == pytest.approx(
+        {
+            ("", "teacher"): 0.95,
+            ("general", "distilled"): 0.72,
+            ("bio", "distilled"): 0.82,
+            ("bio", "direct"): 0.61,
+            ("", "untrained"): 0.51,
+        }
+    )
+    row = summary[
+        (summary.metric == "roc_auc")
+        & (summary.transfer == "bio")
+        & (summary.setting == "distilled")
+    ]
+    assert row["n_seeds"].item() == 3 and bool(row["primary"].item())
+    assert row["min"].item() == pytest.approx(0.80) and row["std"].item() == pytest.approx(0.02)
+
+
+def test_report_table_rows_are_transfer_sets_columns_the_settings(
+    distillation_summary, tmp_path, repo_root
+):
+    metrics_path = tmp_path / "ft/{model}/{task}/seed{seed}/metrics.json"
+    record = {
+        "model": "big",
+        "task": "re-b",
+        "seed": 1,
+        "family": "re",
+        "primary_metric": "f1",
+        "metrics": {"f1": 0.5},
+        "definitions": {"f1": "F1"},
+    }
+    Path(str(metrics_path).format(model="big", task="re-b", seed=1)).parent.mkdir(parents=True)
+    Path(str(metrics_path).format(model="big", task="re-b", seed=1)).write_text(json.dumps(record))
+    aggregate(
+        tmp_path / "scores.csv",
+        tmp_path / "summary_ft.csv",
+        tmp_path / "averages.csv",
+        tmp_path / "s.md",
+        ["big"],
+        ["re-b"],
+        [1],
+        str(metrics_path),
+    )
+    output = tmp_path / "report.html"
+    build_report(
+        output,
+        repo_root / "workflow/report/report.html.j2",
+        tmp_path / "summary_ft.csv",
+        tmp_path / "scores.csv",
+        tmp_path / "averages.csv",
+        task_distillation=distillation_summary,
+        source_dir=repo_root,
+    )
+    html = output.read_text(encoding="utf-8")
+    header, *rows = html_table(html, "task-distillation-exp-roc_auc")
+    assert header == ["Transfer set", *SETTINGS.values()]
+    assert rows == [
+        ["general", "95.0", "72.0 ± 2.0", "n/a", "51.0 ± 1.0"],
+        ["bio", "95.0", "82.0 ± 2.0", "61.0 ± 1.0", "51.0 ± 1.0"],
+    ]
+    _, *agreement = html_table(html, "task-distillation-exp-teacher_agreement")
+    assert agreement[1][:3] == ["bio", "", "87.0 ± 2.0"]
+    assert 'href="#task-distillation"' in html
+
+
+def html_table(html: str, table_id: str) -> list[list[str]]:
+    """The cell texts of the table ``table_id``, row by row (header first)."""
+    table = lxml.html.fromstring(html).get_element_by_id(table_id)
+    return [[cell.text_content().strip() for cell in row] for row in table.iter("tr")]
+
+
+# ----------------------------------------------------------------------------- the workflow
+
+
+def test_demo_plans_one_teacher_soft_labels_per_transfer_set_and_student_jobs(
+    tmp_path, repo_root, demo_config
+):
+    result = dry_run(tmp_path, demo_config, "task_distillation")
+    assert result.returncode == 0, result.stderr[-3000:]
+    counts = dict(
+        line.split()
+        for line in result.stdout.splitlines()
+        if line.split()[:1]
+        in (
+            ["finetune_teacher"],
+            ["soft_labels"],
+            ["train_students"],
+            ["untrained_students"],
+            ["transfer_set"],
+        )
+        and len(line.split()) == 2
+    )
+    experiment = demo_config["task_distillation"]["experiments"]["demo-re-extraction"]
+    transfers = len(experiment["transfer"])
+    labelled = sum(
+        "format" in demo_config["task_distillation"]["transfer_sets"][t]
+        for t in experiment["transfer"]
+    )
+    assert counts == {
+        "finetune_teacher": "1",
+        "transfer_set": str(transfers),
+        "soft_labels": str(transfers),
+        "train_students": str(transfers + labelled),
+        "untrained_students": "1",
+    }
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda td: td["experiments"]["demo-re-extraction"]["transfer"].append("nope"),
+            "task_distillation.experiments.demo-re-extraction.transfer names 'nope'",
+        ),
+        (
+            lambda td: td["experiments"]["demo-re-extraction"].update(task="demo-ner"),
+            "task 'demo-ner' is not single-label classification or yes/no",
+        ),
+        (
+            lambda td: td["transfer_sets"]["general-random"].update(
+                path="demo/general/passages.txt"
+            ),
+            "task_distillation.transfer_sets.general-random needs either path or randomised",
+        ),
+    ],
+)
+def test_bad_task_distillation_config_is_named(tmp_path, repo_root, demo_config, change, message):
+    change(demo_config["task_distillation"])
+    result = dry_run(tmp_path, demo_config, "task_distillation")
+    assert result.returncode != 0
+    assert message in result.stdout + result.stderr

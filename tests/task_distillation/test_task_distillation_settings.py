@@ -1,0 +1,94 @@
+"""Task-distillation entries of the config parsed into settings: fields, defaults, checks."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+import yaml
+
+from biocompact.task_distillation.settings import (
+    LABELLED_FORMATS,
+    ExperimentSettings,
+    RandomisedSettings,
+    TransferSetSettings,
+)
+from biocompact.task_distillation.transfer import READERS
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = yaml.safe_load(
+    (REPO_ROOT / "workflow/schemas/config.schema.yaml").read_text(encoding="utf-8")
+)
+SECTION = SCHEMA["properties"]["task_distillation"]["properties"]
+
+
+def _options(schema: dict) -> set[str]:
+    """The properties of an object schema, or of the entries of a map schema."""
+    entries = schema["additionalProperties"]
+    return set(entries["properties"]) if isinstance(entries, dict) else set(schema["properties"])
+
+
+def _fields(cls: type) -> set[str]:
+    return {field.name for field in dataclasses.fields(cls)} - {"name"}
+
+
+def test_the_schema_properties_are_the_fields():
+    transfer = SECTION["transfer_sets"]
+    assert _options(transfer) == _fields(TransferSetSettings)
+    assert _options(transfer["additionalProperties"]["properties"]["randomised"]) == _fields(
+        RandomisedSettings
+    )
+    assert _options(SECTION["experiments"]) == _fields(ExperimentSettings)
+    assert set(READERS) == set(LABELLED_FORMATS)
+
+
+def test_the_demo_entries_parse():
+    config = yaml.safe_load((REPO_ROOT / "config.yaml").read_text(encoding="utf-8"))[
+        "task_distillation"
+    ]
+    sets = {
+        name: TransferSetSettings.from_entry(name, entry)
+        for name, entry in config["transfer_sets"].items()
+    }
+    assert sets["general-random"].randomised == RandomisedSettings("demo/general/passages.txt", 200)
+    assert [name for name, settings in sets.items() if settings.labelled] == ["re-train-text"]
+    experiment = ExperimentSettings.from_entry("demo", config["experiments"]["demo-re-extraction"])
+    assert experiment.teacher_key == ("teacher", "demo-re", 1)
+    assert experiment.direct_transfer(sets) == ["re-train-text"]
+    assert dataclasses.replace(experiment, direct_finetuning=False).direct_transfer(sets) == []
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({}, "transfer_sets.t needs either path or randomised"),
+        (
+            {"path": "a.txt", "randomised": {"source": "b.txt", "examples": 2}},
+            "needs either path or randomised",
+        ),
+        ({"path": "a.txt", "format": "conll"}, "transfer_sets.t: unknown format 'conll'"),
+        ({"path": "a.txt", "lines": 3}, "transfer_sets.t: unknown setting 'lines'"),
+        (
+            {"randomised": {"source": "b.txt", "examples": 2, "size": 1}},
+            "t.randomised: unknown setting 'size'",
+        ),
+    ],
+)
+def test_bad_transfer_sets_are_named(entry, message):
+    with pytest.raises(ValueError, match=message):
+        TransferSetSettings.from_entry("t", entry)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"transfer": ["a", "a"]}, "experiments.e.transfer must name distinct transfer sets"),
+        ({"temperature": 0}, "experiments.e.temperature must be positive"),
+        ({"students": "x"}, "experiments.e: unknown setting 'students'"),
+    ],
+)
+def test_bad_experiments_are_named(change, message):
+    entry = {"task": "re", "teacher": "big", "student": "small", "transfer": ["a"], **change}
+    with pytest.raises(ValueError, match=message):
+        ExperimentSettings.from_entry("e", entry)

@@ -1,0 +1,346 @@
+"""End to end: the real DAG on the demo config, in a temporary directory.
+
+Runs the whole pipeline once (a few minutes on 2 cores), then checks every expected
+output, that nothing is left to do, and that changing the fine-tuning learning rate
+re-runs fine-tuning and what follows it, nothing upstream.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from prediction_scores import scores_from_predictions
+from snakemake_runs import SNAKEMAKE, planned_jobs, run_snakemake
+
+from biocompact.model_card import parameter_count
+
+pytestmark = pytest.mark.slow
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def config(demo_run) -> dict:
+    return yaml.safe_load((demo_run / "config.yaml").read_text())
+
+
+def test_models_load(demo_run, config):
+    """Each saved model is the one its job evaluated: reloaded, it fills the probes' masks as eval.json says."""
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    from biocompact.training.evaluation import fill_mask_probe
+
+    folders = [demo_run / "results/pretraining" / name / "model" for name in config["pretraining"]]
+    folders += [
+        demo_run / "results/distillation" / name / "model" for name in config["distillation"]
+    ]
+    for folder in folders:
+        saved = json.loads((folder.parent / "eval.json").read_text())["fill_mask"]
+        model = AutoModelForMaskedLM.from_pretrained(folder).eval()
+        again = fill_mask_probe(model, AutoTokenizer.from_pretrained(folder), saved)
+        for probe, reloaded in zip(saved, again, strict=True):
+            assert [p["token"] for p in reloaded["predictions"]] == [
+                p["token"] for p in probe["predictions"]
+            ]
+            scores = [p["score"] for p in probe["predictions"]]
+            assert [p["score"] for p in reloaded["predictions"]] == pytest.approx(
+                scores, abs=1e-5
+            ), folder
+
+
+def test_every_model_folder_has_a_card_with_the_measured_numbers(demo_run, config):
+    from biocompact.model_card import check_card
+
+    results = demo_run / "results"
+    folders = {path.parent for path in results.rglob("model/config.json")}
+    language_models = {results / "pretraining" / name / "model" for name in config["pretraining"]}
+    language_models |= {
+        results / "distillation" / name / "model" for name in config["distillation"]
+    }
+    kept = {
+        results / "finetuned" / model / task / "model"
+        for model in config["finetuning"]["models"]
+        for task in config["finetuning"]["tasks"]
+    }
+    compressed = {
+        results / "compression" / model / task / "seed1" / fmt / "model"
+        for model in config["compression"]["models"]
+        for task in config["compression"]["tasks"]
+        for fmt in config["compression"]["formats"]
+    }
+    assert language_models | kept | compressed <= folders
+    for folder in folders:
+        card = check_card(folder / "README.md")
+        values = {result.metric_type: result.metric_value for result in card.data.eval_results}
+        if folder in language_models:
+            evaluation = json.loads((folder.parent / "eval.json").read_text())
+            assert values["loss"] == round(evaluation["heldout_loss"], 4), folder
+            assert card.data.pipeline_tag == "fill-mask"
+        elif folder in kept:
+            record = json.loads((folder / "metrics.json").read_text())
+            assert values == {name: round(v, 4) for name, v in record["metrics"].items()}
+        assert folder in compressed or f"{parameter_count(folder):,}" in card.text, folder
+
+
+def _seed_chosen_on_dev(records: list[dict]) -> int:
+    """The seed with the median dev score (of an even count the lower middle), ties first."""
+    primary = records[0]["primary_metric"]
+    ranked = sorted(records, key=lambda record: record["dev_metrics"][primary])
+    return ranked[(len(ranked) - 1) // 2]["seed"]
+
+
+def test_the_median_dev_model_of_each_model_and_task_is_kept_with_its_labels(demo_run, config):
+    from transformers import AutoConfig, pipeline
+
+    tuning = config["finetuning"]
+    assert tuning["save_models"] == "best"
+    for model in tuning["models"]:
+        for task, settings in tuning["tasks"].items():
+            runs = demo_run / "results/finetuning" / model / task
+            records = [
+                json.loads((runs / f"seed{s}/metrics.json").read_text()) for s in tuning["seeds"]
+            ]
+            folder = demo_run / "results/finetuned" / model / task / "model"
+            kept = json.loads((folder / "metrics.json").read_text())
+            assert kept["seed"] == _seed_chosen_on_dev(records)
+            assert kept["metrics"] == records[tuning["seeds"].index(kept["seed"])]["metrics"]
+            labels = list(AutoConfig.from_pretrained(folder).id2label.values())
+            assert labels == [settings["label_names"].get(label, label) for label in kept["labels"]]
+            assert all(path.stat().st_mode & 0o044 == 0o044 for path in folder.iterdir())
+            # with `best` the other runs' folders were temporary (compression keeps its own)
+            assert not (runs / "seed2/model").exists()
+    # docs/outputs.md's snippet: the pipeline finds the entities the harness predicted
+    folder = demo_run / "results/finetuned/teacher/demo-ner/model"
+    kept = json.loads((folder / "metrics.json").read_text())
+    predictions = (
+        folder.parents[3] / f"finetuning/teacher/demo-ner/seed{kept['seed']}/predictions.tsv"
+    )
+    # a sentence with a predicted entity, of words the tokenizer does not split on punctuation
+    # (the pipeline would take "IL-6"'s "-" for a word of its own)
+    sentence = next(
+        rows
+        for rows in (block.splitlines() for block in predictions.read_text().split("\n\n"))
+        if any(row.endswith("\tB-ENT") for row in rows)
+        and all(len(word) == 1 or word.isalnum() for word in (row.split("\t")[0] for row in rows))
+    )
+    words = [line.split("\t")[0] for line in sentence]
+    expected, current = [], None
+    for word, tag in ((line.split("\t")[0], line.split("\t")[2]) for line in sentence):
+        if tag == "O":
+            current = None
+        elif tag.startswith("B-") or current is None:
+            current = [word]
+            expected.append(current)
+        else:
+            current.append(word)
+    ner = pipeline("token-classification", model=str(folder), aggregation_strategy="first")
+    found = ner(" ".join(words))
+    assert {entity["entity_group"] for entity in found} == {"Disease"}
+    assert ["".join(entity["word"].split()) for entity in found] == [
+        "".join(span).lower() for span in expected
+    ]
+
+
+def test_one_metrics_file_per_model_task_seed(demo_run, config):
+    tuning = config["finetuning"]
+    for model in tuning["models"]:
+        for task in tuning["tasks"]:
+            for seed in tuning.get("seeds", [1, 2, 3, 4, 5]):
+                path = demo_run / f"results/finetuning/{model}/{task}/seed{seed}/metrics.json"
+                metrics = json.loads(path.read_text())
+                assert (metrics["model"], metrics["task"], metrics["seed"]) == (model, task, seed)
+                assert metrics["primary_metric"] in metrics["metrics"]
+                assert metrics["primary_metric"] in metrics["definitions"]
+                recomputed = scores_from_predictions(
+                    path, path.parent / "predictions.tsv", tuning["tasks"][task]
+                )
+                assert metrics["metrics"] == pytest.approx(recomputed, abs=1e-12)
+
+
+def test_report_medians_equal_medians_of_metrics_files(demo_run, config):
+    summary = pd.read_csv(demo_run / "results/aggregate/summary.csv")
+    html = (demo_run / "results/report/report.html").read_text(encoding="utf-8")
+    tuning = config["finetuning"]
+    for model in tuning["models"]:
+        for task in tuning["tasks"]:
+            runs = [
+                json.loads(p.read_text())
+                for p in (demo_run / f"results/finetuning/{model}/{task}").glob(
+                    "seed*/metrics.json"
+                )
+            ]
+            primary = runs[0]["primary_metric"]
+            median = statistics.median(run["metrics"][primary] for run in runs)
+            row = summary[
+                (summary.model == model) & (summary.task == task) & (summary.metric == primary)
+            ]
+            assert row["median"].item() == pytest.approx(median)
+            assert f"{100 * median:.1f}" in html
+
+
+def test_fine_tuned_models_beat_the_majority_baseline(demo_run, config):
+    summary = pd.read_csv(demo_run / "results/aggregate/summary.csv")
+    for task in config["finetuning"]["tasks"]:
+        baseline = json.loads((demo_run / f"results/baselines/{task}/metrics.json").read_text())
+        primary = baseline["primary_metric"]
+        for model in config["finetuning"]["models"]:
+            row = summary[
+                (summary.model == model) & (summary.task == task) & (summary.metric == primary)
+            ]
+            assert row["median"].item() > baseline["metrics"][primary] + 0.2, (model, task)
+
+
+def test_nothing_left_to_do_then_learning_rate_change_reruns_only_downstream(demo_run):
+    assert planned_jobs(run_snakemake(demo_run, "-n")) == {}
+
+    config = yaml.safe_load((demo_run / "config.yaml").read_text())
+    for preset in config["finetuning"]["presets"].values():
+        preset["learning_rate"] = preset.get("learning_rate", 5e-5) * 2
+    changed = demo_run / "changed.yaml"
+    changed.write_text(yaml.safe_dump(config, sort_keys=False))
+    result = subprocess.run(
+        [*SNAKEMAKE, "--directory", str(demo_run), "--configfile", str(changed), "-n"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    planned = planned_jobs(result)
+    compression = {"finetune_saved", "compress", "evaluate_compressed", "compression_summary"}
+    saved = {"finetune_kept", "publish_finetuned"}  # save_models: best
+    assert set(planned) == {"aggregate", "report", "all", *saved, *compression}, result.stdout[
+        -3000:
+    ]
+
+
+def test_distilled_student_beats_the_same_architecture_trained_from_scratch(demo_run, config):
+    """Rohanian et al. 2023's claim at demo scale: distillation gives a lower held-out MLM loss."""
+    distilled = json.loads((demo_run / "results/distillation/teacher-distil/eval.json").read_text())
+    scratch = json.loads((demo_run / "results/pretraining/student-scratch/eval.json").read_text())
+    assert (
+        config["distillation"]["teacher-distil"]["steps"]
+        == config["pretraining"]["student-scratch"]["steps"]
+    )
+    assert distilled["heldout_loss"] < scratch["heldout_loss"]
+
+
+def _html_table(html: str, table_id: str) -> list[list[str]]:
+    """Cell texts of the report's table ``table_id``, header row first."""
+    import lxml.html
+
+    table = lxml.html.fromstring(html).get_element_by_id(table_id)
+    return [[cell.text_content().strip() for cell in row] for row in table.iter("tr")]
+
+
+def test_task_distillation_outputs_summary_and_report_table(demo_run, config):
+    settings = config["task_distillation"]
+    summary = pd.read_csv(
+        demo_run / "results/task_distillation/summary.csv", dtype={"transfer": str}
+    )
+    html = (demo_run / "results/report/report.html").read_text(encoding="utf-8")
+    for name, experiment in settings["experiments"].items():
+        teacher = (
+            demo_run
+            / "results/task_distillation/teachers"
+            / experiment["teacher"]
+            / experiment["task"]
+            / f"seed{experiment.get('teacher_seed', 1)}"
+        )
+        assert json.loads((teacher / "model/config.json").read_text())["id2label"]
+        assert json.loads((teacher / "evaluation.json").read_text())["primary_metric"] == "roc_auc"
+        folder = demo_run / "results/task_distillation/experiments" / name
+        for transfer in experiment["transfer"]:
+            meta = json.loads((folder / transfer / "soft_labels.json").read_text())
+            rows = (folder / transfer / "soft_labels.jsonl").read_text().splitlines()
+            assert len(rows) == meta["examples"] > 0
+            assert all(0 <= p <= 1 for row in rows for p in json.loads(row)["soft_label"])
+            for seed in settings["seeds"]:
+                record = json.loads(
+                    (folder / transfer / "distilled" / f"seed{seed}/evaluation.json").read_text()
+                )
+                assert {"roc_auc", "teacher_agreement"} <= set(record["metrics"]) and record[
+                    "seed"
+                ] == seed
+        rows = summary[(summary.experiment == name) & (summary.metric == "roc_auc")]
+        assert set(rows.setting) == {"teacher", "distilled", "direct", "untrained"}
+        assert (rows.loc[rows.setting != "teacher", "n_seeds"] == len(settings["seeds"])).all()
+        header, *body = _html_table(html, f"task-distillation-{name}-roc_auc")
+        assert header == [
+            "Transfer set",
+            "teacher",
+            "student after distillation",
+            "student fine-tuned directly",
+            "student without transfer",
+        ]
+        assert [row[0] for row in body] == experiment["transfer"]
+        distilled = rows[rows.setting == "distilled"].set_index("transfer")["median"]
+        for row in body:
+            assert row[2].startswith(f"{100 * distilled[row[0]]:.1f}")
+
+
+def test_student_distilled_on_the_tasks_own_text_learns_the_task(demo_run, config):
+    """One robust claim: trained only on the teacher's soft labels of the task's training
+    sentences, the student ranks test relations far better than its untrained self."""
+    settings = config["task_distillation"]
+    summary = pd.read_csv(
+        demo_run / "results/task_distillation/summary.csv", dtype={"transfer": str}
+    )
+    auc = summary[summary.metric == "roc_auc"]
+    for name, experiment in settings["experiments"].items():
+        train = config["finetuning"]["tasks"][experiment["task"]]["train"]
+        own = [
+            t for t in experiment["transfer"] if settings["transfer_sets"][t].get("path") == train
+        ]
+        untrained = auc[(auc.experiment == name) & (auc.setting == "untrained")]["median"].item()
+        for transfer in own:
+            distilled = auc[
+                (auc.experiment == name) & (auc.setting == "distilled") & (auc.transfer == transfer)
+            ]
+            assert distilled["median"].item() > untrained + 0.15, (name, transfer)
+
+
+def test_compression_formats_rescored_sized_and_in_the_report(demo_run, config):
+    """The demo's compressed (model, task): the fine-tuning run of the compression seed saved
+    its model, whose fp32 re-score is what that run scored (CPU, one thread: deterministic)
+    and which no second run fine-tuned again; int8 is smaller, ONNX scores within a point of
+    fp32 (its logits match PyTorch's to 1e-4 in tests/test_compression.py); the report's
+    table has score, size and latency for fp32, int8 and onnx, and each compressed format's
+    speed-up over fp32 with its range over the interleaved timing rounds."""
+    section = config["compression"]
+    seed = config["finetuning"]["seeds"][0]
+    summary = pd.read_csv(demo_run / "results/compression/summary.csv")
+    for model in section["models"]:
+        for task in section["tasks"]:
+            folder = demo_run / f"results/compression/{model}/{task}/seed{seed}"
+            evaluations = {
+                name: json.loads((folder / name / "evaluation.json").read_text())
+                for name in ("fp32", "int8", "onnx")
+            }
+            finetuned = json.loads(
+                (
+                    demo_run / f"results/finetuning/{model}/{task}/seed{seed}/metrics.json"
+                ).read_text()
+            )
+            assert evaluations["fp32"]["metrics"] == finetuned["metrics"]
+            assert (demo_run / f"results/finetuning/{model}/{task}/seed{seed}/model").is_dir()
+            assert not (folder / "fp32/model").exists()
+            primary = finetuned["primary_metric"]
+            assert (
+                abs(evaluations["onnx"]["metrics"][primary] - finetuned["metrics"][primary]) <= 0.01
+            )
+            assert evaluations["int8"]["size_bytes"] < evaluations["fp32"]["size_bytes"]
+            rows = summary[(summary["model"] == model) & (summary["task"] == task)]
+            assert list(rows["format"]) == ["fp32", "int8", "onnx"]
+            assert (rows["latency_ms"] > 0).all()
+            assert (rows["latency_ms_min"] <= rows["latency_ms_max"]).all()
+            compressed = rows[rows["format"] != "fp32"]
+            assert (compressed["speedup_min"] <= compressed["speedup_max"]).all()
+    html = (demo_run / "results/report/report.html").read_text(encoding="utf-8")
+    assert 'id="compression-table"' in html
+    for column in ("fp32 score", "int8 score", "onnx score", "int8 MB", "onnx ms", "onnx speed-up"):
+        assert f"<th>{column}</th>" in html
