@@ -53,7 +53,7 @@ rule evaluate_compressed:
     interleaved across them; every core, as the efficiency job)."""
     input:
         unpack(compressed_models),
-        data=lambda wc: task_files(task_config(wc.task)),
+        data=compressed_task_files,
     output:
         evaluations=expand(
             "results/compression/{{model}}/{{task}}/seed{{seed}}/{format}/evaluation.json",
@@ -76,7 +76,7 @@ rule evaluate_compressed:
         runtime=60,
     params:
         formats=COMPRESSION.all_formats,
-        task=lambda wc: finetune_config(wc.model, wc.task),
+        task=compressed_task_config,
         batch_sizes=config["efficiency"]["batch_sizes"],
         sequence_lengths=config["efficiency"]["sequence_lengths"],
         repeats=config["efficiency"]["repeats"],

@@ -15,7 +15,7 @@ localrules:
 rule release_model:
     """One Hub-ready folder: the model's files, its card naming the Hub repository, its results."""
     input:
-        model=lambda wc: release_source(wc)["model"],
+        model=release_folder,
     output:
         directory("results/release/{release}"),
     log:
@@ -25,8 +25,8 @@ rule release_model:
     conda:
         "../../envs/torch.yaml"
     params:
-        results=lambda wc: release_source(wc)["results"],
-        repo=lambda wc: f"{config['release']['namespace']}/{wc.release}",
+        results=release_results,
+        repo=release_repo,
     script:
         "../../scripts/release_model.py"
 
