@@ -240,7 +240,7 @@ rule corpus_stats:
         pmc_metas=expand(rules.corpus_parse_pmc.output.meta, pmc_file=PMC_FILES),
         text_stats=expand(rules.corpus_split_text.output.stats, text_source=TEXT_SOURCES),
     output:
-        "results/corpus/stats.json",
+        stats="results/corpus/stats.json",
     log:
         "results/logs/corpus/stats/stats.log",
     benchmark:
