@@ -78,7 +78,7 @@ def test_compression_evaluation_pairs_formats_with_their_files(
     settings = {
         "formats": ["fp32", "int8"],
         "task": {"name": "t"},
-        "seed": 1,
+        "seed": "1",
         "model": "m",
         "task_name": "t",
         "batch_sizes": [1],

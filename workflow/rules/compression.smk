@@ -27,9 +27,9 @@ ruleorder: finetune_saved > finetune_kept > finetune
 rule compress:
     """One deployment format of a saved fine-tuned model: int8 or onnx."""
     input:
-        rules.finetune_saved.output.model,
+        model=rules.finetune_saved.output.model,
     output:
-        directory("results/compression/{model}/{task}/seed{seed}/{format}/model"),
+        model=directory("results/compression/{model}/{task}/seed{seed}/{format}/model"),
     log:
         "results/logs/compression/compress/{model}/{task}/seed{seed}/{format}.log",
     benchmark:
@@ -43,6 +43,8 @@ rule compress:
     resources:
         mem_mb=8000,
         runtime=60,
+    params:
+        format="{format}",
     script:
         "../../scripts/compression_compress.py"
 
@@ -77,6 +79,9 @@ rule evaluate_compressed:
     params:
         formats=COMPRESSION.all_formats,
         task=compressed_task_config,
+        model="{model}",
+        task_name="{task}",
+        seed="{seed}",
         batch_sizes=config["efficiency"]["batch_sizes"],
         sequence_lengths=config["efficiency"]["sequence_lengths"],
         repeats=config["efficiency"]["repeats"],
@@ -88,9 +93,9 @@ rule compression_summary:
     """One row per (model, task, format): score, change against fp32, size, CPU latency and
     speed-up over fp32 with their spread."""
     input:
-        compression_evaluations(),
+        evaluations=compression_evaluations(),
     output:
-        "results/compression/summary.csv",
+        summary="results/compression/summary.csv",
     log:
         "results/logs/compression/summary.log",
     benchmark:

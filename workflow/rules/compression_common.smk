@@ -28,7 +28,7 @@ def compressed_models(wildcards):
         name: (
             expand(rules.finetune_saved.output.model, **wildcards)[0]
             if name == REFERENCE
-            else expand(rules.compress.output[0], **wildcards, format=name)[0]
+            else expand(rules.compress.output.model, **wildcards, format=name)[0]
         )
         for name in COMPRESSION.all_formats
     }

@@ -21,7 +21,7 @@ localrules:
 rule corpus_download_pubmed:
     """Download one PubMed file (URL or folder in NCBI's layout) and verify its MD5 sidecar."""
     output:
-        "results/corpus/pubmed/raw/{stem}.xml.gz",
+        raw="results/corpus/pubmed/raw/{stem}.xml.gz",
     log:
         "results/logs/corpus/download_pubmed/{stem}.log",
     benchmark:
@@ -36,6 +36,7 @@ rule corpus_download_pubmed:
     params:
         source=config["corpus"]["pubmed"]["source"],
         folder=pubmed_folder,
+        stem="{stem}",
         verify_md5=config["corpus"]["pubmed"]["verify_md5"],
     script:
         "../../scripts/corpus_download_pubmed.py"
@@ -44,7 +45,7 @@ rule corpus_download_pubmed:
 rule corpus_parse_pubmed:
     """Parse one PubMed XML file into JSON-lines citations and a summary of the file."""
     input:
-        rules.corpus_download_pubmed.output[0],
+        raw=rules.corpus_download_pubmed.output.raw,
     output:
         documents="results/corpus/pubmed/parsed/{stem}.jsonl.gz",
         meta="results/corpus/pubmed/parsed/{stem}.json",
@@ -119,7 +120,7 @@ rule corpus_split_sentences:
 rule corpus_download_pmc:
     """Download one PMC Open Access file (bulk package or article), MD5-verified if configured."""
     output:
-        "results/corpus/pmc/raw/{pmc_file}",
+        raw="results/corpus/pmc/raw/{pmc_file}",
     log:
         "results/logs/corpus/download_pmc/{pmc_file}.log",
     benchmark:
@@ -133,6 +134,7 @@ rule corpus_download_pmc:
         runtime=120,
     params:
         source=PMC["source"],
+        pmc_file="{pmc_file}",
         verify_md5=PMC["verify_md5"],
     script:
         "../../scripts/corpus_download_pmc.py"
@@ -141,7 +143,7 @@ rule corpus_download_pmc:
 rule corpus_parse_pmc:
     """Stream the articles of one PMC file into JSON-lines documents (sampled, body paragraphs)."""
     input:
-        rules.corpus_download_pmc.output[0],
+        raw=rules.corpus_download_pmc.output.raw,
     output:
         documents="results/corpus/pmc/parsed/{pmc_file}.jsonl.gz",
         meta="results/corpus/pmc/parsed/{pmc_file}.json",
@@ -199,7 +201,7 @@ rule corpus_split_pmc:
 rule corpus_split_text:
     """Split the documents of one local text source into sentences (pretraining text)."""
     input:
-        text_source_files,
+        files=text_source_files,
     output:
         sentences="results/corpus/sentences/text/{text_source}.txt.gz",
         stats="results/corpus/sentences/text/{text_source}.stats.json",

@@ -17,7 +17,7 @@ rule release_model:
     input:
         model=release_folder,
     output:
-        directory("results/release/{release}"),
+        folder=directory("results/release/{release}"),
     log:
         "results/logs/release/{release}.log",
     wildcard_constraints:
@@ -34,9 +34,9 @@ rule release_model:
 rule release:
     """Target: every release folder; prints the `hf upload` command of each."""
     input:
-        expand(rules.release_model.output[0], release=RELEASES),
+        folders=expand(rules.release_model.output.folder, release=RELEASES),
     output:
-        "results/release/upload.sh",
+        commands="results/release/upload.sh",
     log:
         "results/logs/release/upload.log",
     conda:

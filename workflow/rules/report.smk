@@ -64,7 +64,7 @@ rule efficiency:
     input:
         [model_input(model) for model in FINETUNE_MODELS],
     output:
-        [
+        results=[
             report(
                 f"results/efficiency/{model}.json",
                 caption="../report/efficiency.rst",
@@ -101,7 +101,7 @@ rule report:
         summary=rules.aggregate.output.summary,
         scores=rules.aggregate.output.scores,
         averages=rules.aggregate.output.averages,
-        efficiency=rules.efficiency.output,
+        efficiency=rules.efficiency.output.results,
         train_logs=expand(rules.pretrain.output.log, model=PRETRAINED)
         + expand(rules.distill.output.log, model=DISTILLED),
         evals=expand(rules.pretrain.output.eval, model=PRETRAINED)

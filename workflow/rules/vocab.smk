@@ -23,6 +23,7 @@ rule train_vocabulary:
         mem_mb=8000,
         runtime=240,
     params:
+        name="{vocab}",
         settings=vocabulary_entry,
         heldout_fraction=config["pretraining_data"]["heldout_fraction"],
         max_heldout_sentences=config["pretraining_data"]["max_heldout_sentences"],

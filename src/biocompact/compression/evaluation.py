@@ -146,13 +146,13 @@ def run_compression_evaluation(
 ) -> dict[str, dict[str, Any]]:
     """Rule evaluate_compressed: ``evaluate_formats`` of the folders named by
     ``settings["formats"]`` among the rule's inputs, with its params (``settings``: formats,
-    task, seed, model, task_name, batch_sizes, sequence_lengths, repeats); ``outputs``
+    task, seed (a wildcard's text), model, task_name, batch_sizes, sequence_lengths, repeats); ``outputs``
     evaluations and predictions list the files in the order of the formats."""
     formats = settings["formats"]
     return evaluate_formats(
         {name: inputs[name] for name in formats},
         settings["task"],
-        settings["seed"],
+        int(settings["seed"]),
         dict(zip(formats, outputs["evaluations"])),
         dict(zip(formats, outputs["predictions"])),
         batch_sizes=settings["batch_sizes"],
