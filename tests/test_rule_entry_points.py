@@ -3,6 +3,7 @@ the rule's named files and params to the function that does the work, unchanged.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -110,3 +111,183 @@ def test_compression_evaluation_pairs_formats_with_their_files(
             },
         )
     ]
+
+
+def _returning(calls: list, value: Any) -> Any:
+    def record(*args: Any, **kwargs: Any) -> Any:
+        calls.append((args, kwargs))
+        return value
+
+    return record
+
+
+def test_corpus_rules_pass_their_files_and_params(monkeypatch: pytest.MonkeyPatch) -> None:
+    from biocompact.corpus import download, local_text, pmc, pubmed, sentences, updates
+
+    calls: list = []
+    monkeypatch.setattr(download, "download_pubmed_file", _returning(calls, "md5"))
+    monkeypatch.setattr(download, "download_file", _returning(calls, "md5"))
+    monkeypatch.setattr(updates, "write_keep_lists", _returning(calls, None))
+    summary = {"file": "f", "records": 1, "documents": 1, "skipped": {}, "deleted_pmids": []}
+    monkeypatch.setattr(pubmed, "parse_pubmed", _returning(calls, summary))
+    monkeypatch.setattr(pmc, "parse_pmc", _returning(calls, summary))
+    monkeypatch.setattr(sentences, "split_sentences", _returning(calls, {}))
+    monkeypatch.setattr(sentences, "split_pmc_sentences", _returning(calls, {}))
+    monkeypatch.setattr(local_text, "split_local_text", _returning(calls, {}))
+    split = {"include_title": True, "splitter": "rules", "model": None}
+    parsed = {"documents": "d.jsonl.gz", "meta": "m.json"}
+    shards = {"sentences": "s.txt.gz", "stats": "s.json"}
+
+    download.run_pubmed_download(
+        {"source": "src", "folder": "baseline", "stem": "n1", "verify_md5": True},
+        outputs={"raw": "n1.xml.gz"},
+    )
+    download.run_pmc_download(
+        {"source": "/pmc", "pmc_file": "a.tar.gz", "verify_md5": False}, outputs={"raw": "a"}
+    )
+    updates.run_latest_pubmed(
+        inputs={"documents": ["d"], "metas": ["m"]}, outputs={"keep": ["k"], "pmids": "p.npy"}
+    )
+    pubmed.run_pubmed_parsing(
+        {"section_labels": True, "other_abstract": False}, inputs={"raw": "x"}, outputs=parsed
+    )
+    pmc.run_pmc_parsing({"options": {"captions": True}}, inputs={"raw": "x"}, outputs=parsed)
+    sentences.run_sentence_split(split, inputs={"documents": "d", "keep": "k"}, outputs=shards)
+    sentences.run_pmc_sentence_split(split, inputs={"documents": "d"}, outputs=shards)
+    local_text.run_local_text_split(
+        {"format": "lines", **split}, inputs={"files": ["a.txt"]}, outputs=shards
+    )
+    assert calls == [
+        (("src", "baseline", "n1", "n1.xml.gz"), {"verify_md5": True}),
+        (("file:///pmc/a.tar.gz", "a"), {"verify_md5": False}),
+        ((["d"], ["m"], ["k"], "p.npy"), {}),
+        (("x", "d.jsonl.gz", "m.json"), {"section_labels": True, "other_abstract": False}),
+        (("x", "d.jsonl.gz", "m.json", pmc.PmcOptions(captions=True)), {}),
+        (("d", "k", "s.txt.gz", "s.json"), split),
+        (("d", "s.txt.gz", "s.json"), {"pubmed_pmids": None, **split}),
+        ((["a.txt"], "s.txt.gz", "s.json"), {"format": "lines", **split}),
+    ]
+
+
+def test_dataset_rules_pass_their_files_and_params(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    from biocompact.datasets import fetch, prepare
+
+    calls: list = []
+    monkeypatch.setattr(fetch, "download_source", _returning(calls, ("sha", [])))
+    monkeypatch.setattr(fetch, "source_members", lambda registry, name: ["member"])
+    monkeypatch.setattr(prepare, "prepare_file", _returning(calls, {"train": 3}))
+    source = next(iter(fetch.REGISTRY.sources))
+    fetch.run_dataset_download(
+        {"source": source, "url": "u", "lock_file": "lock", "retries": 2},
+        outputs={"archive": "a.zip"},
+    )
+    counts = tmp_path / "counts.json"
+    prepare.run_dataset_preparation(
+        {"dataset": "ds", "file": "train.tsv", "url": "u"},
+        inputs={"archive": "a.zip"},
+        outputs={"file": "train.tsv", "counts": counts},
+    )
+    assert calls == [
+        ((fetch.REGISTRY.sources[source], "u", "a.zip", "lock", ["member"]), {"retries": 2}),
+        (("ds", "train.tsv", "a.zip", "u", "train.tsv"), {}),
+    ]
+    assert json.loads(counts.read_text()) == {"train": 3}
+
+
+def test_model_rules_pass_their_files_and_params(monkeypatch: pytest.MonkeyPatch) -> None:
+    from biocompact import efficiency, tokenized_corpus
+    from biocompact.compression import formats, summary
+    from biocompact.vocab import build
+
+    calls: list = []
+    for module, name in (
+        (formats, "compress"),
+        (summary, "write_summary"),
+        (efficiency, "benchmark"),
+        (tokenized_corpus, "build_tokenized_corpus"),
+        (build, "build_vocabulary"),
+    ):
+        monkeypatch.setattr(module, name, _returning(calls, None))
+    monkeypatch.setattr(formats.torch, "set_num_threads", lambda threads: None)
+    formats.run_compression(
+        {"format": "int8"}, inputs={"model": "fp32"}, outputs={"model": "int8"}, threads=1
+    )
+    summary.run_compression_summary(inputs={"evaluations": ["e"]}, outputs={"summary": "s"})
+    timing = {"batch_sizes": [1], "sequence_lengths": [8], "repeats": 2}
+    efficiency.run_efficiency(
+        {"models": ["a", "b"], "model_paths": {"a": "pa", "b": "pb"}, **timing},
+        outputs={"results": ["a.json", "b.json"]},
+        threads=4,
+    )
+    tokenized_corpus.run_tokenization(
+        {"max_seq_length": 64, "heldout_fraction": 0.1, "packing": "document"},
+        inputs={"shards": ["s"], "tokenizer": "t"},
+        outputs={"corpus": "c"},
+        threads=3,
+    )
+    entry = {"type": "wordpiece", "vocab_size": 100, "lowercase": True}
+    build.run_vocabulary_training(
+        {"name": "v", "settings": entry, "heldout_fraction": 0.1, "max_heldout_sentences": 5},
+        inputs={"shards": ["s"]},
+        outputs={"tokenizer": "t", "stats": "st.json"},
+    )
+    assert calls == [
+        (("fp32", "int8", "int8"), {}),
+        ((["e"], "s"), {}),
+        (
+            (),
+            {
+                "model_paths": {"a": "pa", "b": "pb"},
+                "outputs": {"a": "a.json", "b": "b.json"},
+                **timing,
+                "threads": 4,
+            },
+        ),
+        (
+            (),
+            {
+                "shards": ["s"],
+                "tokenizer_dir": "t",
+                "out_dir": "c",
+                "max_seq_length": 64,
+                "heldout_fraction": 0.1,
+                "num_proc": 3,
+                "packing": "document",
+            },
+        ),
+        (
+            (),
+            {
+                "shards": ["s"],
+                "out_tokenizer": "t",
+                "out_stats": "st.json",
+                "name": "v",
+                "settings": build.VocabularySettings.from_entry(entry),
+                "heldout_fraction": 0.1,
+                "max_heldout_sentences": 5,
+            },
+        ),
+    ]
+
+
+def test_release_rules_pass_their_files_and_params(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    from biocompact import release
+
+    calls: list = []
+    monkeypatch.setattr(release, "prepare_release", _returning(calls, None))
+    release.run_release_model(
+        {"results": "eval.json", "repo": "ns/m"}, inputs={"model": "m"}, outputs={"folder": "r"}
+    )
+    assert calls == [(("m", "eval.json", "ns/m", "r"), {})]
+    commands = tmp_path / "upload.sh"
+    written = release.run_release_commands(
+        {"namespace": "ns"},
+        inputs={"folders": ["results/release/m"]},
+        outputs={"commands": commands},
+    )
+    assert written == [release.upload_command("ns/m", "results/release/m")]
+    assert commands.read_text() == written[0] + "\n"
