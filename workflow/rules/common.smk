@@ -288,7 +288,8 @@ def model_input(name):
 
 def model_corpus(wildcards):
     """The tokenised corpus that model ``wildcards.model`` trains on (pretraining, distillation)."""
-    return expand(rules.tokenize_corpus.output.corpus, vocab=model_vocabulary(wildcards.model))
+    vocabulary = model_vocabulary(wildcards.model)
+    return expand(rules.tokenize_corpus.output.corpus, vocab=vocabulary)[0]
 
 
 def model_vocabulary(name):

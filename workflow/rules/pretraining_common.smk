@@ -13,4 +13,5 @@ def pretraining_settings(wildcards):
 
 def model_tokenizer(wildcards):
     """The tokenizer of the vocabulary that model ``wildcards.model`` trains on."""
-    return expand(rules.train_vocabulary.output.tokenizer, vocab=model_vocabulary(wildcards.model))
+    vocabulary = model_vocabulary(wildcards.model)
+    return expand(rules.train_vocabulary.output.tokenizer, vocab=vocabulary)[0]
