@@ -70,7 +70,7 @@ rule all:
     default_target: True
     input:
         (
-            ["results/report/report.html", rules.finetuned_models.input]
+            [rules.report.output.html, rules.finetuned_models.input]
             if FINETUNE_MODELS and TASKS
             else [
                 rules.corpus.input,

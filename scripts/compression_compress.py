@@ -1,10 +1,12 @@
 """Write one deployment format (int8 or onnx) of a saved fine-tuned model."""
 
-import torch
-
-from biocompact.compression.formats import compress
-from biocompact.runlog import job_logging
+from biocompact.compression.formats import run_compression
+from biocompact.runlog import job_logging, named_files
 
 with job_logging(snakemake):
-    torch.set_num_threads(snakemake.threads)
-    compress(snakemake.input[0], snakemake.wildcards.format, snakemake.output[0])
+    run_compression(
+        named_files(snakemake.params),
+        inputs=named_files(snakemake.input),
+        outputs=named_files(snakemake.output),
+        threads=snakemake.threads,
+    )

@@ -1,21 +1,18 @@
 """Re-score every format of a fine-tuned model on its task's test set, size it, and time the
 formats together on CPU."""
 
-from biocompact.compression.evaluation import evaluate_formats
-from biocompact.runlog import job_logging
+from biocompact.compression.evaluation import run_compression_evaluation
+from biocompact.runlog import job_logging, named_files
 
 with job_logging(snakemake):
-    formats = snakemake.params.formats
-    evaluate_formats(
-        {name: snakemake.input[name] for name in formats},
-        snakemake.params.task,
-        int(snakemake.wildcards.seed),
-        dict(zip(formats, snakemake.output.evaluations)),
-        dict(zip(formats, snakemake.output.predictions)),
-        batch_sizes=snakemake.params.batch_sizes,
-        sequence_lengths=snakemake.params.sequence_lengths,
-        repeats=snakemake.params.repeats,
+    run_compression_evaluation(
+        {
+            **named_files(snakemake.params),
+            "seed": int(snakemake.wildcards.seed),
+            "model": snakemake.wildcards.model,
+            "task_name": snakemake.wildcards.task,
+        },
+        inputs=named_files(snakemake.input),
+        outputs=named_files(snakemake.output),
         threads=snakemake.threads,
-        model_name=snakemake.wildcards.model,
-        task_name=snakemake.wildcards.task,
     )

@@ -1,7 +1,10 @@
 """The compression summary CSV from every format's evaluation.json."""
 
-from biocompact.compression.summary import write_summary
-from biocompact.runlog import job_logging
+from biocompact.compression.summary import run_compression_summary
+from biocompact.runlog import job_logging, named_files
 
 with job_logging(snakemake):
-    write_summary(snakemake.input, snakemake.output[0])
+    run_compression_summary(
+        inputs=named_files(snakemake.input),
+        outputs=named_files(snakemake.output),
+    )

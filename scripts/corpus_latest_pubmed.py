@@ -1,12 +1,10 @@
 """Apply deletions and newer versions across all PubMed files: one keep list per file."""
 
-from biocompact.corpus.updates import write_keep_lists
-from biocompact.runlog import job_logging
+from biocompact.corpus.updates import run_latest_pubmed
+from biocompact.runlog import job_logging, named_files
 
-with job_logging(snakemake) as log:
-    write_keep_lists(
-        snakemake.input.documents,
-        snakemake.input.metas,
-        snakemake.output.keep,
-        snakemake.output.pmids,
+with job_logging(snakemake):
+    run_latest_pubmed(
+        inputs=named_files(snakemake.input),
+        outputs=named_files(snakemake.output),
     )

@@ -1,13 +1,11 @@
 """Split the parsed articles of one PMC file into sentences."""
 
-from biocompact.corpus.sentences import split_pmc_sentences
-from biocompact.runlog import job_logging
+from biocompact.corpus.sentences import run_pmc_sentence_split
+from biocompact.runlog import job_logging, named_files
 
-with job_logging(snakemake) as log:
-    split_pmc_sentences(
-        snakemake.input.documents,
-        snakemake.output.sentences,
-        snakemake.output.stats,
-        pubmed_pmids=snakemake.input.get("pubmed_pmids"),
-        **snakemake.params,
+with job_logging(snakemake):
+    run_pmc_sentence_split(
+        named_files(snakemake.params),
+        inputs=named_files(snakemake.input),
+        outputs=named_files(snakemake.output),
     )

@@ -1,13 +1,11 @@
 """Split the latest citations of one PubMed file into sentences."""
 
-from biocompact.corpus.sentences import split_sentences
-from biocompact.runlog import job_logging
+from biocompact.corpus.sentences import run_sentence_split
+from biocompact.runlog import job_logging, named_files
 
-with job_logging(snakemake) as log:
-    split_sentences(
-        snakemake.input.documents,
-        snakemake.input.keep,
-        snakemake.output.sentences,
-        snakemake.output.stats,
-        **snakemake.params,
+with job_logging(snakemake):
+    run_sentence_split(
+        named_files(snakemake.params),
+        inputs=named_files(snakemake.input),
+        outputs=named_files(snakemake.output),
     )

@@ -1,12 +1,11 @@
 """Split the documents of one local text source into sentences."""
 
-from biocompact.corpus.local_text import split_local_text
-from biocompact.runlog import job_logging
+from biocompact.corpus.local_text import run_local_text_split
+from biocompact.runlog import job_logging, named_files
 
 with job_logging(snakemake):
-    split_local_text(
-        list(snakemake.input),
-        snakemake.output.sentences,
-        snakemake.output.stats,
-        **snakemake.params,
+    run_local_text_split(
+        named_files(snakemake.params),
+        inputs=named_files(snakemake.input),
+        outputs=named_files(snakemake.output),
     )

@@ -1,17 +1,11 @@
 """Sum the per-file corpus statistics (PubMed, PMC and local text)."""
 
-from biocompact.corpus.stats import sum_corpus_stats
-from biocompact.runlog import job_logging
+from biocompact.corpus.stats import run_corpus_stats
+from biocompact.runlog import job_logging, named_files
 
-with job_logging(snakemake) as log:
-    sum_corpus_stats(
-        snakemake.input.stats,
-        snakemake.input.metas,
-        snakemake.params.stems,
-        snakemake.output[0],
-        snakemake.input.pmc_stats,
-        snakemake.input.pmc_metas,
-        snakemake.params.pmc_files,
-        snakemake.input.text_stats,
-        snakemake.params.text_sources,
+with job_logging(snakemake):
+    run_corpus_stats(
+        named_files(snakemake.params),
+        inputs=named_files(snakemake.input),
+        outputs=named_files(snakemake.output),
     )

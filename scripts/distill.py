@@ -1,9 +1,14 @@
 """Rule distill: task-agnostic distillation of one student (resumable, data-parallel on its GPUs and nodes)."""
 
-from biocompact.language_model_job import train_language_model
-from biocompact.runlog import job_logging
+from biocompact.language_model_job import DistillationJob, run_distillation
+from biocompact.runlog import job_logging, named_files
 
 with job_logging(snakemake):
-    train_language_model(
-        snakemake, "biocompact.distillation.run", teacher_dir=snakemake.params.teacher
+    run_distillation(
+        DistillationJob.from_params(snakemake.params, snakemake.wildcards.model, snakemake.config),
+        inputs=named_files(snakemake.input),
+        outputs=named_files(snakemake.output),
+        threads=snakemake.threads,
+        gpus=snakemake.resources.gpus_per_node,
+        nodes=snakemake.resources.nodes,
     )

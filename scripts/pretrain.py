@@ -1,12 +1,14 @@
 """Rule pretrain: pretraining of one model with its objective (resumable, data-parallel on its GPUs and nodes)."""
 
-from biocompact.language_model_job import train_language_model
-from biocompact.runlog import job_logging
+from biocompact.language_model_job import PretrainingJob, run_pretraining
+from biocompact.runlog import job_logging, named_files
 
 with job_logging(snakemake):
-    train_language_model(
-        snakemake,
-        "biocompact.pretraining.run",
-        tokenizer_dir=snakemake.input.tokenizer,
-        max_seq_length=snakemake.params.max_seq_length,
+    run_pretraining(
+        PretrainingJob.from_params(snakemake.params, snakemake.wildcards.model, snakemake.config),
+        inputs=named_files(snakemake.input),
+        outputs=named_files(snakemake.output),
+        threads=snakemake.threads,
+        gpus=snakemake.resources.gpus_per_node,
+        nodes=snakemake.resources.nodes,
     )

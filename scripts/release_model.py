@@ -1,12 +1,11 @@
 """Rule release_model: one Hub-ready release folder."""
 
-from biocompact.release import prepare_release
-from biocompact.runlog import job_logging
+from biocompact.release import run_release_model
+from biocompact.runlog import job_logging, named_files
 
 with job_logging(snakemake):
-    prepare_release(
-        snakemake.input.model,
-        snakemake.params.results,
-        snakemake.params.repo,
-        snakemake.output[0],
+    run_release_model(
+        named_files(snakemake.params),
+        inputs=named_files(snakemake.input),
+        outputs=named_files(snakemake.output),
     )

@@ -1,7 +1,11 @@
 """Render the self-contained HTML report from the result files."""
 
-from biocompact.report import build_report
-from biocompact.runlog import job_logging
+from biocompact.report.render import run_report
+from biocompact.runlog import job_logging, named_files
 
 with job_logging(snakemake):
-    build_report(snakemake.output.html, **snakemake.input, **snakemake.params)
+    run_report(
+        named_files(snakemake.params),
+        inputs=named_files(snakemake.input),
+        outputs=named_files(snakemake.output),
+    )

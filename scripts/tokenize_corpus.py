@@ -1,15 +1,12 @@
 """Rule tokenize_corpus: tokenise and pack the sentence shards with one vocabulary."""
 
-from biocompact.runlog import job_logging
-from biocompact.tokenized_corpus import build_tokenized_corpus
+from biocompact.runlog import job_logging, named_files
+from biocompact.tokenized_corpus import run_tokenization
 
 with job_logging(snakemake):
-    build_tokenized_corpus(
-        shards=snakemake.input.shards,
-        tokenizer_dir=snakemake.input.tokenizer,
-        out_dir=snakemake.output[0],
-        max_seq_length=snakemake.params.max_seq_length,
-        heldout_fraction=snakemake.params.heldout_fraction,
-        num_proc=snakemake.threads,
-        packing=snakemake.params.packing,
+    run_tokenization(
+        named_files(snakemake.params),
+        inputs=named_files(snakemake.input),
+        outputs=named_files(snakemake.output),
+        threads=snakemake.threads,
     )

@@ -3,39 +3,133 @@ every such job module reads, launched on the rule's GPUs and nodes, then the mod
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any, TypeVar
 
 from biocompact.model_card import CardSettings, write_language_model_card
 from biocompact.training.launch import launch
 
 OUTPUTS = ("model", "log", "eval")
+Job = TypeVar("Job", bound="LanguageModelJob")
 
 
-def train_language_model(smk: Any, module: str, **job_inputs: Any) -> None:
-    """Run job module ``module`` for rule job ``smk`` (Snakemake's object) with the spec
-    shared by every language-model rule plus ``job_inputs`` (its own folders and settings),
-    then write the card into the published model folder."""
-    outputs = {key: smk.output[key] for key in OUTPUTS}
+@dataclass(frozen=True)
+class LanguageModelJob:
+    """What every language-model rule gives its job besides files: the model's name, its
+    config entry (parsed by each process), where checkpoints go, and the shared settings."""
+
+    name: str
+    settings: dict[str, Any]
+    checkpoint_dir: str
+    masking: dict[str, Any]
+    probes: list[dict[str, Any]]
+    tracking: dict[str, Any]  # where the curves go besides TensorBoard
+    model_cards: dict[str, Any]
+
+    @classmethod
+    def from_params(cls: type[Job], params: Any, name: str, config: Mapping[str, Any]) -> Job:
+        """The job of model ``name`` from its rule's named ``params`` (``snakemake.params``),
+        the tracking and model-card settings from the workflow's ``config``."""
+        values = {
+            **dict(params.items()),
+            "name": name,
+            "tracking": config["tracking"],
+            "model_cards": config["model_cards"],
+        }
+        return cls(**{field.name: values[field.name] for field in fields(cls)})
+
+
+@dataclass(frozen=True)
+class PretrainingJob(LanguageModelJob):
+    """A pretraining job: also the corpus's sequence length."""
+
+    max_seq_length: int
+
+
+@dataclass(frozen=True)
+class DistillationJob(LanguageModelJob):
+    """A distillation job: also the teacher's folder (or hub name)."""
+
+    teacher: str
+
+
+def run_pretraining(
+    settings: PretrainingJob,
+    *,
+    inputs: Mapping[str, Any],
+    outputs: Mapping[str, Any],
+    threads: int,
+    gpus: int,
+    nodes: int,
+) -> None:
+    """Pretrain one model (inputs: corpus, tokenizer; outputs: model, log, eval)."""
+    _train_language_model(
+        "biocompact.pretraining.run",
+        settings,
+        inputs,
+        outputs,
+        threads,
+        gpus,
+        nodes,
+        tokenizer_dir=inputs["tokenizer"],
+        max_seq_length=settings.max_seq_length,
+    )
+
+
+def run_distillation(
+    settings: DistillationJob,
+    *,
+    inputs: Mapping[str, Any],
+    outputs: Mapping[str, Any],
+    threads: int,
+    gpus: int,
+    nodes: int,
+) -> None:
+    """Distil one student (inputs: corpus; outputs: model, log, eval)."""
+    _train_language_model(
+        "biocompact.distillation.run",
+        settings,
+        inputs,
+        outputs,
+        threads,
+        gpus,
+        nodes,
+        teacher_dir=settings.teacher,
+    )
+
+
+def _train_language_model(
+    module: str,
+    job: LanguageModelJob,
+    inputs: Mapping[str, Any],
+    outputs: Mapping[str, Any],
+    threads: int,
+    gpus: int,
+    nodes: int,
+    **job_inputs: Any,
+) -> None:
+    """Run job module ``module`` with the spec shared by every language-model rule plus
+    ``job_inputs`` (its own folders and settings), launched on ``gpus`` GPUs on each of
+    ``nodes`` nodes, then write the card into the published model folder."""
+    outputs = {key: outputs[key] for key in OUTPUTS}
     launch(
         module,
         {
-            "name": smk.wildcards.model,
-            "settings": smk.params.settings,  # the config entry, parsed by each process
-            "dataset_dir": smk.input.corpus,
+            "name": job.name,
+            "settings": job.settings,
+            "dataset_dir": inputs["corpus"],
             **job_inputs,
             "outputs": outputs,
-            "checkpoint_dir": smk.params.checkpoint_dir,
-            "masking": smk.params.masking,
-            "probes": smk.params.probes,
-            "threads": smk.threads,
-            "tracking": smk.config["tracking"],  # where the curves go besides TensorBoard
+            "checkpoint_dir": job.checkpoint_dir,
+            "masking": job.masking,
+            "probes": job.probes,
+            "threads": threads,
+            "tracking": job.tracking,
         },
-        gpus=smk.resources.gpus_per_node,
-        nodes=smk.resources.nodes,
+        gpus=gpus,
+        nodes=nodes,
     )
     write_language_model_card(
-        outputs,
-        smk.params.settings,
-        CardSettings.from_config(smk.config["model_cards"]),
-        smk.input.corpus,
+        outputs, job.settings, CardSettings.from_config(job.model_cards), inputs["corpus"]
     )

@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import datasets
 import numpy as np
@@ -270,3 +271,24 @@ def build_tokenized_corpus(
         with atomic_path(out_dir, is_dir=True) as folder:
             splits.save_to_disk(str(folder))
     return datasets.load_from_disk(str(out_dir))
+
+
+def run_tokenization(
+    settings: Mapping[str, Any],
+    *,
+    inputs: Mapping[str, Any],
+    outputs: Mapping[str, Any],
+    threads: int,
+) -> datasets.DatasetDict:
+    """Rule tokenize_corpus: ``build_tokenized_corpus`` of ``inputs["shards"]`` with
+    ``inputs["tokenizer"]`` into ``outputs["corpus"]`` in ``threads`` processes, as
+    ``settings`` say (max_seq_length, heldout_fraction, packing)."""
+    return build_tokenized_corpus(
+        shards=inputs["shards"],
+        tokenizer_dir=inputs["tokenizer"],
+        out_dir=outputs["corpus"],
+        max_seq_length=settings["max_seq_length"],
+        heldout_fraction=settings["heldout_fraction"],
+        num_proc=threads,
+        packing=settings["packing"],
+    )

@@ -224,7 +224,7 @@ LAUNCHING_MODULES = ("biocompact.training.launch", "biocompact.language_model_jo
 def training_processes(script: Path, resources: dict) -> int:
     """The training processes a job of ``script`` starts: one per GPU of each node through
     the launcher (``biocompact.training.launch.launch``, which
-    ``biocompact.language_model_job.train_language_model`` calls), else one."""
+    ``biocompact.language_model_job``'s run_pretraining and run_distillation call), else one."""
     text = script.read_text("utf-8")
     launches = any(f"from {module} import" in text for module in LAUNCHING_MODULES)
     if not launches:

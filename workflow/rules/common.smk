@@ -43,11 +43,6 @@ ALL_MODELS = PRETRAINED + DISTILLED + list(EXTERNAL)
 FINETUNE_MODELS = config["finetuning"]["models"]
 TASKS = list(config["finetuning"]["tasks"])
 SEEDS = config["finetuning"]["seeds"]
-SENTENCE_SHARDS = (
-    expand("results/corpus/sentences/{stem}.txt.gz", stem=PUBMED_STEMS)
-    + expand("results/corpus/sentences/pmc/{pmc_file}.txt.gz", pmc_file=PMC_FILES)
-    + expand("results/corpus/sentences/text/{text_source}.txt.gz", text_source=TEXT_SOURCES)
-)
 
 
 def _check_names():
@@ -67,7 +62,7 @@ def _check_names():
         raise ValueError("config: corpus.pubmed.baseline and updates repeat a file name")
     if PUBMED_UPDATES and not PUBMED_BASELINE:
         raise ValueError("config: corpus.pubmed.updates names files but baseline names none")
-    if VOCABS and not SENTENCE_SHARDS:
+    if VOCABS and not (PUBMED_STEMS or PMC_FILES or TEXT_SOURCES):
         raise ValueError(f"config: vocabularies {VOCABS} need a corpus, but corpus names no file")
     for name, settings in config["pretraining"].items():
         if settings["vocabulary"] not in VOCABS:
@@ -282,15 +277,21 @@ def model_dir(name):
     """The Hugging Face folder (or hub name) of model ``name``: the location of an external
     model resolved (``python-package:`` to its folder), so every stage loads it alike."""
     if name in PRETRAINED:
-        return f"results/pretraining/{name}/model"
+        return expand(rules.pretrain.output.model, model=name)[0]
     if name in DISTILLED:
-        return f"results/distillation/{name}/model"
+        return expand(rules.distill.output.model, model=name)[0]
     return resolve_location(EXTERNAL[name], f"external_models.{name}")
 
 
 def model_input(name):
     """What the DAG must build before model ``name`` can be used ([] for external models)."""
     return [] if name in EXTERNAL else [model_dir(name)]
+
+
+def model_corpus(wildcards):
+    """The tokenised corpus that model ``wildcards.model`` trains on (pretraining, distillation)."""
+    vocabulary = model_vocabulary(wildcards.model)
+    return expand(rules.tokenize_corpus.output.corpus, vocab=vocabulary)[0]
 
 
 def model_vocabulary(name):
@@ -358,31 +359,42 @@ def gpu_job_resources(entry):
     job without GPUs. ``gpus_per_node`` is the launcher's, not the plugin's.
     """
 
+    def block(wildcards):
+        return entry(wildcards)["resources"]
+
     def pick(key):
-        return lambda wildcards: entry(wildcards)["resources"][key]
+        def resource(wildcards):
+            return block(wildcards)[key]
+
+        return resource
+
+    def gpu(wildcards):
+        """--gpus on one node; left out (None) on several."""
+        resources = block(wildcards)
+        return resources["gpus"] if resources["nodes"] == 1 else None
+
+    def gres(wildcards):
+        """--gres=gpu:G on several nodes; left out on one."""
+        resources = block(wildcards)
+        return f"gpu:{resources['gpus']}" if resources["nodes"] > 1 and resources["gpus"] else None
+
+    def mpi(wildcards):
+        return "srun" if block(wildcards)["nodes"] > 1 else None
+
+    def tasks(wildcards):
+        resources = block(wildcards)
+        return resources["nodes"] if resources["nodes"] > 1 else None
 
     def cpus_without_gpu(wildcards):
-        block = entry(wildcards)["resources"]
-        return 0 if block["gpus"] else block["cpus_per_gpu"]
-
-    def on_one_node(value):
-        """The resource ``value(block)`` of a one-node job; None (left out) on several."""
-        return lambda wildcards: (
-            value(block) if (block := entry(wildcards)["resources"])["nodes"] == 1 else None
-        )
-
-    def on_several_nodes(value):
-        """The resource ``value(block)`` of a job on several nodes; None on one."""
-        return lambda wildcards: (
-            value(block) if (block := entry(wildcards)["resources"])["nodes"] > 1 else None
-        )
+        resources = block(wildcards)
+        return 0 if resources["gpus"] else resources["cpus_per_gpu"]
 
     return {
-        "gpu": on_one_node(lambda block: block["gpus"]),
-        "gres": on_several_nodes(lambda block: f"gpu:{block['gpus']}" if block["gpus"] else None),
+        "gpu": gpu,
+        "gres": gres,
         "nodes": pick("nodes"),
-        "mpi": on_several_nodes(lambda block: "srun"),
-        "tasks": on_several_nodes(lambda block: block["nodes"]),
+        "mpi": mpi,
+        "tasks": tasks,
         "gpus_per_node": pick("gpus"),
         "cpus_per_gpu": pick("cpus_per_gpu"),
         "cpus_per_task": cpus_without_gpu,
@@ -453,15 +465,6 @@ def job_entry(section, name):
     """Entry ``name`` of config ``section`` as its job reads it (the stage's settings
     dataclass): the Slurm resources left out, as they change no result."""
     return {key: value for key, value in config[section][name].items() if key != "resources"}
-
-
-def distillation_entry(name):
-    """Student ``name``'s ``job_entry``, a student_init naming a model of this config
-    replaced by that model's folder."""
-    entry = job_entry("distillation", name)
-    if entry["student_init"] in ALL_MODELS:
-        entry["student_init"] = model_dir(entry["student_init"])
-    return entry
 
 
 # The threads of the timing jobs (efficiency, evaluate_compressed): every core Snakemake may use

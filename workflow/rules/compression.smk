@@ -27,9 +27,9 @@ ruleorder: finetune_saved > finetune_kept > finetune
 rule compress:
     """One deployment format of a saved fine-tuned model: int8 or onnx."""
     input:
-        rules.finetune_saved.output.model,
+        model=rules.finetune_saved.output.model,
     output:
-        directory("results/compression/{model}/{task}/seed{seed}/{format}/model"),
+        model=directory("results/compression/{model}/{task}/seed{seed}/{format}/model"),
     log:
         "results/logs/compression/compress/{model}/{task}/seed{seed}/{format}.log",
     benchmark:
@@ -43,6 +43,8 @@ rule compress:
     resources:
         mem_mb=8000,
         runtime=60,
+    params:
+        format="{format}",
     script:
         "../../scripts/compression_compress.py"
 
@@ -53,7 +55,7 @@ rule evaluate_compressed:
     interleaved across them; every core, as the efficiency job)."""
     input:
         unpack(compressed_models),
-        data=lambda wc: task_files(task_config(wc.task)),
+        data=compressed_task_files,
     output:
         evaluations=expand(
             "results/compression/{{model}}/{{task}}/seed{{seed}}/{format}/evaluation.json",
@@ -76,7 +78,10 @@ rule evaluate_compressed:
         runtime=60,
     params:
         formats=COMPRESSION.all_formats,
-        task=lambda wc: finetune_config(wc.model, wc.task),
+        task=compressed_task_config,
+        model="{model}",
+        task_name="{task}",
+        seed="{seed}",
         batch_sizes=config["efficiency"]["batch_sizes"],
         sequence_lengths=config["efficiency"]["sequence_lengths"],
         repeats=config["efficiency"]["repeats"],
@@ -88,9 +93,9 @@ rule compression_summary:
     """One row per (model, task, format): score, change against fp32, size, CPU latency and
     speed-up over fp32 with their spread."""
     input:
-        compression_evaluations(),
+        evaluations=compression_evaluations(),
     output:
-        "results/compression/summary.csv",
+        summary="results/compression/summary.csv",
     log:
         "results/logs/compression/summary.log",
     benchmark:

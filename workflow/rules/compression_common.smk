@@ -28,7 +28,17 @@ def compressed_models(wildcards):
         name: (
             expand(rules.finetune_saved.output.model, **wildcards)[0]
             if name == REFERENCE
-            else expand(rules.compress.output[0], **wildcards, format=name)[0]
+            else expand(rules.compress.output.model, **wildcards, format=name)[0]
         )
         for name in COMPRESSION.all_formats
     }
+
+
+def compressed_task_files(wildcards):
+    """The data files of task ``wildcards.task`` (its test set re-scores every format)."""
+    return task_files(task_config(wildcards.task))
+
+
+def compressed_task_config(wildcards):
+    """Task ``wildcards.task``'s config as model ``wildcards.model`` was fine-tuned on it."""
+    return finetune_config(wildcards.model, wildcards.task)

@@ -2,9 +2,15 @@
 # PMC Open Access download -> parse -> sentences (de-duplicated against PubMed) beside it;
 # local text files (bring your own corpus) -> sentences.
 
+
+include: "corpus_common.smk"
+
+
 PMC = config["corpus"]["pmc"]
 SENTENCES = config["corpus"]["sentences"]
-TEXT = config["corpus"]["text"]["sources"]
+# Which citations of one PubMed file are their PMID's latest record: one file per PubMed
+# file, all written by one job (corpus_latest_pubmed), each read by that file's job.
+KEEP_LIST = "results/corpus/pubmed/latest/{stem}.keep.txt.gz"
 
 
 localrules:
@@ -15,7 +21,7 @@ localrules:
 rule corpus_download_pubmed:
     """Download one PubMed file (URL or folder in NCBI's layout) and verify its MD5 sidecar."""
     output:
-        "results/corpus/pubmed/raw/{stem}.xml.gz",
+        raw="results/corpus/pubmed/raw/{stem}.xml.gz",
     log:
         "results/logs/corpus/download_pubmed/{stem}.log",
     benchmark:
@@ -29,9 +35,8 @@ rule corpus_download_pubmed:
         runtime=60,
     params:
         source=config["corpus"]["pubmed"]["source"],
-        folder=lambda wildcards: (
-            "baseline" if wildcards.stem in PUBMED_BASELINE else "updatefiles"
-        ),
+        folder=pubmed_folder,
+        stem="{stem}",
         verify_md5=config["corpus"]["pubmed"]["verify_md5"],
     script:
         "../../scripts/corpus_download_pubmed.py"
@@ -40,7 +45,7 @@ rule corpus_download_pubmed:
 rule corpus_parse_pubmed:
     """Parse one PubMed XML file into JSON-lines citations and a summary of the file."""
     input:
-        "results/corpus/pubmed/raw/{stem}.xml.gz",
+        raw=rules.corpus_download_pubmed.output.raw,
     output:
         documents="results/corpus/pubmed/parsed/{stem}.jsonl.gz",
         meta="results/corpus/pubmed/parsed/{stem}.json",
@@ -65,10 +70,10 @@ rule corpus_parse_pubmed:
 rule corpus_latest_pubmed:
     """Apply deletions and newer versions in NCBI order: which file holds each PMID's latest record."""
     input:
-        documents=expand("results/corpus/pubmed/parsed/{stem}.jsonl.gz", stem=PUBMED_STEMS),
-        metas=expand("results/corpus/pubmed/parsed/{stem}.json", stem=PUBMED_STEMS),
+        documents=expand(rules.corpus_parse_pubmed.output.documents, stem=PUBMED_STEMS),
+        metas=expand(rules.corpus_parse_pubmed.output.meta, stem=PUBMED_STEMS),
     output:
-        keep=expand("results/corpus/pubmed/latest/{stem}.keep.txt.gz", stem=PUBMED_STEMS),
+        keep=expand(KEEP_LIST, stem=PUBMED_STEMS),
         pmids="results/corpus/pubmed/latest/pmids.npy",
     log:
         "results/logs/corpus/latest_pubmed/latest_pubmed.log",
@@ -79,7 +84,7 @@ rule corpus_latest_pubmed:
         "../../envs/corpus.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards, input: 1000 + 4 * len(input.documents),
+        mem_mb=latest_pubmed_memory_mb,
         runtime=120,
     script:
         "../../scripts/corpus_latest_pubmed.py"
@@ -88,8 +93,8 @@ rule corpus_latest_pubmed:
 rule corpus_split_sentences:
     """Split the latest citations of one PubMed file into sentences (pretraining text)."""
     input:
-        documents="results/corpus/pubmed/parsed/{stem}.jsonl.gz",
-        keep="results/corpus/pubmed/latest/{stem}.keep.txt.gz",
+        documents=rules.corpus_parse_pubmed.output.documents,
+        keep=KEEP_LIST,
     output:
         sentences="results/corpus/sentences/{stem}.txt.gz",
         stats="results/corpus/sentences/{stem}.stats.json",
@@ -115,7 +120,7 @@ rule corpus_split_sentences:
 rule corpus_download_pmc:
     """Download one PMC Open Access file (bulk package or article), MD5-verified if configured."""
     output:
-        "results/corpus/pmc/raw/{pmc_file}",
+        raw="results/corpus/pmc/raw/{pmc_file}",
     log:
         "results/logs/corpus/download_pmc/{pmc_file}.log",
     benchmark:
@@ -129,6 +134,7 @@ rule corpus_download_pmc:
         runtime=120,
     params:
         source=PMC["source"],
+        pmc_file="{pmc_file}",
         verify_md5=PMC["verify_md5"],
     script:
         "../../scripts/corpus_download_pmc.py"
@@ -137,7 +143,7 @@ rule corpus_download_pmc:
 rule corpus_parse_pmc:
     """Stream the articles of one PMC file into JSON-lines documents (sampled, body paragraphs)."""
     input:
-        "results/corpus/pmc/raw/{pmc_file}",
+        raw=rules.corpus_download_pmc.output.raw,
     output:
         documents="results/corpus/pmc/parsed/{pmc_file}.jsonl.gz",
         meta="results/corpus/pmc/parsed/{pmc_file}.json",
@@ -165,11 +171,11 @@ rule corpus_split_pmc:
     """Split the parsed articles of one PMC file into sentences (pretraining text)."""
     input:
         **(
-            {"pubmed_pmids": "results/corpus/pubmed/latest/pmids.npy"}
+            {"pubmed_pmids": rules.corpus_latest_pubmed.output.pmids}
             if PMC["dedupe_pubmed"] and PUBMED_STEMS
             else {}
         ),
-        documents="results/corpus/pmc/parsed/{pmc_file}.jsonl.gz",
+        documents=rules.corpus_parse_pmc.output.documents,
     output:
         sentences="results/corpus/sentences/pmc/{pmc_file}.txt.gz",
         stats="results/corpus/sentences/pmc/{pmc_file}.stats.json",
@@ -195,7 +201,7 @@ rule corpus_split_pmc:
 rule corpus_split_text:
     """Split the documents of one local text source into sentences (pretraining text)."""
     input:
-        lambda wildcards: TEXT_SOURCE_FILES[wildcards.text_source],
+        files=text_source_files,
     output:
         sentences="results/corpus/sentences/text/{text_source}.txt.gz",
         stats="results/corpus/sentences/text/{text_source}.stats.json",
@@ -211,24 +217,32 @@ rule corpus_split_text:
         mem_mb=3000,
         runtime=240,
     params:
-        format=lambda wildcards: TEXT[wildcards.text_source]["format"],
-        text_field=lambda wildcards: TEXT[wildcards.text_source]["text_field"],
+        format=text_source_format,
+        text_field=text_source_text_field,
         splitter=SENTENCES["splitter"],
         model=SENTENCES["model"],
     script:
         "../../scripts/corpus_split_text.py"
 
 
+# The pretraining text: every PubMed file's, PMC file's and local text source's sentences.
+SENTENCE_SHARDS = (
+    expand(rules.corpus_split_sentences.output.sentences, stem=PUBMED_STEMS)
+    + expand(rules.corpus_split_pmc.output.sentences, pmc_file=PMC_FILES)
+    + expand(rules.corpus_split_text.output.sentences, text_source=TEXT_SOURCES)
+)
+
+
 rule corpus_stats:
     """Sum the per-file corpus statistics (PubMed, PMC and local text)."""
     input:
-        stats=expand("results/corpus/sentences/{stem}.stats.json", stem=PUBMED_STEMS),
-        metas=expand("results/corpus/pubmed/parsed/{stem}.json", stem=PUBMED_STEMS),
-        pmc_stats=expand("results/corpus/sentences/pmc/{f}.stats.json", f=PMC_FILES),
-        pmc_metas=expand("results/corpus/pmc/parsed/{f}.json", f=PMC_FILES),
-        text_stats=expand("results/corpus/sentences/text/{t}.stats.json", t=TEXT_SOURCES),
+        stats=expand(rules.corpus_split_sentences.output.stats, stem=PUBMED_STEMS),
+        metas=expand(rules.corpus_parse_pubmed.output.meta, stem=PUBMED_STEMS),
+        pmc_stats=expand(rules.corpus_split_pmc.output.stats, pmc_file=PMC_FILES),
+        pmc_metas=expand(rules.corpus_parse_pmc.output.meta, pmc_file=PMC_FILES),
+        text_stats=expand(rules.corpus_split_text.output.stats, text_source=TEXT_SOURCES),
     output:
-        "results/corpus/stats.json",
+        stats="results/corpus/stats.json",
     log:
         "results/logs/corpus/stats/stats.log",
     benchmark:
@@ -255,4 +269,4 @@ rule corpus:
     """Target: the whole corpus stage (sentence shards and their statistics)."""
     input:
         SENTENCE_SHARDS,
-        "results/corpus/stats.json" if SENTENCE_SHARDS else [],
+        rules.corpus_stats.output[0] if SENTENCE_SHARDS else [],

@@ -14,7 +14,7 @@ localrules:
 rule download_dataset:
     """Download one source archive and verify its SHA-256 (registry, else the checksum lock file)."""
     output:
-        f"{CACHE}/archives/{{source}}/{{archive}}",
+        archive=f"{CACHE}/archives/{{source}}/{{archive}}",
     log:
         "results/logs/datasets/download/{source}/{archive}.log",
     wildcard_constraints:
@@ -27,6 +27,7 @@ rule download_dataset:
         mem_mb=500,
         runtime=120,
     params:
+        source="{source}",
         url=lambda wc: dataset_source_url(wc.source),
         lock_file=config["datasets"]["checksum_lock"],
         retries=config["datasets"]["retries"],
@@ -53,6 +54,8 @@ rule prepare_dataset:
         mem_mb=2000,
         runtime=30,
     params:
+        dataset="{dataset}",
+        file="{file}",
         url=lambda wc: dataset_source_url(get_dataset(wc.dataset).source),
     script:
         "../../scripts/datasets_prepare.py"

@@ -1,5 +1,9 @@
 # Distillation stage: task-agnostic distillation of a student from a pretrained teacher.
 
+
+include: "distillation_common.smk"
+
+
 # A student whose student_init names a model of this config (STUDENT_FROM_MODEL, common.smk)
 # has that model's folder as an input, built first.
 
@@ -7,11 +11,9 @@
 rule distill:
     """Distil one student from its teacher on the teacher's tokenised corpus."""
     input:
-        teacher=lambda wc: model_input(config["distillation"][wc.model]["teacher"]),
-        corpus=lambda wc: f"results/pretraining_data/{model_vocabulary(wc.model)}",
-        student=lambda wc: (
-            model_input(STUDENT_FROM_MODEL[wc.model]) if wc.model in STUDENT_FROM_MODEL else []
-        ),
+        teacher=teacher_input,
+        corpus=model_corpus,
+        student=student_init_input,
     output:
         model=directory("results/distillation/{model}/model"),
         log="results/distillation/{model}/train_log.jsonl",
@@ -24,13 +26,13 @@ rule distill:
     # No retries here: the Slurm profile resubmits it (preemptible-rules), a local run does not.
     conda:
         "../../envs/torch.yaml"
-    threads: gpu_job_threads(lambda wc: config["distillation"][wc.model])
+    threads: gpu_job_threads(distillation_entry)
     resources:
-        **gpu_job_resources(lambda wc: config["distillation"][wc.model]),
+        **gpu_job_resources(distillation_entry),
     params:
-        teacher=lambda wc: model_dir(config["distillation"][wc.model]["teacher"]),
+        teacher=teacher_folder,
         checkpoint_dir="results/checkpoints/distillation/{model}",
-        settings=lambda wc: distillation_entry(wc.model),
+        settings=distillation_settings,
         masking=config["masking"],
         probes=config["probes"],
     script:

@@ -6,11 +6,14 @@
 # one data-parallel process per GPU on the job's node; only rank 0 writes.
 
 
+include: "pretraining_common.smk"
+
+
 rule pretrain:
     """Pretrain one model with its objective (MLM, BERT's MLM + NSP, ELECTRA, ALBERT's MLM + SOP)."""
     input:
-        corpus=lambda wc: f"results/pretraining_data/{model_vocabulary(wc.model)}",
-        tokenizer=lambda wc: f"results/vocab/{model_vocabulary(wc.model)}/tokenizer",
+        corpus=model_corpus,
+        tokenizer=model_tokenizer,
     output:
         model=directory("results/pretraining/{model}/model"),
         log="results/pretraining/{model}/train_log.jsonl",
@@ -23,12 +26,12 @@ rule pretrain:
     # No retries here: the Slurm profile resubmits it (preemptible-rules), a local run does not.
     conda:
         "../../envs/torch.yaml"
-    threads: gpu_job_threads(lambda wc: config["pretraining"][wc.model])
+    threads: gpu_job_threads(pretraining_entry)
     resources:
-        **gpu_job_resources(lambda wc: config["pretraining"][wc.model]),
+        **gpu_job_resources(pretraining_entry),
     params:
         checkpoint_dir="results/checkpoints/pretraining/{model}",
-        settings=lambda wc: job_entry("pretraining", wc.model),
+        settings=pretraining_settings,
         masking=config["masking"],
         max_seq_length=config["pretraining_data"]["max_seq_length"],
         probes=config["probes"],

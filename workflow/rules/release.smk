@@ -15,9 +15,9 @@ localrules:
 rule release_model:
     """One Hub-ready folder: the model's files, its card naming the Hub repository, its results."""
     input:
-        model=lambda wc: release_source(wc)["model"],
+        model=release_folder,
     output:
-        directory("results/release/{release}"),
+        folder=directory("results/release/{release}"),
     log:
         "results/logs/release/{release}.log",
     wildcard_constraints:
@@ -25,8 +25,8 @@ rule release_model:
     conda:
         "../../envs/torch.yaml"
     params:
-        results=lambda wc: release_source(wc)["results"],
-        repo=lambda wc: f"{config['release']['namespace']}/{wc.release}",
+        results=release_results,
+        repo=release_repo,
     script:
         "../../scripts/release_model.py"
 
@@ -34,9 +34,9 @@ rule release_model:
 rule release:
     """Target: every release folder; prints the `hf upload` command of each."""
     input:
-        expand(rules.release_model.output[0], release=RELEASES),
+        folders=expand(rules.release_model.output.folder, release=RELEASES),
     output:
-        "results/release/upload.sh",
+        commands="results/release/upload.sh",
     log:
         "results/logs/release/upload.log",
     conda:

@@ -15,11 +15,23 @@ RELEASES = release_plan(
 )
 
 
-def release_source(wildcards):
-    """The model folder and results file of release ``wildcards.release``."""
+def release_folder(wildcards):
+    """The model folder that release ``wildcards.release`` is made from."""
     model, task = RELEASES[wildcards.release]
     if task is not None:
-        [folder] = expand(rules.publish_finetuned.output.model, model=model, task=task)
-        return {"model": folder, "results": f"{folder}/metrics.json"}
-    folder = model_dir(model)
-    return {"model": folder, "results": str(Path(folder).parent / "eval.json")}
+        return expand(rules.publish_finetuned.output.model, model=model, task=task)[0]
+    return model_dir(model)
+
+
+def release_results(wildcards):
+    """The results file of release ``wildcards.release``: a fine-tuned model's metrics.json
+    in its folder, a language model's eval.json beside its folder."""
+    folder = release_folder(wildcards)
+    if RELEASES[wildcards.release][1] is not None:
+        return f"{folder}/metrics.json"
+    return str(Path(folder).parent / "eval.json")
+
+
+def release_repo(wildcards):
+    """The Hub repository of release ``wildcards.release``: NAMESPACE/RELEASE."""
+    return f"{config['release']['namespace']}/{wildcards.release}"

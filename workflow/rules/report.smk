@@ -3,6 +3,10 @@
 # model_input from common.smk, TD_EXPERIMENTS from task_distillation.smk, COMPRESSION from
 # compression.smk; the paths of other stages' results by reference to the rules that write them.
 
+
+include: "report_common.smk"
+
+
 # Distilled students fine-tuned beside their teacher: the retention view compares them.
 STUDENT_TEACHERS = {
     name: config["distillation"][name]["teacher"]
@@ -45,9 +49,8 @@ rule aggregate:
         models=FINETUNE_MODELS,
         tasks=TASKS,
         seeds=SEEDS,
-        # functions: no wildcard expansion
-        metrics_pattern=lambda wildcards: str(rules.finetune.output.metrics),
-        baseline_pattern=lambda wildcards: str(rules.majority_baseline.output.metrics),
+        metrics_pattern=finetune_metrics_pattern,
+        baseline_pattern=baseline_metrics_pattern,
         average=config["report"]["average"],
         blurb_types=blurb_task_types(),
         teachers=STUDENT_TEACHERS,
@@ -61,7 +64,7 @@ rule efficiency:
     input:
         [model_input(model) for model in FINETUNE_MODELS],
     output:
-        [
+        results=[
             report(
                 f"results/efficiency/{model}.json",
                 caption="../report/efficiency.rst",
@@ -98,7 +101,7 @@ rule report:
         summary=rules.aggregate.output.summary,
         scores=rules.aggregate.output.scores,
         averages=rules.aggregate.output.averages,
-        efficiency=rules.efficiency.output,
+        efficiency=rules.efficiency.output.results,
         train_logs=expand(rules.pretrain.output.log, model=PRETRAINED)
         + expand(rules.distill.output.log, model=DISTILLED),
         evals=expand(rules.pretrain.output.eval, model=PRETRAINED)

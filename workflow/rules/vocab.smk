@@ -1,6 +1,9 @@
 # Vocabulary stage: subword vocabularies trained with `tokenizers`, and the tokenised corpus.
 
 
+include: "vocab_common.smk"
+
+
 rule train_vocabulary:
     """Train one vocabulary on the training documents; measure it on held-out ones."""
     input:
@@ -20,7 +23,8 @@ rule train_vocabulary:
         mem_mb=8000,
         runtime=240,
     params:
-        settings=lambda wc: config["vocabularies"][wc.vocab],
+        name="{vocab}",
+        settings=vocabulary_entry,
         heldout_fraction=config["pretraining_data"]["heldout_fraction"],
         max_heldout_sentences=config["pretraining_data"]["max_heldout_sentences"],
     script:
@@ -31,9 +35,9 @@ rule tokenize_corpus:
     """Tokenise the sentence shards once and pack them into sequences (Arrow, on disk)."""
     input:
         shards=SENTENCE_SHARDS,
-        tokenizer="results/vocab/{vocab}/tokenizer",
+        tokenizer=rules.train_vocabulary.output.tokenizer,
     output:
-        directory("results/pretraining_data/{vocab}"),
+        corpus=directory("results/pretraining_data/{vocab}"),
     log:
         "results/logs/vocab/tokenize_corpus/{vocab}.log",
     benchmark:
@@ -46,7 +50,7 @@ rule tokenize_corpus:
     # behind code choices").
     threads: 32
     resources:
-        mem_mb=lambda wildcards, threads: 2000 + 600 * threads,
+        mem_mb=tokenize_memory_mb,
         runtime=120,
     params:
         max_seq_length=config["pretraining_data"]["max_seq_length"],
@@ -63,5 +67,5 @@ localrules:
 rule vocab:
     """Target: every vocabulary with its statistics and tokenised corpus."""
     input:
-        expand("results/vocab/{vocab}/stats.json", vocab=VOCABS),
-        expand("results/pretraining_data/{vocab}", vocab=VOCABS),
+        expand(rules.train_vocabulary.output.stats, vocab=VOCABS),
+        expand(rules.tokenize_corpus.output.corpus, vocab=VOCABS),

@@ -17,19 +17,24 @@ import dataclasses
 import gzip
 import hashlib
 import json
+import logging
 import os
 import re
 import tarfile
 import zlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from lxml import etree
 from pubmed_parser.pubmed_oa_parser import parse_article_meta, parse_date
 
 from biocompact.atomic import atomic_open, write_json
+from biocompact.corpus.download import evict_if_unreadable
 from biocompact.corpus.errors import CorpusFileError
+
+LOG = logging.getLogger(__name__)
 
 ARTICLE_SUFFIXES = (".nxml", ".xml")
 CAPTIONED = frozenset({"fig", "table-wrap", "supplementary-material"})
@@ -230,4 +235,23 @@ def parse_pmc(
         "skipped": dict(sorted(skipped.items())),
     }
     write_json(meta, summary)
+    return summary
+
+
+def run_pmc_parsing(
+    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+) -> dict:
+    """Rule corpus_parse_pmc: ``parse_pmc`` of ``inputs["raw"]`` with the options of
+    ``settings["options"]`` (a file that cannot be read is evicted from the download cache)."""
+    with evict_if_unreadable(inputs["raw"]):
+        summary = parse_pmc(
+            inputs["raw"], outputs["documents"], outputs["meta"], PmcOptions(**settings["options"])
+        )
+    LOG.info(
+        "%s: %d articles, %d documents, skipped %s",
+        summary["file"],
+        summary["records"],
+        summary["documents"],
+        summary["skipped"],
+    )
     return summary

@@ -4,21 +4,25 @@ in the checksum lock file at the first download) and read members from it safely
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import posixpath
 import stat
 import tarfile
 import zipfile
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
-from typing import IO
+from typing import IO, Any
 
 from biocompact.atomic import atomic_path
 from biocompact.corpus.download import copy_with_digest, with_retries
 from biocompact.corpus.errors import CorpusFileError
+from biocompact.datasets.convert import source_members
 from biocompact.datasets.errors import DatasetError
-from biocompact.datasets.registry import Source
+from biocompact.datasets.registry import REGISTRY, Source
+
+LOG = logging.getLogger(__name__)
 
 ARCHIVE_ERRORS = (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, ValueError)
 
@@ -181,3 +185,22 @@ def download_source(
             if expected is None:
                 handle.write(f"{actual} {source.name} {source.url}\n")
     return actual, skipped
+
+
+def run_dataset_download(
+    settings: Mapping[str, Any], *, outputs: Mapping[str, Any]
+) -> tuple[str, list[str]]:
+    """Rule download_dataset: registry source ``settings["source"]`` from
+    ``settings["url"]`` to ``outputs["archive"]``, verified (``download_source``)."""
+    name = settings["source"]
+    digest, skipped = download_source(
+        REGISTRY.sources[name],
+        settings["url"],
+        outputs["archive"],
+        settings["lock_file"],
+        source_members(REGISTRY, name),
+        retries=settings["retries"],
+    )
+    LOG.info("%s: sha256 %s", outputs["archive"], digest)
+    LOG.info("%d unsafe members skipped (never read): %s", len(skipped), ", ".join(skipped))
+    return digest, skipped

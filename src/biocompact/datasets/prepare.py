@@ -4,10 +4,13 @@ the registry (label set, published size), and only then move it into the cache."
 
 from __future__ import annotations
 
+import logging
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from biocompact.atomic import atomic_path
+from biocompact.atomic import atomic_path, write_json
 from biocompact.datasets.check import CheckError, check_split
 from biocompact.datasets.convert import CONVERTERS, GOLDEN, ConversionError, prepared_files
 from biocompact.datasets.errors import DatasetError
@@ -16,6 +19,8 @@ from biocompact.datasets.registry import REGISTRY, Dataset, Registry
 from biocompact.finetuning import readers
 from biocompact.finetuning.bioasq import read_bioasq_golden, read_squad_json
 from biocompact.finetuning.readers import DatasetFormatError
+
+LOG = logging.getLogger(__name__)
 
 # The harness readers of the registry's (family, format) pairs, imported without the
 # training stack (a test checks they are the families' own readers).
@@ -77,3 +82,17 @@ def prepare_file(
             problem = str(error).replace(str(temporary), f"converted {relative}")
             raise DatasetError(name, url, member, problem) from None
     return {**counts, "file": relative, "bytes": len(converted.encode("utf-8"))}
+
+
+def run_dataset_preparation(
+    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+) -> dict:
+    """Rule prepare_dataset: file ``settings["file"]`` of dataset ``settings["dataset"]``
+    from ``inputs["archive"]`` to ``outputs["file"]``, its checked counts to
+    ``outputs["counts"]`` (JSON, for the report)."""
+    counts = prepare_file(
+        settings["dataset"], settings["file"], inputs["archive"], settings["url"], outputs["file"]
+    )
+    write_json(outputs["counts"], counts)
+    LOG.info("%s: %s", outputs["file"], counts)
+    return counts

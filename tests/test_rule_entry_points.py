@@ -1,0 +1,293 @@
+"""Each stage's rule entry point (run_STAGE(settings, inputs=, outputs=, threads=)) passes
+the rule's named files and params to the function that does the work, unchanged."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from biocompact import retention
+from biocompact.corpus import stats
+from biocompact.report import render
+
+
+def _recorder(calls: list) -> Any:
+    def record(*args: Any, **kwargs: Any) -> None:
+        calls.append((args, kwargs))
+
+    return record
+
+
+def test_corpus_stats_reads_named_inputs_and_the_file_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list = []
+    monkeypatch.setattr(stats, "sum_corpus_stats", _recorder(calls))
+    inputs = {key: [key] for key in ("stats", "metas", "pmc_stats", "pmc_metas", "text_stats")}
+    names = {"stems": ["a"], "pmc_files": ["p"], "text_sources": ["t"]}
+    stats.run_corpus_stats(names, inputs=inputs, outputs={"stats": "out.json"})
+    assert calls == [
+        (
+            (["stats"], ["metas"], ["a"], "out.json"),
+            {
+                "pmc_stats": ["pmc_stats"],
+                "pmc_metas": ["pmc_metas"],
+                "pmc_files": ["p"],
+                "text_stats": ["text_stats"],
+                "text_sources": ["t"],
+            },
+        )
+    ]
+
+
+def test_report_gets_every_named_input_and_param(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list = []
+    monkeypatch.setattr(render, "build_report", _recorder(calls))
+    render.run_report(
+        {"title": "T", "benchmarks": "b"},
+        inputs={"template": "t.j2", "summary": "s.csv"},
+        outputs={"html": "r.html"},
+    )
+    assert calls == [
+        (("r.html",), {"template": "t.j2", "summary": "s.csv", "title": "T", "benchmarks": "b"})
+    ]
+
+
+def test_aggregation_writes_the_tables_then_the_retention(monkeypatch: pytest.MonkeyPatch) -> None:
+    aggregated: list = []
+    retained: list = []
+    monkeypatch.setattr(retention, "aggregate", _recorder(aggregated))
+    monkeypatch.setattr(retention, "write_retention", _recorder(retained))
+    outputs = {key: f"{key}.out" for key in ("scores", "summary", "averages", "markdown")}
+    retention.run_aggregation(
+        {"models": ["m"], "teachers": {"s": "m"}},
+        outputs={**outputs, "retention": "retention.csv"},
+    )
+    assert aggregated == [((), {**outputs, "models": ["m"]})]
+    assert retained == [(("scores.out", "summary.out", {"s": "m"}, "retention.csv"), {})]
+
+
+def test_compression_evaluation_pairs_formats_with_their_files(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from biocompact.compression import evaluation  # imports torch: only this test
+
+    calls: list = []
+    monkeypatch.setattr(evaluation, "evaluate_formats", _recorder(calls))
+    settings = {
+        "formats": ["fp32", "int8"],
+        "task": {"name": "t"},
+        "seed": "1",
+        "model": "m",
+        "task_name": "t",
+        "batch_sizes": [1],
+        "sequence_lengths": [8],
+        "repeats": 2,
+    }
+    evaluation.run_compression_evaluation(
+        settings,
+        inputs={"fp32": "fp32/model", "int8": "int8/model", "data": ["test.tsv"]},
+        outputs={"evaluations": ["e32", "e8"], "predictions": ["p32", "p8"]},
+        threads=3,
+    )
+    assert calls == [
+        (
+            (
+                {"fp32": "fp32/model", "int8": "int8/model"},
+                {"name": "t"},
+                1,
+                {"fp32": "e32", "int8": "e8"},
+                {"fp32": "p32", "int8": "p8"},
+            ),
+            {
+                "batch_sizes": [1],
+                "sequence_lengths": [8],
+                "repeats": 2,
+                "threads": 3,
+                "model_name": "m",
+                "task_name": "t",
+            },
+        )
+    ]
+
+
+def _returning(calls: list, value: Any) -> Any:
+    def record(*args: Any, **kwargs: Any) -> Any:
+        calls.append((args, kwargs))
+        return value
+
+    return record
+
+
+def test_corpus_rules_pass_their_files_and_params(monkeypatch: pytest.MonkeyPatch) -> None:
+    from biocompact.corpus import download, local_text, pmc, pubmed, sentences, updates
+
+    calls: list = []
+    monkeypatch.setattr(download, "download_pubmed_file", _returning(calls, "md5"))
+    monkeypatch.setattr(download, "download_file", _returning(calls, "md5"))
+    monkeypatch.setattr(updates, "write_keep_lists", _returning(calls, None))
+    summary = {"file": "f", "records": 1, "documents": 1, "skipped": {}, "deleted_pmids": []}
+    monkeypatch.setattr(pubmed, "parse_pubmed", _returning(calls, summary))
+    monkeypatch.setattr(pmc, "parse_pmc", _returning(calls, summary))
+    monkeypatch.setattr(sentences, "split_sentences", _returning(calls, {}))
+    monkeypatch.setattr(sentences, "split_pmc_sentences", _returning(calls, {}))
+    monkeypatch.setattr(local_text, "split_local_text", _returning(calls, {}))
+    split = {"include_title": True, "splitter": "rules", "model": None}
+    parsed = {"documents": "d.jsonl.gz", "meta": "m.json"}
+    shards = {"sentences": "s.txt.gz", "stats": "s.json"}
+
+    download.run_pubmed_download(
+        {"source": "src", "folder": "baseline", "stem": "n1", "verify_md5": True},
+        outputs={"raw": "n1.xml.gz"},
+    )
+    download.run_pmc_download(
+        {"source": "/pmc", "pmc_file": "a.tar.gz", "verify_md5": False}, outputs={"raw": "a"}
+    )
+    updates.run_latest_pubmed(
+        inputs={"documents": ["d"], "metas": ["m"]}, outputs={"keep": ["k"], "pmids": "p.npy"}
+    )
+    pubmed.run_pubmed_parsing(
+        {"section_labels": True, "other_abstract": False}, inputs={"raw": "x"}, outputs=parsed
+    )
+    pmc.run_pmc_parsing({"options": {"captions": True}}, inputs={"raw": "x"}, outputs=parsed)
+    sentences.run_sentence_split(split, inputs={"documents": "d", "keep": "k"}, outputs=shards)
+    sentences.run_pmc_sentence_split(split, inputs={"documents": "d"}, outputs=shards)
+    local_text.run_local_text_split(
+        {"format": "lines", **split}, inputs={"files": ["a.txt"]}, outputs=shards
+    )
+    assert calls == [
+        (("src", "baseline", "n1", "n1.xml.gz"), {"verify_md5": True}),
+        (("file:///pmc/a.tar.gz", "a"), {"verify_md5": False}),
+        ((["d"], ["m"], ["k"], "p.npy"), {}),
+        (("x", "d.jsonl.gz", "m.json"), {"section_labels": True, "other_abstract": False}),
+        (("x", "d.jsonl.gz", "m.json", pmc.PmcOptions(captions=True)), {}),
+        (("d", "k", "s.txt.gz", "s.json"), split),
+        (("d", "s.txt.gz", "s.json"), {"pubmed_pmids": None, **split}),
+        ((["a.txt"], "s.txt.gz", "s.json"), {"format": "lines", **split}),
+    ]
+
+
+def test_dataset_rules_pass_their_files_and_params(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    from biocompact.datasets import fetch, prepare
+
+    calls: list = []
+    monkeypatch.setattr(fetch, "download_source", _returning(calls, ("sha", [])))
+    monkeypatch.setattr(fetch, "source_members", lambda registry, name: ["member"])
+    monkeypatch.setattr(prepare, "prepare_file", _returning(calls, {"train": 3}))
+    source = next(iter(fetch.REGISTRY.sources))
+    fetch.run_dataset_download(
+        {"source": source, "url": "u", "lock_file": "lock", "retries": 2},
+        outputs={"archive": "a.zip"},
+    )
+    counts = tmp_path / "counts.json"
+    prepare.run_dataset_preparation(
+        {"dataset": "ds", "file": "train.tsv", "url": "u"},
+        inputs={"archive": "a.zip"},
+        outputs={"file": "train.tsv", "counts": counts},
+    )
+    assert calls == [
+        ((fetch.REGISTRY.sources[source], "u", "a.zip", "lock", ["member"]), {"retries": 2}),
+        (("ds", "train.tsv", "a.zip", "u", "train.tsv"), {}),
+    ]
+    assert json.loads(counts.read_text()) == {"train": 3}
+
+
+def test_model_rules_pass_their_files_and_params(monkeypatch: pytest.MonkeyPatch) -> None:
+    from biocompact import efficiency, tokenized_corpus
+    from biocompact.compression import formats, summary
+    from biocompact.vocab import build
+
+    calls: list = []
+    for module, name in (
+        (formats, "compress"),
+        (summary, "write_summary"),
+        (efficiency, "benchmark"),
+        (tokenized_corpus, "build_tokenized_corpus"),
+        (build, "build_vocabulary"),
+    ):
+        monkeypatch.setattr(module, name, _returning(calls, None))
+    monkeypatch.setattr(formats.torch, "set_num_threads", lambda threads: None)
+    formats.run_compression(
+        {"format": "int8"}, inputs={"model": "fp32"}, outputs={"model": "int8"}, threads=1
+    )
+    summary.run_compression_summary(inputs={"evaluations": ["e"]}, outputs={"summary": "s"})
+    timing = {"batch_sizes": [1], "sequence_lengths": [8], "repeats": 2}
+    efficiency.run_efficiency(
+        {"models": ["a", "b"], "model_paths": {"a": "pa", "b": "pb"}, **timing},
+        outputs={"results": ["a.json", "b.json"]},
+        threads=4,
+    )
+    tokenized_corpus.run_tokenization(
+        {"max_seq_length": 64, "heldout_fraction": 0.1, "packing": "document"},
+        inputs={"shards": ["s"], "tokenizer": "t"},
+        outputs={"corpus": "c"},
+        threads=3,
+    )
+    entry = {"type": "wordpiece", "vocab_size": 100, "lowercase": True}
+    build.run_vocabulary_training(
+        {"name": "v", "settings": entry, "heldout_fraction": 0.1, "max_heldout_sentences": 5},
+        inputs={"shards": ["s"]},
+        outputs={"tokenizer": "t", "stats": "st.json"},
+    )
+    assert calls == [
+        (("fp32", "int8", "int8"), {}),
+        ((["e"], "s"), {}),
+        (
+            (),
+            {
+                "model_paths": {"a": "pa", "b": "pb"},
+                "outputs": {"a": "a.json", "b": "b.json"},
+                **timing,
+                "threads": 4,
+            },
+        ),
+        (
+            (),
+            {
+                "shards": ["s"],
+                "tokenizer_dir": "t",
+                "out_dir": "c",
+                "max_seq_length": 64,
+                "heldout_fraction": 0.1,
+                "num_proc": 3,
+                "packing": "document",
+            },
+        ),
+        (
+            (),
+            {
+                "shards": ["s"],
+                "out_tokenizer": "t",
+                "out_stats": "st.json",
+                "name": "v",
+                "settings": build.VocabularySettings.from_entry(entry),
+                "heldout_fraction": 0.1,
+                "max_heldout_sentences": 5,
+            },
+        ),
+    ]
+
+
+def test_release_rules_pass_their_files_and_params(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    from biocompact import release
+
+    calls: list = []
+    monkeypatch.setattr(release, "prepare_release", _returning(calls, None))
+    release.run_release_model(
+        {"results": "eval.json", "repo": "ns/m"}, inputs={"model": "m"}, outputs={"folder": "r"}
+    )
+    assert calls == [(("m", "eval.json", "ns/m", "r"), {})]
+    commands = tmp_path / "upload.sh"
+    written = release.run_release_commands(
+        {"namespace": "ns"},
+        inputs={"folders": ["results/release/m"]},
+        outputs={"commands": commands},
+    )
+    assert written == [release.upload_command("ns/m", "results/release/m")]
+    assert commands.read_text() == written[0] + "\n"
