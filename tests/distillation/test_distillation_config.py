@@ -62,7 +62,7 @@ def test_unknown_method_is_named(tmp_path):
 
 
 def test_an_option_the_method_does_not_read_stops_the_dag(tmp_path):
-    result = _dry_run(tmp_path, _config(bad={"method": "mlm", "temperature": 2.0}))
+    result = dry_run(tmp_path, _config(bad={"method": "mlm", "temperature": 2.0}))
     assert result.returncode != 0
     assert (
         "config: distillation.bad: temperature is not an option of method 'mlm' "

@@ -18,7 +18,7 @@ from biocompact.distillation.methods import (
     set_options,
 )
 
-SCHEMA = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "config.schema.yaml"
+SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def test_each_method_reads_alpha_and_only_its_own_options():
