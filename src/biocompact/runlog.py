@@ -76,7 +76,7 @@ def job_logging(smk: Any) -> Iterator[logging.Logger]:
 
 
 def named_files(files: Any) -> dict[str, Any]:
-    """A rule's named input or output files (``snakemake.input``, ``snakemake.output``) as a
-    plain dict: name -> path (or list of paths). Unnamed files are not included."""
+    """A rule's named entries (``snakemake.input``, ``snakemake.output``, ``snakemake.params``)
+    as a plain dict: name -> value (a path, a list of paths, a param). Unnamed ones are left out."""
     items: Iterable[tuple[str, Any]] = files.items()
     return dict(items)
