@@ -453,10 +453,10 @@ def test_length_grouped_training_batches_and_length_sorted_evaluation(tmp_path):
     from datasets import Dataset
     from transformers import Trainer, TrainingArguments
 
-    from biocompact.finetuning.train import _harness_trainer
+    from biocompact.finetuning.train import LengthGroupedTraining, length_sorted
 
     lengths = [3, 9, 5, 7, 2, 8, 4, 6]
-    data = Dataset.from_dict({"input_ids": [[1] * n for n in lengths]})
+    data = Dataset.from_dict({"input_ids": [[1] * n for n in lengths], "note": lengths})
     model = BertForMaskedLM(_tiny_bert_config())
     arguments = TrainingArguments(
         output_dir=str(tmp_path),
@@ -465,17 +465,20 @@ def test_length_grouped_training_batches_and_length_sorted_evaluation(tmp_path):
         report_to=[],
         use_cpu=True,
     )
-    trainer = _harness_trainer(Trainer, length_grouped=True)(
-        model=model, args=arguments, train_dataset=data, eval_dataset=data
-    )
+    grouped = type("Grouped", (LengthGroupedTraining, Trainer), {})
+    trainer = grouped(model=model, args=arguments, train_dataset=data, eval_dataset=data)
     torch.manual_seed(0)
-    sampler = trainer._get_train_sampler()
+    loader = trainer.get_train_dataloader()
+    assert loader.dataset.column_names == ["input_ids"]  # as Trainer: the model's inputs
+    sampler = loader.batch_sampler.sampler
     assert sampler.lengths == lengths and sampler.batch_size == 2
     # transformers' grouping: sorted random megabatches, the longest example first
     order = [lengths[i] for i in sampler]
     assert sorted(order) == sorted(lengths) and order[0] == 9
     # evaluation from the shortest example (2 tokens, index 4) to the longest (9, index 1)
-    assert list(trainer._get_eval_sampler(data)) == [4, 0, 6, 2, 7, 3, 5, 1]
+    ordered, order = length_sorted(data)
+    assert list(order) == [4, 0, 6, 2, 7, 3, 5, 1]
+    assert ordered["note"] == sorted(lengths)
 
 
 def test_length_sorted_evaluation_returns_outputs_and_metrics_in_dataset_order(tmp_path):
@@ -489,7 +492,11 @@ def test_length_sorted_evaluation_returns_outputs_and_metrics_in_dataset_order(t
         TrainingArguments,
     )
 
-    from biocompact.finetuning.train import _harness_trainer
+    from biocompact.finetuning.train import (
+        in_dataset_order,
+        length_sorted,
+        metrics_in_dataset_order,
+    )
 
     lengths = [3, 9, 5, 7, 2, 8, 4, 6, 5]
     data = Dataset.from_dict(
@@ -498,6 +505,7 @@ def test_length_sorted_evaluation_returns_outputs_and_metrics_in_dataset_order(t
             "labels": [[i % 2 for i in range(n)] for n in lengths],
         }
     )
+    ordered, order = length_sorted(data)
     torch.manual_seed(0)
     model = BertForTokenClassification(_tiny_bert_config(num_labels=2))
     seen = {}
@@ -509,24 +517,29 @@ def test_length_sorted_evaluation_returns_outputs_and_metrics_in_dataset_order(t
 
         return metrics
 
-    def build(trainer_class, name):
+    def build(name, compute_metrics):
         arguments = TrainingArguments(
             output_dir=str(tmp_path / name),
             per_device_eval_batch_size=2,
             report_to=[],
             use_cpu=True,
         )
-        return trainer_class(
+        return Trainer(
             model=model,
             args=arguments,
             data_collator=DataCollatorForTokenClassification(AutoTokenizer.from_pretrained(MINILM)),
-            compute_metrics=record(name),
+            compute_metrics=compute_metrics,
         )
 
-    plain = build(Trainer, "plain")
-    sorted_ = build(_harness_trainer(Trainer, length_grouped=False), "sorted")
-    assert plain.evaluate(data)["eval_first_label"] == sorted_.evaluate(data)["eval_first_label"]
-    for produced in (seen["sorted"], sorted_.predict(data)):
-        assert np.array_equal(produced.label_ids, seen["plain"].label_ids)
+    plain = build("plain", record("plain"))
+    sorted_ = build("sorted", metrics_in_dataset_order(record("sorted"), order))
+    assert plain.evaluate(data)["eval_first_label"] == sorted_.evaluate(ordered)["eval_first_label"]
+    predicted = sorted_.predict(ordered)
+    restored = in_dataset_order((predicted.predictions, predicted.label_ids), order)
+    for predictions, label_ids in (
+        (seen["sorted"].predictions, seen["sorted"].label_ids),
+        restored,
+    ):
+        assert np.array_equal(label_ids, seen["plain"].label_ids)
         real = seen["plain"].label_ids != -100
-        assert np.allclose(produced.predictions[real], seen["plain"].predictions[real], atol=1e-6)
+        assert np.allclose(predictions[real], seen["plain"].predictions[real], atol=1e-6)

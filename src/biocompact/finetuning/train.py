@@ -4,10 +4,11 @@ evaluation, evaluate the chosen model once on test; write predictions and metric
 
 from __future__ import annotations
 
+import inspect
 import logging
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 from datasets import Dataset
+from torch.utils.data import DataLoader
 from transformers import (
     AutoTokenizer,
     EvalPrediction,
@@ -27,7 +29,6 @@ from transformers import (
     set_seed,
 )
 from transformers.trainer_pt_utils import LengthGroupedSampler
-from transformers.trainer_utils import EvalLoopOutput
 from transformers.utils.logging import disable_progress_bar
 
 from biocompact.atomic import atomic_open, atomic_path, write_json
@@ -87,27 +88,51 @@ class KeepBestModel(TrainerCallback):
 class LengthGroupedTraining:
     """Trainer mixin: training batches of examples of similar length, each padded only to its
     longest (transformers' ``LengthGroupedSampler``: random megabatches of 50 batches, sorted
-    within). Not ``train_sampling_strategy="group_by_length"``, which also reorders the
-    outputs of evaluation and prediction; ``LengthSortedEvaluation`` keeps their order."""
+    within), through Trainer's public ``get_train_dataloader`` hook. Not
+    ``train_sampling_strategy="group_by_length"``, which also shuffles evaluation into
+    random megabatches; evaluation runs on a length-sorted copy instead (``length_sorted``)."""
 
-    def _get_train_sampler(self, train_dataset: Dataset | None = None) -> LengthGroupedSampler:
-        dataset = self.train_dataset if train_dataset is None else train_dataset
-        return LengthGroupedSampler(
+    def get_train_dataloader(self) -> DataLoader:
+        # the loader Trainer builds (the columns its model's forward takes, as Trainer keeps
+        # them; prepared by its accelerator) with the grouping sampler
+        accepted = {*inspect.signature(self.model.forward).parameters, "label", "label_ids"}
+        dataset = self.train_dataset
+        unused = [
+            name for name in dataset.column_names if name not in {*accepted, *self.label_names}
+        ]
+        dataset = dataset.remove_columns(unused)
+        sampler = LengthGroupedSampler(
             self.args.train_batch_size * self.args.gradient_accumulation_steps,
             lengths=[len(ids) for ids in dataset["input_ids"]],
         )
+        return self.accelerator.prepare(
+            DataLoader(
+                dataset,
+                batch_size=self.args.train_batch_size,
+                sampler=sampler,
+                collate_fn=self.data_collator,
+                num_workers=self.args.dataloader_num_workers,
+                pin_memory=self.args.dataloader_pin_memory,
+                drop_last=self.args.dataloader_drop_last,
+            )
+        )
 
 
-def _length_order(dataset: Dataset) -> np.ndarray:
-    """Indices of ``dataset`` from its shortest example to its longest (ties in dataset order)."""
-    return np.argsort([len(ids) for ids in dataset["input_ids"]], kind="stable")
+def length_sorted(dataset: Dataset) -> tuple[Dataset, np.ndarray]:
+    """``dataset`` from its shortest example to its longest (ties in dataset order), and that
+    order. A Trainer evaluates and predicts in dataset order: on the sorted copy each batch is
+    padded only to its longest (on the demo's NER about 60% of a dataset-order batch holds
+    tokens, 97% of a sorted one) for the same predictions, which ``in_dataset_order`` puts
+    back. Fine-tuning runs in one process, so one loader sees the whole set."""
+    order = np.argsort([len(ids) for ids in dataset["input_ids"]], kind="stable")
+    return dataset.select(order), order
 
 
-def _in_dataset_order(outputs: Any, order: np.ndarray) -> Any:
+def in_dataset_order(outputs: Any, order: np.ndarray) -> Any:
     """Rows of ``outputs`` (an array, a tuple of arrays or None) produced in ``order``, put
     back in dataset order."""
     if isinstance(outputs, tuple):
-        return tuple(_in_dataset_order(output, order) for output in outputs)
+        return tuple(in_dataset_order(output, order) for output in outputs)
     if outputs is None:
         return None
     restored = np.empty_like(outputs)
@@ -115,48 +140,21 @@ def _in_dataset_order(outputs: Any, order: np.ndarray) -> Any:
     return restored
 
 
-class LengthSortedEvaluation:
-    """Trainer mixin: evaluate and predict in batches of examples sorted by length, each
-    padded only to its longest, and hand back outputs (and dev metrics computed on them) in
-    the dataset's order. The same predictions as batches in dataset order, with less
-    padding (on the demo's NER about 60% of a dataset-order batch holds tokens, 97% of a
-    sorted one). Fine-tuning runs in one process, so one sampler sees the whole set."""
+def metrics_in_dataset_order(
+    compute_metrics: Callable[[EvalPrediction], dict[str, float]], order: np.ndarray
+) -> Callable[[EvalPrediction], dict[str, float]]:
+    """``compute_metrics`` of a Trainer evaluating a set in ``order``, given the predictions
+    and labels in dataset order."""
 
-    def _get_eval_sampler(self, eval_dataset: Dataset) -> list[int]:
-        # the order of the evaluation this sampler starts, which evaluation_loop undoes
-        self._evaluation_order = _length_order(eval_dataset)
-        return self._evaluation_order.tolist()
-
-    def evaluation_loop(self, dataloader, *args: Any, **kwargs: Any) -> EvalLoopOutput:
-        order = self._evaluation_order
-        compute_metrics = self.compute_metrics
-        if compute_metrics is not None:
-            self.compute_metrics = lambda prediction: compute_metrics(
-                EvalPrediction(
-                    predictions=_in_dataset_order(prediction.predictions, order),
-                    label_ids=_in_dataset_order(prediction.label_ids, order),
-                )
+    def metrics(prediction: EvalPrediction) -> dict[str, float]:
+        return compute_metrics(
+            EvalPrediction(
+                predictions=in_dataset_order(prediction.predictions, order),
+                label_ids=in_dataset_order(prediction.label_ids, order),
             )
-        try:
-            output = super().evaluation_loop(dataloader, *args, **kwargs)
-        finally:
-            self.compute_metrics = compute_metrics
-        return output._replace(
-            predictions=_in_dataset_order(output.predictions, order),
-            label_ids=_in_dataset_order(output.label_ids, order),
         )
 
-
-def _harness_trainer(trainer_class: type[Trainer], length_grouped: bool) -> type[Trainer]:
-    """``trainer_class`` with length-sorted evaluation (and length-grouped training batches
-    with ``length_grouped``)."""
-    mixins = (LengthGroupedTraining,) if length_grouped else ()
-    prefix = "LengthGrouped" if length_grouped else "LengthSorted"
-    return type(
-        f"{prefix}{trainer_class.__name__}",
-        (*mixins, LengthSortedEvaluation, trainer_class),
-        {},
-    )
+    return metrics
 
 
 class LogProgress(TrainerCallback):
@@ -232,9 +230,13 @@ def _trainer(
     length_grouped: bool = False,
     **kwargs: Any,
 ) -> Trainer:
-    """A Trainer (of ``trainer_class``, evaluating in length-sorted batches; with
-    ``length_grouped`` training batches) logging to the job log instead of printing."""
-    trainer = _harness_trainer(trainer_class, length_grouped)(
+    """A Trainer (of ``trainer_class``; with ``length_grouped`` training batches) logging to
+    the job log instead of printing."""
+    if length_grouped:
+        trainer_class = type(
+            f"LengthGrouped{trainer_class.__name__}", (LengthGroupedTraining, trainer_class), {}
+        )
+    trainer = trainer_class(
         model=model,
         args=arguments,
         data_collator=family.data_collator(tokenizer),
@@ -281,10 +283,12 @@ def predict_logits(
     hyperparameters: Hyperparameters,
     seed: int,
 ) -> np.ndarray:
-    """The model's outputs on ``data`` (batched as the preset says)."""
+    """The model's outputs on ``data`` (batched as the preset says, in length order)."""
+    ordered, order = length_sorted(data)
     with tempfile.TemporaryDirectory(prefix="biocompact-predict-") as scratch:
         arguments = _training_arguments(hyperparameters, seed, scratch, evaluate=False)
-        return _trainer(model, arguments, family, tokenizer, None).predict(data).predictions
+        trainer = _trainer(model, arguments, family, tokenizer, None)
+        return in_dataset_order(trainer.predict(ordered).predictions, order)
 
 
 def _intermediate_model(
@@ -343,6 +347,7 @@ def _train_point(
             f"-epochs{hyperparameters.epochs}"
         )
         callbacks.append(TensorBoardCurves(curves.child(point).open()))
+    dev_sorted, dev_order = length_sorted(dev.dataset)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="biocompact-finetune-") as scratch:
         arguments = _training_arguments(hyperparameters, seed, scratch)
@@ -354,8 +359,8 @@ def _train_point(
             train.dataset,
             callbacks,
             length_grouped=hyperparameters.length_grouped_batches,
-            eval_dataset=dev.dataset,
-            compute_metrics=dev_scores,
+            eval_dataset=dev_sorted,
+            compute_metrics=metrics_in_dataset_order(dev_scores, dev_order),
         )
         trainer.train()
     model.load_state_dict(best.state_dict)
