@@ -9,12 +9,14 @@ from biocompact.runlog import job_logging, named_files
 from biocompact.tracking import TrackingSettings
 
 with job_logging(snakemake):
+    task = FinetuningTask.from_entry(snakemake.params.task)
     finetune(
         FinetuneRun(
             model_path=snakemake.params.model_path,
-            task=FinetuningTask.from_entry(snakemake.params.task),
+            task=task,
             seed=int(snakemake.wildcards.seed),
             model_name=snakemake.wildcards.model,
+            saved_label_names=task.label_names,
             # the config's, not params: a new card text or tracker re-runs no training
             card_settings=CardSettings.from_config(snakemake.config["model_cards"]),
             tracking=TrackingSettings.from_config(snakemake.config["tracking"]),

@@ -22,9 +22,10 @@ import biocompact.pretraining.run as pretraining_run
 from biocompact.atomic import atomic_path
 from biocompact.compression.formats import compress
 from biocompact.finetuning.saved_models import (
+    Publication,
     choose_run,
     label_names,
-    publish_chosen,
+    publish_finetuned,
     task_labels,
 )
 from biocompact.finetuning.settings import FinetuningTask
@@ -262,6 +263,7 @@ def test_published_fine_tuned_model_has_real_labels_and_a_card_of_every_seed(
                     FinetuningTask.from_entry(task),
                     seed,
                     model_name="tiny",
+                    saved_label_names=task["label_names"],
                 ),
                 outputs={
                     "metrics": str(tmp_path / f"m{seed}.json"),
@@ -271,7 +273,14 @@ def test_published_fine_tuned_model_has_real_labels_and_a_card_of_every_seed(
             )
         )
     out = tmp_path / "published"
-    chosen = publish_chosen(records, folders, "median_dev", task, SETTINGS, out)
+    chosen = publish_finetuned(
+        Publication("median_dev", FinetuningTask.from_entry(task), SETTINGS),
+        inputs={
+            "metrics": [str(tmp_path / f"m{seed}.json") for seed in folders],
+            "models": list(folders.values()),
+        },
+        outputs={"model": str(out)},
+    )
     config = json.loads((out / "config.json").read_text())
     assert config["id2label"] == {"0": "B-Disease", "1": "I-Disease", "2": "O"}
     assert json.loads((out / "metrics.json").read_text())["seed"] == chosen["seed"]

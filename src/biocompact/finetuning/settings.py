@@ -198,6 +198,14 @@ def task_entry(
     return entry
 
 
-def resolve_task(finetuning: Mapping[str, Any], task: str, **how: Any) -> FinetuningTask:
+def resolve_task(
+    finetuning: Mapping[str, Any],
+    task: str,
+    model: str | None = None,
+    *,
+    training: bool = True,
+    hyperparameters: Mapping[str, Any] | None = None,
+) -> FinetuningTask:
     """``task_entry`` parsed (what the workflow reads of a task when it builds the DAG)."""
-    return FinetuningTask.from_entry(task_entry(finetuning, task, **how))
+    entry = task_entry(finetuning, task, model, training=training, hyperparameters=hyperparameters)
+    return FinetuningTask.from_entry(entry)

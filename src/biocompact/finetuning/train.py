@@ -379,12 +379,12 @@ def _run_fold(
 ) -> FoldResult:
     """Train every grid point on one fold of ``task``, choose the best on dev, score it
     once on test; save the chosen model with its tokenizer to ``out_model`` when given (its
-    labels renamed by the task's ``label_names``); the curves of its grid points go to
+    labels renamed by ``run.saved_label_names``); the curves of its grid points go to
     ``curves``."""
     splits = load_splits(task, family)
     primary = family.primary_metric(task, splits.labels)
     # checked before training: a wrong name stops the job at once
-    saved_labels = label_names(splits.labels, task.label_names, task.name)
+    saved_labels = label_names(splits.labels, run.saved_label_names, task.name)
     train, dev, test = (
         family.encode(examples, tokenizer, splits.labels, task)
         for examples in (splits.train, splits.dev, splits.test)
@@ -447,13 +447,16 @@ def _run_fold(
 class FinetuneRun:
     """One fine-tuning run: ``model_path`` on ``task`` (with its hyperparameters) with
     ``seed``; ``model_name`` names the model in the record, the curves and the card
-    (default: ``model_path``), ``card_settings`` are the config's ``model_cards`` and
-    ``tracking`` the trackers that also get the curves."""
+    (default: ``model_path``), ``saved_label_names`` the labels in a saved model's
+    ``id2label`` (a task's ``label_names``, see ``saved_models.label_names``; None: as in
+    the task's files), ``card_settings`` are the config's ``model_cards`` and ``tracking``
+    the trackers that also get the curves."""
 
     model_path: str
     task: FinetuningTask
     seed: int
     model_name: str | None = None
+    saved_label_names: Mapping[str, str] | None = None
     card_settings: CardSettings = field(default_factory=CardSettings)
     tracking: TrackingSettings | None = None
 
@@ -463,8 +466,8 @@ def finetune(run: FinetuneRun, *, outputs: Mapping[str, str], threads: int = 1) 
     metrics.json (``outputs["metrics"]``) atomically, with TensorBoard curves of training
     and dev scores in ``tensorboard/`` beside metrics.json (the median over folds for a
     cross-validated task); save the model chosen on dev to the folder ``outputs["model"]``
-    when given (a task without folds only), its ``id2label`` renamed by the task's
-    ``label_names`` (see ``saved_models.label_names``) with a model card of this run. The
+    when given (a task without folds only), its ``id2label`` renamed by
+    ``run.saved_label_names``, with a model card of this run. The
     curves also go to the trackers of ``run.tracking``, one run
     ``finetuning/MODEL/TASK/seedN[/fold-F]/POINT`` per grid point. Returns the metrics record."""
     torch.set_num_threads(threads)
