@@ -50,7 +50,7 @@ validate_config(
 )
 
 
-include: "workflow/rules/datasets.smk"  # fills in tasks named by `dataset` before common.smk
+include: "workflow/rules/datasets.smk"  # DATASET_SOURCES, read by common.smk's checks
 include: "workflow/rules/common.smk"
 include: "workflow/rules/corpus.smk"
 include: "workflow/rules/vocab.smk"

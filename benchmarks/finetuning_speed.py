@@ -44,9 +44,10 @@ from transformers import (
     set_seed,
 )
 
+from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.splits import load_splits
 from biocompact.finetuning.tasks import get_family
-from biocompact.finetuning.train import finetune
+from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.models.presets import build_config
 from biocompact.training.precision import native_bf16
 
@@ -78,12 +79,13 @@ def plain_run(model_dir: str, task: Mapping, seed: int, work: Path) -> float:
     family = get_family(task["family"], task["format"])
     settings = task["hyperparameters"]
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
-    splits = load_splits(task, family)
+    parsed = FinetuningTask.from_entry(task)
+    splits = load_splits(parsed, family)
     train, dev, test = (
-        family.encode(examples, tokenizer, splits.labels, task)
+        family.encode(examples, tokenizer, splits.labels, parsed)
         for examples in (splits.train, splits.dev, splits.test)
     )
-    primary = family.primary_metric(task, splits.labels)
+    primary = family.primary_metric(parsed, splits.labels)
     collator = family.data_collator(tokenizer)
     if task["family"] != "ner":  # run_glue.py's pad_to_max_length (default True)
         collator = DataCollatorWithPadding(
@@ -94,7 +96,7 @@ def plain_run(model_dir: str, task: Mapping, seed: int, work: Path) -> float:
         return family.score(
             splits.dev,
             family.decode(prediction.predictions, dev, splits.labels),
-            task,
+            parsed,
             splits.labels,
         )
 
@@ -133,12 +135,17 @@ def plain_run(model_dir: str, task: Mapping, seed: int, work: Path) -> float:
     trainer.train()
     trainer.compute_metrics = None  # dev scores only
     predictions = family.decode(trainer.predict(test.dataset).predictions, test, splits.labels)
-    return family.score(splits.test, predictions, task, splits.labels)[primary]
+    return family.score(splits.test, predictions, parsed, splits.labels)[primary]
 
 
 def biocompact_run(model_dir: str, task: Mapping, seed: int, work: Path, threads: int) -> float:
     record = finetune(
-        model_dir, task, seed, str(work / "metrics.json"), str(work / "predictions.tsv"), threads
+        FinetuneRun(model_dir, FinetuningTask.from_entry(task), seed),
+        outputs={
+            "metrics": str(work / "metrics.json"),
+            "predictions": str(work / "predictions.tsv"),
+        },
+        threads=threads,
     )
     return record["metrics"][record["primary_metric"]]
 

@@ -27,7 +27,8 @@ from pathlib import Path
 
 from biocompact.corpus.sentence_rules import split_text
 from biocompact.finetuning.baseline import majority_baseline
-from biocompact.finetuning.train import finetune
+from biocompact.finetuning.settings import FinetuningTask
+from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.pretraining.run import run_pretraining
 from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.tokenized_corpus import build_tokenized_corpus
@@ -139,17 +140,16 @@ def main() -> None:
         "test": str(folder / "test.tsv"),
         "hyperparameters": FINETUNING,
     }
+    task = FinetuningTask.from_entry(task)
     record = finetune(
-        str(model),
-        task,
-        1,
-        str(args.out / "metrics.json"),
-        str(args.out / "predictions.tsv"),
+        FinetuneRun(str(model), task, 1, model_name="ncbi-check"),
+        outputs={
+            "metrics": str(args.out / "metrics.json"),
+            "predictions": str(args.out / "predictions.tsv"),
+        },
         threads=args.threads,
-        model_name="ncbi-check",
-        task_name="ncbi-disease",
     )
-    baseline = majority_baseline(task, str(args.out / "baseline.json"))
+    baseline = majority_baseline(task, outputs={"metrics": str(args.out / "baseline.json")})
     perplexity = json.loads((args.out / "eval.json").read_text())["perplexity"]
     print(
         f"pretraining: {PRETRAINING['steps']} steps, held-out perplexity {perplexity:.1f}, "

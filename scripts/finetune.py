@@ -2,23 +2,25 @@
 save the model with its card where the rule has a ``model`` output: a kept fine-tuned model,
 compression's fp32 reference)."""
 
-from biocompact.finetuning.train import finetune
+from biocompact.finetuning.settings import FinetuningTask
+from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.model_card import CardSettings
-from biocompact.runlog import job_logging
+from biocompact.runlog import job_logging, named_files
 from biocompact.tracking import TrackingSettings
 
-with job_logging(snakemake) as log:
+with job_logging(snakemake):
+    task = FinetuningTask.from_entry(snakemake.params.task)
     finetune(
-        snakemake.params.model_path,
-        snakemake.params.task,
-        int(snakemake.wildcards.seed),
-        snakemake.output.metrics,
-        snakemake.output.predictions,
+        FinetuneRun(
+            model_path=snakemake.params.model_path,
+            task=task,
+            seed=int(snakemake.wildcards.seed),
+            model_name=snakemake.wildcards.model,
+            saved_label_names=task.label_names,
+            # the config's, not params: a new card text or tracker re-runs no training
+            card_settings=CardSettings.from_config(snakemake.config["model_cards"]),
+            tracking=TrackingSettings.from_config(snakemake.config["tracking"]),
+        ),
+        outputs=named_files(snakemake.output),
         threads=snakemake.threads,
-        model_name=snakemake.wildcards.model,
-        task_name=snakemake.wildcards.task,
-        out_model=snakemake.output.get("model"),
-        saved_label_names=snakemake.params.task["label_names"],
-        card_settings=CardSettings.from_config(snakemake.config["model_cards"]),
-        tracking=TrackingSettings.from_config(snakemake.config["tracking"]),
     )

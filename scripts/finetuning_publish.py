@@ -1,18 +1,18 @@
 """Publish the chosen seed's fine-tuned model of one (model, task) with its card."""
 
-from biocompact.atomic import read_json
-from biocompact.finetuning.saved_models import publish_chosen
+from biocompact.finetuning.saved_models import Publication, publish_finetuned
+from biocompact.finetuning.settings import FinetuningTask
 from biocompact.model_card import CardSettings
-from biocompact.runlog import job_logging
+from biocompact.runlog import job_logging, named_files
 
-with job_logging(snakemake) as log:
-    records = [read_json(path) for path in snakemake.input.metrics]
-    chosen = publish_chosen(
-        records,
-        {record["seed"]: folder for record, folder in zip(records, snakemake.input.models)},
-        snakemake.params.choice,
-        snakemake.params.task,
-        CardSettings.from_config(snakemake.config["model_cards"]),
-        snakemake.output.model,
+with job_logging(snakemake):
+    publish_finetuned(
+        Publication(
+            choice=snakemake.params.choice,
+            task=FinetuningTask.from_entry(snakemake.params.task),
+            # the config's, not params: a new card text re-runs no publication
+            card_settings=CardSettings.from_config(snakemake.config["model_cards"]),
+        ),
+        inputs=named_files(snakemake.input),
+        outputs=named_files(snakemake.output),
     )
-    log.info("published seed %d as %s", chosen["seed"], snakemake.output.model)

@@ -1,11 +1,10 @@
 """Score the majority-class baseline of one task."""
 
 from biocompact.finetuning.baseline import majority_baseline
-from biocompact.runlog import job_logging
+from biocompact.finetuning.settings import FinetuningTask
+from biocompact.runlog import job_logging, named_files
 
-with job_logging(snakemake) as log:
+with job_logging(snakemake):
     majority_baseline(
-        snakemake.params.task,
-        snakemake.output.metrics,
-        task_name=snakemake.wildcards.task,
+        FinetuningTask.from_entry(snakemake.params.task), outputs=named_files(snakemake.output)
     )

@@ -1,17 +1,18 @@
 """Compute and store the teacher's soft labels on one transfer set."""
 
-from biocompact.runlog import job_logging
-from biocompact.task_distillation.soft_labels import compute_soft_labels
+from biocompact.finetuning.settings import FinetuningTask
+from biocompact.runlog import job_logging, named_files
+from biocompact.task_distillation.soft_labels import SoftLabelRun, compute_soft_labels
 
 with job_logging(snakemake):
     compute_soft_labels(
-        snakemake.input.teacher,
-        snakemake.input.transfer,
-        snakemake.params.task,
-        snakemake.params.temperature,
-        snakemake.output.soft_labels,
-        snakemake.output.meta,
+        SoftLabelRun(
+            task=FinetuningTask.from_entry(snakemake.params.task),
+            temperature=snakemake.params.temperature,
+            experiment=snakemake.wildcards.experiment,
+            transfer=snakemake.wildcards.transfer,
+        ),
+        inputs=named_files(snakemake.input),
+        outputs=named_files(snakemake.output),
         threads=snakemake.threads,
-        experiment=snakemake.wildcards.experiment,
-        transfer=snakemake.wildcards.transfer,
     )

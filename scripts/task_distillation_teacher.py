@@ -1,19 +1,18 @@
 """Fine-tune the teacher of task-specific distillation with the harness, save and evaluate it."""
 
-from biocompact.runlog import job_logging
+from biocompact.finetuning.settings import FinetuningTask
+from biocompact.finetuning.train import FinetuneRun
+from biocompact.runlog import job_logging, named_files
 from biocompact.task_distillation.student import train_teacher
 
 with job_logging(snakemake):
     train_teacher(
-        snakemake.params.model_path,
-        snakemake.params.task,
-        int(snakemake.wildcards.seed),
-        out_model=snakemake.output.model,
-        out_metrics=snakemake.output.metrics,
-        out_predictions=snakemake.output.predictions,
-        out_evaluation=snakemake.output.evaluation,
-        out_evaluation_predictions=snakemake.output.evaluation_predictions,
+        FinetuneRun(
+            model_path=snakemake.params.model_path,
+            task=FinetuningTask.from_entry(snakemake.params.task),
+            seed=int(snakemake.wildcards.seed),
+            model_name=snakemake.wildcards.model,
+        ),
+        outputs=named_files(snakemake.output),
         threads=snakemake.threads,
-        model_name=snakemake.wildcards.model,
-        task_name=snakemake.wildcards.task,
     )

@@ -8,6 +8,7 @@ import re
 import statistics
 from pathlib import Path
 
+from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.tasks import get_family
 
 
@@ -40,10 +41,12 @@ def scores_from_predictions(
     metrics_file: Path, predictions_file: Path, task: dict
 ) -> dict[str, float]:
     """Every metric of ``metrics_file`` recomputed from ``predictions_file`` with the family's
-    metric functions (the median over folds for a cross-validated task)."""
+    metric functions (the median over folds for a cross-validated task); ``task``: the
+    task's config entry."""
     record = json.loads(metrics_file.read_text(encoding="utf-8"))
-    metrics = get_family(task["family"], task["format"]).metrics(task, record["labels"])
-    folds = read_predictions(predictions_file, task["family"])
+    settings = FinetuningTask.from_entry({"name": record["task"], **task})
+    metrics = get_family(settings.family, settings.format).metrics(settings, record["labels"])
+    folds = read_predictions(predictions_file, settings.family)
     return {
         name: statistics.median(
             metric.compute(gold, predicted) for gold, predicted in folds.values()

@@ -13,11 +13,12 @@ sentences as a transfer set), left to Snakemake.
 from __future__ import annotations
 
 import glob
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from biocompact.corpus.download import URL_SCHEMES
+from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.task_files import EXTRA_FILES, SPLITS, fold_tasks
 
 BUILT_BY_THE_DAG = "results/"
@@ -78,7 +79,7 @@ def local_source_files(
     return [] if root is None else [(key, str(Path(root, folder, name))) for name in names]
 
 
-def task_input_files(name: str, task: Mapping) -> list[tuple[str, str]]:
+def task_input_files(name: str, task: FinetuningTask) -> list[tuple[str, str]]:
     """(config key, path) of every data file of task ``name``: train, dev (when given) and
     test of each fold, and its golden and intermediate files when given."""
     where = f"finetuning.tasks.{name}"
@@ -86,8 +87,10 @@ def task_input_files(name: str, task: Mapping) -> list[tuple[str, str]]:
     for fold, settings in fold_tasks(task):
         suffix = f" (fold {fold})" if fold is not None else ""
         files += [
-            (f"{where}.{split}{suffix}", str(settings[split]))
+            (f"{where}.{split}{suffix}", getattr(settings, split))
             for split in SPLITS
-            if settings.get(split)
+            if getattr(settings, split)
         ]
-    return files + [(f"{where}.{key}", str(task[key])) for key in EXTRA_FILES if task.get(key)]
+    return files + [
+        (f"{where}.{key}", getattr(task, key)) for key in EXTRA_FILES if getattr(task, key)
+    ]

@@ -17,7 +17,8 @@ from biocompact.compression.onnx_runtime import OnnxModel
 from biocompact.compression.quantisation import quantise_int8
 from biocompact.compression.settings import CompressionSettings
 from biocompact.compression.summary import read_summary, summary_frame, write_summary
-from biocompact.finetuning.train import finetune
+from biocompact.finetuning.settings import FinetuningTask
+from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.report.tables import compression_table
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -160,7 +161,7 @@ def test_unknown_format_is_refused(saved_classifier, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def finetuned(tmp_path_factory) -> tuple[Path, dict, dict]:
+def finetuned(tmp_path_factory) -> tuple[Path, FinetuningTask, dict]:
     """A tiny BERT fine-tuned on the demo RE task (1 epoch) and saved: folder, task, record."""
     folder = tmp_path_factory.mktemp("finetuned")
     tokenizer = AutoTokenizer.from_pretrained(MINILM)
@@ -168,6 +169,7 @@ def finetuned(tmp_path_factory) -> tuple[Path, dict, dict]:
     BertForSequenceClassification(config).save_pretrained(folder / "init")
     tokenizer.save_pretrained(folder / "init")
     task = {
+        "name": "demo-re",
         "family": "re",
         "format": "biobert_tsv",
         "metric": "binary_f1",
@@ -184,14 +186,15 @@ def finetuned(tmp_path_factory) -> tuple[Path, dict, dict]:
             "weight_decay": 0.01,
         },
     }
+    task = FinetuningTask.from_entry(task)
     torch.set_num_threads(1)
     record = finetune(
-        str(folder / "init"),
-        task,
-        1,
-        str(folder / "metrics.json"),
-        str(folder / "predictions.tsv"),
-        out_model=str(folder / "fp32"),
+        FinetuneRun(str(folder / "init"), task, 1),
+        outputs={
+            "metrics": str(folder / "metrics.json"),
+            "predictions": str(folder / "predictions.tsv"),
+            "model": str(folder / "fp32"),
+        },
     )
     return folder, task, record
 

@@ -20,7 +20,8 @@ from transformers import (
 
 from biocompact.distillation.run import run_distillation
 from biocompact.distillation.settings import DistillationSettings
-from biocompact.finetuning.train import finetune
+from biocompact.finetuning.settings import FinetuningTask
+from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.locations import resolve_location
 from biocompact.training.launch import torchrun_command
 
@@ -133,6 +134,7 @@ def test_tinybert_student_is_a_hugging_face_model_that_fine_tunes(teacher_and_co
             "\n\n".join(blocks) + "\n\n", encoding="utf-8"
         )
     task = {
+        "name": "ner",
         "family": "ner",
         "format": "biobert_tsv",
         **{split: str(tmp_path / "task" / f"{split}.tsv") for split in ("train", "dev", "test")},
@@ -146,13 +148,11 @@ def test_tinybert_student_is_a_hugging_face_model_that_fine_tunes(teacher_and_co
         },
     }
     record = finetune(
-        str(folder),
-        task,
-        1,
-        str(tmp_path / "metrics.json"),
-        str(tmp_path / "predictions.tsv"),
-        model_name="tiny",
-        task_name="ner",
+        FinetuneRun(str(folder), FinetuningTask.from_entry(task), 1, model_name="tiny"),
+        outputs={
+            "metrics": str(tmp_path / "metrics.json"),
+            "predictions": str(tmp_path / "predictions.tsv"),
+        },
     )
     assert record["test_examples"] == 10 and 0.0 <= record["metrics"]["f1"] <= 1.0
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from finetuning_tasks import parsed_task
 
 from biocompact.finetuning.bioasq import answer_rank, merge_candidates
 from biocompact.finetuning.metrics import factoid_metrics, score
@@ -36,11 +37,12 @@ def test_golden_file_rankings_with_known_ranks(shared_data):
     synonym (upper-cased) at rank 1..5, or not at all: ranks cycle 1, 2, 3, 4, 5, absent
     over the 162 questions, 27 questions each."""
     folder = shared_data / "qa" / "bioasq"
-    task = {
-        "format": "squad_json",
-        "test": str(folder / "BioASQ-test-factoid-7b.json"),
-        "golden": str(folder / "7B_golden.json"),
-    }
+    task = parsed_task(
+        family="qa_factoid",
+        format="squad_json",
+        test=str(folder / "BioASQ-test-factoid-7b.json"),
+        golden=str(folder / "7B_golden.json"),
+    )
     qa = get_family("qa_factoid")
     gold = qa.gold(qa.read_split(task, "test"))
     assert len(gold) == 162
@@ -51,7 +53,7 @@ def test_golden_file_rankings_with_known_ranks(shared_data):
         if rank <= 5:
             answers[rank - 1] = synonyms[0].upper()
         predicted.append(answers)
-    scores = score(qa.metrics({}, []), gold, predicted)
+    scores = score(qa.metrics(task, []), gold, predicted)
     assert scores == pytest.approx(
         {
             "strict_accuracy": 27 / 162,

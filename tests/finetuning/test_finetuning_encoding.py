@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from finetuning_tasks import parsed_task
 from tiny_models import MINILM
 from transformers import AutoTokenizer
 
 from biocompact.finetuning.readers import LabelledText, TaggedSentence
+from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.tasks import get_family
 
 LABELS = ["B-ENT", "I-ENT", "O"]  # ids 0, 1, 2
@@ -23,8 +25,8 @@ def tokenizer():
     return AutoTokenizer.from_pretrained(MINILM)
 
 
-def task(max_seq_length: int = 32, **settings) -> dict:
-    return {"hyperparameters": {"max_seq_length": max_seq_length}, **settings}
+def task(max_seq_length: int = 32, **settings) -> FinetuningTask:
+    return parsed_task(hyperparameters={"max_seq_length": max_seq_length}, **settings)
 
 
 def test_only_first_subtoken_is_labelled(tokenizer):
@@ -51,7 +53,7 @@ def test_decode_reads_first_subtoken_and_predicts_o_beyond_truncation(tokenizer)
     logits = np.zeros((1, 7, 3))
     logits[0, 1, 0] = logits[0, 2, 2] = logits[0, 5, 1] = 1.0  # B at fa, O at ##mi, I at cancer
     assert ner.decode(logits, encoded, LABELS) == [["B-ENT", "I-ENT", "O", "O"]]
-    assert ner.score([SENTENCE], [["B-ENT", "I-ENT", "O", "O"]], {}, LABELS)["recall"] == 0.5
+    assert ner.score([SENTENCE], [["B-ENT", "I-ENT", "O", "O"]], task(), LABELS)["recall"] == 0.5
 
 
 def test_words_without_subtokens_are_counted_and_predicted_o(tokenizer):

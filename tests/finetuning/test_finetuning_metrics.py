@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from finetuning_tasks import parsed_task
 
 from biocompact.finetuning.metrics import (
     classification_metrics,
@@ -96,12 +97,12 @@ def test_score_rejects_length_mismatch():
 
 def test_primary_metric_defaults_and_validation():
     ner, re = get_family("ner"), get_family("re")
-    assert ner.primary_metric({}, ["B-ENT", "I-ENT", "O"]) == "f1"
-    assert re.primary_metric({}, ["0", "1"]) == "binary_f1"
-    assert re.primary_metric({"negative_label": "false"}, CHEMPROT_LABELS) == "micro_f1"
-    assert re.primary_metric({"metric": "macro_f1"}, ["0", "1"]) == "macro_f1"
+    assert ner.primary_metric(parsed_task(), ["B-ENT", "I-ENT", "O"]) == "f1"
+    assert re.primary_metric(parsed_task(), ["0", "1"]) == "binary_f1"
+    assert re.primary_metric(parsed_task(negative_label="false"), CHEMPROT_LABELS) == "micro_f1"
+    assert re.primary_metric(parsed_task(metric="macro_f1"), ["0", "1"]) == "macro_f1"
     with pytest.raises(ValueError, match="metric 'binary_f1' not available"):
-        re.primary_metric({"metric": "binary_f1"}, CHEMPROT_LABELS)
+        re.primary_metric(parsed_task(metric="binary_f1"), CHEMPROT_LABELS)
     with pytest.raises(ValueError, match="unknown task family 'qa'"):
         get_family("qa")
 
@@ -158,8 +159,8 @@ def test_classification_metrics_agree_with_scikit_learn_on_chemprot_style_labels
 def test_families_by_format():
     assert get_family("dc", "hoc_tsv").default_metric == "abstract_micro_f1"
     assert get_family("dc", "blue_tsv").name == "dc"
-    assert get_family("nli").primary_metric({}, ["0", "1"]) == "accuracy"
-    assert get_family("qa_factoid").primary_metric({}, []) == "mrr"
+    assert get_family("nli").primary_metric(parsed_task(), ["0", "1"]) == "accuracy"
+    assert get_family("qa_factoid").primary_metric(parsed_task(), []) == "mrr"
     with pytest.raises(ValueError, match="unknown dc format 'conll'"):
         get_family("dc", "conll")
 

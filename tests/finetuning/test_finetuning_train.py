@@ -7,12 +7,14 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from finetuning_tasks import parsed_task
 from tiny_models import HYPERPARAMETERS, MINILM, save_modernbert
 from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
 
 from biocompact.finetuning.baseline import majority_baseline
 from biocompact.finetuning.readers import DatasetFormatError
-from biocompact.finetuning.train import finetune
+from biocompact.finetuning.settings import Hyperparameters
+from biocompact.finetuning.train import FinetuneRun, finetune
 
 RECORD_KEYS = [
     "model",
@@ -95,13 +97,8 @@ def task_config(folder: Path, **settings) -> dict:
 
 def run(model: str, task: dict, out: Path, seed: int = 1) -> tuple[dict, str]:
     record = finetune(
-        model,
-        task,
-        seed,
-        str(out / "metrics.json"),
-        str(out / "predictions.tsv"),
-        model_name="tiny",
-        task_name="t",
+        FinetuneRun(model, parsed_task(**task), seed, model_name="tiny"),
+        outputs={"metrics": str(out / "metrics.json"), "predictions": str(out / "predictions.tsv")},
     )
     assert json.loads((out / "metrics.json").read_text()) == record
     return record, (out / "predictions.tsv").read_text()
@@ -138,7 +135,7 @@ def test_ner_finetune_writes_metrics_and_conll_predictions(
     counts = (record["train_examples"], record["dev_examples"], record["test_examples"])
     assert counts == (50, 20, 20)
     assert record["best_epoch"] == 1 and record["labels"] == ["B-ENT", "I-ENT", "O"]
-    assert record["hyperparameters"] == HYPERPARAMETERS
+    assert record["hyperparameters"] == Hyperparameters.from_entry(HYPERPARAMETERS).as_record()
     assert record["truncated_words"] > 0  # a few NCBI sentences exceed 48 sub-tokens
     blocks = predictions.rstrip("\n").split("\n\n")
     assert len(blocks) == 20
@@ -191,13 +188,17 @@ def test_label_unseen_in_training_fails_naming_file_and_line(tiny_model, re_task
 
 
 def test_majority_baseline(re_task, ner_task, tmp_path):
-    record = majority_baseline(re_task, str(tmp_path / "re.json"), task_name="gad")
+    record = majority_baseline(
+        parsed_task(**re_task, name="gad"), outputs={"metrics": str(tmp_path / "re.json")}
+    )
     assert json.loads((tmp_path / "re.json").read_text()) == record
     assert (record["model"], record["seed"], record["best_epoch"]) == ("majority-class", None, None)
     # train slice: 37 x "1", 23 x "0"; the 30 test sentences are all "1"
     assert record["metrics"]["accuracy"] == 1.0 and record["metrics"]["binary_f1"] == 1.0
     assert list(record)[: len(RECORD_KEYS)] == RECORD_KEYS
-    ner = majority_baseline(ner_task, str(tmp_path / "ner.json"), task_name="ncbi")
+    ner = majority_baseline(
+        parsed_task(**ner_task, name="ncbi"), outputs={"metrics": str(tmp_path / "ner.json")}
+    )
     assert ner["metrics"] == dict.fromkeys(
         [
             "f1",
@@ -356,7 +357,7 @@ def test_cross_validation_folds_with_a_grid_report_the_median(tiny_model, shared
     assert [point["learning_rate"] for point in grid] == [1e-3, 1e-4]
     assert predictions.startswith("# fold 1\nindex\tgold\tpredicted\n")
     assert predictions.count("# fold") == 2
-    baseline = majority_baseline(task, str(tmp_path / "baseline.json"))
+    baseline = majority_baseline(parsed_task(**task), outputs={"metrics": str(tmp_path / "b.json")})
     assert list(baseline["folds"]) == ["1", "2"]
 
 
@@ -390,7 +391,7 @@ def test_sentence_similarity_regression_scored_by_pearson(model_fixture, request
     assert -1.0 <= record["metrics"]["pearson"] <= 1.0
     lines_ = predictions.splitlines()
     assert lines_[0] == "index\tgold\tpredicted" and len(lines_) == 9
-    baseline = majority_baseline(task, str(tmp_path / "baseline.json"))
+    baseline = majority_baseline(parsed_task(**task), outputs={"metrics": str(tmp_path / "b.json")})
     assert baseline["metrics"]["pearson"] == 0.0  # a constant prediction
 
 
@@ -411,10 +412,10 @@ def test_length_grouped_training_batches_and_length_sorted_evaluation(tmp_path):
     from datasets import Dataset
     from transformers import Trainer, TrainingArguments
 
-    from biocompact.finetuning.train import _harness_trainer
+    from biocompact.finetuning.train import LengthGroupedTraining, length_sorted
 
     lengths = [3, 9, 5, 7, 2, 8, 4, 6]
-    data = Dataset.from_dict({"input_ids": [[1] * n for n in lengths]})
+    data = Dataset.from_dict({"input_ids": [[1] * n for n in lengths], "note": lengths})
     model = BertForMaskedLM(_tiny_bert_config())
     arguments = TrainingArguments(
         output_dir=str(tmp_path),
@@ -423,17 +424,20 @@ def test_length_grouped_training_batches_and_length_sorted_evaluation(tmp_path):
         report_to=[],
         use_cpu=True,
     )
-    trainer = _harness_trainer(Trainer, length_grouped=True)(
-        model=model, args=arguments, train_dataset=data, eval_dataset=data
-    )
+    grouped = type("Grouped", (LengthGroupedTraining, Trainer), {})
+    trainer = grouped(model=model, args=arguments, train_dataset=data, eval_dataset=data)
     torch.manual_seed(0)
-    sampler = trainer._get_train_sampler()
+    loader = trainer.get_train_dataloader()
+    assert loader.dataset.column_names == ["input_ids"]  # as Trainer: the model's inputs
+    sampler = loader.batch_sampler.sampler
     assert sampler.lengths == lengths and sampler.batch_size == 2
     # transformers' grouping: sorted random megabatches, the longest example first
     order = [lengths[i] for i in sampler]
     assert sorted(order) == sorted(lengths) and order[0] == 9
     # evaluation from the shortest example (2 tokens, index 4) to the longest (9, index 1)
-    assert list(trainer._get_eval_sampler(data)) == [4, 0, 6, 2, 7, 3, 5, 1]
+    ordered, order = length_sorted(data)
+    assert list(order) == [4, 0, 6, 2, 7, 3, 5, 1]
+    assert ordered["note"] == sorted(lengths)
 
 
 def test_length_sorted_evaluation_returns_outputs_and_metrics_in_dataset_order(tmp_path):
@@ -447,7 +451,11 @@ def test_length_sorted_evaluation_returns_outputs_and_metrics_in_dataset_order(t
         TrainingArguments,
     )
 
-    from biocompact.finetuning.train import _harness_trainer
+    from biocompact.finetuning.train import (
+        in_dataset_order,
+        length_sorted,
+        metrics_in_dataset_order,
+    )
 
     lengths = [3, 9, 5, 7, 2, 8, 4, 6, 5]
     data = Dataset.from_dict(
@@ -456,6 +464,7 @@ def test_length_sorted_evaluation_returns_outputs_and_metrics_in_dataset_order(t
             "labels": [[i % 2 for i in range(n)] for n in lengths],
         }
     )
+    ordered, order = length_sorted(data)
     torch.manual_seed(0)
     model = BertForTokenClassification(_tiny_bert_config(num_labels=2))
     seen = {}
@@ -467,24 +476,29 @@ def test_length_sorted_evaluation_returns_outputs_and_metrics_in_dataset_order(t
 
         return metrics
 
-    def build(trainer_class, name):
+    def build(name, compute_metrics):
         arguments = TrainingArguments(
             output_dir=str(tmp_path / name),
             per_device_eval_batch_size=2,
             report_to=[],
             use_cpu=True,
         )
-        return trainer_class(
+        return Trainer(
             model=model,
             args=arguments,
             data_collator=DataCollatorForTokenClassification(AutoTokenizer.from_pretrained(MINILM)),
-            compute_metrics=record(name),
+            compute_metrics=compute_metrics,
         )
 
-    plain = build(Trainer, "plain")
-    sorted_ = build(_harness_trainer(Trainer, length_grouped=False), "sorted")
-    assert plain.evaluate(data)["eval_first_label"] == sorted_.evaluate(data)["eval_first_label"]
-    for produced in (seen["sorted"], sorted_.predict(data)):
-        assert np.array_equal(produced.label_ids, seen["plain"].label_ids)
+    plain = build("plain", record("plain"))
+    sorted_ = build("sorted", metrics_in_dataset_order(record("sorted"), order))
+    assert plain.evaluate(data)["eval_first_label"] == sorted_.evaluate(ordered)["eval_first_label"]
+    predicted = sorted_.predict(ordered)
+    restored = in_dataset_order((predicted.predictions, predicted.label_ids), order)
+    for predictions, label_ids in (
+        (seen["sorted"].predictions, seen["sorted"].label_ids),
+        restored,
+    ):
+        assert np.array_equal(label_ids, seen["plain"].label_ids)
         real = seen["plain"].label_ids != -100
-        assert np.allclose(produced.predictions[real], seen["plain"].predictions[real], atol=1e-6)
+        assert np.allclose(predictions[real], seen["plain"].predictions[real], atol=1e-6)

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import yaml
 from snakemake_runs import planned_jobs, run_with_configs
 
+from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.task_files import fold_tasks, task_files
 
 
 def test_fold_paths_and_task_files():
-    task = {
-        "train": "d/{fold}/train.tsv",
-        "test": "d/{fold}/test.tsv",
-        "folds": [1, 2],
-        "golden": "g.json",
-    }
-    assert [(fold, settings["train"]) for fold, settings in fold_tasks(task)] == [
+    task = FinetuningTask(
+        "t", "re", "blue_tsv", "d/{fold}/train.tsv", "d/{fold}/test.tsv", folds=(1, 2)
+    )
+    task = replace(task, golden="g.json")
+    assert [(fold, settings.train) for fold, settings in fold_tasks(task)] == [
         ("1", "d/1/train.tsv"),
         ("2", "d/2/train.tsv"),
     ]
@@ -26,7 +27,8 @@ def test_fold_paths_and_task_files():
         "d/2/test.tsv",
         "g.json",
     ]
-    assert fold_tasks({"train": "t", "test": "u"}) == [(None, {"train": "t", "test": "u"})]
+    plain = FinetuningTask("t", "re", "blue_tsv", "t", "u")
+    assert fold_tasks(plain) == [(None, plain)]
 
 
 def test_benchmark_config_builds_every_task_dag(repo_root, shared_data, tmp_path):

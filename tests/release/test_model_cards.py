@@ -19,11 +19,14 @@ import biocompact.finetuning.train as finetuning_train
 from biocompact.atomic import atomic_path
 from biocompact.compression.formats import compress
 from biocompact.finetuning.saved_models import (
+    Publication,
     choose_run,
     label_names,
-    publish_chosen,
+    publish_finetuned,
     task_labels,
 )
+from biocompact.finetuning.settings import FinetuningTask
+from biocompact.finetuning.train import FinetuneRun
 from biocompact.model_card import (
     check_card,
     hub_id,
@@ -165,19 +168,29 @@ def test_published_fine_tuned_model_has_real_labels_and_a_card_of_every_seed(
         folders[seed] = str(tmp_path / f"seed{seed}")
         records.append(
             finetuning_train.finetune(
-                str(pretrained / "model"),
-                task,
-                seed,
-                str(tmp_path / f"m{seed}.json"),
-                str(tmp_path / f"p{seed}.tsv"),
-                model_name="tiny",
-                task_name="tiny-ner",
-                out_model=folders[seed],
-                saved_label_names=task["label_names"],
+                FinetuneRun(
+                    str(pretrained / "model"),
+                    FinetuningTask.from_entry(task),
+                    seed,
+                    model_name="tiny",
+                    saved_label_names=task["label_names"],
+                ),
+                outputs={
+                    "metrics": str(tmp_path / f"m{seed}.json"),
+                    "predictions": str(tmp_path / f"p{seed}.tsv"),
+                    "model": folders[seed],
+                },
             )
         )
     out = tmp_path / "published"
-    chosen = publish_chosen(records, folders, "median_dev", task, CARD_SETTINGS, out)
+    chosen = publish_finetuned(
+        Publication("median_dev", FinetuningTask.from_entry(task), CARD_SETTINGS),
+        inputs={
+            "metrics": [str(tmp_path / f"m{seed}.json") for seed in folders],
+            "models": list(folders.values()),
+        },
+        outputs={"model": str(out)},
+    )
     config = json.loads((out / "config.json").read_text())
     assert config["id2label"] == {"0": "B-Disease", "1": "I-Disease", "2": "O"}
     assert json.loads((out / "metrics.json").read_text())["seed"] == chosen["seed"]
@@ -200,13 +213,17 @@ def test_compressed_formats_carry_the_fp32_card_with_their_format(
 ):
     task = tiny_ner_task(repo_root, tmp_path / "ner")
     finetuning_train.finetune(
-        str(pretrained / "model"),
-        task,
-        1,
-        str(tmp_path / "m.json"),
-        str(tmp_path / "p.tsv"),
-        out_model=str(tmp_path / "fp32"),
-        card_settings=CARD_SETTINGS,
+        FinetuneRun(
+            str(pretrained / "model"),
+            FinetuningTask.from_entry(task),
+            1,
+            card_settings=CARD_SETTINGS,
+        ),
+        outputs={
+            "metrics": str(tmp_path / "m.json"),
+            "predictions": str(tmp_path / "p.tsv"),
+            "model": str(tmp_path / "fp32"),
+        },
     )
     fp32 = check_card(tmp_path / "fp32" / "README.md")
     compress(tmp_path / "fp32", format_name, tmp_path / format_name)

@@ -23,7 +23,9 @@ import biocompact.distillation.run as distillation_run
 import biocompact.finetuning.train as finetuning_train
 import biocompact.pretraining.run as pretraining_run
 from biocompact.distillation.settings import DistillationSettings
+from biocompact.finetuning.settings import FinetuningTask, Hyperparameters
 from biocompact.finetuning.tasks import get_family
+from biocompact.finetuning.train import FinetuneRun
 from biocompact.pretraining.settings import PretrainingSettings
 
 TRAINING = {
@@ -169,18 +171,20 @@ def test_fine_tuned_model_reloads_with_the_same_logits_and_metrics_match_predict
 
     monkeypatch.setattr(finetuning_train, "predict_logits", recording)
     finetuning_train.finetune(
-        str(teacher),
-        task,
-        1,
-        str(tmp_path / "metrics.json"),
-        str(tmp_path / "predictions.tsv"),
-        out_model=str(tmp_path / "model"),
+        FinetuneRun(str(teacher), FinetuningTask.from_entry(task), 1),
+        outputs={
+            "metrics": str(tmp_path / "metrics.json"),
+            "predictions": str(tmp_path / "predictions.tsv"),
+            "model": str(tmp_path / "model"),
+        },
     )
     [(test, trained)] = test_logits
     reloaded = AutoModelForSequenceClassification.from_pretrained(tmp_path / "model")
     family = get_family("re", "biobert_tsv")
     tokenizer = AutoTokenizer.from_pretrained(tmp_path / "model")
-    again = predict(reloaded, family, tokenizer, test, HYPERPARAMETERS, 1)
+    again = predict(
+        reloaded, family, tokenizer, test, Hyperparameters.from_entry(HYPERPARAMETERS), 1
+    )
     assert again.shape == trained.shape == (40, 2)
     torch.testing.assert_close(torch.as_tensor(again), torch.as_tensor(trained), rtol=0, atol=1e-5)
     record = json.loads((tmp_path / "metrics.json").read_text())
@@ -204,7 +208,11 @@ def test_ner_metrics_match_predictions(teacher_and_corpus, tmp_path, repo_root):
         "learning_rate": 1e-7,
     }  # varied untrained tags: F1 above 0
     finetuning_train.finetune(
-        str(teacher), task, 1, str(tmp_path / "metrics.json"), str(tmp_path / "predictions.tsv")
+        FinetuneRun(str(teacher), FinetuningTask.from_entry(task), 1),
+        outputs={
+            "metrics": str(tmp_path / "metrics.json"),
+            "predictions": str(tmp_path / "predictions.tsv"),
+        },
     )
     record = json.loads((tmp_path / "metrics.json").read_text())
     recomputed = scores_from_predictions(

@@ -213,24 +213,71 @@ def re_task(repo_root, tmp_path_factory) -> dict:
     }
 
 
+def _train_teacher(model: str, task: dict, folder: Path, **run) -> dict:
+    """``train_teacher`` with seed 1, its outputs in ``folder``."""
+    from biocompact.finetuning.settings import FinetuningTask
+    from biocompact.finetuning.train import FinetuneRun
+    from biocompact.task_distillation.student import train_teacher
+
+    files = {
+        "model": "model",
+        "metrics": "metrics.json",
+        "predictions": "predictions.tsv",
+        "evaluation": "evaluation.json",
+        "evaluation_predictions": "evaluation.tsv",
+    }
+    return train_teacher(
+        FinetuneRun(model, FinetuningTask.from_entry(task), 1, **run),
+        outputs={name: str(folder / file) for name, file in files.items()},
+    )
+
+
+def _soft_labels(
+    teacher: str, transfer_set: str, task: dict, temperature: float, out: Path, **names
+) -> dict:
+    """``compute_soft_labels`` of ``transfer_set`` into ``out``.jsonl and ``out``.json."""
+    from biocompact.finetuning.settings import FinetuningTask
+    from biocompact.task_distillation.soft_labels import SoftLabelRun, compute_soft_labels
+
+    return compute_soft_labels(
+        SoftLabelRun(FinetuningTask.from_entry(task), temperature, **names),
+        inputs={"teacher": teacher, "transfer": transfer_set},
+        outputs={"soft_labels": f"{out}.jsonl", "meta": f"{out}.json"},
+    )
+
+
+def _students(
+    method: str,
+    student_path: str,
+    teacher_path: str,
+    task: dict,
+    seeds: list[int],
+    out_evaluations: list[str],
+    out_predictions: list[str],
+    teacher_predictions: str,
+    data_path: str | None = None,
+    **run,
+) -> list[dict]:
+    """``run_students`` of its former arguments."""
+    from biocompact.finetuning.settings import FinetuningTask
+    from biocompact.task_distillation.student import StudentRun, run_students
+
+    return run_students(
+        StudentRun(method, student_path, FinetuningTask.from_entry(task), tuple(seeds), **run),
+        inputs={
+            "teacher": teacher_path,
+            "teacher_predictions": teacher_predictions,
+            "data": data_path,
+        },
+        outputs={"evaluations": out_evaluations, "predictions": out_predictions},
+    )
+
+
 @pytest.fixture(scope="module")
 def teacher(tiny_model, re_task, tmp_path_factory) -> Path:
     """The tiny BERT fine-tuned on the tiny RE task (one torch thread, as every harness run)."""
-    from biocompact.task_distillation.student import train_teacher
-
     folder = tmp_path_factory.mktemp("teacher")
-    train_teacher(
-        tiny_model,
-        re_task,
-        1,
-        str(folder / "model"),
-        str(folder / "metrics.json"),
-        str(folder / "predictions.tsv"),
-        str(folder / "evaluation.json"),
-        str(folder / "evaluation.tsv"),
-        model_name="tiny",
-        task_name="tiny-re",
-    )
+    _train_teacher(tiny_model, re_task, folder, model_name="tiny")
     return folder
 
 
@@ -250,19 +297,18 @@ def test_teacher_is_saved_and_evaluated_with_auc(teacher):
 def test_soft_labels_are_the_teachers_sigmoid_at_the_temperature(teacher, re_task, tmp_path):
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from biocompact.task_distillation.soft_labels import compute_soft_labels, read_soft_labels
+    from biocompact.task_distillation.soft_labels import read_soft_labels
 
     texts = ["the weather was sunny", "@GENE$ is associated with @DISEASE$ in this cohort"]
     write_transfer_set(tmp_path / "transfer.jsonl", read_transfer_set_from(texts, tmp_path))
     # in fp32, as the reference below (bf16 autocast, where the CPU has it, rounds at 1e-3)
     fp32_task = {**re_task, "hyperparameters": {**re_task["hyperparameters"], "bf16": False}}
-    meta = compute_soft_labels(
+    meta = _soft_labels(
         str(teacher / "model"),
         str(tmp_path / "transfer.jsonl"),
         fp32_task,
         2.0,
-        str(tmp_path / "soft.jsonl"),
-        str(tmp_path / "soft.json"),
+        tmp_path / "soft",
         transfer="t",
     )
     assert meta == json.loads((tmp_path / "soft.json").read_text())
@@ -305,9 +351,6 @@ def test_soft_labels_refuse_single_texts_for_a_pair_task():
 
 
 def test_students_distilled_direct_and_untrained(teacher, re_task, tiny_model, tmp_path, repo_root):
-    from biocompact.task_distillation.soft_labels import compute_soft_labels
-    from biocompact.task_distillation.student import run_students
-
     build_transfer_set(
         _transfer(
             {
@@ -318,13 +361,8 @@ def test_students_distilled_direct_and_untrained(teacher, re_task, tiny_model, t
         ),
         tmp_path / "transfer.jsonl",
     )
-    compute_soft_labels(
-        str(teacher / "model"),
-        str(tmp_path / "transfer.jsonl"),
-        re_task,
-        1.0,
-        str(tmp_path / "soft.jsonl"),
-        str(tmp_path / "soft.json"),
+    _soft_labels(
+        str(teacher / "model"), str(tmp_path / "transfer.jsonl"), re_task, 1.0, tmp_path / "soft"
     )
     common = {
         "student_path": tiny_model,
@@ -343,7 +381,7 @@ def test_students_distilled_direct_and_untrained(teacher, re_task, tiny_model, t
     ]:
         out = [str(tmp_path / method / f"seed{seed}.json") for seed in (1, 2)]
         predictions = [str(tmp_path / method / f"seed{seed}.tsv") for seed in (1, 2)]
-        records[method] = run_students(
+        records[method] = _students(
             method,
             data_path=str(data) if data else None,
             out_evaluations=out,
@@ -363,7 +401,7 @@ def test_students_distilled_direct_and_untrained(teacher, re_task, tiny_model, t
         and records["direct"][0]["temperature"] is None
     )
     # the same seed gives the same untrained head
-    rerun = run_students(
+    rerun = _students(
         "untrained",
         out_evaluations=[str(tmp_path / "again.json")],
         out_predictions=[str(tmp_path / "again.tsv")],
@@ -397,7 +435,7 @@ def test_distillation_trains_on_soft_labels_only(
         for i in range(8)
     ]
     (tmp_path / "soft.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
-    student.run_students(
+    _students(
         "distilled",
         tiny_model,
         str(teacher / "model"),
@@ -416,10 +454,8 @@ def test_distillation_trains_on_soft_labels_only(
 
 
 def test_direct_fine_tuning_needs_labels(teacher, re_task, tiny_model, tmp_path):
-    from biocompact.task_distillation.student import run_students
-
     with pytest.raises(ValueError, match="need the temperature"):
-        run_students(
+        _students(
             "distilled",
             tiny_model,
             str(teacher / "model"),
@@ -432,7 +468,7 @@ def test_direct_fine_tuning_needs_labels(teacher, re_task, tiny_model, tmp_path)
         )
     write_transfer_set(tmp_path / "t.jsonl", read_transfer_set_from(["no labels here"], tmp_path))
     with pytest.raises(ValueError, match="direct fine-tuning needs a label"):
-        run_students(
+        _students(
             "direct",
             tiny_model,
             str(teacher / "model"),
@@ -474,9 +510,6 @@ def test_yes_no_teacher_soft_labels_on_randomised_questions_and_student(
 ):
     """A yes/no task: (question, snippet) pairs, scored per question; randomised transfer
     data with questions; soft labels of "yes"; the student's AUC per question."""
-    from biocompact.task_distillation.soft_labels import compute_soft_labels
-    from biocompact.task_distillation.student import run_students, train_teacher
-
     for split, questions in [
         ("train", range(0, 40)),
         ("dev", range(40, 50)),
@@ -491,16 +524,7 @@ def test_yes_no_teacher_soft_labels_on_randomised_questions_and_student(
         "hyperparameters": HYPERPARAMETERS,
     }
     teacher = tmp_path / "teacher"
-    train_teacher(
-        tiny_model,
-        task,
-        1,
-        str(teacher / "model"),
-        str(teacher / "metrics.json"),
-        str(teacher / "predictions.tsv"),
-        str(teacher / "evaluation.json"),
-        str(teacher / "evaluation.tsv"),
-    )
+    _train_teacher(tiny_model, task, teacher)
     build_transfer_set(
         _transfer(
             {
@@ -515,20 +539,15 @@ def test_yes_no_teacher_soft_labels_on_randomised_questions_and_student(
         ),
         tmp_path / "random.jsonl",
     )
-    meta = compute_soft_labels(
-        str(teacher / "model"),
-        str(tmp_path / "random.jsonl"),
-        task,
-        1.0,
-        str(tmp_path / "soft.jsonl"),
-        str(tmp_path / "soft.json"),
+    meta = _soft_labels(
+        str(teacher / "model"), str(tmp_path / "random.jsonl"), task, 1.0, tmp_path / "soft"
     )
     assert (meta["labels"], meta["columns"], meta["activation"]) == (
         ["no", "yes"],
         ["yes"],
         "sigmoid",
     )
-    [record] = run_students(
+    [record] = _students(
         "distilled",
         tiny_model,
         str(teacher / "model"),
@@ -557,14 +576,7 @@ def test_yes_no_teacher_soft_labels_on_randomised_questions_and_student(
     with pytest.raises(
         ValueError, match="holds single texts but the task's examples are text pairs"
     ):
-        compute_soft_labels(
-            str(teacher / "model"),
-            str(single),
-            task,
-            1.0,
-            str(tmp_path / "x.jsonl"),
-            str(tmp_path / "x.json"),
-        )
+        _soft_labels(str(teacher / "model"), str(single), task, 1.0, tmp_path / "x")
 
 
 # ----------------------------------------------------------------------------- summary and report

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from snakemake.utils import validate
 
+from biocompact.finetuning.settings import task_entry
 from biocompact.task_distillation.settings import (
     LABELLED_FORMATS,
     ExperimentSettings,
@@ -57,6 +59,21 @@ def test_the_demo_entries_parse():
     assert experiment.teacher_key == ("teacher", "demo-re", 1)
     assert experiment.direct_transfer(sets) == ["re-train-text"]
     assert dataclasses.replace(experiment, direct_finetuning=False).direct_transfer(sets) == []
+
+
+def test_an_experiment_trains_its_task_with_its_own_hyperparameters():
+    config = yaml.safe_load((REPO_ROOT / "config.yaml").read_text(encoding="utf-8"))
+    validate(config, str(REPO_ROOT / "workflow/schemas/config.schema.yaml"))
+    entry = config["task_distillation"]["experiments"]["demo-re-extraction"]
+    experiment = ExperimentSettings.from_entry("demo", entry)
+    teacher = experiment.task_entry(config["finetuning"], "teacher")
+    assert teacher["hyperparameters"] == entry["teacher_training"]
+    assert {**teacher, "hyperparameters": None} == {
+        **task_entry(config["finetuning"], "demo-re"),
+        "hyperparameters": None,
+    }
+    student = experiment.task_entry(config["finetuning"], "student")
+    assert student["hyperparameters"] == entry["student_training"]
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from biocompact.finetuning import train as finetuning_train
+from biocompact.finetuning.settings import Hyperparameters
 from biocompact.training.precision import native_bf16
 
 HYPERPARAMETERS = {"epochs": 1, "batch_size": 4, "learning_rate": 1e-4}
@@ -38,5 +39,7 @@ def test_fine_tuning_uses_bf16_where_native_unless_switched_off(
 ):
     monkeypatch.setattr(finetuning_train, "native_bf16", lambda device: native)
     hyperparameters = HYPERPARAMETERS | ({} if setting is None else {"bf16": setting})
-    arguments = finetuning_train._training_arguments(hyperparameters, 1, str(tmp_path))
+    arguments = finetuning_train._training_arguments(
+        Hyperparameters.from_entry(hyperparameters), 1, str(tmp_path)
+    )
     assert arguments.bf16 is expected

@@ -10,6 +10,7 @@ import pytest
 from tiny_models import tiny_ner_task
 
 import biocompact.finetuning.train as finetuning_train
+from biocompact.finetuning.settings import FinetuningTask
 from biocompact.tensorboard_events import (
     ScalarWriter,
     _varint,
@@ -72,7 +73,8 @@ def test_fine_tuning_curves_hold_the_dev_scores(pretrained, tmp_path, repo_root)
     task = tiny_ner_task(repo_root, tmp_path / "ner")
     task["hyperparameters"]["epochs"] = 2
     record = finetuning_train.finetune(
-        str(pretrained / "model"), task, 1, str(tmp_path / "metrics.json"), str(tmp_path / "p.tsv")
+        finetuning_train.FinetuneRun(str(pretrained / "model"), FinetuningTask.from_entry(task), 1),
+        outputs={"metrics": str(tmp_path / "metrics.json"), "predictions": str(tmp_path / "p.tsv")},
     )
     [events] = (tmp_path / "tensorboard/lr0.001-batch16-epochs2").glob("*tfevents*")
     scalars = read_scalars(events)

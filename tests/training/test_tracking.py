@@ -20,6 +20,7 @@ from tiny_models import BATCHER, loop_settings, tiny_ner_task, token_dataset, to
 
 import biocompact.finetuning.train as finetuning_train
 from biocompact.config_schema import validate_config
+from biocompact.finetuning.settings import FinetuningTask
 from biocompact.pretraining.mlm import MaskedLanguageModelling
 from biocompact.tensorboard_events import read_scalars
 from biocompact.tracking import TrackingSettings, check_backends, tracking_uri
@@ -200,14 +201,14 @@ def test_fine_tuning_sends_its_tensorboard_scalars_to_the_tracker(
     monkeypatch.setitem(sys.modules, "mlflow", _fake_mlflow(calls))
     task = tiny_ner_task(repo_root, tmp_path / "ner")
     finetuning_train.finetune(
-        str(pretrained / "model"),
-        task,
-        1,
-        str(tmp_path / "metrics.json"),
-        str(tmp_path / "p.tsv"),
-        model_name="tiny",
-        task_name="ner",
-        tracking=TrackingSettings(("tensorboard", "mlflow"), "study", str(tmp_path / "ml.db")),
+        finetuning_train.FinetuneRun(
+            str(pretrained / "model"),
+            FinetuningTask.from_entry({**task, "name": "ner"}),
+            1,
+            model_name="tiny",
+            tracking=TrackingSettings(("tensorboard", "mlflow"), "study", str(tmp_path / "ml.db")),
+        ),
+        outputs={"metrics": str(tmp_path / "metrics.json"), "predictions": str(tmp_path / "p.tsv")},
     )
     point = "lr0.001-batch16-epochs1"
     assert calls[2] == ("start_run", f"finetuning/tiny/ner/seed1/{point}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -14,6 +15,7 @@ from biocompact.configured_inputs import (
     task_input_files,
 )
 from biocompact.distillation.layer_map import resolve_student_layers
+from biocompact.finetuning.settings import FinetuningTask
 from biocompact.model_shapes import (
     architecture_depth,
     checkpoint_depth,
@@ -62,8 +64,10 @@ def test_local_source_files_are_checked_only_for_a_folder():
 
 
 def test_task_files_name_their_split_and_fold():
-    task = {"train": "t/{fold}/train.tsv", "test": "t/{fold}/test.tsv", "folds": [1, 2]}
-    task["golden"] = "gold.json"
+    task = FinetuningTask(
+        "x", "re", "blue_tsv", "t/{fold}/train.tsv", "t/{fold}/test.tsv", folds=(1, 2)
+    )
+    task = dataclasses.replace(task, golden="gold.json")
     assert task_input_files("x", task) == [
         ("finetuning.tasks.x.train (fold 1)", "t/1/train.tsv"),
         ("finetuning.tasks.x.test (fold 1)", "t/1/test.tsv"),

@@ -14,8 +14,9 @@ from biocompact.corpus.listing import pubmed_file_names
 from biocompact.distillation.layer_map import resolve_layer_map, resolve_student_layers
 from biocompact.distillation.methods import method_options
 from biocompact.distillation.teacher_head import check_teacher_head, has_mlm_head
+from biocompact.finetuning.settings import resolve_task
 from biocompact.locations import resolve_location
-from biocompact.model_shapes import checkpoint_architectures, model_depth, model_positions
+from biocompact.model_shapes import checkpoint_architectures, model_depth
 from biocompact.pretraining.objective_families import objective_for
 from biocompact.tracking import check_backends
 
@@ -86,23 +87,6 @@ def _check_names():
             raise ValueError(
                 f"config: finetuning.models names {name!r}, which is not a model of pretraining, distillation or external_models"
             )
-    hyperparameters = {key for preset in config["finetuning"]["presets"].values() for key in preset}
-    for name, overrides in config["finetuning"]["model_overrides"].items():
-        if name not in ALL_MODELS:
-            raise ValueError(
-                f"config: finetuning.model_overrides names {name!r}, which is not a model of this config"
-            )
-        unknown = sorted(set(overrides) - hyperparameters)
-        if hyperparameters and unknown:
-            raise ValueError(
-                f"config: finetuning.model_overrides.{name}: {unknown} are not settings of a "
-                f"preset; known: {sorted(hyperparameters)}"
-            )
-    for task, settings in config["finetuning"]["tasks"].items():
-        if settings["preset"] not in config["finetuning"]["presets"]:
-            raise ValueError(
-                f"config: finetuning.tasks.{task}.preset {settings['preset']!r} is not in finetuning.presets"
-            )
 
 
 def _check_locations():
@@ -141,8 +125,8 @@ def _check_input_files():
         "updatefiles",
     )
     files += local_source_files(pmc["source"], PMC_FILES, "corpus.pmc.files")
-    for task, settings in config["finetuning"]["tasks"].items():
-        files += task_input_files(task, settings)
+    for task in TASKS:
+        files += task_input_files(task, resolve_task(config["finetuning"], task, training=False))
     for source, url in config["datasets"]["mirrors"].items():
         if source in DATASET_SOURCES and local_path(url) is not None:
             files.append((f"datasets.mirrors.{source}", local_path(url)))
@@ -302,50 +286,6 @@ def model_vocabulary(name):
     if name in EXTERNAL:
         return own_vocabulary(EXTERNAL[name])
     return model_vocabulary(config["distillation"][name]["teacher"])
-
-
-def task_config(task):
-    """A task's config with its hyperparameters resolved (preset, then task overrides)."""
-    settings = dict(config["finetuning"]["tasks"][task])
-    settings["name"] = task
-    settings["hyperparameters"] = {
-        **config["finetuning"]["presets"][settings["preset"]],
-        **settings["hyperparameters"],
-    }
-    return settings
-
-
-def task_data_config(task):
-    """A task's config without its training hyperparameters (what a baseline depends on)."""
-    settings = task_config(task)
-    del settings["hyperparameters"]
-    return settings
-
-
-def finetune_config(model, task):
-    """``task_config`` with the per-model overrides of ``finetuning.model_overrides`` applied."""
-    settings = task_config(task)
-    overrides = config["finetuning"]["model_overrides"].get(model, {})
-    settings["hyperparameters"] = {**settings["hyperparameters"], **overrides}
-    return settings
-
-
-def _check_sequence_lengths():
-    """Each fine-tuned model whose checkpoint fixes its positions takes each task's
-    max_seq_length (its preset's, the task's or the model's override)."""
-    for model in FINETUNE_MODELS:
-        positions = model_positions(model, config)
-        for task in TASKS if positions else []:
-            length = finetune_config(model, task)["hyperparameters"]["max_seq_length"]
-            if length > positions:
-                raise ValueError(
-                    f"config: finetuning.tasks.{task}: max_seq_length {length} (preset "
-                    f"{task_config(task)['preset']!r}) is longer than the {positions} positions "
-                    f"of model {model!r}; lower it in finetuning.model_overrides.{model}"
-                )
-
-
-_check_sequence_lengths()
 
 
 def gpu_job_resources(entry):

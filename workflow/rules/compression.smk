@@ -1,7 +1,7 @@
 # Compression stage: fine-tuned models in their deployment formats (PyTorch dynamic int8,
 # ONNX run with ONNX Runtime) beside the saved fp32 model, each re-scored on the task's test
 # set with the harness and timed on CPU. Uses FINETUNE_MODELS, TASKS, SEEDS, model_dir,
-# model_input and finetune_config of common.smk and task_files (imported by finetuning.smk).
+# model_input of common.smk and task_data and finetune_config of finetuning_common.smk.
 
 
 include: "compression_common.smk"
@@ -55,7 +55,7 @@ rule evaluate_compressed:
     interleaved across them; every core, as the efficiency job)."""
     input:
         unpack(compressed_models),
-        data=compressed_task_files,
+        data=task_data,
     output:
         evaluations=expand(
             "results/compression/{{model}}/{{task}}/seed{{seed}}/{format}/evaluation.json",
@@ -78,7 +78,7 @@ rule evaluate_compressed:
         runtime=60,
     params:
         formats=COMPRESSION.all_formats,
-        task=compressed_task_config,
+        task=finetune_task,
         model="{model}",
         task_name="{task}",
         seed="{seed}",

@@ -4,7 +4,7 @@
 from biocompact.compression.settings import REFERENCE, CompressionSettings
 
 COMPRESSION = CompressionSettings.from_config(
-    config["compression"], FINETUNE_MODELS, config["finetuning"]["tasks"], SEEDS
+    config["compression"], FINETUNE_MODELS, {task: task_data_config(task) for task in TASKS}, SEEDS
 )
 
 
@@ -32,13 +32,3 @@ def compressed_models(wildcards):
         )
         for name in COMPRESSION.all_formats
     }
-
-
-def compressed_task_files(wildcards):
-    """The data files of task ``wildcards.task`` (its test set re-scores every format)."""
-    return task_files(task_config(wildcards.task))
-
-
-def compressed_task_config(wildcards):
-    """Task ``wildcards.task``'s config as model ``wildcards.model`` was fine-tuned on it."""
-    return finetune_config(wildcards.model, wildcards.task)

@@ -6,18 +6,18 @@ import re
 
 from biocompact.datasets.convert import prepared_files
 from biocompact.datasets.registry import SOURCES, get_dataset
-from biocompact.datasets.tasks import CACHE, archive_path, dataset_task
+from biocompact.datasets.tasks import CACHE, archive_path
+from biocompact.finetuning.settings import resolve_task
 
-
-def _resolve_dataset_tasks():
-    """Replace each task naming a `dataset` by its filled-in settings."""
-    tasks = config["finetuning"]["tasks"]
-    for name in list(tasks):
-        tasks[name] = dataset_task(name, tasks[name])
-    return sorted({settings["dataset"] for settings in tasks.values() if settings.get("dataset")})
-
-
-DATASETS_USED = _resolve_dataset_tasks()
+# The registered datasets the tasks name (each checked: registered and downloadable). The
+# tasks are filled in from the registry where they are read (finetuning.settings.task_entry).
+DATASETS_USED = sorted(
+    {
+        resolve_task(config["finetuning"], task, training=False).dataset
+        for task, settings in config["finetuning"]["tasks"].items()
+        if settings["dataset"]
+    }
+)
 DATASET_SOURCES = sorted({get_dataset(name).source for name in DATASETS_USED})
 
 

@@ -1,7 +1,8 @@
 # Fine-tuning stage: every model x task x seed, plus a majority-class baseline per task.
+# Its names and input functions are in finetuning_common.smk.
 
 
-from biocompact.finetuning.task_files import task_files
+include: "finetuning_common.smk"
 
 
 localrules:
@@ -15,8 +16,8 @@ rule finetune:
     """Fine-tune one model on one task with one seed (every fold of a cross-validated task, every
     grid point of its preset); score the best dev evaluation once on test."""
     input:
-        model=lambda wc: model_input(wc.model),
-        data=lambda wc: task_files(task_config(wc.task)),
+        model=model_of,
+        data=task_data,
     output:
         metrics="results/finetuning/{model}/{task}/seed{seed}/metrics.json",
         predictions="results/finetuning/{model}/{task}/seed{seed}/predictions.tsv",
@@ -30,8 +31,8 @@ rule finetune:
     resources:
         **gpu_job_resources(lambda wc: config["finetuning"]),
     params:
-        model_path=lambda wc: model_dir(wc.model),
-        task=lambda wc: finetune_config(wc.model, wc.task),
+        model_path=model_path_of,
+        task=finetune_task,
     script:
         "../../scripts/finetune.py"
 
@@ -39,7 +40,6 @@ rule finetune:
 # finetuning.save_models (best, all): every seed's run also saves the model it chose on dev
 # (kept with `all`; with `best` a temporary folder, deleted once the chosen one is published).
 SAVE_MODELS = config["finetuning"]["save_models"]
-SAVED_TASKS = [task for task in TASKS if not task_config(task)["folds"]]
 
 
 use rule finetune as finetune_kept with:
@@ -59,8 +59,8 @@ rule publish_finetuned:
     """The fine-tuned model of one (model, task): the seed chosen on dev (finetuning.save_choice),
     its folder with the task's label names and a model card of every seed's test scores."""
     input:
-        metrics=lambda wc: expand(rules.finetune.output.metrics, seed=SEEDS, **wc),
-        models=lambda wc: expand(SEED_MODEL, seed=SEEDS, **wc),
+        metrics=seed_metrics,
+        models=seed_models,
     output:
         model=directory("results/finetuned/{model}/{task}/model"),
     log:
@@ -75,7 +75,7 @@ rule publish_finetuned:
         runtime=10,
     params:
         choice=config["finetuning"]["save_choice"],
-        task=lambda wc: finetune_config(wc.model, wc.task),
+        task=finetune_task,
     script:
         "../../scripts/finetuning_publish.py"
 
@@ -97,7 +97,7 @@ rule finetuned_models:
 rule majority_baseline:
     """Score the majority-class baseline (most frequent training label; NER: all O) of one task."""
     input:
-        data=lambda wc: task_files(task_config(wc.task)),
+        data=task_data,
     output:
         metrics="results/baselines/{task}/metrics.json",
     log:
@@ -111,7 +111,7 @@ rule majority_baseline:
         mem_mb=1000,
         runtime=10,
     params:
-        task=lambda wc: task_data_config(wc.task),
+        task=data_task,
     script:
         "../../scripts/majority_baseline.py"
 

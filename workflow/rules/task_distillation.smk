@@ -16,11 +16,7 @@ wildcard_constraints:
 rule transfer_set:
     """One transfer set as JSON Lines: read from a text or harness-format file, or randomised."""
     input:
-        lambda wc: (
-            TD_TRANSFER[wc.transfer].randomised.source
-            if TD_TRANSFER[wc.transfer].randomised
-            else TD_TRANSFER[wc.transfer].path
-        ),
+        td_transfer_source,
     output:
         "results/task_distillation/transfer/{transfer}.jsonl",
     log:
@@ -34,7 +30,7 @@ rule transfer_set:
         mem_mb=2000,
         runtime=30,
     params:
-        settings=lambda wc: config["task_distillation"]["transfer_sets"][wc.transfer],
+        settings=td_transfer_entry,
     script:
         "../../scripts/task_distillation_transfer.py"
 
@@ -42,8 +38,8 @@ rule transfer_set:
 rule finetune_teacher:
     """Stage 1: fine-tune the teacher on its task with the harness, save it, evaluate it."""
     input:
-        model=lambda wc: model_input(wc.model),
-        data=lambda wc: task_files(task_data_config(wc.task)),
+        model=model_of,
+        data=task_data,
     output:
         model=directory("results/task_distillation/teachers/{model}/{task}/seed{seed}/model"),
         metrics="results/task_distillation/teachers/{model}/{task}/seed{seed}/metrics.json",
@@ -61,8 +57,8 @@ rule finetune_teacher:
     resources:
         **gpu_job_resources(lambda wc: config["task_distillation"]),
     params:
-        model_path=lambda wc: model_dir(wc.model),
-        task=lambda wc: {**task_data_config(wc.task), "hyperparameters": td_teacher_training(wc)},
+        model_path=model_path_of,
+        task=td_teacher_task,
     script:
         "../../scripts/task_distillation_teacher.py"
 
@@ -87,8 +83,8 @@ rule soft_labels:
     resources:
         **gpu_job_resources(lambda wc: config["task_distillation"]),
     params:
-        task=lambda wc: td_task(wc.experiment, "teacher_training"),
-        temperature=lambda wc: TD_EXPERIMENTS[wc.experiment].temperature,
+        task=td_task("teacher"),
+        temperature=td_experiment_temperature,
     script:
         "../../scripts/task_distillation_soft_labels.py"
 
@@ -97,7 +93,7 @@ rule train_students:
     """Stage 3: the student trained on one transfer set, on the teacher's soft labels only
     (distilled) or on the set's own labels (direct), once per seed; evaluated on the task."""
     input:
-        student=lambda wc: model_input(TD_EXPERIMENTS[wc.experiment].student),
+        student=td_student_input,
         teacher=td_teacher_input("model"),
         teacher_predictions=td_teacher_input("evaluation_predictions"),
         data=td_student_data,
@@ -120,13 +116,11 @@ rule train_students:
     resources:
         **gpu_job_resources(lambda wc: config["task_distillation"]),
     params:
-        student=lambda wc: TD_EXPERIMENTS[wc.experiment].student,
-        student_path=lambda wc: model_dir(TD_EXPERIMENTS[wc.experiment].student),
-        task=lambda wc: td_task(wc.experiment, "student_training"),
-        method=lambda wc: wc.get("method", "untrained"),
-        temperature=lambda wc: (
-            TD_EXPERIMENTS[wc.experiment].temperature if wc.get("method") == "distilled" else None
-        ),
+        student=td_student,
+        student_path=td_student_path,
+        task=td_task("student"),
+        method=td_student_method,
+        temperature=td_student_temperature,
         seeds=TD_SEEDS,
     script:
         "../../scripts/task_distillation_students.py"
@@ -164,7 +158,7 @@ rule task_distillation_summary:
         mem_mb=1000,
         runtime=10,
     params:
-        runs=lambda wildcards: td_runs(),  # a function: no wildcard expansion of the paths
+        runs=td_summary_runs,
     script:
         "../../scripts/task_distillation_summary.py"
 

@@ -1,6 +1,6 @@
 # Task-specific distillation: names and input functions of task_distillation.smk, which
-# includes this file. Uses ALL_MODELS and task_data_config of common.smk and task_files
-# (imported by finetuning.smk).
+# includes this file. Uses ALL_MODELS, model_input and model_dir of common.smk and
+# FINETUNING_TASKS and task_files of finetuning_common.smk.
 
 from biocompact.configured_inputs import require_files
 from biocompact.task_distillation.settings import ExperimentSettings, TransferSetSettings
@@ -25,14 +25,14 @@ def _check_task_distillation():
     teachers = {}
     for name, experiment in TD_EXPERIMENTS.items():
         where = f"config: task_distillation.experiments.{name}"
-        task = config["finetuning"]["tasks"].get(experiment.task)
+        task = FINETUNING_TASKS.get(experiment.task)
         if task is None:
             raise ValueError(f"{where}.task {experiment.task!r} is not in finetuning.tasks")
-        if task["family"] not in TD_FAMILIES or task["format"] == "hoc_tsv":
+        if task.family not in TD_FAMILIES or task.format == "hoc_tsv":
             raise ValueError(
                 f"{where}: task {experiment.task!r} is not single-label classification or yes/no"
             )
-        if task["folds"]:
+        if task.folds:
             raise ValueError(
                 f"{where}: task {experiment.task!r} is cross-validated; the teacher is one model"
             )
@@ -51,6 +51,8 @@ def _check_task_distillation():
                 f"{where}: teacher {experiment.teacher_key} is trained with other teacher_training "
                 "in another experiment"
             )
+        for role in ("teacher", "student"):  # the hyperparameters checked
+            experiment.task_entry(config["finetuning"], role)
 
 
 _check_task_distillation()
@@ -65,25 +67,72 @@ require_files(
 )
 
 
-def td_task(experiment, training):
-    """The experiment's task data with its ``teacher_training`` or ``student_training``."""
-    settings = task_data_config(TD_EXPERIMENTS[experiment].task)
-    settings["hyperparameters"] = getattr(TD_EXPERIMENTS[experiment], training)
-    return settings
+def td_task(role):
+    """Params: the task of experiment ``wildcards.experiment`` with the hyperparameters of
+    its ``role`` (teacher or student)."""
+
+    def task(wildcards):
+        return TD_EXPERIMENTS[wildcards.experiment].task_entry(config["finetuning"], role)
+
+    return task
 
 
 def td_task_files(wildcards):
     """The data files of the task of experiment ``wildcards.experiment``."""
-    return task_files(task_data_config(TD_EXPERIMENTS[wildcards.experiment].task))
+    return task_files(FINETUNING_TASKS[TD_EXPERIMENTS[wildcards.experiment].task])
 
 
-def td_teacher_training(wildcards):
-    """The teacher_training of the experiments whose teacher is (model, task, seed)."""
+def td_teacher_task(wildcards):
+    """Params: the task of the teacher (model, task, seed) with the teacher_training of the
+    experiments it serves."""
     key = (wildcards.model, wildcards.task, int(wildcards.seed))
     for experiment in TD_EXPERIMENTS.values():
         if experiment.teacher_key == key:
-            return experiment.teacher_training
+            return experiment.task_entry(config["finetuning"], "teacher")
     raise ValueError(f"no task_distillation experiment has the teacher {wildcards}")
+
+
+def td_experiment_temperature(wildcards):
+    """Params: the temperature of experiment ``wildcards.experiment``."""
+    return TD_EXPERIMENTS[wildcards.experiment].temperature
+
+
+def td_student(wildcards):
+    """Params: the student model of experiment ``wildcards.experiment``."""
+    return TD_EXPERIMENTS[wildcards.experiment].student
+
+
+def td_student_input(wildcards):
+    """Input: what the DAG builds before the experiment's student is used."""
+    return model_input(td_student(wildcards))
+
+
+def td_student_path(wildcards):
+    """Params: the folder the experiment's student is loaded from."""
+    return model_dir(td_student(wildcards))
+
+
+def td_student_temperature(wildcards):
+    """Params: the temperature a distilled student learns at (None for the other methods)."""
+    if wildcards.get("method") == "distilled":
+        return td_experiment_temperature(wildcards)
+    return None
+
+
+def td_student_method(wildcards):
+    """Params: the student's method; ``untrained`` for a job without the method wildcard."""
+    return wildcards.get("method", "untrained")
+
+
+def td_transfer_source(wildcards):
+    """Input: the file transfer set ``wildcards.transfer`` is read or randomised from."""
+    settings = TD_TRANSFER[wildcards.transfer]
+    return settings.randomised.source if settings.randomised else settings.path
+
+
+def td_transfer_entry(wildcards):
+    """Params: the config entry of transfer set ``wildcards.transfer``."""
+    return config["task_distillation"]["transfer_sets"][wildcards.transfer]
 
 
 def td_teacher_path(experiment, key):
@@ -95,7 +144,11 @@ def td_teacher_path(experiment, key):
 
 def td_teacher_input(key):
     """Input function: output ``key`` of the teacher of experiment ``wildcards.experiment``."""
-    return lambda wildcards: td_teacher_path(wildcards.experiment, key)
+
+    def teacher_output(wildcards):
+        return td_teacher_path(wildcards.experiment, key)
+
+    return teacher_output
 
 
 def td_seed_outputs(pattern):
@@ -136,6 +189,11 @@ def td_runs():
                     for path in paths
                 ]
     return runs
+
+
+def td_summary_runs(wildcards):
+    """Params: ``td_runs()`` (a function: no wildcard expansion of their paths)."""
+    return td_runs()
 
 
 def td_student_data(wildcards):

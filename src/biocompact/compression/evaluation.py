@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from biocompact.atomic import atomic_open, write_json
 from biocompact.compression.formats import WEIGHT_FILES, load_format, weights_bytes
 from biocompact.efficiency import interleaved_timings, measurement
 from biocompact.finetuning.saved_models import task_labels
+from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.splits import check_known_labels
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.train import predict_logits
@@ -30,7 +32,7 @@ MB = 1e6  # sizes in megabytes (10^6 bytes)
 def score_on_test(
     model: torch.nn.Module,
     folder: str | Path,
-    task: Mapping,
+    task: FinetuningTask,
     seed: int,
     out_predictions: str | Path,
 ) -> dict[str, Any]:
@@ -38,13 +40,13 @@ def score_on_test(
     as in the task's files, the
     task's hyperparameters for batching) in the format's own precision (no bf16 autocast,
     which int8 kernels refuse); writes its predictions."""
-    family = get_family(task["family"], task["format"])
-    labels = task_labels(model_labels(folder), task.get("label_names"))
+    family = get_family(task.family, task.format)
+    labels = task_labels(model_labels(folder), task.label_names)
     tokenizer = AutoTokenizer.from_pretrained(folder)
     test = family.read_split(task, "test")
     check_known_labels(test, labels)
     encoded = family.encode(test, tokenizer, labels, task)
-    as_deployed = {**task["hyperparameters"], "bf16": False}
+    as_deployed = replace(task.training, bf16=False)
     logits = predict_logits(model, family, tokenizer, encoded.dataset, as_deployed, seed)
     predictions = family.decode(logits, encoded, labels)
     with atomic_open(out_predictions) as handle:
@@ -79,7 +81,7 @@ def cpu_latency(
 
 def evaluate_formats(
     folders: Mapping[str, str | Path],
-    task: Mapping,
+    task: FinetuningTask,
     seed: int,
     out_evaluations: Mapping[str, str | Path],
     out_predictions: Mapping[str, str | Path],
@@ -151,7 +153,7 @@ def run_compression_evaluation(
     formats = settings["formats"]
     return evaluate_formats(
         {name: inputs[name] for name in formats},
-        settings["task"],
+        FinetuningTask.from_entry(settings["task"]),
         int(settings["seed"]),
         dict(zip(formats, outputs["evaluations"])),
         dict(zip(formats, outputs["predictions"])),

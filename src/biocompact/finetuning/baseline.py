@@ -7,6 +7,7 @@ from typing import Any
 
 from biocompact.atomic import write_json
 from biocompact.finetuning.record import FoldResult, metrics_record
+from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.splits import load_splits
 from biocompact.finetuning.task_files import fold_tasks
 from biocompact.finetuning.tasks import get_family
@@ -14,13 +15,11 @@ from biocompact.finetuning.tasks import get_family
 MODEL_NAME = "majority-class"
 
 
-def majority_baseline(
-    task: Mapping, out_metrics: str, *, task_name: str | None = None
-) -> dict[str, Any]:
+def majority_baseline(task: FinetuningTask, *, outputs: Mapping[str, str]) -> dict[str, Any]:
     """Predict the most frequent training label (NER: all O; QA: the most frequent
-    answers), score dev and test of every fold, write metrics.json in the fine-tuning form
-    with ``"model": "majority-class"``, ``"seed": null``."""
-    family = get_family(task["family"], task["format"])
+    answers), score dev and test of every fold, write metrics.json (``outputs["metrics"]``)
+    in the fine-tuning form with ``"model": "majority-class"``, ``"seed": null``."""
+    family = get_family(task.family, task.format)
     results = []
     for fold, fold_task in fold_tasks(task):
         splits = load_splits(fold_task, family)
@@ -32,12 +31,12 @@ def majority_baseline(
         results.append(FoldResult(fold, splits, scores(splits.test), scores(splits.dev), []))
     record = metrics_record(
         model=MODEL_NAME,
-        task_name=task_name,
+        task_name=task.name,
         seed=None,
         task=task,
         family=family,
         results=results,
         model_path=None,
     )
-    write_json(out_metrics, record)
+    write_json(outputs["metrics"], record)
     return record

@@ -14,6 +14,7 @@ from datasets import Dataset
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from biocompact.finetuning.metrics import Metric, score
+from biocompact.finetuning.settings import FinetuningTask
 
 
 @dataclass
@@ -45,9 +46,9 @@ class TaskFamily(ABC):
             )
         return self.readers[fmt](path)
 
-    def read_split(self, task: Mapping, split: str) -> list:
+    def read_split(self, task: FinetuningTask, split: str) -> list:
         """Read the task's ``split`` file (families with a golden file attach it here)."""
-        return self.read(task[split], task["format"])
+        return self.read(getattr(task, split), task.format)
 
     def group(self, example: Any) -> str | None:
         """The unit scored as one (a question, an abstract) that dev carving keeps whole;
@@ -64,9 +65,9 @@ class TaskFamily(ABC):
             **self.model_options,
         )
 
-    def primary_metric(self, task: Mapping, labels: Sequence[str]) -> str:
+    def primary_metric(self, task: FinetuningTask, labels: Sequence[str]) -> str:
         """The task's ``metric`` (or the family default), checked to exist."""
-        name = task.get("metric") or self.default_metric
+        name = task.metric or self.default_metric
         available = self.metrics(task, labels)
         if name not in available:
             raise ValueError(
@@ -75,13 +76,13 @@ class TaskFamily(ABC):
         return name
 
     def score(
-        self, examples: Sequence, predictions: Sequence, task: Mapping, labels: Sequence[str]
+        self, examples: Sequence, predictions: Sequence, task: FinetuningTask, labels: Sequence[str]
     ) -> dict[str, float]:
         """Score ``predictions`` against the gold labels of ``examples``."""
         return score(self.metrics(task, labels), self.gold(examples), predictions)
 
     @abstractmethod
-    def metrics(self, task: Mapping, labels: Sequence[str]) -> dict[str, Metric]:
+    def metrics(self, task: FinetuningTask, labels: Sequence[str]) -> dict[str, Metric]:
         """The metrics reported for this task."""
 
     @abstractmethod
@@ -94,7 +95,7 @@ class TaskFamily(ABC):
         examples: Sequence,
         tokenizer: PreTrainedTokenizerBase,
         labels: Sequence[str],
-        task: Mapping,
+        task: FinetuningTask,
     ) -> Encoded:
         """Tokenise ``examples`` (truncating to the preset's max_seq_length) with label ids."""
 

@@ -4,7 +4,7 @@ sentence and per abstract."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import IO
 
 import numpy as np
@@ -18,6 +18,7 @@ from transformers import (
 from biocompact.finetuning.family import Encoded, TaskFamily
 from biocompact.finetuning.metrics import Metric, multilabel_metrics
 from biocompact.finetuning.readers import MultiLabelText, read_hoc_tsv
+from biocompact.finetuning.settings import FinetuningTask
 
 THRESHOLD = 0.5  # probability above which a label is predicted
 
@@ -34,7 +35,7 @@ class MultiLabelClassification(TaskFamily):
     def group(self, example: MultiLabelText) -> str:
         return example.document
 
-    def metrics(self, task: Mapping, labels: Sequence[str]) -> dict[str, Metric]:
+    def metrics(self, task: FinetuningTask, labels: Sequence[str]) -> dict[str, Metric]:
         return multilabel_metrics(labels)
 
     def gold(self, examples: Sequence[MultiLabelText]) -> list[tuple[str, frozenset]]:
@@ -45,13 +46,13 @@ class MultiLabelClassification(TaskFamily):
         examples: Sequence[MultiLabelText],
         tokenizer: PreTrainedTokenizerBase,
         labels: Sequence[str],
-        task: Mapping,
+        task: FinetuningTask,
     ) -> Encoded:
         """Tokenise each sentence (truncated to max_seq_length) with a 0/1 vector of labels."""
         encoding = tokenizer(
             [example.text for example in examples],
             truncation=True,
-            max_length=task["hyperparameters"]["max_seq_length"],
+            max_length=task.training.max_seq_length,
         )
         targets = [[float(label in example.labels) for label in labels] for example in examples]
         truncated = sum(bool(item.overflowing) for item in encoding.encodings)

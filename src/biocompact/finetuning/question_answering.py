@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import IO
 
 import numpy as np
@@ -29,6 +29,7 @@ from biocompact.finetuning.bioasq import (
 from biocompact.finetuning.family import Encoded, TaskFamily
 from biocompact.finetuning.metrics import Metric, factoid_metrics
 from biocompact.finetuning.readers import DatasetFormatError
+from biocompact.finetuning.settings import FinetuningTask, Hyperparameters
 
 CONTEXT = 1  # sequence id of the snippet in (question, snippet) inputs
 
@@ -65,19 +66,19 @@ class ExtractiveQuestionAnswering(TaskFamily):
     def build_model(self, model_path: str, labels: Sequence[str]) -> PreTrainedModel:
         return self.model_class.from_pretrained(model_path)
 
-    def read_split(self, task: Mapping, split: str) -> list[Snippet]:
+    def read_split(self, task: FinetuningTask, split: str) -> list[Snippet]:
         """Test answers come from the task's ``golden`` BioASQ file when one is given."""
         examples = super().read_split(task, split)
-        if split != "test" or not task.get("golden"):
+        if split != "test" or not task.golden:
             return examples
-        golden = read_bioasq_golden(task["golden"])
+        golden = read_bioasq_golden(task.golden)
         return [
             Snippet(
                 e.id,
                 e.question_id,
                 e.question,
                 e.context,
-                golden_answer(golden, e.question_id, "factoid", task["golden"]),
+                golden_answer(golden, e.question_id, "factoid", task.golden),
                 (),
                 e.source,
                 e.line,
@@ -88,7 +89,7 @@ class ExtractiveQuestionAnswering(TaskFamily):
     def group(self, example: Snippet) -> str:
         return example.question_id
 
-    def metrics(self, task: Mapping, labels: Sequence[str]) -> dict[str, Metric]:
+    def metrics(self, task: FinetuningTask, labels: Sequence[str]) -> dict[str, Metric]:
         return factoid_metrics()
 
     def gold(self, examples: Sequence[Snippet]) -> list[list[str]]:
@@ -110,19 +111,19 @@ class ExtractiveQuestionAnswering(TaskFamily):
         examples: Sequence[Snippet],
         tokenizer: PreTrainedTokenizerBase,
         labels: Sequence[str],
-        task: Mapping,
+        task: FinetuningTask,
     ) -> Encoded:
         """(question, snippet) windows of max_seq_length sliding by doc_stride; a window
         that does not hold the first answer is trained to point at [CLS] (position 0).
         Counts snippets whose answer lies in no window (they only teach "no answer")."""
-        hyperparameters = task["hyperparameters"]
+        hyperparameters = task.training
         _check_window_room(examples, tokenizer, hyperparameters)
         encoding = tokenizer(
             [example.question for example in examples],
             [example.context for example in examples],
             truncation="only_second",
-            max_length=hyperparameters["max_seq_length"],
-            stride=hyperparameters["doc_stride"],
+            max_length=hyperparameters.max_seq_length,
+            stride=hyperparameters.doc_stride,
             return_overflowing_tokens=True,
             return_offsets_mapping=True,
         )
@@ -149,7 +150,10 @@ class ExtractiveQuestionAnswering(TaskFamily):
         with_answer = sum(bool(example.starts) for example in examples)
         dataset = Dataset.from_dict({**encoding, "start_positions": starts, "end_positions": ends})
         stats = {"features": len(alignment), "answers_outside_window": with_answer - len(answered)}
-        settings = {key: hyperparameters[key] for key in ("n_best", "max_answer_length")}
+        settings = {
+            "n_best": hyperparameters.n_best,
+            "max_answer_length": hyperparameters.max_answer_length,
+        }
         return Encoded(dataset, alignment, stats, settings)
 
     def decode(self, logits: tuple, encoded: Encoded, labels: Sequence[str]) -> list[list[str]]:
@@ -198,7 +202,9 @@ class ExtractiveQuestionAnswering(TaskFamily):
 
 
 def _check_window_room(
-    examples: Sequence[Snippet], tokenizer: PreTrainedTokenizerBase, hyperparameters: Mapping
+    examples: Sequence[Snippet],
+    tokenizer: PreTrainedTokenizerBase,
+    hyperparameters: Hyperparameters,
 ) -> None:
     """Each window must hold more snippet tokens than ``doc_stride`` beside the longest
     question (the tokenizer panics otherwise): a clear error naming the settings instead."""
@@ -208,12 +214,10 @@ def _check_window_room(
     longest = max(
         len(ids) for ids in tokenizer(sorted(questions), add_special_tokens=False)["input_ids"]
     )
-    room = (
-        hyperparameters["max_seq_length"] - longest - tokenizer.num_special_tokens_to_add(pair=True)
-    )
-    if room <= hyperparameters["doc_stride"]:
+    room = hyperparameters.max_seq_length - longest - tokenizer.num_special_tokens_to_add(pair=True)
+    if room <= hyperparameters.doc_stride:
         raise ValueError(
             f"the longest question is {longest} tokens: a window of max_seq_length "
-            f"{hyperparameters['max_seq_length']} leaves {room} snippet tokens, not more than "
-            f"doc_stride {hyperparameters['doc_stride']}; raise max_seq_length or lower doc_stride"
+            f"{hyperparameters.max_seq_length} leaves {room} snippet tokens, not more than "
+            f"doc_stride {hyperparameters.doc_stride}; raise max_seq_length or lower doc_stride"
         )

@@ -10,6 +10,7 @@ from typing import IO, Any
 
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.metrics import definitions
+from biocompact.finetuning.settings import FinetuningTask, Hyperparameters
 from biocompact.finetuning.splits import Splits
 
 FOLD_AGGREGATE = "median over folds"
@@ -27,7 +28,7 @@ class FoldResult:
     best_epoch: float | None = None
     best_step: int | None = None
     train_seconds: float = 0.0
-    hyperparameters: Mapping | None = None
+    hyperparameters: Hyperparameters | None = None
     grid_search: list[dict] | None = None
     stats: dict[str, int] = field(default_factory=dict)
 
@@ -53,7 +54,7 @@ def metrics_record(
     model: str,
     task_name: str | None,
     seed: int | None,
-    task: Mapping,
+    task: FinetuningTask,
     family: TaskFamily,
     results: Sequence[FoldResult],
     model_path: str | None,
@@ -69,7 +70,7 @@ def metrics_record(
     cross_validated = first.fold is not None
     record = {
         "model": model,
-        "task": task_name or task.get("name"),
+        "task": task_name or task.name,
         "seed": seed,
         "family": family.name,
         "primary_metric": family.primary_metric(task, labels),
@@ -81,7 +82,7 @@ def metrics_record(
         "dev_examples": sum(len(r.splits.dev) for r in results),
         "test_examples": sum(len(r.splits.test) for r in results),
         "train_seconds": round(sum(r.train_seconds for r in results), 3),
-        "hyperparameters": first.hyperparameters or task.get("hyperparameters"),
+        "hyperparameters": first.hyperparameters.as_record() if first.hyperparameters else None,
         "model_path": model_path,
         "dev_source": first.splits.dev_source,
         "labels": labels,

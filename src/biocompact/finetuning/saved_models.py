@@ -3,13 +3,18 @@ the saved config, the seed chosen among the runs, and its folder published with 
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from biocompact.atomic import atomic_path, write_json
+from biocompact.atomic import atomic_path, read_json, write_json
+from biocompact.finetuning.settings import FinetuningTask
 from biocompact.model_card import CardSettings, finetuned_model_card, write_card
+
+logger = logging.getLogger(__name__)
 
 CHOICES = ("median_dev", "best_dev")
 
@@ -95,4 +100,35 @@ def publish_chosen(
             folder, records, chosen, sentence, task_config, settings, location=str(out_folder)
         )
         write_card(card, folder)
+    return chosen
+
+
+@dataclass(frozen=True)
+class Publication:
+    """How one (model, task)'s fine-tuned model is published: the seed ``choice`` (one of
+    ``CHOICES``), the ``task`` (its entry is quoted by the card) and the card's settings."""
+
+    choice: str
+    task: FinetuningTask
+    card_settings: CardSettings
+
+
+def publish_finetuned(
+    publication: Publication,
+    *,
+    inputs: Mapping[str, Sequence[str]],
+    outputs: Mapping[str, str],
+) -> Mapping[str, Any]:
+    """``publish_chosen`` of the seeds' records (``inputs["metrics"]``) and model folders
+    (``inputs["models"]``, in the same order) to ``outputs["model"]``."""
+    records = [read_json(path) for path in inputs["metrics"]]
+    chosen = publish_chosen(
+        records,
+        {record["seed"]: folder for record, folder in zip(records, inputs["models"], strict=True)},
+        publication.choice,
+        publication.task.entry,
+        publication.card_settings,
+        outputs["model"],
+    )
+    logger.info("published seed %d as %s", chosen["seed"], outputs["model"])
     return chosen

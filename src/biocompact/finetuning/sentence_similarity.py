@@ -3,7 +3,7 @@ one-output head trained with mean squared error; scored by Pearson correlation (
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import IO
 
 import numpy as np
@@ -19,6 +19,7 @@ from transformers import (
 from biocompact.finetuning.family import Encoded, TaskFamily
 from biocompact.finetuning.metrics import Metric
 from biocompact.finetuning.readers import ScoredPair, read_similarity_jsonl
+from biocompact.finetuning.settings import FinetuningTask
 
 
 def _correlation(function: Callable) -> Callable[[Sequence[float], Sequence[float]], float]:
@@ -61,7 +62,7 @@ class SentenceSimilarity(TaskFamily):
         """One regression output (there is no label set)."""
         return self.model_class.from_pretrained(model_path, num_labels=1, **self.model_options)
 
-    def metrics(self, task: Mapping, labels: Sequence[str]) -> dict[str, Metric]:
+    def metrics(self, task: FinetuningTask, labels: Sequence[str]) -> dict[str, Metric]:
         return similarity_metrics()
 
     def gold(self, examples: Sequence[ScoredPair]) -> list[float]:
@@ -72,13 +73,13 @@ class SentenceSimilarity(TaskFamily):
         examples: Sequence[ScoredPair],
         tokenizer: PreTrainedTokenizerBase,
         labels: Sequence[str],
-        task: Mapping,
+        task: FinetuningTask,
     ) -> Encoded:
         encoding = tokenizer(
             [example.text for example in examples],
             [example.text_pair for example in examples],
             truncation=True,
-            max_length=task["hyperparameters"]["max_seq_length"],
+            max_length=task.training.max_seq_length,
         )
         truncated = sum(bool(item.overflowing) for item in encoding.encodings)
         columns = {**encoding, "labels": [example.score for example in examples]}

@@ -18,6 +18,7 @@ from transformers import (
 from biocompact.finetuning.family import Encoded, TaskFamily
 from biocompact.finetuning.metrics import Metric, classification_metrics
 from biocompact.finetuning.readers import LabelledText
+from biocompact.finetuning.settings import FinetuningTask
 
 
 class SequenceClassification(TaskFamily):
@@ -37,16 +38,14 @@ class SequenceClassification(TaskFamily):
         self.default_metric = default_metric
         self.binary_default = binary_default
 
-    def metrics(self, task: Mapping, labels: Sequence[str]) -> dict[str, Metric]:
-        return classification_metrics(
-            labels, task.get("negative_label"), task.get("positive_labels")
-        )
+    def metrics(self, task: FinetuningTask, labels: Sequence[str]) -> dict[str, Metric]:
+        return classification_metrics(labels, task.negative_label, task.positive_labels)
 
-    def primary_metric(self, task: Mapping, labels: Sequence[str]) -> str:
+    def primary_metric(self, task: FinetuningTask, labels: Sequence[str]) -> str:
         """The task's metric; else ``binary_f1`` for 0/1 tasks (when ``binary_default``),
         else the family default."""
         binary = self.binary_default and "binary_f1" in self.metrics(task, labels)
-        if not task.get("metric") and binary:
+        if not task.metric and binary:
             return "binary_f1"
         return super().primary_metric(task, labels)
 
@@ -58,7 +57,7 @@ class SequenceClassification(TaskFamily):
         examples: Sequence[LabelledText],
         tokenizer: PreTrainedTokenizerBase,
         labels: Sequence[str],
-        task: Mapping,
+        task: FinetuningTask,
     ) -> Encoded:
         """Tokenise each text (with its pair), truncated to max_seq_length (the longer of
         the pair first); count truncated examples. Label ids only when every example has
@@ -71,7 +70,7 @@ class SequenceClassification(TaskFamily):
             [example.text for example in examples],
             None if pairs[0] is None else pairs,
             truncation=True,
-            max_length=task["hyperparameters"]["max_seq_length"],
+            max_length=task.training.max_seq_length,
         )
         truncated = sum(bool(item.overflowing) for item in encoding.encodings)
         columns = dict(encoding)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sklearn.model_selection import GroupShuffleSplit, train_test_split
 
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.readers import DatasetFormatError
+from biocompact.finetuning.settings import FinetuningTask
 
 DEV_FRACTION = 0.1
 DEV_SPLIT_SEED = 20240501  # fixed: every run seed sees the same carved dev set
@@ -71,19 +72,19 @@ def evaluation_sample(examples: list, size: int | None, family: TaskFamily) -> l
     return [examples[i] for i in sorted(chosen)]
 
 
-def load_splits(task: Mapping, family: TaskFamily) -> Splits:
+def load_splits(task: FinetuningTask, family: TaskFamily) -> Splits:
     """Read train (its first ``max_train_examples`` when set), dev and test; without a dev
     file, carve a fixed 10% of train. ``max_dev_examples`` and ``max_test_examples`` keep a
     fixed random sample of dev and test (quick studies)."""
-    train = family.read_split(task, "train")[: task.get("max_train_examples")]
-    if task.get("dev"):
+    train = family.read_split(task, "train")[: task.max_train_examples]
+    if task.dev:
         dev = family.read_split(task, "dev")
-        dev_source = str(task["dev"])
+        dev_source = str(task.dev)
     else:
         train, dev = carve_dev(train, family)
         dev_source = f"{DEV_FRACTION:.0%} of train, split with fixed seed {DEV_SPLIT_SEED}"
-    dev = evaluation_sample(dev, task.get("max_dev_examples"), family)
-    test = evaluation_sample(family.read_split(task, "test"), task.get("max_test_examples"), family)
+    dev = evaluation_sample(dev, task.max_dev_examples, family)
+    test = evaluation_sample(family.read_split(task, "test"), task.max_test_examples, family)
     labels = training_labels(train)
     check_known_labels(dev, labels)
     check_known_labels(test, labels)

@@ -16,6 +16,7 @@ from transformers import (
 from biocompact.finetuning.family import Encoded, TaskFamily
 from biocompact.finetuning.metrics import Metric, ner_metrics
 from biocompact.finetuning.readers import TaggedSentence, read_ner_biobert_tsv, read_ner_conll
+from biocompact.finetuning.settings import FinetuningTask
 
 IGNORED = -100  # label id the loss skips
 OUTSIDE = "O"
@@ -35,8 +36,8 @@ class TokenClassification(TaskFamily):
     readers = {"biobert_tsv": read_ner_biobert_tsv, "conll": read_ner_conll}
     default_metric = "f1"
 
-    def metrics(self, task: Mapping, labels: Sequence[str]) -> dict[str, Metric]:
-        return ner_metrics(bool(task.get("label_all_subtokens", False)), labels)
+    def metrics(self, task: FinetuningTask, labels: Sequence[str]) -> dict[str, Metric]:
+        return ner_metrics(task.label_all_subtokens, labels)
 
     def gold(self, examples: Sequence[TaggedSentence]) -> list[list[str]]:
         return [sentence.tags for sentence in examples]
@@ -46,17 +47,17 @@ class TokenClassification(TaskFamily):
         examples: Sequence[TaggedSentence],
         tokenizer: PreTrainedTokenizerBase,
         labels: Sequence[str],
-        task: Mapping,
+        task: FinetuningTask,
     ) -> Encoded:
         """Label the first sub-token of each word (all sub-tokens with
         ``label_all_subtokens``); count words that got no sub-token in the input."""
         label_ids = {label: i for i, label in enumerate(labels)}
-        label_all = bool(task.get("label_all_subtokens", False))
+        label_all = task.label_all_subtokens
         encoding = tokenizer(
             [sentence.tokens for sentence in examples],
             is_split_into_words=True,
             truncation=True,
-            max_length=task["hyperparameters"]["max_seq_length"],
+            max_length=task.training.max_seq_length,
         )
         rows, alignment = [], []
         truncated = untokenizable = 0

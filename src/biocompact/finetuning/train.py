@@ -4,17 +4,19 @@ evaluation, evaluate the chosen model once on test; write predictions and metric
 
 from __future__ import annotations
 
-import itertools
+import inspect
 import logging
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 from datasets import Dataset
+from torch.utils.data import DataLoader
 from transformers import (
     AutoTokenizer,
     EvalPrediction,
@@ -27,13 +29,13 @@ from transformers import (
     set_seed,
 )
 from transformers.trainer_pt_utils import LengthGroupedSampler
-from transformers.trainer_utils import EvalLoopOutput
 from transformers.utils.logging import disable_progress_bar
 
 from biocompact.atomic import atomic_open, atomic_path, write_json
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.record import FoldResult, metrics_record, write_fold_predictions
 from biocompact.finetuning.saved_models import label_names
+from biocompact.finetuning.settings import GRID_KEYS, FinetuningTask, Hyperparameters
 from biocompact.finetuning.splits import Splits, load_splits
 from biocompact.finetuning.task_files import fold_tasks
 from biocompact.finetuning.tasks import get_family
@@ -45,7 +47,6 @@ from biocompact.training.precision import native_bf16
 logger = logging.getLogger(__name__)
 
 EVAL_PREFIX = "eval_"
-GRID_KEYS = ("learning_rate", "batch_size", "epochs")
 # On a GPU evaluation keeps no activations for a backward pass: batches this large cost no
 # more memory than training ones and pay the per-batch overhead 4x (batch 16) less often. On
 # a CPU the training batch size (larger batches measured slower on the demo's NER, with
@@ -87,27 +88,51 @@ class KeepBestModel(TrainerCallback):
 class LengthGroupedTraining:
     """Trainer mixin: training batches of examples of similar length, each padded only to its
     longest (transformers' ``LengthGroupedSampler``: random megabatches of 50 batches, sorted
-    within). Not ``train_sampling_strategy="group_by_length"``, which also reorders the
-    outputs of evaluation and prediction; ``LengthSortedEvaluation`` keeps their order."""
+    within), through Trainer's public ``get_train_dataloader`` hook. Not
+    ``train_sampling_strategy="group_by_length"``, which also shuffles evaluation into
+    random megabatches; evaluation runs on a length-sorted copy instead (``length_sorted``)."""
 
-    def _get_train_sampler(self, train_dataset: Dataset | None = None) -> LengthGroupedSampler:
-        dataset = self.train_dataset if train_dataset is None else train_dataset
-        return LengthGroupedSampler(
+    def get_train_dataloader(self) -> DataLoader:
+        # the loader Trainer builds (the columns its model's forward takes, as Trainer keeps
+        # them; prepared by its accelerator) with the grouping sampler
+        accepted = {*inspect.signature(self.model.forward).parameters, "label", "label_ids"}
+        dataset = self.train_dataset
+        unused = [
+            name for name in dataset.column_names if name not in {*accepted, *self.label_names}
+        ]
+        dataset = dataset.remove_columns(unused)
+        sampler = LengthGroupedSampler(
             self.args.train_batch_size * self.args.gradient_accumulation_steps,
             lengths=[len(ids) for ids in dataset["input_ids"]],
         )
+        return self.accelerator.prepare(
+            DataLoader(
+                dataset,
+                batch_size=self.args.train_batch_size,
+                sampler=sampler,
+                collate_fn=self.data_collator,
+                num_workers=self.args.dataloader_num_workers,
+                pin_memory=self.args.dataloader_pin_memory,
+                drop_last=self.args.dataloader_drop_last,
+            )
+        )
 
 
-def _length_order(dataset: Dataset) -> np.ndarray:
-    """Indices of ``dataset`` from its shortest example to its longest (ties in dataset order)."""
-    return np.argsort([len(ids) for ids in dataset["input_ids"]], kind="stable")
+def length_sorted(dataset: Dataset) -> tuple[Dataset, np.ndarray]:
+    """``dataset`` from its shortest example to its longest (ties in dataset order), and that
+    order. A Trainer evaluates and predicts in dataset order: on the sorted copy each batch is
+    padded only to its longest (on the demo's NER about 60% of a dataset-order batch holds
+    tokens, 97% of a sorted one) for the same predictions, which ``in_dataset_order`` puts
+    back. Fine-tuning runs in one process, so one loader sees the whole set."""
+    order = np.argsort([len(ids) for ids in dataset["input_ids"]], kind="stable")
+    return dataset.select(order), order
 
 
-def _in_dataset_order(outputs: Any, order: np.ndarray) -> Any:
+def in_dataset_order(outputs: Any, order: np.ndarray) -> Any:
     """Rows of ``outputs`` (an array, a tuple of arrays or None) produced in ``order``, put
     back in dataset order."""
     if isinstance(outputs, tuple):
-        return tuple(_in_dataset_order(output, order) for output in outputs)
+        return tuple(in_dataset_order(output, order) for output in outputs)
     if outputs is None:
         return None
     restored = np.empty_like(outputs)
@@ -115,48 +140,21 @@ def _in_dataset_order(outputs: Any, order: np.ndarray) -> Any:
     return restored
 
 
-class LengthSortedEvaluation:
-    """Trainer mixin: evaluate and predict in batches of examples sorted by length, each
-    padded only to its longest, and hand back outputs (and dev metrics computed on them) in
-    the dataset's order. The same predictions as batches in dataset order, with less
-    padding (on the demo's NER about 60% of a dataset-order batch holds tokens, 97% of a
-    sorted one). Fine-tuning runs in one process, so one sampler sees the whole set."""
+def metrics_in_dataset_order(
+    compute_metrics: Callable[[EvalPrediction], dict[str, float]], order: np.ndarray
+) -> Callable[[EvalPrediction], dict[str, float]]:
+    """``compute_metrics`` of a Trainer evaluating a set in ``order``, given the predictions
+    and labels in dataset order."""
 
-    def _get_eval_sampler(self, eval_dataset: Dataset) -> list[int]:
-        # the order of the evaluation this sampler starts, which evaluation_loop undoes
-        self._evaluation_order = _length_order(eval_dataset)
-        return self._evaluation_order.tolist()
-
-    def evaluation_loop(self, dataloader, *args: Any, **kwargs: Any) -> EvalLoopOutput:
-        order = self._evaluation_order
-        compute_metrics = self.compute_metrics
-        if compute_metrics is not None:
-            self.compute_metrics = lambda prediction: compute_metrics(
-                EvalPrediction(
-                    predictions=_in_dataset_order(prediction.predictions, order),
-                    label_ids=_in_dataset_order(prediction.label_ids, order),
-                )
+    def metrics(prediction: EvalPrediction) -> dict[str, float]:
+        return compute_metrics(
+            EvalPrediction(
+                predictions=in_dataset_order(prediction.predictions, order),
+                label_ids=in_dataset_order(prediction.label_ids, order),
             )
-        try:
-            output = super().evaluation_loop(dataloader, *args, **kwargs)
-        finally:
-            self.compute_metrics = compute_metrics
-        return output._replace(
-            predictions=_in_dataset_order(output.predictions, order),
-            label_ids=_in_dataset_order(output.label_ids, order),
         )
 
-
-def _harness_trainer(trainer_class: type[Trainer], length_grouped: bool) -> type[Trainer]:
-    """``trainer_class`` with length-sorted evaluation (and length-grouped training batches
-    with ``length_grouped``)."""
-    mixins = (LengthGroupedTraining,) if length_grouped else ()
-    prefix = "LengthGrouped" if length_grouped else "LengthSorted"
-    return type(
-        f"{prefix}{trainer_class.__name__}",
-        (*mixins, LengthSortedEvaluation, trainer_class),
-        {},
-    )
+    return metrics
 
 
 class LogProgress(TrainerCallback):
@@ -189,27 +187,24 @@ class TensorBoardCurves(TrainerCallback):
 
 
 def _training_arguments(
-    hyperparameters: Mapping, seed: int, output_dir: str, evaluate: bool = True
+    hyperparameters: Hyperparameters, seed: int, output_dir: str, evaluate: bool = True
 ) -> TrainingArguments:
-    if not 0 <= hyperparameters["warmup_ratio"] < 1:
-        # Trainer reads warmup_steps >= 1 as a number of steps, not a ratio
-        raise ValueError(f"warmup_ratio must be in [0, 1), got {hyperparameters['warmup_ratio']}")
-    eval_steps = hyperparameters.get("eval_steps")
+    eval_steps = hyperparameters.eval_steps
     device = distributed.device()
     strategy = ("steps" if eval_steps else "epoch") if evaluate else "no"
     return TrainingArguments(
         output_dir=output_dir,
-        num_train_epochs=hyperparameters["epochs"],
-        per_device_train_batch_size=hyperparameters["batch_size"],
+        num_train_epochs=hyperparameters.epochs,
+        per_device_train_batch_size=hyperparameters.batch_size,
         per_device_eval_batch_size=max(
-            hyperparameters["batch_size"],
+            hyperparameters.batch_size,
             MIN_GPU_EVAL_BATCH_SIZE if device.type == "cuda" else 0,
         ),
-        bf16=hyperparameters.get("bf16", True) and native_bf16(device),
+        bf16=hyperparameters.bf16 and native_bf16(device),
         use_cpu=device.type == "cpu",
-        learning_rate=hyperparameters["learning_rate"],
-        warmup_steps=hyperparameters["warmup_ratio"],  # a float in [0, 1) is a ratio of all steps
-        weight_decay=hyperparameters["weight_decay"],
+        learning_rate=hyperparameters.learning_rate,
+        warmup_steps=hyperparameters.warmup_ratio,  # a float in [0, 1) is a ratio of all steps
+        weight_decay=hyperparameters.weight_decay,
         eval_strategy=strategy,
         eval_steps=eval_steps,
         logging_strategy="steps" if eval_steps else "epoch",
@@ -235,9 +230,13 @@ def _trainer(
     length_grouped: bool = False,
     **kwargs: Any,
 ) -> Trainer:
-    """A Trainer (of ``trainer_class``, evaluating in length-sorted batches; with
-    ``length_grouped`` training batches) logging to the job log instead of printing."""
-    trainer = _harness_trainer(trainer_class, length_grouped)(
+    """A Trainer (of ``trainer_class``; with ``length_grouped`` training batches) logging to
+    the job log instead of printing."""
+    if length_grouped:
+        trainer_class = type(
+            f"LengthGrouped{trainer_class.__name__}", (LengthGroupedTraining, trainer_class), {}
+        )
+    trainer = trainer_class(
         model=model,
         args=arguments,
         data_collator=family.data_collator(tokenizer),
@@ -254,7 +253,7 @@ def train_without_dev(
     family: TaskFamily,
     tokenizer: PreTrainedTokenizerBase,
     train: Dataset,
-    hyperparameters: Mapping,
+    hyperparameters: Hyperparameters,
     seed: int,
     trainer_class: type[Trainer] = Trainer,
     label_names: Sequence[str] | None = None,
@@ -272,7 +271,7 @@ def train_without_dev(
             tokenizer,
             train,
             trainer_class=trainer_class,
-            length_grouped=hyperparameters.get("length_grouped_batches", False),
+            length_grouped=hyperparameters.length_grouped_batches,
         ).train()
 
 
@@ -281,29 +280,23 @@ def predict_logits(
     family: TaskFamily,
     tokenizer: PreTrainedTokenizerBase,
     data: Dataset,
-    hyperparameters: Mapping,
+    hyperparameters: Hyperparameters,
     seed: int,
 ) -> np.ndarray:
-    """The model's outputs on ``data`` (batched as the preset says)."""
+    """The model's outputs on ``data`` (batched as the preset says, in length order)."""
+    ordered, order = length_sorted(data)
     with tempfile.TemporaryDirectory(prefix="biocompact-predict-") as scratch:
         arguments = _training_arguments(hyperparameters, seed, scratch, evaluate=False)
-        return _trainer(model, arguments, family, tokenizer, None).predict(data).predictions
-
-
-def grid_points(hyperparameters: Mapping) -> list[dict[str, Any]]:
-    """Every combination of the preset's ``grid`` values over its other settings (the
-    settings themselves when the grid is empty); grid order: the keys as listed."""
-    grid = {key: values for key, values in (hyperparameters.get("grid") or {}).items() if values}
-    base = {key: value for key, value in hyperparameters.items() if key != "grid"}
-    return [{**base, **dict(zip(grid, values))} for values in itertools.product(*grid.values())]
+        trainer = _trainer(model, arguments, family, tokenizer, None)
+        return in_dataset_order(trainer.predict(ordered).predictions, order)
 
 
 def _intermediate_model(
     model_path: str,
     family: TaskFamily,
     tokenizer,
-    task: Mapping,
-    hyperparameters: Mapping,
+    task: FinetuningTask,
+    hyperparameters: Hyperparameters,
     seed: int,
     labels: list[str],
 ) -> PreTrainedModel:
@@ -311,13 +304,13 @@ def _intermediate_model(
     (same format, no dev selection) for ``intermediate_epochs`` when one is given."""
     set_seed(seed)  # before the new head is initialised
     model = family.build_model(model_path, labels)
-    if task.get("intermediate"):
-        examples = family.read(task["intermediate"], task["format"])
+    if task.intermediate:
+        examples = family.read(task.intermediate, task.format)
         data = family.encode(examples, tokenizer, labels, task).dataset
-        settings = {**hyperparameters, "epochs": hyperparameters["intermediate_epochs"]}
+        settings = replace(hyperparameters, epochs=hyperparameters.intermediate_epochs)
         train_without_dev(model, family, tokenizer, data, settings, seed)
         logger.info(
-            "intermediate fine-tuning on %d examples of %s", len(examples), task["intermediate"]
+            "intermediate fine-tuning on %d examples of %s", len(examples), task.intermediate
         )
     return model
 
@@ -326,10 +319,10 @@ def _train_point(
     model_path: str,
     family: TaskFamily,
     tokenizer,
-    task: Mapping,
+    task: FinetuningTask,
     splits: Splits,
     encoded: tuple,
-    hyperparameters: Mapping,
+    hyperparameters: Hyperparameters,
     seed: int,
     curves: CurveDestination | None = None,
 ) -> tuple[PreTrainedModel, KeepBestModel, float]:
@@ -346,11 +339,15 @@ def _train_point(
     model = _intermediate_model(
         model_path, family, tokenizer, task, hyperparameters, seed, splits.labels
     )
-    best = KeepBestModel(primary, metric_names, by_epoch=not hyperparameters.get("eval_steps"))
+    best = KeepBestModel(primary, metric_names, by_epoch=not hyperparameters.eval_steps)
     callbacks: list[TrainerCallback] = [best]
     if curves is not None:
-        point = "lr{learning_rate}-batch{batch_size}-epochs{epochs}".format(**hyperparameters)
+        point = (
+            f"lr{hyperparameters.learning_rate}-batch{hyperparameters.batch_size}"
+            f"-epochs{hyperparameters.epochs}"
+        )
         callbacks.append(TensorBoardCurves(curves.child(point).open()))
+    dev_sorted, dev_order = length_sorted(dev.dataset)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="biocompact-finetune-") as scratch:
         arguments = _training_arguments(hyperparameters, seed, scratch)
@@ -361,9 +358,9 @@ def _train_point(
             tokenizer,
             train.dataset,
             callbacks,
-            length_grouped=hyperparameters.get("length_grouped_batches", False),
-            eval_dataset=dev.dataset,
-            compute_metrics=dev_scores,
+            length_grouped=hyperparameters.length_grouped_batches,
+            eval_dataset=dev_sorted,
+            compute_metrics=metrics_in_dataset_order(dev_scores, dev_order),
         )
         trainer.train()
     model.load_state_dict(best.state_dict)
@@ -372,33 +369,32 @@ def _train_point(
 
 
 def _run_fold(
-    model_path: str,
+    run: FinetuneRun,
     family: TaskFamily,
     tokenizer: PreTrainedTokenizerBase,
-    task: Mapping,
-    seed: int,
+    task: FinetuningTask,
     fold: str | None,
     out_model: str | None = None,
-    saved_label_names: Mapping[str, str] | None = None,
     curves: CurveDestination | None = None,
 ) -> FoldResult:
-    """Train every grid point on one fold, choose the best on dev, score it once on test;
-    save the chosen model with its tokenizer to ``out_model`` when given (its labels
-    renamed by ``saved_label_names``); the curves of its grid points go to ``curves``."""
+    """Train every grid point on one fold of ``task``, choose the best on dev, score it
+    once on test; save the chosen model with its tokenizer to ``out_model`` when given (its
+    labels renamed by ``run.saved_label_names``); the curves of its grid points go to
+    ``curves``."""
     splits = load_splits(task, family)
     primary = family.primary_metric(task, splits.labels)
     # checked before training: a wrong name stops the job at once
-    saved_labels = label_names(splits.labels, saved_label_names, task.get("name"))
+    saved_labels = label_names(splits.labels, run.saved_label_names, task.name)
     train, dev, test = (
         family.encode(examples, tokenizer, splits.labels, task)
         for examples in (splits.train, splits.dev, splits.test)
     )
     logger.info(
         "%s on %s (fold %s), seed %d: %d/%d/%d examples, labels %s, primary metric %s",
-        model_path,
-        task.get("name"),
+        run.model_path,
+        task.name,
         fold,
-        seed,
+        run.seed,
         len(splits.train),
         len(splits.dev),
         len(splits.test),
@@ -406,14 +402,14 @@ def _run_fold(
         primary,
     )
     search, chosen, train_seconds = [], None, 0.0
-    for point in grid_points(task["hyperparameters"]):
+    for point in task.training.grid_points():
         model, best, seconds = _train_point(
-            model_path, family, tokenizer, task, splits, (train, dev), point, seed, curves
+            run.model_path, family, tokenizer, task, splits, (train, dev), point, run.seed, curves
         )
         train_seconds += seconds
         search.append(
             {
-                **{key: point[key] for key in GRID_KEYS},
+                **{key: getattr(point, key) for key in GRID_KEYS},
                 "dev": best.dev_metrics[primary],
                 "best_epoch": best.best_epoch,
             }
@@ -428,7 +424,7 @@ def _run_fold(
         with atomic_path(out_model, is_dir=True) as folder:
             model.save_pretrained(folder)
             tokenizer.save_pretrained(folder)
-    logits = predict_logits(model, family, tokenizer, test.dataset, point, seed)
+    logits = predict_logits(model, family, tokenizer, test.dataset, point, run.seed)
     predictions = family.decode(logits, test, splits.labels)
     test_metrics = family.score(splits.test, predictions, task, splits.labels)
     logger.info("fold %s: test %s", fold, test_metrics)
@@ -447,79 +443,83 @@ def _run_fold(
     )
 
 
-def finetune(
-    model_path: str,
-    task: Mapping,
-    seed: int,
-    out_metrics: str,
-    out_predictions: str,
-    threads: int = 1,
-    *,
-    model_name: str | None = None,
-    task_name: str | None = None,
-    out_model: str | None = None,
-    saved_label_names: Mapping[str, str] | None = None,
-    card_settings: CardSettings | None = None,
-    tracking: TrackingSettings | None = None,
-) -> dict[str, Any]:
-    """Fine-tune ``model_path`` on ``task`` (a task config with resolved ``hyperparameters``)
-    and write test predictions and metrics.json atomically (TensorBoard curves of training
-    and dev scores in ``tensorboard/`` beside metrics.json) (the median over folds for a
-    cross-validated task); save the model chosen on dev to the folder ``out_model`` when
-    given (a task without folds only), its ``id2label`` renamed by ``saved_label_names``
-    (see ``saved_models.label_names``) and a model card of this run (``card_settings``: the
-    config's ``model_cards``). The curves also go to the trackers of ``tracking``, one run
+@dataclass(frozen=True)
+class FinetuneRun:
+    """One fine-tuning run: ``model_path`` on ``task`` (with its hyperparameters) with
+    ``seed``; ``model_name`` names the model in the record, the curves and the card
+    (default: ``model_path``), ``saved_label_names`` the labels in a saved model's
+    ``id2label`` (a task's ``label_names``, see ``saved_models.label_names``; None: as in
+    the task's files), ``card_settings`` are the config's ``model_cards`` and ``tracking``
+    the trackers that also get the curves."""
+
+    model_path: str
+    task: FinetuningTask
+    seed: int
+    model_name: str | None = None
+    saved_label_names: Mapping[str, str] | None = None
+    card_settings: CardSettings = field(default_factory=CardSettings)
+    tracking: TrackingSettings | None = None
+
+
+def finetune(run: FinetuneRun, *, outputs: Mapping[str, str], threads: int = 1) -> dict[str, Any]:
+    """Fine-tune as ``run`` says and write test predictions (``outputs["predictions"]``) and
+    metrics.json (``outputs["metrics"]``) atomically, with TensorBoard curves of training
+    and dev scores in ``tensorboard/`` beside metrics.json (the median over folds for a
+    cross-validated task); save the model chosen on dev to the folder ``outputs["model"]``
+    when given (a task without folds only), its ``id2label`` renamed by
+    ``run.saved_label_names``, with a model card of this run. The
+    curves also go to the trackers of ``run.tracking``, one run
     ``finetuning/MODEL/TASK/seedN[/fold-F]/POINT`` per grid point. Returns the metrics record."""
     torch.set_num_threads(threads)
     disable_progress_bar()
-    family = get_family(task["family"], task["format"])
+    task, seed, model_name = run.task, run.seed, run.model_name or run.model_path
+    out_model = outputs.get("model")
+    family = get_family(task.family, task.format)
     folds = fold_tasks(task)
     if out_model and len(folds) > 1:
         raise ValueError(
-            f"task {task_name or task.get('name')!r}: cannot save one model of "
-            f"a cross-validated task ({len(folds)} folds)"
+            f"task {task.name!r}: cannot save one model of a cross-validated task "
+            f"({len(folds)} folds)"
         )
-    tokenizer = AutoTokenizer.from_pretrained(model_path)
+    tokenizer = AutoTokenizer.from_pretrained(run.model_path)
     curves = CurveDestination(
-        Path(out_metrics).parent / TENSORBOARD_DIR,  # beside metrics.json
-        f"finetuning/{model_name or model_path}/{task_name or task.get('name')}/seed{seed}",
-        tracking,
+        Path(outputs["metrics"]).parent / TENSORBOARD_DIR,  # beside metrics.json
+        f"finetuning/{model_name}/{task.name}/seed{seed}",
+        run.tracking,
     )
     results = [
         _run_fold(
-            model_path,
+            run,
             family,
             tokenizer,
             fold_task,
-            seed,
             fold,
             out_model,
-            saved_label_names,
             curves.child(f"fold-{fold}") if fold is not None else curves,
         )
         for fold, fold_task in folds
     ]
-    with atomic_open(out_predictions) as handle:
+    with atomic_open(outputs["predictions"]) as handle:
         write_fold_predictions(handle, family, results)
     record = metrics_record(
-        model=model_name or model_path,
-        task_name=task_name,
+        model=model_name,
+        task_name=task.name,
         seed=seed,
         task=task,
         family=family,
         results=results,
-        model_path=model_path,
+        model_path=run.model_path,
     )
     record["hardware"] = hardware()
-    write_json(out_metrics, record)
+    write_json(outputs["metrics"], record)
     if out_model:
         card = finetuned_model_card(
             out_model,
             [record],
             record,
             f"One run, seed {seed}.",
-            task,
-            card_settings or CardSettings(),
+            task.entry,
+            run.card_settings,
         )
         write_card(card, out_model)
     primary = record["primary_metric"]

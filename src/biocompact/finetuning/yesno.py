@@ -4,7 +4,7 @@ classified from the [CLS] head; a question's snippet probabilities are averaged.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import IO
 
 import numpy as np
@@ -20,6 +20,7 @@ from biocompact.finetuning.family import Encoded
 from biocompact.finetuning.metrics import Metric, ScoredLabel, yesno_metrics
 from biocompact.finetuning.readers import DatasetFormatError, LabelledText
 from biocompact.finetuning.sequence_classification import SequenceClassification
+from biocompact.finetuning.settings import FinetuningTask
 
 
 def _questions(examples: Sequence[LabelledText]) -> dict[str, list[LabelledText]]:
@@ -41,16 +42,16 @@ class YesNoQuestions(SequenceClassification):
             binary_default=False,
         )
 
-    def read_split(self, task: Mapping, split: str) -> list[LabelledText]:
+    def read_split(self, task: FinetuningTask, split: str) -> list[LabelledText]:
         """Test answers come from the task's ``golden`` BioASQ file when one is given."""
         examples = super().read_split(task, split)
-        if split == "test" and task.get("golden"):
-            golden = read_bioasq_golden(task["golden"])
+        if split == "test" and task.golden:
+            golden = read_bioasq_golden(task.golden)
             examples = [
                 LabelledText(
                     e.id,
                     e.text,
-                    golden_answer(golden, e.group, "yesno", task["golden"]),
+                    golden_answer(golden, e.group, "yesno", task.golden),
                     e.source,
                     e.line,
                     e.text_pair,
@@ -70,7 +71,7 @@ class YesNoQuestions(SequenceClassification):
     def group(self, example: LabelledText) -> str | None:
         return example.group
 
-    def metrics(self, task: Mapping, labels: Sequence[str]) -> dict[str, Metric]:
+    def metrics(self, task: FinetuningTask, labels: Sequence[str]) -> dict[str, Metric]:
         return yesno_metrics(labels, "question (snippet probabilities averaged)")
 
     def gold(self, examples: Sequence[LabelledText]) -> list[str]:

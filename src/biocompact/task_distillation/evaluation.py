@@ -8,7 +8,7 @@ predictions file of the task family)."""
 from __future__ import annotations
 
 import csv
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from transformers import PreTrainedModel, PreTrainedTokenizerBase
 from biocompact.atomic import atomic_open
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.metrics import ScoredLabel, roc_auc_metric
+from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.splits import check_known_labels
 from biocompact.finetuning.train import predict_logits
 from biocompact.task_distillation.summary import AGREEMENT
@@ -43,7 +44,7 @@ def evaluate(
     model: PreTrainedModel,
     tokenizer: PreTrainedTokenizerBase,
     family: TaskFamily,
-    task: Mapping,
+    task: FinetuningTask,
     labels: Sequence[str],
     seed: int,
     out_predictions: str | Path,
@@ -54,9 +55,7 @@ def evaluate(
     test = family.read_split(task, "test")
     check_known_labels(test, labels)
     encoded = family.encode(test, tokenizer, labels, task)
-    logits = predict_logits(
-        model, family, tokenizer, encoded.dataset, task["hyperparameters"], seed
-    )
+    logits = predict_logits(model, family, tokenizer, encoded.dataset, task.training, seed)
     predictions = family.decode(logits, encoded, labels)
     metrics = family.score(test, predictions, task, labels)
     definitions = {name: metric.definition for name, metric in family.metrics(task, labels).items()}

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from biocompact.finetuning.settings import task_entry
 from biocompact.task_distillation.randomised import QUESTION_STARTERS
 
 TEXT_FORMAT = "text"
@@ -112,6 +113,12 @@ class ExperimentSettings:
     def teacher_key(self) -> tuple[str, str, int]:
         """The teacher's identity: experiments with the same key share one teacher."""
         return self.teacher, self.task, self.teacher_seed
+
+    def task_entry(self, finetuning: Mapping[str, Any], role: str) -> dict[str, Any]:
+        """The experiment's task of the config's ``finetuning`` section as a plain entry
+        (``finetuning.settings.task_entry``), trained with the ``teacher`` or ``student``
+        ``role``'s hyperparameters (``teacher_training``, ``student_training``)."""
+        return task_entry(finetuning, self.task, hyperparameters=getattr(self, f"{role}_training"))
 
     def direct_transfer(self, transfer_sets: Mapping[str, TransferSetSettings]) -> list[str]:
         """The transfer sets the student is fine-tuned on directly: the labelled ones."""

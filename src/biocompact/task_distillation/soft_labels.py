@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from transformers.utils.logging import disable_progress_bar
 from biocompact.atomic import atomic_open, write_json
 from biocompact.finetuning.metrics import positive_label
 from biocompact.finetuning.readers import LabelledText
+from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.train import predict_logits
 from biocompact.task_distillation.transfer import read_transfer_set
@@ -116,47 +118,53 @@ def check_input_kind(
         )
 
 
+@dataclass(frozen=True)
+class SoftLabelRun:
+    """The teacher's soft labels of one experiment on one transfer set: the experiment's
+    ``task`` (with the teacher's hyperparameters for batching) and ``temperature``; the
+    names of the experiment and the transfer set are recorded in the sidecar."""
+
+    task: FinetuningTask
+    temperature: float
+    experiment: str | None = None
+    transfer: str | None = None
+
+
 def compute_soft_labels(
-    teacher_path: str,
-    transfer_path: str,
-    task: Mapping,
-    temperature: float,
-    out_soft_labels: str,
-    out_meta: str,
-    threads: int = 1,
-    **provenance: Any,
+    run: SoftLabelRun, *, inputs: Mapping[str, str], outputs: Mapping[str, str], threads: int = 1
 ) -> dict[str, Any]:
-    """Run the teacher once over the transfer set; write the soft labels and their sidecar
-    (``provenance``, e.g. experiment and transfer names, is recorded in it)."""
+    """Run the teacher (``inputs["teacher"]``) once over the transfer set
+    (``inputs["transfer"]``); write the soft labels (``outputs["soft_labels"]``) and their
+    sidecar (``outputs["meta"]``)."""
     torch.set_num_threads(threads)
     disable_progress_bar()
-    family = get_family(task["family"], task["format"])
+    task, teacher_path, transfer_path = run.task, inputs["teacher"], inputs["transfer"]
+    family = get_family(task.family, task.format)
     labels = model_labels(teacher_path)
     examples = read_transfer_set(transfer_path)
-    check_input_kind(
-        examples, family.read_split(task, "test"), provenance.get("transfer", transfer_path)
-    )
+    check_input_kind(examples, family.read_split(task, "test"), run.transfer or transfer_path)
     tokenizer = AutoTokenizer.from_pretrained(teacher_path)
     model = AutoModelForSequenceClassification.from_pretrained(teacher_path)
     encoded = family.encode(examples, tokenizer, labels, task)
     logits = torch.as_tensor(
-        predict_logits(model, family, tokenizer, encoded.dataset, task["hyperparameters"], 0)
+        predict_logits(model, family, tokenizer, encoded.dataset, task.training, 0)
     )
     columns = soft_label_columns(labels)
-    probabilities = teacher_probabilities(logits, temperature, labels.index(columns[0])).numpy()
-    write_soft_labels(out_soft_labels, examples, probabilities)
+    probabilities = teacher_probabilities(logits, run.temperature, labels.index(columns[0])).numpy()
+    write_soft_labels(outputs["soft_labels"], examples, probabilities)
     meta = {
-        **provenance,
+        "experiment": run.experiment,
+        "transfer": run.transfer,
         "teacher_path": teacher_path,
         "labels": labels,
         "columns": columns,
         "activation": SIGMOID if len(labels) == 2 else SOFTMAX,
-        "temperature": temperature,
+        "temperature": run.temperature,
         "examples": len(examples),
         "truncated_examples": encoded.stats.get("truncated_examples", 0),
         "mean_soft_label": [round(float(p), 6) for p in probabilities.mean(axis=0)],
     }
-    write_json(out_meta, meta)
+    write_json(outputs["meta"], meta)
     logger.info(
         "soft labels of %d transfer examples, mean %s", len(examples), meta["mean_soft_label"]
     )

@@ -1,12 +1,14 @@
 """Stage 1 (the teacher: fine-tuned by the harness and saved) and stage 3 (students trained
-on the teacher's soft labels, fine-tuned directly on the transfer set's own labels, seed
-003 section 4.2, or left untrained), each evaluated on the task's test set."""
+on the teacher's soft labels, fine-tuned directly on the transfer set's own labels, the
+baseline of section 4.2 of "BioXtract: Learning Biomedical Knowledge From General and Random
+Data", or left untrained), each evaluated on the task's test set."""
 
 from __future__ import annotations
 
 import logging
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -22,9 +24,10 @@ from transformers.utils.logging import disable_progress_bar
 
 from biocompact.atomic import write_json
 from biocompact.finetuning.family import TaskFamily
+from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.splits import check_known_labels
 from biocompact.finetuning.tasks import get_family
-from biocompact.finetuning.train import finetune, train_without_dev
+from biocompact.finetuning.train import FinetuneRun, finetune, train_without_dev
 from biocompact.task_distillation.evaluation import evaluate, read_predicted_labels
 from biocompact.task_distillation.soft_labels import (
     model_labels,
@@ -62,49 +65,37 @@ class SoftLabelTrainer(Trainer):
 
 
 def train_teacher(
-    model_path: str,
-    task: Mapping,
-    seed: int,
-    out_model: str,
-    out_metrics: str,
-    out_predictions: str,
-    out_evaluation: str,
-    out_evaluation_predictions: str,
-    threads: int = 1,
-    model_name: str | None = None,
-    task_name: str | None = None,
+    run: FinetuneRun, *, outputs: Mapping[str, str], threads: int = 1
 ) -> dict[str, Any]:
-    """Fine-tune ``model_path`` on ``task`` with the harness (metrics.json, predictions.tsv),
-    save the model chosen on dev and evaluate it like the students."""
-    record = finetune(
-        model_path,
-        task,
-        seed,
-        out_metrics,
-        out_predictions,
-        threads,
-        model_name=model_name,
-        task_name=task_name,
-        out_model=out_model,
-    )
-    family = get_family(task["family"], task["format"])
+    """Fine-tune as ``run`` says with the harness (``outputs`` metrics, predictions), save
+    the model chosen on dev (``outputs["model"]``) and evaluate it like the students
+    (``outputs["evaluation"]``, ``outputs["evaluation_predictions"]``)."""
+    record = finetune(run, outputs=outputs, threads=threads)
+    task, out_model = run.task, outputs["model"]
+    family = get_family(task.family, task.format)
     model = AutoModelForSequenceClassification.from_pretrained(out_model)
     tokenizer = AutoTokenizer.from_pretrained(out_model)
     evaluation = evaluate(
-        model, tokenizer, family, task, model_labels(out_model), seed, out_evaluation_predictions
+        model,
+        tokenizer,
+        family,
+        task,
+        model_labels(out_model),
+        run.seed,
+        outputs["evaluation_predictions"],
     )
     result = {
         "setting": "teacher",
-        "model": model_name or model_path,
-        "task": task_name,
-        "seed": seed,
+        "model": run.model_name or run.model_path,
+        "task": task.name,
+        "seed": run.seed,
         "model_path": out_model,
         **evaluation,
         "train_examples": record["train_examples"],
         "train_seconds": record["train_seconds"],
-        "hyperparameters": task["hyperparameters"],
+        "hyperparameters": task.entry["hyperparameters"],
     }
-    write_json(out_evaluation, result)
+    write_json(outputs["evaluation"], result)
     return result
 
 
@@ -114,7 +105,7 @@ def _training_data(
     family: TaskFamily,
     tokenizer: PreTrainedTokenizerBase,
     labels: Sequence[str],
-    task: Mapping,
+    task: FinetuningTask,
 ) -> Dataset | None:
     """What a student trains on: transfer text with soft labels only (``distilled``), with
     its own labels (``direct``), or nothing (``untrained``)."""
@@ -133,74 +124,82 @@ def _training_data(
     return family.encode(examples, tokenizer, labels, task).dataset
 
 
+@dataclass(frozen=True)
+class StudentRun:
+    """The students of one experiment: ``student_path`` trained by ``method`` (distilled on
+    soft labels made at ``temperature``, direct on a transfer set's labels, or untrained)
+    for ``task``'s hyperparameters, once per seed; ``experiment``, ``transfer`` and
+    ``model_name`` are recorded with each evaluation."""
+
+    method: str
+    student_path: str
+    task: FinetuningTask
+    seeds: tuple[int, ...]
+    temperature: float | None = None
+    experiment: str | None = None
+    transfer: str | None = None
+    model_name: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise ValueError(f"unknown student method {self.method!r}; known: {METHODS}")
+        if self.method == DISTILLED and self.temperature is None:
+            raise ValueError("distilled students need the temperature of their soft labels")
+
+
 def run_students(
-    method: str,
-    student_path: str,
-    teacher_path: str,
-    task: Mapping,
-    seeds: Sequence[int],
-    out_evaluations: Sequence[str],
-    out_predictions: Sequence[str],
-    teacher_predictions: str,
-    data_path: str | None = None,
-    temperature: float | None = None,
-    threads: int = 1,
+    run: StudentRun,
     *,
-    experiment: str | None = None,
-    transfer: str | None = None,
-    model_name: str | None = None,
-    task_name: str | None = None,
+    inputs: Mapping[str, str],
+    outputs: Mapping[str, Sequence[str]],
+    threads: int = 1,
 ) -> list[dict[str, Any]]:
-    """For every seed, build the student with a fresh head for the teacher's labels, train it
-    by ``method`` for the task's hyperparameters (no dev selection: no ground truth of the
-    task is used) and evaluate it; write one evaluation per seed. ``data_path``: the soft
-    labels (``distilled``, which needs the ``temperature``) or the transfer set (``direct``)."""
-    if method not in METHODS:
-        raise ValueError(f"unknown student method {method!r}; known: {METHODS}")
-    if method == DISTILLED and temperature is None:
-        raise ValueError("distilled students need the temperature of their soft labels")
+    """For every seed, build the student with a fresh head for the labels of the teacher
+    (``inputs["teacher"]``), train it (no dev selection: no ground truth of the task is
+    used) on ``inputs["data"]`` (the soft labels or the transfer set; absent when
+    untrained) and evaluate it (agreement with ``inputs["teacher_predictions"]``); write one
+    evaluation (``outputs["evaluations"]``, ``outputs["predictions"]``) per seed."""
     torch.set_num_threads(threads)
     disable_progress_bar()
-    family = get_family(task["family"], task["format"])
-    labels = model_labels(teacher_path)
-    tokenizer = AutoTokenizer.from_pretrained(student_path)
-    teacher_labels = read_predicted_labels(teacher_predictions)
-    data = _training_data(method, data_path, family, tokenizer, labels, task)
+    task, method = run.task, run.method
+    family = get_family(task.family, task.format)
+    labels = model_labels(inputs["teacher"])
+    tokenizer = AutoTokenizer.from_pretrained(run.student_path)
+    teacher_labels = read_predicted_labels(inputs["teacher_predictions"])
+    data = _training_data(method, inputs.get("data"), family, tokenizer, labels, task)
     training = ()
     if method == DISTILLED:
         positive = labels.index(soft_label_columns(labels)[0])
         training = (
-            SoftLabelTrainer.with_settings(temperature, positive),
+            SoftLabelTrainer.with_settings(run.temperature, positive),
             [SOFT_LABELS],
         )
     results = []
     for seed, out_evaluation, out_prediction in zip(
-        seeds, out_evaluations, out_predictions, strict=True
+        run.seeds, outputs["evaluations"], outputs["predictions"], strict=True
     ):
         set_seed(seed)  # before the new head is initialised
-        model = family.build_model(student_path, labels)
+        model = family.build_model(run.student_path, labels)
         started = time.perf_counter()
         if data is not None:
-            train_without_dev(
-                model, family, tokenizer, data, task["hyperparameters"], seed, *training
-            )
+            train_without_dev(model, family, tokenizer, data, task.training, seed, *training)
         seconds = time.perf_counter() - started
         evaluation = evaluate(
             model, tokenizer, family, task, labels, seed, out_prediction, teacher_labels
         )
         result = {
-            "experiment": experiment,
-            "transfer": transfer,
+            "experiment": run.experiment,
+            "transfer": run.transfer,
             "setting": method,
-            "model": model_name or student_path,
-            "task": task_name or task.get("name"),
+            "model": run.model_name or run.student_path,
+            "task": task.name,
             "seed": seed,
-            "model_path": student_path,
+            "model_path": run.student_path,
             **evaluation,
             "train_examples": len(data) if data is not None else 0,
             "train_seconds": round(seconds, 3),
-            "hyperparameters": task["hyperparameters"],
-            "temperature": temperature,
+            "hyperparameters": task.entry["hyperparameters"],
+            "temperature": run.temperature,
         }
         write_json(out_evaluation, result)
         logger.info("%s student, seed %d: %s", method, seed, evaluation["metrics"])

@@ -1,0 +1,211 @@
+"""A fine-tuning task of the config's ``finetuning`` section, parsed once into checked
+settings: the task's data (``FinetuningTask``) and its training (``Hyperparameters``).
+
+Light (no torch): the workflow resolves every task when it builds the DAG, so a bad entry
+stops it before any job runs. The schema documents every field and fills in its default
+(tests/test_finetuning_settings.py checks that fields and defaults agree); a new
+hyperparameter is a schema property, a field of ``Hyperparameters`` and the line that reads
+it. Rules pass plain entries (``task_entry``: Snakemake's params trigger compares plain
+values only), and jobs parse them with ``FinetuningTask.from_entry``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+from biocompact.datasets.tasks import dataset_task
+
+# The settings a preset's ``grid`` may vary, in the order a grid point is named.
+GRID_KEYS = ("learning_rate", "batch_size", "epochs")
+
+
+def _check_known_keys(where: str, entry: Mapping[str, Any], known: set[str]) -> None:
+    unknown = sorted(set(entry) - known)
+    if unknown:
+        raise ValueError(f"{where}: unknown setting {unknown[0]!r}; known: {sorted(known)}")
+
+
+@dataclass(frozen=True)
+class Hyperparameters:
+    """How a model is trained on a task: a preset with the task's and the model's overrides
+    (or task distillation's ``teacher_training``/``student_training``)."""
+
+    epochs: float = 3
+    batch_size: int = 16
+    learning_rate: float = 5e-5
+    max_seq_length: int = 128
+    warmup_ratio: float = 0.1
+    weight_decay: float = 0.01
+    eval_steps: int | None = None  # evaluate on dev every N steps (None: after each epoch)
+    grid: Mapping[str, list[float]] = field(default_factory=dict)  # values of GRID_KEYS tried
+    doc_stride: int = 128  # QA: overlap of the windows over a long snippet
+    max_answer_length: int = 30  # QA: longest answer span, in tokens
+    n_best: int = 20  # QA: start and end positions considered per window
+    intermediate_epochs: float = 1  # epochs on a task's intermediate file
+    length_grouped_batches: bool = False  # training batches of examples of similar length
+    bf16: bool = True  # where the device computes bf16 natively
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.warmup_ratio < 1:
+            # Trainer reads warmup_steps >= 1 as a number of steps, not a ratio
+            raise ValueError(f"warmup_ratio must be in [0, 1), got {self.warmup_ratio}")
+        unknown = sorted(set(self.grid) - set(GRID_KEYS))
+        if unknown:
+            raise ValueError(f"grid: {unknown} cannot vary; known: {list(GRID_KEYS)}")
+
+    def grid_points(self) -> list[Hyperparameters]:
+        """Every combination of the ``grid`` values over the other settings (these settings
+        without a grid when it is empty); grid order: the keys as listed."""
+        grid = {key: values for key, values in self.grid.items() if values}
+        return [
+            replace(self, grid={}, **dict(zip(grid, values)))
+            for values in itertools.product(*grid.values())
+        ]
+
+    def as_record(self) -> dict[str, Any]:
+        """The settings of one trained point, as metrics.json records them (no ``grid``)."""
+        record = asdict(self)
+        del record["grid"]
+        return record
+
+    @classmethod
+    def from_entry(
+        cls, entry: Mapping[str, Any], where: str = "hyperparameters"
+    ) -> Hyperparameters:
+        """Parse the settings of a preset with its overrides (errors name ``where``)."""
+        _check_known_keys(where, entry, {item.name for item in fields(cls)})
+        try:
+            return cls(**{**entry, "grid": dict(entry.get("grid") or {})})
+        except ValueError as error:
+            raise ValueError(f"{where}: {error}") from None
+
+
+@dataclass(frozen=True)
+class FinetuningTask:
+    """One task of ``finetuning.tasks``: its data, scoring and (for training) hyperparameters.
+
+    ``hyperparameters`` is None for a task read for its data alone (the majority baseline,
+    whose result does not depend on them)."""
+
+    name: str
+    family: str  # ner, re, dc, nli, qa_factoid, qa_yesno, similarity
+    format: str  # the files' format (readers.py)
+    train: str
+    test: str
+    preset: str | None = None  # the name in finetuning.presets the hyperparameters start from
+    hyperparameters: Hyperparameters | None = None
+    dataset: str | None = None  # a registered dataset, already filled in by ``task_entry``
+    dev: str | None = None  # None: carved from train
+    folds: tuple[str | int, ...] | None = None  # cross-validation: {fold} in the split paths
+    golden: str | None = None  # BioASQ golden answers of the test set
+    intermediate: str | None = None  # a file in the task's format to fine-tune on first
+    max_train_examples: int | None = None
+    max_dev_examples: int | None = None
+    max_test_examples: int | None = None
+    metric: str | None = None  # the primary metric (None: the family's default)
+    negative_label: str | None = None  # left out of micro-F1
+    positive_labels: tuple[str, ...] | None = None
+    label_all_subtokens: bool = False  # NER: train on every sub-token
+    label_names: Mapping[str, str] = field(default_factory=dict)  # a saved model's label names
+    # the plain entry parsed (a rule's params), as model cards and task-distillation records
+    # quote it
+    entry: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def training(self) -> Hyperparameters:
+        """The hyperparameters of a task read for training."""
+        if self.hyperparameters is None:
+            raise ValueError(f"task {self.name!r} was read without its hyperparameters")
+        return self.hyperparameters
+
+    @classmethod
+    def from_entry(cls, entry: Mapping[str, Any]) -> FinetuningTask:
+        """Parse a task entry (``task_entry``'s, or a test's), its ``hyperparameters``
+        resolved into all its settings when present."""
+        where = f"config: finetuning.tasks.{entry.get('name')}"
+        _check_known_keys(where, entry, {item.name for item in fields(cls)} - {"entry"})
+        hyperparameters = entry.get("hyperparameters")
+        return cls(
+            **{
+                **entry,
+                "hyperparameters": None
+                if hyperparameters is None
+                else Hyperparameters.from_entry(hyperparameters, f"{where}.hyperparameters"),
+                "folds": tuple(entry["folds"]) if entry.get("folds") else None,
+                "positive_labels": tuple(entry["positive_labels"])
+                if entry.get("positive_labels")
+                else None,
+                "label_names": dict(entry.get("label_names") or {}),
+                "entry": entry,
+            }
+        )
+
+
+def check_model_overrides(finetuning: Mapping[str, Any], models: list[str]) -> None:
+    """Each ``model_overrides`` entry names a model of the config (``models``) and only
+    settings of a preset."""
+    known = {key for preset in finetuning["presets"].values() for key in preset}
+    for name, overrides in finetuning["model_overrides"].items():
+        if name not in models:
+            raise ValueError(
+                f"config: finetuning.model_overrides names {name!r}, which is not a model of "
+                "this config"
+            )
+        unknown = sorted(set(overrides) - known)
+        if known and unknown:
+            raise ValueError(
+                f"config: finetuning.model_overrides.{name}: {unknown} are not settings of a "
+                f"preset; known: {sorted(known)}"
+            )
+
+
+def task_entry(
+    finetuning: Mapping[str, Any],
+    task: str,
+    model: str | None = None,
+    *,
+    training: bool = True,
+    hyperparameters: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Task ``task`` of the schema-validated ``finetuning`` section as a plain entry (the
+    rules' params), checked by parsing it; the config is not changed. Its ``dataset`` is
+    filled in and its ``hyperparameters`` are the preset's, then the task's overrides, then
+    ``model_overrides`` of ``model`` (or ``hyperparameters`` instead, when given: task
+    distillation's classifier training). Without ``training``: the task's data alone."""
+    settings = finetuning["tasks"][task]
+    if settings["preset"] not in finetuning["presets"]:
+        raise ValueError(
+            f"config: finetuning.tasks.{task}.preset {settings['preset']!r} is not in "
+            "finetuning.presets"
+        )
+    entry = dataset_task(task, settings)
+    entry["name"] = task
+    if not training or hyperparameters is not None:
+        del entry["hyperparameters"]
+    if hyperparameters is not None:
+        # last, as before: Snakemake compares params by their repr, so the order is kept
+        entry["hyperparameters"] = dict(hyperparameters)
+    elif training:
+        entry["hyperparameters"] = {
+            **finetuning["presets"][settings["preset"]],
+            **settings["hyperparameters"],
+            **(finetuning["model_overrides"].get(model, {}) if model else {}),
+        }
+    FinetuningTask.from_entry(entry)
+    return entry
+
+
+def resolve_task(
+    finetuning: Mapping[str, Any],
+    task: str,
+    model: str | None = None,
+    *,
+    training: bool = True,
+    hyperparameters: Mapping[str, Any] | None = None,
+) -> FinetuningTask:
+    """``task_entry`` parsed (what the workflow reads of a task when it builds the DAG)."""
+    entry = task_entry(finetuning, task, model, training=training, hyperparameters=hyperparameters)
+    return FinetuningTask.from_entry(entry)

@@ -1,0 +1,140 @@
+"""Fine-tuning tasks of the config resolved and parsed into settings: fields, defaults, checks."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake.utils import validate
+
+from biocompact.finetuning.settings import (
+    FinetuningTask,
+    Hyperparameters,
+    check_model_overrides,
+    resolve_task,
+    task_entry,
+)
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
+SECTION = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))["properties"]["finetuning"]
+
+
+def _fields(cls: type) -> dict[str, object]:
+    """Each field's default (MISSING for a required one)."""
+    return {
+        item.name: item.default_factory() if callable(item.default_factory) else item.default
+        for item in dataclasses.fields(cls)
+    }
+
+
+def test_the_schema_properties_are_the_fields_with_their_defaults():
+    preset = SECTION["properties"]["presets"]["additionalProperties"]["properties"]
+    assert {key: value["default"] for key, value in preset.items()} == _fields(Hyperparameters)
+    task = SECTION["properties"]["tasks"]["additionalProperties"]["properties"]
+    assert set(task) == set(_fields(FinetuningTask)) - {"name", "entry"}
+
+
+@pytest.fixture
+def finetuning() -> dict:
+    """The demo's finetuning section, validated (defaults filled in)."""
+    config = yaml.safe_load((REPO_ROOT / "config.yaml").read_text(encoding="utf-8"))
+    validate(config, str(SCHEMA))
+    return config["finetuning"]
+
+
+def test_hyperparameters_are_the_preset_then_the_task_then_the_model(finetuning):
+    finetuning["tasks"]["demo-re"]["hyperparameters"] = {"epochs": 2, "learning_rate": 1e-4}
+    finetuning["model_overrides"] = {"student": {"learning_rate": 3e-4}}
+    before = copy.deepcopy(finetuning)
+    task = resolve_task(finetuning, "demo-re", model="student")
+    assert finetuning == before  # the config is read, never changed
+    preset = finetuning["presets"]["demo"]
+    assert task.hyperparameters == Hyperparameters.from_entry(
+        {**preset, "epochs": 2, "learning_rate": 3e-4}
+    )
+    assert resolve_task(finetuning, "demo-re", model="teacher").training.learning_rate == 1e-4
+    assert (task.name, task.family, task.preset) == ("demo-re", "re", "demo")
+    assert task.label_names == {"0": "no-association", "1": "gene-disease-association"}
+    assert task.entry == task_entry(finetuning, "demo-re", model="student")
+    assert "hyperparameters" not in task_entry(finetuning, "demo-re", training=False)
+    data = resolve_task(finetuning, "demo-re", training=False)
+    assert data.hyperparameters is None and dataclasses.replace(task, hyperparameters=None) == data
+    with pytest.raises(ValueError, match="'demo-re' was read without its hyperparameters"):
+        data.training
+    own = resolve_task(finetuning, "demo-re", hyperparameters={"epochs": 5})
+    assert own.hyperparameters == Hyperparameters(epochs=5)
+
+
+def test_a_task_naming_a_dataset_is_filled_in_on_read(finetuning):
+    finetuning["tasks"] = {"ncbi": {"dataset": "ncbi-disease", "preset": "demo"}}
+    validate({"finetuning": finetuning}, str(SCHEMA))
+    entry = task_entry(finetuning, "ncbi")
+    assert (entry["family"], entry["format"]) == ("ner", "biobert_tsv")
+    assert entry["train"].startswith("results/data/ncbi-disease/")
+    assert "family" not in finetuning["tasks"]["ncbi"]
+
+
+def test_grid_points_yield_hyperparameters():
+    settings = Hyperparameters(epochs=1, grid={"learning_rate": [1e-3, 1e-4], "batch_size": [8]})
+    assert settings.grid_points() == [
+        Hyperparameters(epochs=1, learning_rate=1e-3, batch_size=8),
+        Hyperparameters(epochs=1, learning_rate=1e-4, batch_size=8),
+    ]
+    assert Hyperparameters(grid={"epochs": []}).grid_points() == [Hyperparameters()]
+    record = Hyperparameters().as_record()
+    assert "grid" not in record and record["bf16"] is True
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"preset": "nope"}, "tasks.demo-re.preset 'nope' is not in finetuning.presets"),
+        (
+            {"hyperparameters": {"warmup_ratio": 1.0}},
+            r"tasks.demo-re.hyperparameters: warmup_ratio must be in \[0, 1\), got 1.0",
+        ),
+        (
+            {"hyperparameters": {"lerning_rate": 1.0}},
+            "tasks.demo-re.hyperparameters: unknown setting 'lerning_rate'",
+        ),
+        (
+            {"hyperparameters": {"grid": {"weight_decay": [0.1]}}},
+            r"grid: \['weight_decay'\] cannot vary",
+        ),
+    ],
+)
+def test_bad_tasks_are_named(finetuning, change, message):
+    finetuning["tasks"]["demo-re"].update(change)
+    with pytest.raises(ValueError, match=message):
+        task_entry(finetuning, "demo-re")
+
+
+def test_a_parsed_entry_checks_its_keys():
+    with pytest.raises(ValueError, match="tasks.t: unknown setting 'epochs'"):
+        FinetuningTask.from_entry(
+            {
+                "name": "t",
+                "family": "re",
+                "format": "blue_tsv",
+                "train": "a",
+                "test": "b",
+                "epochs": 1,
+            }
+        )
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"nobody": {}}, "model_overrides names 'nobody', which is not a model of this config"),
+        ({"student": {"lerning_rate": 1}}, r"student: \['lerning_rate'\] are not settings of a"),
+    ],
+)
+def test_model_overrides_name_models_and_preset_settings(finetuning, overrides, message):
+    finetuning["model_overrides"] = overrides
+    with pytest.raises(ValueError, match=message):
+        check_model_overrides(finetuning, ["teacher", "student"])
