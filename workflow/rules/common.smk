@@ -291,7 +291,8 @@ def model_vocabulary(name):
 def gpu_job_resources(entry):
     """Slurm resources of a GPU job from a config ``resources`` block (schema: gpu_job).
 
-    ``entry(wildcards)`` is the config entry holding the block. In the Slurm plugin's
+    ``entry`` is the config entry holding the block, or a function of the job's wildcards
+    giving it (one entry per model). In the Slurm plugin's
     names: on one node, ``gpu`` becomes --gpus; on ``nodes`` N > 1, ``gres`` gpu:G asks
     for G GPUs on each node, and ``mpi`` with ``tasks`` N runs the job's script on the
     first node without srun, for it to start one launcher per node (--ntasks=N).
@@ -300,7 +301,7 @@ def gpu_job_resources(entry):
     """
 
     def block(wildcards):
-        return entry(wildcards)["resources"]
+        return (entry(wildcards) if callable(entry) else entry)["resources"]
 
     def pick(key):
         def resource(wildcards):

@@ -28,7 +28,7 @@ rule download_dataset:
         runtime=120,
     params:
         source="{source}",
-        url=lambda wc: dataset_source_url(wc.source),
+        url=source_url,
         lock_file=config["datasets"]["checksum_lock"],
         retries=config["datasets"]["retries"],
     script:
@@ -38,7 +38,7 @@ rule download_dataset:
 rule prepare_dataset:
     """Convert one split file of a dataset from its source archive to the harness format and check it against the registry."""
     input:
-        archive=lambda wc: archive_path(get_dataset(wc.dataset).source),
+        archive=dataset_archive,
     output:
         file=f"{CACHE}/{{dataset}}/{{file}}",
         counts=f"{CACHE}/counts/{{dataset}}/{{file}}.json",
@@ -56,6 +56,6 @@ rule prepare_dataset:
     params:
         dataset="{dataset}",
         file="{file}",
-        url=lambda wc: dataset_source_url(get_dataset(wc.dataset).source),
+        url=dataset_url,
     script:
         "../../scripts/datasets_prepare.py"

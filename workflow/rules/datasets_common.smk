@@ -26,6 +26,21 @@ def dataset_source_url(source):
     return config["datasets"]["mirrors"].get(source, SOURCES[source].url)
 
 
+def source_url(wildcards):
+    """Params: the URL of source archive ``wildcards.source``."""
+    return dataset_source_url(wildcards.source)
+
+
+def dataset_archive(wildcards):
+    """Input: the downloaded source archive of dataset ``wildcards.dataset``."""
+    return archive_path(get_dataset(wildcards.dataset).source)
+
+
+def dataset_url(wildcards):
+    """Params: the URL of the source archive of dataset ``wildcards.dataset``."""
+    return dataset_source_url(get_dataset(wildcards.dataset).source)
+
+
 def blurb_task_types():
     """Task -> BLURB task type, for the tasks whose dataset is one of BLURB's."""
     types = {}

@@ -29,7 +29,7 @@ rule finetune:
         "../../envs/torch.yaml"
     threads: 1
     resources:
-        **gpu_job_resources(lambda wc: config["finetuning"]),
+        **gpu_job_resources(config["finetuning"]),
     params:
         model_path=model_path_of,
         task=finetune_task,

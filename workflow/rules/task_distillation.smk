@@ -55,7 +55,7 @@ rule finetune_teacher:
         "../../envs/torch.yaml"
     threads: 1
     resources:
-        **gpu_job_resources(lambda wc: config["task_distillation"]),
+        **gpu_job_resources(config["task_distillation"]),
     params:
         model_path=model_path_of,
         task=td_teacher_task,
@@ -81,7 +81,7 @@ rule soft_labels:
         "../../envs/torch.yaml"
     threads: 1
     resources:
-        **gpu_job_resources(lambda wc: config["task_distillation"]),
+        **gpu_job_resources(config["task_distillation"]),
     params:
         task=td_task("teacher"),
         temperature=td_experiment_temperature,
@@ -114,7 +114,7 @@ rule train_students:
         "../../envs/torch.yaml"
     threads: 1
     resources:
-        **gpu_job_resources(lambda wc: config["task_distillation"]),
+        **gpu_job_resources(config["task_distillation"]),
     params:
         student=td_student,
         student_path=td_student_path,
