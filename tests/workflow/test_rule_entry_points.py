@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from finetuning_tasks import PLACEHOLDERS, parsed_task
 
 from biocompact import retention
 from biocompact.corpus import stats
@@ -78,7 +79,7 @@ def test_compression_evaluation_pairs_formats_with_their_files(
     monkeypatch.setattr(evaluation, "evaluate_formats", _recorder(calls))
     settings = {
         "formats": ["fp32", "int8"],
-        "task": {"name": "t"},
+        "task": PLACEHOLDERS,
         "seed": "1",
         "model": "m",
         "task_name": "t",
@@ -96,7 +97,7 @@ def test_compression_evaluation_pairs_formats_with_their_files(
         (
             (
                 {"fp32": "fp32/model", "int8": "int8/model"},
-                {"name": "t"},
+                parsed_task(),
                 1,
                 {"fp32": "e32", "int8": "e8"},
                 {"fp32": "p32", "int8": "p8"},
