@@ -6,12 +6,7 @@ from biocompact.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_compression_evaluation(
-        {
-            **named_files(snakemake.params),
-            "seed": int(snakemake.wildcards.seed),
-            "model": snakemake.wildcards.model,
-            "task_name": snakemake.wildcards.task,
-        },
+        named_files(snakemake.params),
         inputs=named_files(snakemake.input),
         outputs=named_files(snakemake.output),
         threads=snakemake.threads,

@@ -1,12 +1,11 @@
 """Write one transfer set of task-specific distillation as JSON Lines."""
 
-from biocompact.runlog import job_logging
+from biocompact.runlog import job_logging, named_files
 from biocompact.task_distillation.settings import TransferSetSettings
-from biocompact.task_distillation.transfer import build_transfer_set
+from biocompact.task_distillation.transfer import run_transfer_set
 
-with job_logging(snakemake) as log:
-    name = snakemake.wildcards.transfer
-    count = build_transfer_set(
-        TransferSetSettings.from_entry(name, snakemake.params.settings), snakemake.output[0]
+with job_logging(snakemake):
+    run_transfer_set(
+        TransferSetSettings.from_entry(snakemake.params.name, snakemake.params.settings),
+        outputs=named_files(snakemake.output),
     )
-    log.info("transfer set %s: %d examples", name, count)

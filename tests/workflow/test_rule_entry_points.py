@@ -4,6 +4,7 @@ the rule's named files and params to the function that does the work, unchanged.
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -14,9 +15,10 @@ from biocompact.corpus import stats
 from biocompact.report import render
 
 
-def _recorder(calls: list) -> Any:
-    def record(*args: Any, **kwargs: Any) -> None:
+def _recorder(calls: list, result: Any = None) -> Any:
+    def record(*args: Any, **kwargs: Any) -> Any:
         calls.append((args, kwargs))
+        return result
 
     return record
 
@@ -292,3 +294,15 @@ def test_release_rules_pass_their_files_and_params(
     )
     assert written == [release.upload_command("ns/m", "results/release/m")]
     assert commands.read_text() == written[0] + "\n"
+
+
+def test_transfer_set_and_summary_entry_points_write_their_named_outputs(monkeypatch):
+    from biocompact.task_distillation import summary, transfer
+
+    calls: list = []
+    monkeypatch.setattr(transfer, "build_transfer_set", _recorder(calls, 7))
+    monkeypatch.setattr(summary, "write_summary", _recorder(calls))
+    settings = SimpleNamespace(name="abstracts")
+    assert transfer.run_transfer_set(settings, outputs={"transfer": "t.jsonl"}) == 7
+    summary.run_summary({"runs": ["run"]}, outputs={"summary": "s.csv"})
+    assert calls == [((settings, "t.jsonl"), {}), (("s.csv", ["run"]), {})]

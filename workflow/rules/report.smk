@@ -109,7 +109,7 @@ rule report:
         corpus=rules.corpus_stats.output[0] if SENTENCE_SHARDS else [],
         vocab=expand(rules.train_vocabulary.output.stats, vocab=VOCABS),
         datasets=dataset_counts(),
-        task_distillation=rules.task_distillation_summary.output[0] if TD_EXPERIMENTS else [],
+        task_distillation=rules.task_distillation_summary.output.summary if TD_EXPERIMENTS else [],
         retention=rules.aggregate.output.retention,
         compression=rules.compression_summary.output[0] if COMPRESSION.pairs else [],
     output:

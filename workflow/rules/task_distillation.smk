@@ -18,7 +18,7 @@ rule transfer_set:
     input:
         td_transfer_source,
     output:
-        "results/task_distillation/transfer/{transfer}.jsonl",
+        transfer="results/task_distillation/transfer/{transfer}.jsonl",
     log:
         "results/logs/task_distillation/transfer_set/{transfer}.log",
     benchmark:
@@ -30,6 +30,7 @@ rule transfer_set:
         mem_mb=2000,
         runtime=30,
     params:
+        name="{transfer}",
         settings=td_transfer_entry,
     script:
         "../../scripts/task_distillation_transfer.py"
@@ -67,7 +68,7 @@ rule soft_labels:
     """Stage 2: the teacher's probabilities at the experiment's temperature on one transfer set."""
     input:
         teacher=td_teacher_input("model"),
-        transfer=rules.transfer_set.output[0],
+        transfer=rules.transfer_set.output.transfer,
         data=td_task_files,
     output:
         soft_labels="results/task_distillation/experiments/{experiment}/{transfer}/soft_labels.jsonl",
@@ -146,7 +147,7 @@ rule task_distillation_summary:
     input:
         [run["path"] for run in td_runs()],
     output:
-        "results/task_distillation/summary.csv",
+        summary="results/task_distillation/summary.csv",
     log:
         "results/logs/task_distillation/summary.log",
     benchmark:
@@ -170,4 +171,4 @@ localrules:
 rule task_distillation:
     """Target: every task-specific distillation experiment and its summary."""
     input:
-        rules.task_distillation_summary.output if TD_EXPERIMENTS else [],
+        rules.task_distillation_summary.output.summary if TD_EXPERIMENTS else [],

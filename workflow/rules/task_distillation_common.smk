@@ -205,7 +205,7 @@ def td_student_data(wildcards):
     pattern = (
         rules.soft_labels.output.soft_labels
         if method == "distilled"
-        else rules.transfer_set.output[0]
+        else rules.transfer_set.output.transfer
     )
     [path] = expand(pattern, experiment=wildcards.experiment, transfer=wildcards.transfer)
     return path

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Callable, Sequence
+import logging
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from biocompact.atomic import atomic_open
@@ -22,6 +23,8 @@ from biocompact.finetuning.readers import (
 )
 from biocompact.task_distillation.randomised import randomised_examples
 from biocompact.task_distillation.settings import TEXT_FORMAT, TransferSetSettings
+
+logger = logging.getLogger(__name__)
 
 READERS: dict[str, Callable[[str | Path], list[LabelledText]]] = {
     "biobert_tsv": read_re_biobert_tsv,
@@ -110,3 +113,11 @@ def build_transfer_set(settings: TransferSetSettings, out: str | Path) -> int:
     examples = transfer_examples(settings)
     write_transfer_set(out, examples)
     return len(examples)
+
+
+def run_transfer_set(settings: TransferSetSettings, *, outputs: Mapping[str, str]) -> int:
+    """Rule transfer_set: ``build_transfer_set`` into the rule's ``transfer`` output, its size
+    logged."""
+    count = build_transfer_set(settings, outputs["transfer"])
+    logger.info("transfer set %s: %d examples", settings.name, count)
+    return count
