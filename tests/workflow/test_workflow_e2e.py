@@ -308,7 +308,7 @@ def test_compression_formats_rescored_sized_and_in_the_report(demo_run, config):
     """The demo's compressed (model, task): the fine-tuning run of the compression seed saved
     its model, whose fp32 re-score is what that run scored (CPU, one thread: deterministic)
     and which no second run fine-tuned again; int8 is smaller, ONNX scores within a point of
-    fp32 (its logits match PyTorch's to 1e-4 in tests/test_compression.py); the report's
+    fp32 (its logits match PyTorch's to 1e-4 in tests/compression/test_compression.py); the report's
     table has score, size and latency for fp32, int8 and onnx, and each compressed format's
     speed-up over fp32 with its range over the interleaved timing rounds."""
     section = config["compression"]

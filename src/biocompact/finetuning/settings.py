@@ -3,7 +3,7 @@ settings: the task's data (``FinetuningTask``) and its training (``Hyperparamete
 
 Light (no torch): the workflow resolves every task when it builds the DAG, so a bad entry
 stops it before any job runs. The schema documents every field and fills in its default
-(tests/test_finetuning_settings.py checks that fields and defaults agree); a new
+(tests/finetuning/test_finetuning_settings.py checks that fields and defaults agree); a new
 hyperparameter is a schema property, a field of ``Hyperparameters`` and the line that reads
 it. Rules pass plain entries (``task_entry``: Snakemake's params trigger compares plain
 values only), and jobs parse them with ``FinetuningTask.from_entry``.
