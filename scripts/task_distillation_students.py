@@ -1,11 +1,13 @@
-"""Train (or leave untrained) the student of one experiment once per seed and evaluate it."""
+"""Train (or leave untrained) the student of one experiment once per seed and evaluate it
+(data-parallel on its GPUs)."""
 
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.runlog import job_logging, named_files
-from biocompact.task_distillation.student import StudentRun, run_students
+from biocompact.task_distillation.job import launch_students
+from biocompact.task_distillation.student import StudentRun
 
 with job_logging(snakemake):
-    run_students(
+    launch_students(
         StudentRun(
             method=snakemake.params.method,
             student_path=snakemake.params.student_path,
@@ -19,4 +21,5 @@ with job_logging(snakemake):
         inputs=named_files(snakemake.input),
         outputs=named_files(snakemake.output),
         threads=snakemake.threads,
+        gpus=snakemake.resources.gpus_per_node,
     )

@@ -1,12 +1,13 @@
-"""Fine-tune the teacher of task-specific distillation with the harness, save and evaluate it."""
+"""Fine-tune the teacher of task-specific distillation with the harness, save and evaluate it
+(data-parallel on its GPUs)."""
 
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun
 from biocompact.runlog import job_logging, named_files
-from biocompact.task_distillation.student import train_teacher
+from biocompact.task_distillation.job import launch_teacher
 
 with job_logging(snakemake):
-    train_teacher(
+    launch_teacher(
         FinetuneRun(
             model_path=snakemake.params.model_path,
             task=FinetuningTask.from_entry(snakemake.params.task),
@@ -15,4 +16,5 @@ with job_logging(snakemake):
         ),
         outputs=named_files(snakemake.output),
         threads=snakemake.threads,
+        gpus=snakemake.resources.gpus_per_node,
     )

@@ -218,13 +218,18 @@ def requested_gpus(resources: dict) -> int:
     return int(gres.rsplit(":", 1)[1]) * resources["nodes"] if gres.startswith("gpu:") else 0
 
 
-LAUNCHING_MODULES = ("biocompact.training.launch", "biocompact.language_model_job")
+LAUNCHING_MODULES = (
+    "biocompact.training.launch",
+    "biocompact.language_model_job",
+    "biocompact.task_distillation.job",
+)
 
 
 def training_processes(script: Path, resources: dict) -> int:
     """The training processes a job of ``script`` starts: one per GPU of each node through
     the launcher (``biocompact.training.launch.launch``, which
-    ``biocompact.language_model_job``'s run_pretraining and run_distillation call), else one."""
+    ``biocompact.language_model_job``'s run_pretraining and run_distillation and
+    ``biocompact.task_distillation.job``'s launch_teacher and launch_students call), else one."""
     text = script.read_text("utf-8")
     launches = any(f"from {module} import" in text for module in LAUNCHING_MODULES)
     if not launches:
@@ -261,6 +266,33 @@ def test_every_gpu_a_job_asks_for_trains(planned, planned_on_two_nodes):
     assert table["finetune"] == (1, 1)
     table = gpu_table(planned_on_two_nodes)
     assert table["pretrain"] == (8, 8) and table["distill"] == (4, 4)
+
+
+def test_task_distillation_trains_on_its_gpus_and_runs_inference_on_one(workdir):
+    """With task_distillation.resources.gpus 2 the teacher and the students train on both
+    GPUs; the soft labels and the untrained students (inference alone) ask for one."""
+    overlay = workdir / "task-distillation.yaml"
+    re_files = REPO_ROOT / "demo" / "tasks" / "re"
+    overlay.write_text(
+        "finetuning:\n"
+        "  tasks:\n"
+        f"    demo-re: {{family: re, format: biobert_tsv, train: {re_files / 'train.tsv'},\n"
+        f"              test: {re_files / 'test.tsv'}, metric: binary_f1, preset: ner}}\n"
+        "task_distillation:\n"
+        "  resources: {gpus: 2, cpus_per_gpu: 8, mem_mb: 64000, runtime: 240}\n"
+        "  transfer_sets:\n"
+        "    general-random:\n"
+        f"      randomised: {{source: {REPO_ROOT / 'demo/general/passages.txt'}, examples: 200}}\n"
+        "  experiments:\n"
+        "    re-extraction: {task: demo-re, teacher: bioformer-8L, student: bioformer-8L-distil,\n"
+        "                    transfer: [general-random]}\n"
+    )
+    jobs: dict[str, list[PlannedJob]] = {}
+    for job in dry_run(workdir, overlay):
+        jobs.setdefault(job.name, []).append(job)
+    table = gpu_table(jobs)
+    assert table["finetune_teacher"] == (2, 2) and table["train_students"] == (2, 2)
+    assert table["soft_labels"] == (1, 1) and table["untrained_students"] == (1, 1)
 
 
 @pytest.fixture(scope="module")

@@ -410,6 +410,143 @@ def test_students_distilled_direct_and_untrained(teacher, re_task, tiny_model, t
     assert rerun[0]["metrics"] == records["untrained"][0]["metrics"]
 
 
+def test_task_distillation_jobs_rebuild_their_runs_from_the_json_spec(
+    re_task, tmp_path, monkeypatch
+):
+    """What every process of a teacher or students job runs: the rule's run, rebuilt from
+    the spec as JSON, with its files and threads unchanged (one GPU: in this process)."""
+    from biocompact.finetuning.settings import FinetuningTask
+    from biocompact.finetuning.train import FinetuneRun
+    from biocompact.task_distillation import job
+    from biocompact.task_distillation.student import StudentRun
+
+    calls = []
+    monkeypatch.setattr(job, "train_teacher", lambda run, **files: calls.append((run, files)))
+    monkeypatch.setattr(job, "run_students", lambda run, **files: calls.append((run, files)))
+    task = FinetuningTask.from_entry(re_task)
+    teacher = FinetuneRun("tiny", task, 3, model_name="teacher")
+    outputs = {"metrics": str(tmp_path / "t" / "metrics.json"), "model": str(tmp_path / "m")}
+    job.launch_teacher(teacher, outputs=outputs, threads=2, gpus=0)
+    students = StudentRun("distilled", "s", task, (1, 2), 2.0, "x", "general", "student")
+    inputs = {"teacher": "t", "teacher_predictions": "t.tsv", "data": None}
+    files = {"evaluations": ["a/seed1/e.json", "a/seed2/e.json"], "predictions": ["p1", "p2"]}
+    job.launch_students(students, inputs=inputs, outputs=files, threads=1, gpus=1)
+    spec = job.students_spec(students, inputs, files, 1)
+    assert spec["checkpoint_dir"] == "a"
+    job.run_job(json.loads(json.dumps(spec)))  # as a torchrun process reads it
+    assert calls == [
+        (teacher, {"outputs": outputs, "threads": 2}),
+        (students, {"inputs": inputs, "outputs": files, "threads": 1}),
+        (students, {"inputs": inputs, "outputs": files, "threads": 1}),
+    ]
+
+
+def _torchrun(spec: dict) -> None:
+    """Run a task-distillation job ``spec`` under torchrun on two CPU processes (gloo), as
+    its rule does on 2 GPUs, each keeping its students' weights (task_distillation_rank_weights)."""
+    import os
+    import subprocess
+
+    import biocompact
+    from biocompact.training.launch import SPEC_FILE, torchrun_command
+
+    spec_path = Path(spec["checkpoint_dir"]) / SPEC_FILE
+    spec_path.parent.mkdir(parents=True, exist_ok=True)
+    spec_path.write_text(json.dumps(spec), encoding="utf-8")
+    # the processes import this checkout's package and the helper beside the tests
+    path = [str(Path(__file__).parents[1]), str(Path(biocompact.__file__).parents[1])]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([*path, os.environ.get("PYTHONPATH", "")]),
+        "OMP_NUM_THREADS": "1",
+        "CUDA_VISIBLE_DEVICES": "",
+    }
+    command = torchrun_command("task_distillation_rank_weights", spec_path, processes=2)
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+def _same_shape(one_process: Path, two_processes: Path) -> None:
+    """Two evaluation records (and their predictions files) alike but for the scores."""
+    first, second = (json.loads(path.read_text()) for path in (one_process, two_processes))
+    assert first.keys() == second.keys() and first["metrics"].keys() == second["metrics"].keys()
+    assert first["test_units"] == second["test_units"] == 40
+    rows = [
+        path.with_suffix(".tsv").read_text().splitlines() for path in (one_process, two_processes)
+    ]
+    gold = [[row.split("\t")[:2] for row in lines] for lines in rows]
+    assert gold[0] == gold[1]  # in dataset order, every test unit once
+
+
+@pytest.mark.slow
+def test_teacher_and_students_train_data_parallel_on_two_processes(
+    teacher, re_task, tiny_model, tmp_path
+):
+    """The teacher's fine-tuning and the students' training under torchrun: rank 0 alone
+    writes, the predictions come back in dataset order, and the students' weights are the
+    same in both processes (DDP averaged their gradients)."""
+    from safetensors.torch import load_file
+    from task_distillation_rank_weights import rank_file, run_job_keeping_weights
+
+    from biocompact.finetuning.settings import FinetuningTask
+    from biocompact.finetuning.train import FinetuneRun
+    from biocompact.task_distillation.job import students_spec, teacher_spec
+    from biocompact.task_distillation.student import StudentRun
+
+    task = FinetuningTask.from_entry(re_task)
+    files = {
+        "model": "model",
+        "metrics": "metrics.json",
+        "predictions": "predictions.tsv",
+        "evaluation": "evaluation.json",
+        "evaluation_predictions": "evaluation.tsv",
+    }
+    out = tmp_path / "teacher"
+    outputs = {name: str(out / file) for name, file in files.items()}
+    _torchrun(teacher_spec(FinetuneRun(tiny_model, task, 1, model_name="tiny"), outputs, 1))
+    _same_shape(teacher / "evaluation.json", out / "evaluation.json")
+    assert (
+        load_file(out / "model" / "model.safetensors").keys()
+        == load_file(teacher / "model" / "model.safetensors").keys()
+    )
+    # one TensorBoard event file: rank 0's
+    assert len(list((out / "tensorboard").rglob("events.out.tfevents.*"))) == 1
+
+    transfer = [f"@GENE$ and @DISEASE$ sentence {i}" for i in range(32)]
+    rows = [
+        {"id": str(i), "text": text, "text_pair": None, "label": "1", "soft_label": [i / 32]}
+        for i, text in enumerate(transfer)
+    ]
+    (tmp_path / "soft.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    inputs = {
+        "teacher": str(teacher / "model"),
+        "teacher_predictions": str(teacher / "evaluation.tsv"),
+        "data": str(tmp_path / "soft.jsonl"),
+    }
+    run = StudentRun("distilled", tiny_model, task, (1,), temperature=2.0, experiment="x")
+    one, two = (tmp_path / "one-process" / "seed1", tmp_path / "two-processes" / "seed1")
+    outputs = {
+        "evaluations": [str(one / "evaluation.json")],
+        "predictions": [str(one / "evaluation.tsv")],
+    }
+    run_job_keeping_weights(students_spec(run, inputs, outputs, 1))  # in this process
+    outputs = {
+        "evaluations": [str(two / "evaluation.json")],
+        "predictions": [str(two / "evaluation.tsv")],
+    }
+    spec = students_spec(run, inputs, outputs, 1)
+    _torchrun(spec)
+    _same_shape(one / "evaluation.json", two / "evaluation.json")
+    assert sorted(path.name for path in two.iterdir()) == ["evaluation.json", "evaluation.tsv"]
+    first, second = (torch.load(rank_file(spec["checkpoint_dir"], rank, 1)) for rank in (0, 1))
+    assert first.keys() == second.keys()
+    for name, weights in first.items():
+        assert torch.equal(weights, second[name]), name
+    # each process trained on half of every batch: not the one-process run's weights
+    alone = torch.load(rank_file(one.parent, 0, 1))
+    assert any(not torch.equal(weights, alone[name]) for name, weights in first.items())
+
+
 def test_distillation_trains_on_soft_labels_only(
     teacher, re_task, tiny_model, tmp_path, monkeypatch
 ):
@@ -746,6 +883,11 @@ def test_demo_plans_one_teacher_soft_labels_per_transfer_set_and_student_jobs(
                 path="demo/general/passages.txt"
             ),
             "task_distillation.transfer_sets.general-random needs either path or randomised",
+        ),
+        (  # several GPUs of one node are used, several nodes not
+            lambda td: td.update(resources={"gpus": 2, "nodes": 2}),
+            "config: task_distillation.resources.nodes is 2, but task-distillation jobs run "
+            "on one node; set it to 1",
         ),
     ],
 )

@@ -181,25 +181,35 @@ def _check_pretraining():
             )
 
 
-# Sections whose jobs train one model in one process: one GPU each. Pretraining and
-# distillation start one process per GPU (biocompact.training.launch).
+# Sections whose jobs cannot use all of their resources block, and the keys those jobs
+# reject above 1. A fine-tuning run trains in one process on one GPU; task distillation's
+# teacher and students train on every GPU of one node (biocompact.task_distillation.job),
+# its other jobs on one (one_gpu). Pretraining and distillation start one process per GPU
+# on each node (biocompact.training.launch).
 SINGLE_GPU_SECTIONS = {
-    "finetuning": "a fine-tuning run",
-    "task_distillation": "a task-distillation teacher, soft-label or student job",
+    "finetuning": (("gpus", "nodes"), "a fine-tuning run trains on one GPU"),
+    "task_distillation": (("nodes",), "task-distillation jobs run on one node"),
 }
 
 
 def _check_single_gpu_jobs():
-    """A job that trains in one process asks for one GPU at most: more would be paid for
-    and left idle. Several such jobs share a node instead."""
-    for section, job in SINGLE_GPU_SECTIONS.items():
-        for key in ("gpus", "nodes"):
+    """A job asks for no more GPUs or nodes than it uses: more would be paid for and left
+    idle. Several such jobs share a node instead."""
+    for section, (keys, job) in SINGLE_GPU_SECTIONS.items():
+        for key in keys:
             value = config[section]["resources"][key]
             if value > 1:
                 raise ValueError(
-                    f"config: {section}.resources.{key} is {value}, but {job} trains on one "
-                    "GPU; set it to 1 (Slurm runs several jobs on a node side by side)"
+                    f"config: {section}.resources.{key} is {value}, but {job}; set it to 1 "
+                    "(Slurm runs several jobs on a node side by side)"
                 )
+
+
+def one_gpu(entry):
+    """Config ``entry`` with its resources cut to one GPU (none where it has none): for the
+    jobs of a section that run in one process while its training jobs use every GPU."""
+    resources = entry["resources"]
+    return {**entry, "resources": {**resources, "gpus": min(resources["gpus"], 1)}}
 
 
 def own_vocabulary(location):

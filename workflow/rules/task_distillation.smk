@@ -37,7 +37,8 @@ rule transfer_set:
 
 
 rule finetune_teacher:
-    """Stage 1: fine-tune the teacher on its task with the harness, save it, evaluate it."""
+    """Stage 1: fine-tune the teacher on its task with the harness, save it, evaluate it
+    (data-parallel on every GPU of its resources)."""
     input:
         model=model_of,
         data=task_data,
@@ -65,7 +66,8 @@ rule finetune_teacher:
 
 
 rule soft_labels:
-    """Stage 2: the teacher's probabilities at the experiment's temperature on one transfer set."""
+    """Stage 2: the teacher's probabilities at the experiment's temperature on one transfer set
+    (inference alone: on one GPU)."""
     input:
         teacher=td_teacher_input("model"),
         transfer=rules.transfer_set.output.transfer,
@@ -82,7 +84,7 @@ rule soft_labels:
         "../../envs/torch.yaml"
     threads: 1
     resources:
-        **gpu_job_resources(config["task_distillation"]),
+        **gpu_job_resources(one_gpu(config["task_distillation"])),
     params:
         task=td_task("teacher"),
         temperature=td_experiment_temperature,
@@ -92,7 +94,8 @@ rule soft_labels:
 
 rule train_students:
     """Stage 3: the student trained on one transfer set, on the teacher's soft labels only
-    (distilled) or on the set's own labels (direct), once per seed; evaluated on the task."""
+    (distilled) or on the set's own labels (direct), once per seed; evaluated on the task
+    (data-parallel on every GPU of its resources)."""
     input:
         student=td_student_input,
         teacher=td_teacher_input("model"),
@@ -128,7 +131,8 @@ rule train_students:
 
 
 use rule train_students as untrained_students with:
-    # The student without transfer: its initialisation with a fresh head per seed, evaluated.
+    # The student without transfer: its initialisation with a fresh head per seed, evaluated
+    # (inference alone: on one GPU).
     output:
         evaluations=td_seed_outputs(
             "results/task_distillation/experiments/{experiment}/untrained/seed{seed}/evaluation.json"
@@ -140,6 +144,8 @@ use rule train_students as untrained_students with:
         "results/logs/task_distillation/untrained_students/{experiment}.log",
     benchmark:
         "results/benchmarks/task_distillation/untrained_students/{experiment}.tsv"
+    resources:
+        **gpu_job_resources(one_gpu(config["task_distillation"])),
 
 
 rule task_distillation_summary:

@@ -123,7 +123,9 @@ def length_sorted(dataset: Dataset) -> tuple[Dataset, np.ndarray]:
     order. A Trainer evaluates and predicts in dataset order: on the sorted copy each batch is
     padded only to its longest (on the demo's NER about 60% of a dataset-order batch holds
     tokens, 97% of a sorted one) for the same predictions, which ``in_dataset_order`` puts
-    back. Fine-tuning runs in one process, so one loader sees the whole set."""
+    back. Under torchrun the Trainer deals the sorted batches out to the processes in turn
+    and gathers their outputs back in that order (less the batches repeated to even them
+    out), so the order holds there too."""
     order = np.argsort([len(ids) for ids in dataset["input_ids"]], kind="stable")
     return dataset.select(order), order
 
@@ -418,7 +420,7 @@ def _run_fold(
             chosen = (point, model, best)
         del model
     point, model, best = chosen
-    if out_model:
+    if out_model and distributed.is_main():
         model.config.id2label = saved_labels
         model.config.label2id = {name: index for index, name in model.config.id2label.items()}
         with atomic_path(out_model, is_dir=True) as folder:
@@ -482,10 +484,15 @@ def finetune(run: FinetuneRun, *, outputs: Mapping[str, str], threads: int = 1) 
             f"({len(folds)} folds)"
         )
     tokenizer = AutoTokenizer.from_pretrained(run.model_path)
-    curves = CurveDestination(
-        Path(outputs["metrics"]).parent / TENSORBOARD_DIR,  # beside metrics.json
-        f"finetuning/{model_name}/{task.name}/seed{seed}",
-        run.tracking,
+    # rank 0 alone writes: the curves, the files and the model below
+    curves = (
+        CurveDestination(
+            Path(outputs["metrics"]).parent / TENSORBOARD_DIR,  # beside metrics.json
+            f"finetuning/{model_name}/{task.name}/seed{seed}",
+            run.tracking,
+        )
+        if distributed.is_main()
+        else None
     )
     results = [
         _run_fold(
@@ -495,12 +502,13 @@ def finetune(run: FinetuneRun, *, outputs: Mapping[str, str], threads: int = 1) 
             fold_task,
             fold,
             out_model,
-            curves.child(f"fold-{fold}") if fold is not None else curves,
+            curves.child(f"fold-{fold}") if fold is not None and curves else curves,
         )
         for fold, fold_task in folds
     ]
-    with atomic_open(outputs["predictions"]) as handle:
-        write_fold_predictions(handle, family, results)
+    if distributed.is_main():
+        with atomic_open(outputs["predictions"]) as handle:
+            write_fold_predictions(handle, family, results)
     record = metrics_record(
         model=model_name,
         task_name=task.name,
@@ -511,6 +519,8 @@ def finetune(run: FinetuneRun, *, outputs: Mapping[str, str], threads: int = 1) 
         model_path=run.model_path,
     )
     record["hardware"] = hardware()
+    if not distributed.is_main():
+        return record
     write_json(outputs["metrics"], record)
     if out_model:
         card = finetuned_model_card(

@@ -22,6 +22,7 @@ from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.splits import check_known_labels
 from biocompact.finetuning.train import predict_logits
 from biocompact.task_distillation.summary import AGREEMENT
+from biocompact.training import distributed
 
 PRIMARY_METRIC = "roc_auc"
 AGREEMENT_DEFINITION = "share of test units whose predicted label is the teacher's"
@@ -51,7 +52,8 @@ def evaluate(
     teacher_predictions: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Test metrics (plus ``teacher_agreement`` when the teacher's predicted labels are
-    given), their definitions and the number of test units; writes the predictions."""
+    given), their definitions and the number of test units; writes the predictions (rank 0
+    alone under torchrun, every process predicting its share)."""
     test = family.read_split(task, "test")
     check_known_labels(test, labels)
     encoded = family.encode(test, tokenizer, labels, task)
@@ -75,8 +77,9 @@ def evaluate(
         agreed = sum(_label(p) == t for p, t in zip(predictions, teacher_predictions))
         metrics[AGREEMENT] = agreed / len(predictions)
         definitions[AGREEMENT] = AGREEMENT_DEFINITION
-    with atomic_open(out_predictions) as handle:
-        family.write_predictions(handle, test, predictions)
+    if distributed.is_main():
+        with atomic_open(out_predictions) as handle:
+            family.write_predictions(handle, test, predictions)
     return {
         "primary_metric": PRIMARY_METRIC,
         "metrics": metrics,

@@ -36,6 +36,7 @@ from biocompact.task_distillation.soft_labels import (
     soft_label_loss,
 )
 from biocompact.task_distillation.transfer import read_transfer_set
+from biocompact.training import distributed
 
 logger = logging.getLogger(__name__)
 
@@ -69,8 +70,10 @@ def train_teacher(
 ) -> dict[str, Any]:
     """Fine-tune as ``run`` says with the harness (``outputs`` metrics, predictions), save
     the model chosen on dev (``outputs["model"]``) and evaluate it like the students
-    (``outputs["evaluation"]``, ``outputs["evaluation_predictions"]``)."""
+    (``outputs["evaluation"]``, ``outputs["evaluation_predictions"]``); under torchrun
+    every process trains and evaluates, rank 0 alone writes."""
     record = finetune(run, outputs=outputs, threads=threads)
+    distributed.barrier()  # the saved model, which every process evaluates, is rank 0's
     task, out_model = run.task, outputs["model"]
     family = get_family(task.family, task.format)
     model = AutoModelForSequenceClassification.from_pretrained(out_model)
@@ -95,7 +98,8 @@ def train_teacher(
         "train_seconds": record["train_seconds"],
         "hyperparameters": task.entry["hyperparameters"],
     }
-    write_json(outputs["evaluation"], result)
+    if distributed.is_main():
+        write_json(outputs["evaluation"], result)
     return result
 
 
@@ -158,7 +162,8 @@ def run_students(
     (``inputs["teacher"]``), train it (no dev selection: no ground truth of the task is
     used) on ``inputs["data"]`` (the soft labels or the transfer set; absent when
     untrained) and evaluate it (agreement with ``inputs["teacher_predictions"]``); write one
-    evaluation (``outputs["evaluations"]``, ``outputs["predictions"]``) per seed."""
+    evaluation (``outputs["evaluations"]``, ``outputs["predictions"]``) per seed (under
+    torchrun every process trains and evaluates, rank 0 alone writes)."""
     torch.set_num_threads(threads)
     disable_progress_bar()
     task, method = run.task, run.method
@@ -201,7 +206,8 @@ def run_students(
             "hyperparameters": task.entry["hyperparameters"],
             "temperature": run.temperature,
         }
-        write_json(out_evaluation, result)
+        if distributed.is_main():
+            write_json(out_evaluation, result)
         logger.info("%s student, seed %d: %s", method, seed, evaluation["metrics"])
         results.append(result)
     return results

@@ -1,0 +1,59 @@
+"""A task-distillation job that also keeps each process's trained student weights, to compare
+them across ranks.
+
+``python -m task_distillation_rank_weights SPEC.json`` under torchrun runs
+``biocompact.task_distillation.job``'s job and, in every process, saves each student's
+weights after its training to ``rank-R-seedS.pt`` in the job's ``checkpoint_dir`` (the job
+itself writes rank 0's outputs only).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import torch
+from transformers import PreTrainedModel
+
+from biocompact.task_distillation import student
+from biocompact.task_distillation.job import run_job
+from biocompact.training import distributed
+from biocompact.training.launch import job_main
+
+_train = student.train_without_dev  # the harness's training, which run_students calls
+
+
+def rank_file(checkpoint_dir: str | os.PathLike, rank: int, seed: int) -> Path:
+    return Path(checkpoint_dir) / f"rank-{rank}-seed{seed}.pt"
+
+
+@contextlib.contextmanager
+def keeping_weights(checkpoint_dir: str | os.PathLike) -> Iterator[None]:
+    """In the block, the students' training also saves this process's trained weights."""
+
+    def train_keeping_weights(
+        model: PreTrainedModel, family, tokenizer, data, hyperparameters, seed: int, *rest
+    ) -> None:
+        _train(model, family, tokenizer, data, hyperparameters, seed, *rest)
+        weights = {name: tensor.detach().cpu() for name, tensor in model.state_dict().items()}
+        Path(checkpoint_dir).mkdir(parents=True, exist_ok=True)
+        torch.save(weights, rank_file(checkpoint_dir, distributed.rank(), seed))
+
+    student.train_without_dev = train_keeping_weights
+    try:
+        yield
+    finally:
+        student.train_without_dev = _train
+
+
+def run_job_keeping_weights(spec: dict[str, Any]) -> None:
+    """``run_job``, keeping every process's trained student weights."""
+    with keeping_weights(spec["checkpoint_dir"]):
+        run_job(spec)
+
+
+if __name__ == "__main__":
+    job_main(run_job_keeping_weights)
