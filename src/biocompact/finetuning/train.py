@@ -94,7 +94,9 @@ class LengthGroupedTraining:
 
     def get_train_dataloader(self) -> DataLoader:
         # the loader Trainer builds (the columns its model's forward takes, as Trainer keeps
-        # them; prepared by its accelerator) with the grouping sampler
+        # them; prepared by its accelerator) with the grouping sampler; under torchrun the
+        # accelerator deals its batches out to the processes, the sampler's generator
+        # synchronised from rank 0 every epoch so that all draw the same order
         accepted = {*inspect.signature(self.model.forward).parameters, "label", "label_ids"}
         dataset = self.train_dataset
         unused = [
