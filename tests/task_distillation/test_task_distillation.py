@@ -884,11 +884,6 @@ def test_demo_plans_one_teacher_soft_labels_per_transfer_set_and_student_jobs(
             ),
             "task_distillation.transfer_sets.general-random needs either path or randomised",
         ),
-        (  # several GPUs of one node are used, several nodes not
-            lambda td: td.update(resources={"gpus": 2, "nodes": 2}),
-            "config: task_distillation.resources.nodes is 2, but task-distillation jobs run "
-            "on one node; set it to 1",
-        ),
     ],
 )
 def test_bad_task_distillation_config_is_named(tmp_path, repo_root, demo_config, change, message):

@@ -257,9 +257,10 @@ def test_bad_compression_entry_fails_at_dag_build_naming_the_key(
 
 @pytest.mark.parametrize(
     ("section", "key"),
-    [("finetuning", "gpus"), ("task_distillation", "gpus"), ("finetuning", "nodes")],
+    # task distillation trains on every GPU of one node (tests/slurm/test_slurm_profile.py)
+    [("finetuning", "gpus"), ("finetuning", "nodes"), ("task_distillation", "nodes")],
 )
-def test_a_single_process_job_asking_for_several_gpus_fails_naming_the_key(
+def test_a_job_asking_for_gpus_or_nodes_it_cannot_use_fails_naming_the_key(
     tmp_path, demo_config, section, key
 ):
     demo_config[section].setdefault("resources", {})[key] = 2
