@@ -473,7 +473,8 @@ def finetune(run: FinetuneRun, *, outputs: Mapping[str, str], threads: int = 1) 
     when given (a task without folds only), its ``id2label`` renamed by
     ``run.saved_label_names``, with a model card of this run. The
     curves also go to the trackers of ``run.tracking``, one run
-    ``finetuning/MODEL/TASK/seedN[/fold-F]/POINT`` per grid point. Returns the metrics record."""
+    ``finetuning/MODEL/TASK/seedN[/fold-F]/POINT`` per grid point. Under torchrun every
+    process trains and predicts, rank 0 alone writes. Returns the metrics record."""
     torch.set_num_threads(threads)
     disable_progress_bar()
     task, seed, model_name = run.task, run.seed, run.model_name or run.model_path
