@@ -1,15 +1,14 @@
 """The distillation job: a student distilled on a packed corpus is a normal Hugging Face model."""
 
 import json
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import datasets
 import pytest
 import torch
 from safetensors.torch import load_file
+from torchrun_jobs import run_on_two_processes
 from transformers import (
     AutoModelForMaskedLM,
     AutoTokenizer,
@@ -23,7 +22,6 @@ from biocompact.distillation.settings import DistillationSettings
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.locations import resolve_location
-from biocompact.training.launch import torchrun_command
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 NER = REPO_ROOT / "demo" / "tasks" / "ner"
@@ -242,12 +240,7 @@ def _torchrun_distillation(
         "probes": [],
         "threads": 1,
     }
-    out.mkdir(exist_ok=True)
-    (out / "job.json").write_text(json.dumps(spec), encoding="utf-8")
-    command = torchrun_command("biocompact.distillation.run", out / "job.json", processes=2)
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""}
-    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    run_on_two_processes("biocompact.distillation.run", spec, out / "job.json")
 
 
 # distilbert: student and teacher outputs; minilmv2: attention relations of one student layer,

@@ -13,18 +13,15 @@ the same weights: its masking seeds are rank 0's alone.)
 """
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 import torch
 from rank_weights import rank_file
 from tiny_models import MINILM, TINY
+from torchrun_jobs import run_on_two_processes
 
-import biocompact
 from biocompact.tokenized_corpus import build_tokenized_corpus
-from biocompact.training.launch import torchrun_command
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MAX_SEQ_LENGTH = 32
@@ -72,19 +69,7 @@ def _torchrun_pretraining(corpus: Path, out: Path, family: str, objective: str) 
         "probes": [],
         "threads": 1,
     }
-    out.mkdir()
-    (out / "job.json").write_text(json.dumps(spec), encoding="utf-8")
-    # the processes import this checkout's package and the rank_weights helper beside the tests
-    path = [str(Path(__file__).parents[1]), str(Path(biocompact.__file__).parents[1])]
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([*path, os.environ.get("PYTHONPATH", "")]),
-        "OMP_NUM_THREADS": "1",
-        "CUDA_VISIBLE_DEVICES": "",
-    }
-    command = torchrun_command("rank_weights", out / "job.json", processes=2)
-    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    run_on_two_processes("rank_weights", spec, out / "job.json")
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ import pytest
 import torch
 from snakemake_runs import dry_run
 from tiny_models import HYPERPARAMETERS
+from torchrun_jobs import run_on_two_processes
 
 from biocompact.aggregation import aggregate
 from biocompact.report import build_report
@@ -444,26 +445,10 @@ def test_task_distillation_jobs_rebuild_their_runs_from_the_json_spec(
 def _torchrun(spec: dict) -> None:
     """Run a task-distillation job ``spec`` under torchrun on two CPU processes (gloo), as
     its rule does on 2 GPUs, each keeping its students' weights (task_distillation_rank_weights)."""
-    import os
-    import subprocess
-
-    import biocompact
-    from biocompact.training.launch import SPEC_FILE, torchrun_command
+    from biocompact.training.launch import SPEC_FILE
 
     spec_path = Path(spec["checkpoint_dir"]) / SPEC_FILE
-    spec_path.parent.mkdir(parents=True, exist_ok=True)
-    spec_path.write_text(json.dumps(spec), encoding="utf-8")
-    # the processes import this checkout's package and the helper beside the tests
-    path = [str(Path(__file__).parents[1]), str(Path(biocompact.__file__).parents[1])]
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([*path, os.environ.get("PYTHONPATH", "")]),
-        "OMP_NUM_THREADS": "1",
-        "CUDA_VISIBLE_DEVICES": "",
-    }
-    command = torchrun_command("task_distillation_rank_weights", spec_path, processes=2)
-    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    run_on_two_processes("task_distillation_rank_weights", spec, spec_path, timeout=600)
 
 
 def _same_shape(one_process: Path, two_processes: Path) -> None:
