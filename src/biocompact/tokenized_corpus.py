@@ -8,22 +8,24 @@ Two packings (``pretraining_data.packing``):
   documents. A sequence is cut only between two words (a word longer than a whole sequence
   excepted), never inside one, so whole-word masking sees every word whole
   (``run_mlm.py``'s ``group_texts`` cuts anywhere); a sequence thus ends short by less than
-  a word, and only the last sequence of a stream is shorter still.
+  a word, and only the last sequence of a stream is shorter still. Training keeps the
+  documents of a sequence apart: each token attends only within its own document, and
+  position ids restart at every document (``biocompact.models.documents``).
 * ``document`` (default): BERT's document-aware packing: consecutive sentences of one
   document fill a sequence, and no sequence mixes documents (the last one of every document
-  is short). Still the default: a step costs about the same with either packing (a batch
-  is padded to its longest row), and ``document`` trained the demo teacher to a lower
-  held-out loss in the same steps, with no defect of ``full`` found (docs/speed.md).
+  is short).
 
 Each sequence keeps ``word_ids`` (the word of every token, -1 for special tokens) for
-whole-word masking and ``document``/``last_document`` (the corpus indices of its first and
-last document) for next-sentence prediction's random other document. Documents held out
-for evaluation never share a sequence with training documents.
+whole-word masking, ``document_starts`` (the positions where a document after its first
+begins: the token after the ``[SEP]`` that closes the one before; empty with ``document``
+packing) for the attention mask, and ``document``/``last_document`` (the corpus indices of
+its first and last document) for next-sentence prediction's random other document.
+Documents held out for evaluation never share a sequence with training documents.
 
 Columns are stored in the smallest integer type that holds them (``smallest_integer_type``):
 token ids below the vocabulary's size (int16 up to 32,768 tokens, uint16 up to 65,536), word ids from -1 to
-below ``max_seq_length`` (int8 up to 128 tokens), document indices below the corpus's
-document count. Reading the shards (a group of shards each) and tokenising and packing run
+below ``max_seq_length`` (int8 up to 128 tokens), document starts below ``max_seq_length``,
+document indices below the corpus's document count. Reading the shards (a group of shards each) and tokenising and packing run
 in ``num_proc`` processes; the splits are taken without a filter pass and written by this
 process (``save_to_disk``'s own processes need a manager process, which cannot start from a
 Snakemake script). The read text is deleted once packed, so the job's transient disk is
@@ -46,6 +48,8 @@ from biocompact.atomic import atomic_path
 from biocompact.textshards import is_heldout, iter_documents
 
 Packed = tuple[list[int], list[int]]
+# token ids, word ids, first and last document, where each document after the first starts
+FullSequence = tuple[list[int], list[int], int, int, list[int]]
 Sentence = tuple[list[int], list[int]]  # token ids, word ids (as the tokenizer numbers them)
 PACKINGS = ("full", "document")
 MAP_BATCH_DOCUMENTS = 1000  # a full-packing stream ends (one short sequence) every this many
@@ -71,6 +75,9 @@ def packed_features(vocab_size: int, max_seq_length: int, documents: int) -> dat
             ),
             "word_ids": datasets.Sequence(
                 datasets.Value(smallest_integer_type(-1, max_seq_length - 1))
+            ),
+            "document_starts": datasets.Sequence(
+                datasets.Value(smallest_integer_type(0, max_seq_length - 1))
             ),
             "document": document,
             "last_document": document,
@@ -115,16 +122,18 @@ class FullSequences:
     """Packs a stream of documents into sequences of ``max_tokens`` (less than a word short).
 
     Word ids are renumbered 0, 1, ... within each sequence; the separator between two
-    documents has word id -1 (never masked) and never starts or ends a sequence.
+    documents has word id -1 (never masked), never starts or ends a sequence and closes the
+    document before it: the next document starts at the token after it.
     """
 
     def __init__(self, max_tokens: int, separator_id: int):
         self.max_tokens = max_tokens
         self.separator_id = separator_id
-        self.sequences: list[tuple[list[int], list[int], int, int]] = []
+        self.sequences: list[FullSequence] = []
         self._ids: list[int] = []
         self._words: list[int] = []
         self._documents: list[int] = []
+        self._starts: list[int] = []
         self._next_word = 0
 
     def add_document(self, index: int, sentences: Sequence[Sentence]) -> None:
@@ -140,8 +149,9 @@ class FullSequences:
         for ids, words in sentences:
             self._add_sentence(index, ids, words)
 
-    def finish(self) -> list[tuple[list[int], list[int], int, int]]:
-        """All sequences, the last (partial) one included; (ids, word ids, first, last document)."""
+    def finish(self) -> list[FullSequence]:
+        """All sequences, the last (partial) one included; (ids, word ids, first document, last
+        document, the positions where each document after the first starts)."""
         self._flush()
         return self.sequences
 
@@ -155,6 +165,8 @@ class FullSequences:
                     continue
                 cut = room  # a single word longer than a sequence
             if not self._documents or self._documents[-1] != document:
+                if self._ids:  # after the separator
+                    self._starts.append(len(self._ids))
                 self._documents.append(document)
             first = words[0]
             self._ids.extend(ids[:cut])
@@ -169,8 +181,10 @@ class FullSequences:
             self._ids.pop()
             self._words.pop()
         if self._ids:
-            self.sequences.append((self._ids, self._words, self._documents[0], self._documents[-1]))
-        self._ids, self._words, self._documents, self._next_word = [], [], [], 0
+            self.sequences.append(
+                (self._ids, self._words, self._documents[0], self._documents[-1], self._starts)
+            )
+        self._ids, self._words, self._documents, self._starts, self._next_word = [], [], [], [], 0
 
 
 def _word_start_at_or_before(words: list[int], limit: int) -> int:
@@ -184,12 +198,15 @@ def _word_start_at_or_before(words: list[int], limit: int) -> int:
 def _tokenize_and_pack(
     batch: dict, indices: list[int], tokenizer, max_seq_length: int, packing: str
 ) -> dict:
-    names = ("input_ids", "word_ids", "document", "last_document", "heldout")
+    names = ("input_ids", "word_ids", "document_starts", "document", "last_document", "heldout")
     columns: dict[str, list] = {name: [] for name in names}
 
-    def add(ids: list[int], words: list[int], first: int, last: int, held: bool) -> None:
+    def add(
+        ids: list[int], words: list[int], first: int, last: int, starts: list[int], held: bool
+    ) -> None:
         columns["input_ids"].append([tokenizer.cls_token_id, *ids, tokenizer.sep_token_id])
         columns["word_ids"].append([-1, *words, -1])
+        columns["document_starts"].append([start + 1 for start in starts])  # after [CLS]
         columns["document"].append(first)
         columns["last_document"].append(last)
         columns["heldout"].append(held)
@@ -206,11 +223,11 @@ def _tokenize_and_pack(
             streams[held].add_document(index, tokenised)
             continue
         for ids, words in pack_document([s for s in tokenised if s[0]], max_seq_length - 2):
-            add(ids, words, index, index, held)
+            add(ids, words, index, index, [], held)
     if packing == "full":
         for held, stream in streams.items():
-            for ids, words, first, last in stream.finish():
-                add(ids, words, first, last, held)
+            for ids, words, first, last, starts in stream.finish():
+                add(ids, words, first, last, starts, held)
     return columns
 
 

@@ -46,10 +46,11 @@ def test_full_packing_separates_documents_and_cuts_between_words():
         [_sentence(10, 3), _sentence(20, 4, [0, 0, 1, 2])],
         [_sentence(30, 5, [0, 1, 1, 2, 3])],
     ]
-    # 7 tokens of document 0, [SEP], then only word 0 of document 1 fits (word 1 has 2 tokens)
+    # 7 tokens of document 0, [SEP], then only word 0 of document 1 fits (word 1 has 2 tokens);
+    # document 1 starts at position 8, after the [SEP]
     assert _full(10, documents) == [
-        ([10, 11, 12, 20, 21, 22, 23, SEP, 30], [0, 1, 2, 3, 3, 4, 5, -1, 6], 0, 1),
-        ([31, 32, 33, 34], [0, 0, 1, 2], 1, 1),
+        ([10, 11, 12, 20, 21, 22, 23, SEP, 30], [0, 1, 2, 3, 3, 4, 5, -1, 6], 0, 1, [8]),
+        ([31, 32, 33, 34], [0, 0, 1, 2], 1, 1, []),
     ]
 
 
@@ -57,20 +58,21 @@ def test_full_packing_never_ends_or_starts_a_sequence_with_the_separator():
     documents = [[_sentence(10, 7)], [_sentence(30, 2)], [_sentence(40, 1)]]
     # 7 + [SEP] + a token would be 9 > 8: document 1 starts the next sequence
     assert _full(8, documents) == [
-        ([10, 11, 12, 13, 14, 15, 16], [0, 1, 2, 3, 4, 5, 6], 0, 0),
-        ([30, 31, SEP, 40], [0, 1, -1, 2], 1, 2),
+        ([10, 11, 12, 13, 14, 15, 16], [0, 1, 2, 3, 4, 5, 6], 0, 0, []),
+        ([30, 31, SEP, 40], [0, 1, -1, 2], 1, 2, [3]),
     ]
-    # the first word of document 1 (2 tokens) does not fit after [SEP]: no dangling [SEP]
+    # the first word of document 1 (2 tokens) does not fit after [SEP]: no dangling [SEP],
+    # and no document start left behind
     assert _full(9, [[_sentence(10, 7)], [_sentence(30, 2, [0, 0])]]) == [
-        ([10, 11, 12, 13, 14, 15, 16], [0, 1, 2, 3, 4, 5, 6], 0, 0),
-        ([30, 31], [0, 0], 1, 1),
+        ([10, 11, 12, 13, 14, 15, 16], [0, 1, 2, 3, 4, 5, 6], 0, 0, []),
+        ([30, 31], [0, 0], 1, 1, []),
     ]
 
 
 def test_full_packing_cuts_a_word_longer_than_a_sequence():
     assert _full(3, [[_sentence(0, 5, [0, 0, 0, 0, 0])]]) == [
-        ([0, 1, 2], [0, 0, 0], 0, 0),
-        ([3, 4], [0, 0], 0, 0),
+        ([0, 1, 2], [0, 0, 0], 0, 0, []),
+        ([3, 4], [0, 0], 0, 0, []),
     ]
 
 
@@ -159,6 +161,12 @@ def test_packed_sequences_keep_their_document_index(tmp_path):
         for row in split:
             found = set(tokenizer.decode(row["input_ids"]).split()) & set(names)
             assert found <= set(names[row["document"] : row["last_document"] + 1])
+            # a document starts after every [SEP] inside the sequence (word id -1), nowhere else
+            inside = [i + 1 for i, word in enumerate(row["word_ids"][1:-1], 1) if word < 0]
+            assert row["document_starts"] == inside
+            assert bool(inside) == (row["document"] != row["last_document"])
+    assert any(row["document_starts"] for row in full["train"])
+    assert not any(row["document_starts"] for split in splits.values() for row in split)
 
     # the same corpus in two shards, read, packed and written by two processes
     documents = shard.read_text(encoding="utf-8").split("\n\n")
@@ -179,10 +187,11 @@ def test_packed_sequences_keep_their_document_index(tmp_path):
         # token ids below 256, word ids from -1 to 11, 10 documents: one byte each
         assert {
             column: str(split.features[column].feature.dtype)
-            for column in ("input_ids", "word_ids")
+            for column in ("input_ids", "word_ids", "document_starts")
         } == {
             "input_ids": "uint8",
             "word_ids": "int8",
+            "document_starts": "int8",
         }
         assert split.features["document"].dtype == "int8"
 
