@@ -1,12 +1,19 @@
-"""Whole-word masking: never splits a word, masks about 15% of tokens, BERT's 80/10/10;
-static masking copies; each process's share of a batch."""
+"""Whole-word masking: never splits a word, masks 15% of every sequence's tokens (a fixed
+count, as BERT's create_pretraining_data), BERT's 80/10/10; the predicted positions; static
+masking copies; each process's share of a batch."""
 
 import datasets
 import pytest
 import torch
 
 from biocompact.training.batches import BatchOrder, DataPosition, MaskedBatcher, MaskedBatches
-from biocompact.training.masking import IGNORE_INDEX, MaskingSettings, mask_tokens
+from biocompact.training.masking import (
+    IGNORE_INDEX,
+    MaskingSettings,
+    _choose,
+    mask_tokens,
+    prediction_positions,
+)
 
 MASK_ID, VOCAB = 4, 1000
 
@@ -27,7 +34,7 @@ def _batch(n_sequences=64, n_words=100, seed=0):
     return ids, words
 
 
-def test_whole_words_are_masked_together_and_about_15_percent():
+def test_whole_words_are_masked_together_and_15_percent_of_every_sequence():
     ids, words = _batch()
     masked, labels = mask_tokens(
         ids, words, MASK_ID, VOCAB, MaskingSettings(), torch.Generator().manual_seed(1)
@@ -39,10 +46,39 @@ def test_whole_words_are_masked_together_and_about_15_percent():
                 continue
             in_word = chosen[row][words[row] == word]
             assert in_word.all() or not in_word.any(), "a word was split by masking"
-    share = chosen.sum().item() / (words >= 0).sum().item()
-    assert 0.13 < share < 0.17
+    # words of 1-3 tokens: the count is reached exactly (a word that does not fit is skipped)
+    targets = torch.round(0.15 * (words >= 0).sum(dim=1))
+    assert chosen.sum(dim=1).tolist() == targets.tolist()
     assert not chosen[words < 0].any(), "special or padding tokens were masked"
     assert torch.equal(labels[chosen], ids[chosen])
+
+
+def test_words_are_taken_in_draw_order_while_they_fit_by_hand():
+    # words of 3, 1, 2 and 1 tokens
+    units = torch.tensor([[0, 0, 0, 1, 2, 2, 3]])
+
+    def chosen(draw: list[float], target: int, limit: int = 7) -> list[bool]:
+        return _choose(units, torch.tensor([draw]), torch.tensor([target]), limit)[0].tolist()
+
+    # draw order: word 1, word 2, word 0, word 3
+    order = [0.5, 0.1, 0.2, 0.9]
+    assert chosen(order, 3) == [False, True, True, False]  # 1 + 2 tokens
+    # 1 + 2, word 0 (3 tokens) does not fit in the 1 left and is skipped, word 3 does
+    assert chosen(order, 4) == [False, True, True, True]
+    # word 0 first does not fit in 2; word 2 (2 tokens) does
+    assert chosen([0.1, 0.5, 0.2, 0.9], 2) == [False, False, True, False]
+    # a sequence of one 3-token word predicts it though its target is 1, if it fits the limit
+    one_word = torch.tensor([[0, 0, 0]])
+    assert _choose(one_word, torch.tensor([[0.3]]), torch.tensor([1]), 3).tolist() == [[True]]
+    assert _choose(one_word, torch.tensor([[0.3]]), torch.tensor([1]), 2).tolist() == [[False]]
+
+
+def test_prediction_positions_put_the_predicted_first_then_others_by_hand():
+    labels = torch.tensor([[-100, 7, -100, 9, -100], [-100, -100, -100, -100, 5]])
+    assert prediction_positions(labels, 3).tolist() == [[1, 3, 0], [4, 0, 1]]
+    assert MaskingSettings().predictions_per_sequence(128) == 20  # ceil(19.2)
+    assert MaskingSettings().predictions_per_sequence(64) == 10  # ceil(9.6)
+    assert MaskingSettings(probability=0.01).predictions_per_sequence(4) == 1
 
 
 def test_80_10_10_replacement():
@@ -78,8 +114,15 @@ def test_token_level_masking_when_whole_word_is_off():
     ids, words = _batch()
     settings = MaskingSettings(whole_word=False)
     _, labels = mask_tokens(ids, words, MASK_ID, VOCAB, settings, torch.Generator().manual_seed(3))
-    share = (labels != IGNORE_INDEX).sum().item() / (words >= 0).sum().item()
-    assert 0.13 < share < 0.17
+    chosen = labels != IGNORE_INDEX
+    targets = torch.round(0.15 * (words >= 0).sum(dim=1))
+    assert chosen.sum(dim=1).tolist() == targets.tolist()
+    # words split: some word has a chosen and an unchosen token
+    assert any(
+        0 < int(chosen[row][words[row] == word].sum()) < int((words[row] == word).sum())
+        for row in range(ids.shape[0])
+        for word in range(100)
+    )
 
 
 def _rows(indices, epoch, n_words=30):

@@ -1,5 +1,12 @@
 """Batches from the packed corpus: a seeded order that can resume mid-epoch, padded and masked.
 
+A batch has one shape for the whole run: every sequence padded to the corpus's longest
+(``MaskedBatcher.length``) and a fixed number of predicted positions per sequence
+(``masked_positions``, ``masking.prediction_positions``), so that the training step can be
+compiled once (``biocompact.training.step``). ``documents`` numbers the documents of each
+sequence (0, 1, ... from its ``document_starts``; -1 at padding) for the attention mask
+that keeps them apart (``biocompact.models.documents``).
+
 ``MaskedBatches`` makes micro-batch ``k`` of a run as a pure function of ``k`` (rows from
 ``BatchOrder``, a masking generator seeded by ``k``), so the same batches come out
 whether the training thread makes them one by one or ``DataLoader`` worker processes make
@@ -15,7 +22,12 @@ import datasets
 import numpy as np
 import torch
 
-from biocompact.training.masking import IGNORE_INDEX, MaskingSettings, mask_tokens
+from biocompact.training.masking import (
+    IGNORE_INDEX,
+    MaskingSettings,
+    mask_tokens,
+    prediction_positions,
+)
 
 # Columns that BatchOrder adds to every row batch: the rows' dataset indices and epoch.
 INDEX, EPOCH = "_index", "_epoch"
@@ -124,44 +136,76 @@ class MaskedBatches(torch.utils.data.Dataset):
         return iter(loader)
 
 
-def pad(sequences: list[list[int]], value: int) -> torch.Tensor:
-    """Right-pad to the longest sequence of the batch."""
-    width = max(len(sequence) for sequence in sequences)
+def pad(sequences: list[list[int]], value: int, width: int = 0) -> torch.Tensor:
+    """Right-pad to ``width``, or to the longest sequence of the batch if that is longer."""
+    width = max([width, *map(len, sequences)])
     return torch.tensor([sequence + [value] * (width - len(sequence)) for sequence in sequences])
 
 
-class MaskedBatcher:
-    """Turns packed rows into a padded, masked MLM batch.
+def document_numbers(lengths: list[int], starts: list[list[int]], width: int) -> torch.Tensor:
+    """Each position's document within its sequence (0, 1, ...; a new one at every start),
+    -1 at the padding after the sequence's ``length`` tokens."""
+    numbers = []
+    for length, row_starts in zip(lengths, starts):
+        row = [0] * length + [-1] * (width - length)
+        for start in row_starts:
+            row[start:length] = [value + 1 for value in row[start:length]]
+        numbers.append(row)
+    return torch.tensor(numbers)
 
+
+class MaskedBatcher:
+    """Turns packed rows into a padded, masked MLM batch of a fixed shape.
+
+    Every batch is ``length`` tokens wide (or as wide as its longest row, if longer) and
+    has ``masked_positions``: ``predictions_per_sequence(length)`` positions a sequence,
+    its predicted ones first. Rows without ``document_starts`` hold one document each.
     Dynamic masking draws from the caller's generator. With a ``duplication_factor`` and
     rows from ``BatchOrder``, each row's mask is a function of (row, epoch mod factor).
     """
 
     def __init__(
-        self, pad_token_id: int, mask_token_id: int, vocab_size: int, masking: MaskingSettings
+        self,
+        pad_token_id: int,
+        mask_token_id: int,
+        vocab_size: int,
+        masking: MaskingSettings,
+        length: int = 0,
     ):
         self.pad_token_id = pad_token_id
         self.mask_token_id = mask_token_id
         self.vocab_size = vocab_size
         self.masking = masking
+        self.length = length
 
     def __call__(self, rows: dict, generator: torch.Generator) -> dict[str, torch.Tensor]:
-        input_ids = pad(rows["input_ids"], self.pad_token_id)
-        attention_mask = pad([[1] * len(ids) for ids in rows["input_ids"]], 0)
+        input_ids = pad(rows["input_ids"], self.pad_token_id, self.length)
+        lengths = [len(ids) for ids in rows["input_ids"]]
+        width = input_ids.shape[1]
+        attention_mask = pad([[1] * length for length in lengths], 0, width)
+        starts = rows.get("document_starts") or [[]] * len(lengths)
         if self.masking.duplication_factor and INDEX in rows:
-            masked, labels = self._static_masks(rows)
+            masked, labels = self._static_masks(rows, width)
         else:
             masked, labels = mask_tokens(
                 input_ids,
-                pad(rows["word_ids"], -1),
+                pad(rows["word_ids"], -1, width),
                 self.mask_token_id,
                 self.vocab_size,
                 self.masking,
                 generator,
             )
-        return {"input_ids": masked, "attention_mask": attention_mask, "labels": labels}
+        return {
+            "input_ids": masked,
+            "attention_mask": attention_mask,
+            "labels": labels,
+            "masked_positions": prediction_positions(
+                labels, self.masking.predictions_per_sequence(width)
+            ),
+            "documents": document_numbers(lengths, starts, width),
+        }
 
-    def _static_masks(self, rows: dict) -> tuple[torch.Tensor, torch.Tensor]:
+    def _static_masks(self, rows: dict, width: int) -> tuple[torch.Tensor, torch.Tensor]:
         """Mask every row alone with a generator seeded by (row index, copy)."""
         factor = self.masking.duplication_factor
         masked, labels = [], []
@@ -181,4 +225,4 @@ class MaskedBatcher:
             )
             masked.append(row_masked[0].tolist())
             labels.append(row_labels[0].tolist())
-        return pad(masked, self.pad_token_id), pad(labels, IGNORE_INDEX)
+        return pad(masked, self.pad_token_id, width), pad(labels, IGNORE_INDEX, width)
