@@ -2,22 +2,25 @@
 
 MLM reads the final hidden states at the masked positions alone, so every other row of
 the last layer (its query, attention output, feed-forward: 10 of the layer's 12 H x H
-matrices) is work thrown away. Inside ``last_layer_at(model, positions)`` the last
-layer computes keys and values at every position, as before, and the rest at
-``positions`` only; its output is zero elsewhere. With 15% of positions masked this
-skips 85% of the last layer's work (about 9% of bioformer-8L's encoder, more in
-shallow models); the values at ``positions`` are those of the whole layer, and so
-are the gradients (tests/models/test_last_layer.py).
+matrices) is work thrown away. ``enable_last_layer_at_positions(model)`` gives its last layer
+a ``masked_positions`` keyword, which the base model's forward passes down to its layers:
+called with it, the last layer computes keys and values at every position, as before, and
+the rest at those positions only (a fixed number a sequence,
+``masking.prediction_positions``: no shape depends on the data); its output is zero
+elsewhere. Without it the layer runs whole (evaluation pipelines, saved models). With 15%
+of positions masked this skips 85% of the last layer's work (about 9% of bioformer-8L's
+encoder, more in shallow models); the values at the positions are those of the whole
+layer, and so are the gradients (tests/models/test_last_layer.py). The keyword is given
+once, before training, so a compiled step traces no change to the model.
 
 It applies to the BERT layer layout (BERT, RoBERTa, ELECTRA); other models (ALBERT's
-shared layers, ModernBERT), attention other than SDPA or eager, and a ``torch.compile``'d
-encoder, which would recompile for the swapped ``forward``, run the whole layer as before.
+shared layers, ModernBERT) and attention other than SDPA or eager run the whole layer as
+before.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
+import types
 
 import torch
 import torch.nn.functional as F
@@ -31,7 +34,6 @@ def sparse_last_layer(model: PreTrainedModel) -> nn.Module | None:
     layers = getattr(getattr(base, "encoder", None), "layer", None)
     if (
         not isinstance(layers, nn.ModuleList)
-        or base._compiled_call_impl is not None
         # the layer's mask must be the (batch, 1, length, length) or broadcastable tensor
         # these two pass on (flash attention gets a 2-D one, flex a BlockMask)
         or model.config._attn_implementation not in ("sdpa", "eager")
@@ -51,23 +53,35 @@ def sparse_last_layer(model: PreTrainedModel) -> nn.Module | None:
     return layer
 
 
-@contextlib.contextmanager
-def last_layer_at(model: PreTrainedModel, positions: torch.Tensor) -> Iterator[bool]:
-    """Within the block the last layer runs at ``positions`` (a batch x length bool mask) only.
+def at_positions(states: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    """``states`` (batch, length, width) at ``positions`` (batch, count): (batch, count, width)."""
+    return states.gather(1, positions[..., None].expand(-1, -1, states.shape[-1]))
 
-    Yields whether it does (False: the model's layout is not supported and runs whole).
-    """
+
+def enable_last_layer_at_positions(model: PreTrainedModel) -> bool:
+    """Give the model's last layer the ``masked_positions`` keyword (once; without it the
+    layer's forward is its class's); return whether it has it (False: the layout is not
+    supported). ``model.base_model(..., masked_positions=...)`` then passes it down."""
     layer = sparse_last_layer(model)
     if layer is None:
-        yield False
-        return
-    layer.forward = lambda hidden_states, attention_mask=None, *args, **kwargs: _layer_at(
-        layer, hidden_states, attention_mask, positions
-    )
-    try:
-        yield True
-    finally:
-        del layer.forward  # the class's forward again
+        return False
+    if "forward" not in vars(layer):
+        layer.forward = types.MethodType(_forward, layer)
+    return True
+
+
+def _forward(
+    layer: nn.Module,
+    hidden_states: torch.Tensor,
+    attention_mask: torch.Tensor | None = None,
+    *args,
+    masked_positions: torch.Tensor | None = None,
+    **kwargs,
+) -> torch.Tensor:
+    """The layer's forward, at ``masked_positions`` only where they are given."""
+    if masked_positions is None:
+        return type(layer).forward(layer, hidden_states, attention_mask, *args, **kwargs)
+    return _layer_at(layer, hidden_states, attention_mask, masked_positions)
 
 
 def _layer_at(
@@ -78,12 +92,8 @@ def _layer_at(
 ) -> torch.Tensor:
     """``BertLayer.forward`` with queries, attention output and feed-forward at ``positions``."""
     batch, length, width = hidden_states.shape
-    counts = positions.sum(dim=1)
-    rows = max(int(counts.max()), 1)
-    # each sequence's chosen positions first, in order; rows past its count are other
-    # positions, computed correctly but not asked for
-    order = torch.argsort((~positions).to(torch.int8), dim=1, stable=True)[:, :rows]
-    queries_in = hidden_states.gather(1, order[..., None].expand(-1, -1, width))
+    rows = positions.shape[1]
+    queries_in = at_positions(hidden_states, positions)
 
     attention = layer.attention.self
     heads, head_size = attention.num_attention_heads, attention.attention_head_size
@@ -93,7 +103,7 @@ def _layer_at(
 
     mask = attention_mask
     if mask is not None and mask.dim() == 4 and mask.shape[-2] == length:
-        mask = mask.gather(2, order[:, None, :, None].expand(-1, mask.shape[1], -1, length))
+        mask = mask.gather(2, positions[:, None, :, None].expand(-1, mask.shape[1], -1, length))
     context = F.scaled_dot_product_attention(
         split(attention.query(queries_in)),
         split(attention.key(hidden_states)),
@@ -106,5 +116,5 @@ def _layer_at(
     attended = layer.attention.output(context, queries_in)
     chosen = layer.feed_forward_chunk(attended)
     return torch.zeros_like(hidden_states).scatter(
-        1, order[..., None].expand(-1, -1, width), chosen
+        1, positions[..., None].expand(-1, -1, width), chosen
     )
