@@ -17,6 +17,7 @@ from biocompact.distillation.losses import (
     soft_cross_entropy_loss,
     soft_mlm_loss,
 )
+from biocompact.models.documents import token_pairs
 
 
 def test_mlm_loss_is_cross_entropy_on_masked_tokens():
@@ -80,6 +81,7 @@ def test_hidden_mse_averages_real_tokens_and_units():
 
 # One sequence of three tokens, the last one padding; two heads. Probabilities per query row.
 ATTENTION_MASK = torch.tensor([[1, 1, 0]])
+PAIRS = token_pairs({"attention_mask": ATTENTION_MASK})
 STUDENT_MAPS = torch.tensor(
     [
         [
@@ -101,7 +103,7 @@ TEACHER_MAPS = torch.tensor(
 def test_attention_mse_is_mean_over_heads_of_per_head_mse():
     # head 1: squared errors 0.25, 0.25, 0.0625, 0.0625 over its 4 real (query, key) entries; head 2: 0
     expected = (0.625 / 4 + 0.0) / 2
-    loss = attention_mse_loss(STUDENT_MAPS.log(), TEACHER_MAPS.log(), ATTENTION_MASK)
+    loss = attention_mse_loss(STUDENT_MAPS.log(), TEACHER_MAPS.log(), PAIRS)
     assert loss.item() == pytest.approx(expected, rel=1e-6)
 
 
@@ -109,17 +111,17 @@ def test_attention_kl_is_teacher_first_per_query_averaged_over_heads_and_tokens(
     # head 1, query 1: KL([1, 0] || [1/2, 1/2]) = ln 2; query 2: KL([1/2, 1/2] || [1/4, 3/4])
     query_2 = 0.5 * math.log(0.5 / 0.25) + 0.5 * math.log(0.5 / 0.75)
     expected = (math.log(2) + query_2 + 0.0 + 0.0) / (2 * 2)  # H = 2 heads, N = 2 real tokens
-    loss = attention_kl_loss(STUDENT_MAPS.log(), TEACHER_MAPS.log(), ATTENTION_MASK)
+    loss = attention_kl_loss(STUDENT_MAPS.log(), TEACHER_MAPS.log(), PAIRS)
     assert loss.item() == pytest.approx(expected, rel=1e-6)
-    assert attention_kl_loss(
-        STUDENT_MAPS.log(), STUDENT_MAPS.log(), ATTENTION_MASK
-    ).item() == pytest.approx(0.0, abs=1e-7)
+    assert attention_kl_loss(STUDENT_MAPS.log(), STUDENT_MAPS.log(), PAIRS).item() == pytest.approx(
+        0.0, abs=1e-7
+    )
 
 
 # MiniLMv2 relations: one sequence of two real tokens and a padding token with large values
 # (it must change nothing). Teacher token 1 = (a, 0, 0, 0) with a^2 / sqrt(4) = ln 3, so its
 # relation row is softmax([ln 3, 0]) = [3/4, 1/4]; every other row is uniform.
-RELATION_MASK = torch.tensor([[1, 1, 0]])
+RELATION_MASK = token_pairs({"attention_mask": torch.tensor([[1, 1, 0]])})
 A = math.sqrt(2 * math.log(3))
 TEACHER_VECTORS = torch.tensor([[[A, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [5.0, 5.0, 5.0, 5.0]]])
 KL_ROW_1 = 0.75 * math.log(0.75 / 0.5) + 0.25 * math.log(0.25 / 0.5)

@@ -29,9 +29,10 @@ from biocompact.distillation.objectives import (
     default_teacher_layer,
 )
 from biocompact.distillation.student import student_from_teacher_layers
+from biocompact.models.documents import token_pairs
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.loop import TrainingSettings, train
-from biocompact.training.masking import MaskingSettings
+from biocompact.training.masking import MaskingSettings, prediction_positions
 
 VOCAB, PAD, MASK = 40, 0, 4
 
@@ -60,7 +61,12 @@ def batch() -> dict[str, torch.Tensor]:
     for row, column in [(0, 1), (0, 4), (1, 2)]:
         labels[row, column] = input_ids[row, column]
         input_ids[row, column] = MASK
-    return {"input_ids": input_ids, "attention_mask": attention_mask, "labels": labels}
+    return {
+        "input_ids": input_ids,
+        "attention_mask": attention_mask,
+        "labels": labels,
+        "masked_positions": prediction_positions(labels, 2),
+    }
 
 
 class Reference:
@@ -154,19 +160,12 @@ def test_attention_maps_equal_eager_attention_probabilities():
         attention_mask=inputs["attention_mask"],
         output_hidden_states=True,
     ).hidden_states
+    queries = inputs["attention_mask"].bool()[:, None, :, None]  # padding queries are not read
     for layer in (1, 2):
-        maps = attention_log_probs(model, layer, hidden[layer - 1], inputs["attention_mask"]).exp()
-        assert torch.allclose(maps.double(), reference.maps[layer - 1], atol=1e-6)
-
-
-def loss_terms(objective, inputs: dict) -> dict:
-    """The objective's loss terms on ``inputs``, at the masked positions."""
-    positions = inputs["labels"] >= 0
-    return objective.loss_terms(
-        objective.student_activations(inputs, positions),
-        objective.teacher_activations(inputs, positions),
-        inputs,
-    )
+        maps = attention_log_probs(model, layer, hidden[layer - 1], token_pairs(inputs)).exp()
+        assert torch.allclose(
+            maps.double() * queries, reference.maps[layer - 1] * queries, atol=1e-6
+        )
 
 
 def test_distilbert_terms_follow_eq_1_to_3():
@@ -175,7 +174,7 @@ def test_distilbert_terms_follow_eq_1_to_3():
     objective = DistilBertObjective(student, teacher, temperature=2.0).eval()
     inputs = batch()
     s, t = Reference(student, inputs), Reference(teacher, inputs)
-    terms = loss_terms(objective, inputs)
+    terms = objective.terms(inputs)
     check(
         terms,
         {
@@ -213,7 +212,7 @@ def test_lewis_aligns_through_a_learned_projection_to_the_teacher_width():
     ) and objective.projection.weight.shape == (16, 8)
     inputs = batch()
     s, t = Reference(student, inputs), Reference(teacher, inputs)
-    terms = loss_terms(objective, inputs)
+    terms = objective.terms(inputs)
     check(
         terms,
         {
@@ -254,12 +253,7 @@ def test_tinybert_terms_follow_eq_6_to_8_with_projections_and_the_uniform_map():
             for h in range(2)
         )
 
-    positions = inputs["attention_mask"].bool()
-    terms = objective.loss_terms(
-        objective.student_activations(inputs, positions),
-        objective.teacher_activations(inputs, positions),
-        inputs,
-    )
+    terms = objective.terms(inputs)
     check(
         terms,
         {
@@ -294,7 +288,7 @@ def test_compact_terms_follow_eq_10_with_an_explicit_layer_map():
             for b, q in real
         )
 
-    terms = loss_terms(objective, inputs)
+    terms = objective.terms(inputs)
     check(
         terms,
         {
@@ -317,7 +311,7 @@ def test_loss_is_the_weighted_sum_of_its_terms_with_per_layer_weights():
     objective.eval()
     inputs = batch()
     loss, logged = objective(inputs)
-    terms = loss_terms(objective, inputs)
+    terms = objective.terms(inputs)
     layers = sum(w * (terms["hidden"][i] + terms["attention"][i]) for i, w in enumerate([0.5, 2.0]))
     expected = 1.0 * terms["mlm"] + 5.0 * terms["soft"] + layers
     assert loss.item() == pytest.approx(expected.item(), rel=1e-6)
@@ -483,7 +477,7 @@ def test_minilmv2_terms_relate_queries_keys_and_values_of_a_narrower_student():
         weight, bias = projection.weight.detach().double(), projection.bias.detach().double()
         return reference.hidden[layer - 1] @ weight.T + bias
 
-    terms = loss_terms(objective, inputs)
+    terms = objective.terms(inputs)
     check(
         terms,
         {

@@ -14,9 +14,11 @@ from biocompact.distillation.attention import attention_log_probs, query_key_val
 from biocompact.distillation.objectives import METHODS
 from biocompact.distillation.student import initialise_student, student_from_teacher_layers
 from biocompact.finetuning.tasks import FAMILIES as TASK_FAMILIES
+from biocompact.models.documents import token_pairs
 from biocompact.models.heads import mlm_head
 from biocompact.models.presets import build_config
 from biocompact.pretraining.objectives import objective_entry
+from biocompact.training.masking import prediction_positions
 
 VOCAB, PAD, UNK, CLS, SEP, MASK = 40, 0, 1, 2, 3, 4
 IDS = {"cls_token_id": CLS, "sep_token_id": SEP, "bos_token_id": CLS, "eos_token_id": SEP}
@@ -55,7 +57,12 @@ def batch() -> dict[str, torch.Tensor]:
     for row, column in [(0, 1), (0, 7), (1, 2)]:
         labels[row, column] = input_ids[row, column]
         input_ids[row, column] = MASK
-    return {"input_ids": input_ids, "attention_mask": attention_mask, "labels": labels}
+    return {
+        "input_ids": input_ids,
+        "attention_mask": attention_mask,
+        "labels": labels,
+        "masked_positions": prediction_positions(labels, 2),
+    }
 
 
 def test_config_takes_the_vocabulary_ids_and_the_published_shapes():
@@ -94,7 +101,7 @@ def test_attention_maps_equal_eager_attention_probabilities_in_global_and_local_
     queries = inputs["attention_mask"].bool()[:, None, :, None]
     for layer in range(1, 5):
         maps = attention_log_probs(
-            model, layer, output.hidden_states[layer - 1], inputs["attention_mask"]
+            model, layer, output.hidden_states[layer - 1], token_pairs(inputs)
         ).exp()
         reference = output.attentions[layer - 1]
         assert torch.allclose(maps * queries, reference * queries, atol=1e-6)

@@ -30,7 +30,7 @@ from biocompact.pretraining.segments import split_point
 from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.tokenized_corpus import build_tokenized_corpus
 from biocompact.training.batches import MaskedBatcher
-from biocompact.training.masking import IGNORE_INDEX, MaskingSettings
+from biocompact.training.masking import IGNORE_INDEX, MaskingSettings, prediction_positions
 from biocompact.vocab.build import build_vocabulary
 from biocompact.vocab.settings import VocabularySettings
 
@@ -87,8 +87,12 @@ def test_discriminator_labels_are_exactly_the_replaced_positions():
     labels = torch.tensor(
         [[IGNORE_INDEX, 10, IGNORE_INDEX, 12, 99, IGNORE_INDEX]]
     )  # 99: the 80/10/10 rule put a random 13 there
-    # samples at the three predicted positions: a replacement, the original, a replacement
-    corrupted, replaced = replace_tokens(input_ids, labels, torch.tensor([20, 12, 21]))
+    # samples at the three predicted positions: a replacement, the original, a replacement;
+    # the fourth position is not predicted (its label is ignored) and keeps its token
+    positions = torch.tensor([[1, 3, 4, 0]])
+    corrupted, replaced = replace_tokens(
+        input_ids, labels, positions, torch.tensor([[20, 12, 21, 7]])
+    )
     assert corrupted.tolist() == [[CLS, 20, 11, 12, 21, SEP]]
     assert replaced.tolist() == [[0, 1, 0, 0, 1, 0]]
 
@@ -136,6 +140,7 @@ def test_electra_loss_is_generator_mlm_plus_weighted_detection(one_torch_thread)
             [[-100, 10, -100, 12, -100, -100, -100], [-100, -100, 15, -100, -100, -100, -100]]
         ),
     }
+    batch["masked_positions"] = prediction_positions(batch["labels"], 2)
     seen = {}
     corrupt = objective.corrupt
 

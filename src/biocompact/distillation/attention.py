@@ -26,13 +26,17 @@ from transformers.models.modernbert.modeling_modernbert import (
 
 
 def query_key_value(
-    model: PreTrainedModel, layer: int, layer_input: torch.Tensor
+    model: PreTrainedModel,
+    layer: int,
+    layer_input: torch.Tensor,
+    position_ids: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]:
     """Q, K, V ``(batch, heads, tokens, head size)`` of encoder layer ``layer`` (1-based, as in
     Rohanian et al. 2023, eq. 5) as its attention computes them, and the ``(tokens, tokens)``
     boolean mask of the key positions each query may see (None: all of them).
 
-    ``layer_input`` is the hidden state entering that layer (``hidden_states[layer - 1]``).
+    ``layer_input`` is the hidden state entering that layer (``hidden_states[layer - 1]``);
+    ``position_ids`` those the model ran with (rotary positions; None: 0, 1, ...).
     """
     base = model.base_model
     batch, length, _ = layer_input.shape
@@ -42,13 +46,13 @@ def query_key_value(
         fused = attention.Wqkv(block.attn_norm(layer_input))
         heads = fused.view(batch, length, 3, -1, attention.head_dim).transpose(1, 3)
         query, key, value = heads.unbind(dim=2)
-        positions = torch.arange(length, device=layer_input.device).unsqueeze(0)
+        offsets = torch.arange(length, device=layer_input.device)
+        positions = offsets[None] if position_ids is None else position_ids
         cos, sin = base.rotary_emb(layer_input, positions, block.attention_type)
         query, key = apply_rotary_pos_emb(query, key, cos, sin, unsqueeze_dim=1)
         window = None
         if block.attention_type == "sliding_attention":
-            offsets = positions[0, :, None] - positions[0, None, :]
-            window = offsets.abs() <= base.config.sliding_window
+            window = (offsets[:, None] - offsets[None, :]).abs() <= base.config.sliding_window
         return query, key, value, window
     try:
         attention = base.encoder.layer[layer - 1].attention.self
@@ -66,16 +70,21 @@ def query_key_value(
 
 
 def attention_log_probs(
-    model: PreTrainedModel, layer: int, layer_input: torch.Tensor, attention_mask: torch.Tensor
+    model: PreTrainedModel,
+    layer: int,
+    layer_input: torch.Tensor,
+    pairs: torch.Tensor,
+    position_ids: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """Log attention probabilities ``(batch, heads, query, key)`` of encoder layer ``layer``.
+    """Log attention probabilities ``(batch, heads, query, key)`` of encoder layer ``layer``,
+    each query over the keys of its ``pairs`` (``biocompact.models.documents.token_pairs``).
 
     ``layer_input`` is the hidden state entering that layer (``hidden_states[layer - 1]``).
     """
-    query, key, _, window = query_key_value(model, layer, layer_input)
+    query, key, _, window = query_key_value(model, layer, layer_input, position_ids)
     scaling = query.shape[-1] ** -0.5
     scores = torch.matmul(query.float(), key.float().transpose(-1, -2)) * scaling
-    hidden = ~attention_mask.bool()[:, None, None, :]
+    hidden = ~pairs
     if window is not None:
         hidden = hidden | ~window
     scores = scores.masked_fill(hidden, torch.finfo(scores.dtype).min)
@@ -83,7 +92,10 @@ def attention_log_probs(
 
 
 def self_attention_vectors(
-    model: PreTrainedModel, layer: int, layer_input: torch.Tensor
+    model: PreTrainedModel,
+    layer: int,
+    layer_input: torch.Tensor,
+    position_ids: torch.Tensor | None = None,
 ) -> dict[str, torch.Tensor]:
     """Queries, keys and values of encoder layer ``layer``, each ``(batch, length, width)``:
     the vectors of all attention heads concatenated, as the layer's projections output them.
@@ -91,7 +103,7 @@ def self_attention_vectors(
     ``layer_input`` is the hidden state entering that layer (``hidden_states[layer - 1]``).
     """
     batch, length, _ = layer_input.shape
-    vectors = query_key_value(model, layer, layer_input)[:3]
+    vectors = query_key_value(model, layer, layer_input, position_ids)[:3]
     return {
         name: heads.transpose(1, 2).reshape(batch, length, -1)
         for name, heads in zip(("query", "key", "value"), vectors)

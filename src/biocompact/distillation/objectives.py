@@ -3,7 +3,10 @@
 Every method runs the student with gradients and the frozen teacher in inference mode,
 and computes only what its loss reads: the MLM heads only at the positions the loss uses,
 hidden states of every layer and attention maps only for the layer-wise methods, and the
-teacher's attention maps only for the layers the map g sends students to.
+teacher's attention maps only for the layers the map g sends students to. Both models see
+the documents of a packed sequence apart (``biocompact.models.documents``), and every
+shape in a step is fixed by the batch's shape (a fixed number of masked positions a
+sequence, masked means), so that the step compiles whole (``biocompact.training.step``).
 
 Each loss term is returned (and logged) on its own; the weights ``alpha`` name the terms
 of the method (Rohanian et al. 2023's alpha_1..3 and TinyBERT's lambdas, or MiniLMv2's
@@ -12,6 +15,7 @@ relation types; their defaults and the other options of each method: ``methods.p
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +23,7 @@ from typing import Any
 import torch
 from torch import nn
 from transformers import PreTrainedModel
+from transformers.utils.output_capturing import maybe_install_capturing_hooks
 
 from biocompact.distillation.attention import (
     attention_log_probs,
@@ -36,7 +41,10 @@ from biocompact.distillation.losses import (
     soft_mlm_loss,
 )
 from biocompact.distillation.methods import METHOD_OPTIONS
+from biocompact.models.documents import encoder_inputs, token_pairs
 from biocompact.models.heads import mlm_head
+from biocompact.models.last_layer import at_positions, enable_last_layer_at_positions
+from biocompact.training.evaluation import masked_lm_logits
 from biocompact.training.masking import IGNORE_INDEX
 from biocompact.training.objective import Objective
 
@@ -64,25 +72,45 @@ class Activations:
         )
 
 
+@dataclass
+class LossInputs:
+    """What the loss terms read from a batch besides the two models' activations."""
+
+    labels: torch.Tensor  # one per head row; IGNORE_INDEX where nothing is predicted
+    rows: torch.Tensor  # one per head row: True where the row takes part in the loss
+    attention_mask: torch.Tensor  # (batch, length): real tokens
+    pairs: torch.Tensor  # (batch, 1, query, key): real tokens of one document (documents.py)
+
+
 def compute_activations(
     model: PreTrainedModel,
     batch: dict[str, torch.Tensor],
-    positions: torch.Tensor,
+    positions: torch.Tensor | None,
     all_layers: bool,
     attention_layers: list[int],
+    pairs: torch.Tensor,
 ) -> Activations:
-    """Encoder outputs, the MLM head at ``positions`` only, attention maps of ``attention_layers``."""
-    output = model.base_model(
-        input_ids=batch["input_ids"],
-        attention_mask=batch["attention_mask"],
-        output_hidden_states=all_layers,
-    )
+    """Encoder outputs, the MLM head at ``positions`` only (batch x count; None: at every
+    position), attention maps of ``attention_layers`` over the token ``pairs``."""
+    inputs = encoder_inputs(model, batch)
+    output = model.base_model(**inputs, output_hidden_states=all_layers)
     hidden = tuple(output.hidden_states) if all_layers else (output.last_hidden_state,)
     attention = {
-        layer: attention_log_probs(model, layer, hidden[layer - 1], batch["attention_mask"])
+        layer: attention_log_probs(
+            model, layer, hidden[layer - 1], pairs, inputs.get("position_ids")
+        )
         for layer in attention_layers
     }
-    return Activations(hidden, mlm_head(model)(hidden[-1][positions]), attention)
+    final = hidden[-1] if positions is None else at_positions(hidden[-1], positions)
+    return Activations(hidden, mlm_head(model)(final).flatten(0, 1), attention)
+
+
+def teacher_inference() -> contextlib.AbstractContextManager:
+    """How the frozen teacher runs: in inference mode (its outputs then cloned into ordinary
+    tensors for the losses); inside a compiled step under ``no_grad``, which compiles to the
+    same graph (nothing recorded for autograd either way) and lets the teacher's inputs be
+    views of the step's inputs, which inference tensors cannot be in AOTAutograd."""
+    return torch.no_grad() if torch.compiler.is_compiling() else torch.inference_mode()
 
 
 class DistillationObjective(Objective):
@@ -107,6 +135,10 @@ class DistillationObjective(Objective):
         self.student = student
         self.teacher = teacher.eval().requires_grad_(False)
         self.alpha = {**self.spec.alpha, **options.get("alpha", {})}
+        # hidden states of every layer come from Transformers' output-capturing hooks, which
+        # its first call would install under a lock that a compiled step cannot trace
+        for model in (student, teacher):
+            maybe_install_capturing_hooks(model.base_model)
 
     def options_record(self) -> dict[str, Any]:
         """The options the method read, defaults filled in, for the run's record (eval.json)."""
@@ -137,37 +169,48 @@ class DistillationObjective(Objective):
         return self
 
     def student_activations(
-        self, batch: dict[str, torch.Tensor], positions: torch.Tensor
+        self, batch: dict[str, torch.Tensor], positions: torch.Tensor | None, pairs: torch.Tensor
     ) -> Activations:
-        pairs = self.mapped_layers()
-        layers = [student for student, _ in pairs]
-        return compute_activations(self.student, batch, positions, bool(pairs), layers)
+        mapped = self.mapped_layers()
+        layers = [student for student, _ in mapped]
+        return compute_activations(self.student, batch, positions, bool(mapped), layers, pairs)
 
     def teacher_activations(
-        self, batch: dict[str, torch.Tensor], positions: torch.Tensor
+        self, batch: dict[str, torch.Tensor], positions: torch.Tensor | None, pairs: torch.Tensor
     ) -> Activations:
-        pairs = self.mapped_layers()
-        layers = sorted({teacher for _, teacher in pairs})
-        with torch.inference_mode():
-            teacher = compute_activations(self.teacher, batch, positions, bool(pairs), layers)
-        return teacher.clone()
+        mapped = self.mapped_layers()
+        layers = sorted({teacher for _, teacher in mapped})
+        with teacher_inference():
+            teacher = compute_activations(
+                self.teacher, batch, positions, bool(mapped), layers, pairs
+            )
+        return teacher if torch.compiler.is_compiling() else teacher.clone()
 
     def loss_terms(
-        self, student: Activations, teacher: Activations, batch: dict[str, torch.Tensor]
+        self, student: Activations, teacher: Activations, inputs: LossInputs
     ) -> dict[str, torch.Tensor]:
         """The method's loss terms: scalars, or one value per student layer for ``LAYER_TERMS``."""
         raise NotImplementedError
 
+    def terms(self, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """The method's loss terms on ``batch`` (``loss_terms`` of both models' activations)."""
+        mask = batch["attention_mask"]
+        if self.head_on_every_token:
+            positions, labels, rows = None, batch["labels"], mask.bool()
+        else:
+            positions = batch["masked_positions"]
+            labels = batch["labels"].gather(1, positions)
+            rows = labels != IGNORE_INDEX
+        pairs = token_pairs(batch)
+        inputs = LossInputs(labels.flatten(), rows.flatten(), mask, pairs)
+        student = self.student_activations(batch, positions, pairs)
+        teacher = self.teacher_activations(batch, positions, pairs)
+        return self.loss_terms(student, teacher, inputs)
+
     def forward(
         self, batch: dict[str, torch.Tensor]
     ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-        if self.head_on_every_token:
-            positions = batch["attention_mask"].bool()
-        else:
-            positions = batch["labels"] != IGNORE_INDEX
-        student = self.student_activations(batch, positions)
-        teacher = self.teacher_activations(batch, positions)
-        terms = self.loss_terms(student, teacher, batch)
+        terms = self.terms(batch)
         loss = sum((self._weight(name, value) * value).sum() for name, value in terms.items())
         return loss, {f"loss_{name}": value.detach().sum() for name, value in terms.items()}
 
@@ -219,10 +262,6 @@ class LayerWiseObjective(SoftTargetObjective):
         return {**super().options_record(), "layer_map": self.layer_map}
 
 
-def _masked_labels(batch: dict[str, torch.Tensor]) -> torch.Tensor:
-    return batch["labels"][batch["labels"] != IGNORE_INDEX]
-
-
 class DistilBertObjective(SoftTargetObjective):
     """DistilBioBERT (Rohanian et al. 2023, eq. 4): alpha_1 L_mlm + alpha_2 L_softMLM + alpha_3 L_align."""
 
@@ -235,16 +274,14 @@ class DistilBertObjective(SoftTargetObjective):
             self.learned_projection, "aligns the last hidden states with a cosine"
         )
 
-    def loss_terms(
-        self, student: Activations, teacher: Activations, batch: dict[str, torch.Tensor]
-    ) -> dict:
+    def loss_terms(self, student: Activations, teacher: Activations, inputs: LossInputs) -> dict:
         return {
-            "mlm": mlm_loss(student.logits, _masked_labels(batch)),
-            "soft": soft_mlm_loss(student.logits, teacher.logits, self.temperature),
+            "mlm": mlm_loss(student.logits, inputs.labels),
+            "soft": soft_mlm_loss(student.logits, teacher.logits, self.temperature, inputs.rows),
             "align": cosine_alignment_loss(
                 self.projection(student.hidden_states[-1]),
                 teacher.hidden_states[-1],
-                batch["attention_mask"],
+                inputs.attention_mask,
             ),
         }
 
@@ -272,11 +309,9 @@ class TinyBertObjective(LayerWiseObjective):
         self.embedding_projection = self.width_projection(learned=True)
         self.hidden_projection = self.width_projection(learned=True)
 
-    def loss_terms(
-        self, student: Activations, teacher: Activations, batch: dict[str, torch.Tensor]
-    ) -> dict:
-        mask = batch["attention_mask"]
-        pairs = self.mapped_layers()
+    def loss_terms(self, student: Activations, teacher: Activations, inputs: LossInputs) -> dict:
+        mask = inputs.attention_mask
+        mapped = self.mapped_layers()
         return {
             "embedding": hidden_mse_loss(
                 self.embedding_projection(student.hidden_states[0]), teacher.hidden_states[0], mask
@@ -288,16 +323,18 @@ class TinyBertObjective(LayerWiseObjective):
                         teacher.hidden_states[t],
                         mask,
                     )
-                    for s, t in pairs
+                    for s, t in mapped
                 ]
             ),
             "attention": torch.stack(
                 [
-                    attention_mse_loss(student.attention[s], teacher.attention[t], mask)
-                    for s, t in pairs
+                    attention_mse_loss(student.attention[s], teacher.attention[t], inputs.pairs)
+                    for s, t in mapped
                 ]
             ),
-            "output": soft_cross_entropy_loss(student.logits, teacher.logits, self.temperature),
+            "output": soft_cross_entropy_loss(
+                student.logits, teacher.logits, self.temperature, inputs.rows
+            ),
         }
 
 
@@ -314,24 +351,23 @@ class CompactObjective(LayerWiseObjective):
         super().__init__(student, teacher, **options)
         self.width_projection(False, "aligns hidden states layer by layer with a cosine")
 
-    def loss_terms(
-        self, student: Activations, teacher: Activations, batch: dict[str, torch.Tensor]
-    ) -> dict:
-        mask = batch["attention_mask"]
-        pairs = self.mapped_layers()
+    def loss_terms(self, student: Activations, teacher: Activations, inputs: LossInputs) -> dict:
+        mapped = self.mapped_layers()
         return {
-            "mlm": mlm_loss(student.logits, _masked_labels(batch)),
-            "soft": soft_mlm_loss(student.logits, teacher.logits, self.temperature),
+            "mlm": mlm_loss(student.logits, inputs.labels),
+            "soft": soft_mlm_loss(student.logits, teacher.logits, self.temperature, inputs.rows),
             "hidden": torch.stack(
                 [
-                    cosine_alignment_loss(student.hidden_states[s], teacher.hidden_states[t], mask)
-                    for s, t in pairs
+                    cosine_alignment_loss(
+                        student.hidden_states[s], teacher.hidden_states[t], inputs.attention_mask
+                    )
+                    for s, t in mapped
                 ]
             ),
             "attention": torch.stack(
                 [
-                    attention_kl_loss(student.attention[s], teacher.attention[t], mask)
-                    for s, t in pairs
+                    attention_kl_loss(student.attention[s], teacher.attention[t], inputs.pairs)
+                    for s, t in mapped
                 ]
             ),
         }
@@ -344,13 +380,23 @@ class PlainMlmObjective(DistillationObjective):
 
     method = "mlm"
 
-    def teacher_activations(self, batch: dict[str, torch.Tensor], positions: torch.Tensor) -> None:
+    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **options: Any):
+        super().__init__(student, teacher, **options)
+        enable_last_layer_at_positions(student)
+
+    def student_activations(
+        self, batch: dict[str, torch.Tensor], positions: torch.Tensor | None, pairs: torch.Tensor
+    ) -> Activations:
+        """The MLM logits alone, the last layer run at the masked positions only."""
+        return Activations((), masked_lm_logits(self.student, batch)[0], {})
+
+    def teacher_activations(
+        self, batch: dict[str, torch.Tensor], positions: torch.Tensor | None, pairs: torch.Tensor
+    ) -> None:
         return None
 
-    def loss_terms(
-        self, student: Activations, teacher: None, batch: dict[str, torch.Tensor]
-    ) -> dict:
-        return {"mlm": mlm_loss(student.logits, _masked_labels(batch))}
+    def loss_terms(self, student: Activations, teacher: None, inputs: LossInputs) -> dict:
+        return {"mlm": mlm_loss(student.logits, inputs.labels)}
 
 
 def default_teacher_layer(n_teacher_layers: int) -> int:
@@ -429,31 +475,29 @@ class MiniLMv2Objective(DistillationObjective):
     def _relation_vectors(
         self, model: PreTrainedModel, layer: int, batch: dict[str, torch.Tensor]
     ) -> dict[str, torch.Tensor]:
-        hidden = model.base_model(
-            input_ids=batch["input_ids"],
-            attention_mask=batch["attention_mask"],
-            output_hidden_states=True,
-        ).hidden_states
-        return self_attention_vectors(model, layer, hidden[layer - 1])
+        inputs = encoder_inputs(model, batch)
+        hidden = model.base_model(**inputs, output_hidden_states=True).hidden_states
+        return self_attention_vectors(model, layer, hidden[layer - 1], inputs.get("position_ids"))
 
     def student_activations(
-        self, batch: dict[str, torch.Tensor], positions: torch.Tensor
+        self, batch: dict[str, torch.Tensor], positions: torch.Tensor | None, pairs: torch.Tensor
     ) -> dict[str, torch.Tensor]:
         return self._relation_vectors(self.student, self.student_layer, batch)
 
     def teacher_activations(
-        self, batch: dict[str, torch.Tensor], positions: torch.Tensor
+        self, batch: dict[str, torch.Tensor], positions: torch.Tensor | None, pairs: torch.Tensor
     ) -> dict[str, torch.Tensor]:
-        with torch.inference_mode():
+        with teacher_inference():
             vectors = self._relation_vectors(self.teacher, self.teacher_layer, batch)
+        if torch.compiler.is_compiling():
+            return vectors
         return {name: value.clone() for name, value in vectors.items()}
 
     def loss_terms(
-        self, student: dict, teacher: dict, batch: dict[str, torch.Tensor]
+        self, student: dict, teacher: dict, inputs: LossInputs
     ) -> dict[str, torch.Tensor]:
-        mask = batch["attention_mask"]
         return {
-            term: relation_kl_loss(student[name], teacher[name], self.relation_heads, mask)
+            term: relation_kl_loss(student[name], teacher[name], self.relation_heads, inputs.pairs)
             for term, name in self.relations.items()
         }
 

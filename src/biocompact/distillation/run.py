@@ -11,7 +11,6 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-import torch
 from transformers import AutoModelForMaskedLM, PreTrainedModel
 
 from biocompact.distillation.objectives import METHODS
@@ -21,7 +20,7 @@ from biocompact.distillation.teacher_head import check_teacher_head
 from biocompact.tracking import TrackingSettings
 from biocompact.training.launch import job_main
 from biocompact.training.loop import pick_device
-from biocompact.training.precision import native_bf16
+from biocompact.training.precision import inference_dtype
 from biocompact.training.stage import load_corpus, train_and_publish
 
 
@@ -50,7 +49,7 @@ def run_distillation(
     """Distil student ``name`` from the teacher in ``teacher_dir`` as ``settings`` say.
 
     ``outputs`` names the ``model``, ``log`` and ``eval`` paths; the teacher runs in bf16
-    where the student trains in bf16 autocast; ``tracking`` (the config's section) adds
+    where the student trains in bf16 autocast (``inference_dtype``); ``tracking`` (the config's section) adds
     trackers to the TensorBoard curves.
     """
     teacher = load_teacher(teacher_dir, settings.method)
@@ -62,8 +61,7 @@ def run_distillation(
         settings.student_architecture,
         settings.training.seed,
     )
-    if settings.training.bf16 and native_bf16(pick_device()):
-        teacher = teacher.to(torch.bfloat16)
+    teacher = teacher.to(inference_dtype(pick_device(), settings.training.bf16))
     objective = METHODS[settings.method](student, teacher, **settings.options)
     description = {
         "model": name,

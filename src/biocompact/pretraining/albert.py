@@ -8,10 +8,14 @@ Parameter sharing and factorised embeddings come from ``AlbertConfig``
 
 from __future__ import annotations
 
+import copy
+
 import torch
 from torch import nn
 from transformers import AlbertForMaskedLM, PretrainedConfig, PreTrainedTokenizerBase
 
+from biocompact.models.documents import encoder_inputs
+from biocompact.models.last_layer import at_positions
 from biocompact.pretraining.segments import (
     MaskedLmAndPairTask,
     mask_pairs,
@@ -19,7 +23,6 @@ from biocompact.pretraining.segments import (
     split_point,
 )
 from biocompact.training.batches import MaskedBatcher
-from biocompact.training.masking import IGNORE_INDEX
 from biocompact.training.objective import Objective
 
 SWAP_PROBABILITY = 0.5
@@ -71,13 +74,11 @@ class MaskedLmAndSentenceOrder(MaskedLmAndPairTask):
 
     def logits(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
         """MLM logits at the masked positions and sentence-order logits per sequence."""
-        hidden = self.model.albert(
-            input_ids=batch["input_ids"],
-            attention_mask=batch["attention_mask"],
-            token_type_ids=batch["token_type_ids"],
-        ).last_hidden_state
-        selected = batch["labels"] != IGNORE_INDEX
-        return self.model.predictions(hidden[selected]), self.sentence_order_head(hidden[:, 0])
+        hidden = self.model.albert(**encoder_inputs(self.model, batch)).last_hidden_state
+        return (
+            self.model.predictions(at_positions(hidden, batch["masked_positions"])).flatten(0, 1),
+            self.sentence_order_head(hidden[:, 0]),
+        )
 
     def forward(
         self, batch: dict[str, torch.Tensor]
@@ -95,7 +96,9 @@ def build_albert(
 ) -> tuple[Objective, SentenceOrderBatcher]:
     """MLM + SOP on a new ALBERT of ``config`` or the saved one at ``location``."""
     model = AlbertForMaskedLM.from_pretrained(location) if location else AlbertForMaskedLM(config)
+    framed = copy.copy(batcher)
+    framed.length = batcher.length + 1  # a pair holds one [SEP] more than its packed sequence
     wrapped = SentenceOrderBatcher(
-        batcher, tokenizer.cls_token_id, tokenizer.sep_token_id, sentence_end_ids(tokenizer)
+        framed, tokenizer.cls_token_id, tokenizer.sep_token_id, sentence_end_ids(tokenizer)
     )
     return MaskedLmAndSentenceOrder(model), wrapped

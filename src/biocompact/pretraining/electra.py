@@ -22,6 +22,8 @@ from transformers import (
     PreTrainedTokenizerBase,
 )
 
+from biocompact.models.documents import encoder_inputs
+from biocompact.models.last_layer import enable_last_layer_at_positions
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.evaluation import (
     EVAL_MASKING_SEED,
@@ -51,18 +53,19 @@ def generator_config(discriminator: ElectraConfig, fraction: float) -> ElectraCo
 
 
 def replace_tokens(
-    input_ids: torch.Tensor, labels: torch.Tensor, sampled: torch.Tensor
+    input_ids: torch.Tensor, labels: torch.Tensor, positions: torch.Tensor, sampled: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """The discriminator's input and labels: masked positions hold ``sampled`` tokens.
+    """The discriminator's input and labels: the predicted ``positions`` hold ``sampled`` tokens.
 
-    ``sampled`` has one token per masked position (``labels != IGNORE_INDEX``), in order.
-    A position is labelled replaced (1) where its token differs from the original one,
-    so a sample that happens to equal the original counts as original (the paper's rule).
+    ``sampled`` has one token per entry of ``positions`` (batch x count, the batch's
+    ``masked_positions``); entries whose label is ``IGNORE_INDEX`` keep their token. A
+    position is labelled replaced (1) where its token differs from the original one, so a
+    sample that happens to equal the original counts as original (the paper's rule).
     """
-    selected = labels != IGNORE_INDEX
-    original = torch.where(selected, labels, input_ids)
-    corrupted = original.clone()
-    corrupted[selected] = sampled
+    original = torch.where(labels != IGNORE_INDEX, labels, input_ids)
+    predicted = labels.gather(1, positions) != IGNORE_INDEX
+    kept = original.gather(1, positions)
+    corrupted = original.scatter(1, positions, torch.where(predicted, sampled, kept))
     return corrupted, (corrupted != original).long()
 
 
@@ -77,6 +80,7 @@ class ReplacedTokenDetection(Objective):
         generator.electra.embeddings = discriminator.electra.embeddings
         generator.generator_lm_head.weight = discriminator.electra.embeddings.word_embeddings.weight
         self.generator = generator
+        enable_last_layer_at_positions(generator)
         self.discriminator = discriminator
         self.discriminator_weight = discriminator_weight
 
@@ -86,10 +90,12 @@ class ReplacedTokenDetection(Objective):
         generator_logits: torch.Tensor,
         rng: torch.Generator | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Sample replacements from the generator's softmax and label the replaced positions."""
+        """Sample replacements from the generator's softmax (``generator_logits``: one row per
+        entry of the batch's ``masked_positions``) and label the replaced positions."""
+        positions = batch["masked_positions"]
         probabilities = F.softmax(generator_logits.detach().float(), dim=-1)
-        sampled = torch.multinomial(probabilities, 1, generator=rng).squeeze(-1)
-        return replace_tokens(batch["input_ids"], batch["labels"], sampled)
+        sampled = torch.multinomial(probabilities, 1, generator=rng).view(positions.shape)
+        return replace_tokens(batch["input_ids"], batch["labels"], positions, sampled)
 
     def forward(
         self, batch: dict[str, torch.Tensor]
@@ -97,15 +103,20 @@ class ReplacedTokenDetection(Objective):
         logits, targets = masked_lm_logits(self.generator, batch)
         generator_loss = F.cross_entropy(logits.float(), targets)
         corrupted, replaced = self.corrupt(batch, logits)
-        detection = self.discriminator(
-            input_ids=corrupted, attention_mask=batch["attention_mask"]
-        ).logits
-        active = batch["attention_mask"].bool()
-        detection_loss = F.binary_cross_entropy_with_logits(
-            detection[active].float(), replaced[active].float()
-        )
+        detection = self.detect({**batch, "input_ids": corrupted})
+        active = batch["attention_mask"].float()
+        detection_loss = (
+            F.binary_cross_entropy_with_logits(
+                detection.float(), replaced.float(), reduction="none"
+            )
+            * active
+        ).sum() / active.sum()
         loss = generator_loss + self.discriminator_weight * detection_loss
         return loss, {"loss_mlm": generator_loss.detach(), "loss_rtd": detection_loss.detach()}
+
+    def detect(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+        """The discriminator's replaced-token logits at every position of ``batch``."""
+        return self.discriminator(**encoder_inputs(self.discriminator, batch)).logits
 
     def model_to_save(self) -> PreTrainedModel:
         return self.discriminator
@@ -128,9 +139,7 @@ class ReplacedTokenDetection(Objective):
             corrupted, replaced = self.corrupt(
                 batch, masked_lm_logits(self.generator, batch)[0], sampling
             )
-            detection = self.discriminator(
-                input_ids=corrupted, attention_mask=batch["attention_mask"]
-            ).logits
+            detection = self.detect({**batch, "input_ids": corrupted})
             active = batch["attention_mask"].bool()
             right += int(((detection[active] > 0).long() == replaced[active]).sum())
             total += int(active.sum())

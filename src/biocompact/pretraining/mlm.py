@@ -11,7 +11,7 @@ from transformers import (
     PreTrainedTokenizerBase,
 )
 
-from biocompact.models.last_layer import sparse_last_layer
+from biocompact.models.last_layer import enable_last_layer_at_positions
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.evaluation import masked_lm_logits
 from biocompact.training.objective import Objective
@@ -21,6 +21,7 @@ class MaskedLanguageModelling(Objective):
     def __init__(self, model: PreTrainedModel):
         super().__init__()
         self.model = model
+        self.last_layer_sparse = enable_last_layer_at_positions(model)
 
     def forward(
         self, batch: dict[str, torch.Tensor]
@@ -33,7 +34,7 @@ class MaskedLanguageModelling(Objective):
         return self.model
 
     def last_layer_at_predictions(self) -> bool:
-        return sparse_last_layer(self.model) is not None
+        return self.last_layer_sparse
 
 
 def build_mlm(

@@ -23,6 +23,8 @@ from transformers import (
     PreTrainedTokenizerBase,
 )
 
+from biocompact.models.documents import encoder_inputs
+from biocompact.models.last_layer import at_positions
 from biocompact.pretraining.segments import (
     MaskedLmAndPairTask,
     Segment,
@@ -31,7 +33,6 @@ from biocompact.pretraining.segments import (
     split_point,
 )
 from biocompact.training.batches import MaskedBatcher
-from biocompact.training.masking import IGNORE_INDEX
 from biocompact.training.objective import Objective
 
 RANDOM_NEXT_PROBABILITY = 0.5
@@ -124,14 +125,10 @@ class MaskedLmAndNextSentence(MaskedLmAndPairTask):
 
     def logits(self, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
         """MLM logits at the masked positions and next-sentence logits per sequence."""
-        outputs = self.model.bert(
-            input_ids=batch["input_ids"],
-            attention_mask=batch["attention_mask"],
-            token_type_ids=batch["token_type_ids"],
-        )
-        selected = batch["labels"] != IGNORE_INDEX
+        outputs = self.model.bert(**encoder_inputs(self.model, batch))
+        hidden = at_positions(outputs.last_hidden_state, batch["masked_positions"])
         return (
-            self.model.cls.predictions(outputs.last_hidden_state[selected]),
+            self.model.cls.predictions(hidden).flatten(0, 1),
             self.model.cls.seq_relationship(outputs.pooler_output),
         )
 

@@ -18,7 +18,6 @@ from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from biocompact.training.batches import MaskedBatcher, pad
 from biocompact.training.evaluation import EVAL_MASKING_SEED, evaluate_language_model
-from biocompact.training.masking import IGNORE_INDEX
 from biocompact.training.objective import Objective
 
 SENTENCE_ENDS = (".", "?", "!")
@@ -69,14 +68,17 @@ def mask_pairs(
     sep_token_id: int,
     generator: torch.Generator,
 ) -> dict[str, torch.Tensor]:
-    """Frame each (A, B) of ``rows`` as ``[CLS] A [SEP] B [SEP]``, mask with ``inner``, add ``token_type_ids``."""
+    """Frame each (A, B) of ``rows`` as ``[CLS] A [SEP] B [SEP]``, mask with ``inner``, add
+    ``token_type_ids``. A pair is one input: its tokens attend to each other, whatever
+    documents its segments come from."""
     input_ids, word_ids, token_types = [], [], []
     for (first_ids, first_words), (second_ids, second_words) in pairs:
         input_ids.append([cls_token_id, *first_ids, sep_token_id, *second_ids, sep_token_id])
         word_ids.append([-1, *first_words, -1, *second_words, -1])
         token_types.append([0] * (len(first_ids) + 2) + [1] * (len(second_ids) + 1))
-    batch = inner({**rows, "input_ids": input_ids, "word_ids": word_ids}, generator)
-    return {**batch, "token_type_ids": pad(token_types, 0)}
+    framed = {**rows, "input_ids": input_ids, "word_ids": word_ids, "document_starts": None}
+    batch = inner(framed, generator)
+    return {**batch, "token_type_ids": pad(token_types, 0, batch["input_ids"].shape[1])}
 
 
 @torch.inference_mode()
@@ -103,8 +105,9 @@ def pair_accuracy(
 class MaskedLmAndPairTask(Objective):
     """MLM at the masked positions + a two-way prediction about the segment pair (SOP, NSP).
 
-    Subclasses give ``logits`` (MLM logits at the masked positions, pair logits per
-    sequence), the batch key ``pair_label`` and the ``eval.json`` key ``accuracy_key``.
+    Subclasses give ``logits`` (MLM logits at the batch's ``masked_positions``, one row
+    each, and pair logits per sequence), the batch key ``pair_label`` and the ``eval.json``
+    key ``accuracy_key``.
     """
 
     pair_label: str
@@ -122,7 +125,8 @@ class MaskedLmAndPairTask(Objective):
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """MLM loss, pair loss and the pair logits of ``batch``."""
         mlm_logits, pair_logits = self.logits(batch)
-        mlm = F.cross_entropy(mlm_logits.float(), batch["labels"][batch["labels"] != IGNORE_INDEX])
+        labels = batch["labels"].gather(1, batch["masked_positions"]).flatten()
+        mlm = F.cross_entropy(mlm_logits.float(), labels)
         return mlm, F.cross_entropy(pair_logits.float(), batch[self.pair_label]), pair_logits
 
     def masked_lm(self) -> PreTrainedModel:

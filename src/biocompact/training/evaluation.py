@@ -9,8 +9,9 @@ import torch
 import torch.nn.functional as F
 from transformers import PreTrainedModel, PreTrainedTokenizerBase, pipeline
 
+from biocompact.models.documents import encoder_inputs
 from biocompact.models.heads import mlm_head
-from biocompact.models.last_layer import last_layer_at
+from biocompact.models.last_layer import at_positions, enable_last_layer_at_positions
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.masking import IGNORE_INDEX
 
@@ -20,14 +21,15 @@ EVAL_MASKING_SEED = 12345
 def masked_lm_logits(
     model: PreTrainedModel, batch: dict[str, torch.Tensor]
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """MLM logits at the masked positions only: neither the head nor the last layer's
-    queries and feed-forward see the unmasked tokens (``biocompact.models.last_layer``)."""
-    selected = batch["labels"] != IGNORE_INDEX
-    with last_layer_at(model, selected):
-        hidden = model.base_model(
-            input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]
-        ).last_hidden_state
-    return mlm_head(model)(hidden[selected]), batch["labels"][selected]
+    """MLM logits and labels at the batch's ``masked_positions`` only, one row a position
+    (a fixed number a sequence: the rows of unpredicted positions have the label
+    ``IGNORE_INDEX``); neither the head nor the last layer's queries and feed-forward see
+    the other tokens (``biocompact.models.last_layer``)."""
+    positions = batch["masked_positions"]
+    extra = {"masked_positions": positions} if enable_last_layer_at_positions(model) else {}
+    hidden = model.base_model(**encoder_inputs(model, batch), **extra).last_hidden_state
+    logits = mlm_head(model)(at_positions(hidden, positions))
+    return logits.flatten(0, 1), batch["labels"].gather(1, positions).flatten()
 
 
 @torch.inference_mode()
@@ -43,7 +45,7 @@ def heldout_loss(
         batch = batcher(dataset[start : start + batch_size], generator)
         logits, labels = masked_lm_logits(model, {k: v.to(device) for k, v in batch.items()})
         total += float(F.cross_entropy(logits.float(), labels, reduction="sum"))
-        count += labels.numel()
+        count += int((labels != IGNORE_INDEX).sum())
     return total / max(count, 1), count
 
 

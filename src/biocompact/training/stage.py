@@ -8,6 +8,7 @@ import shutil
 from dataclasses import asdict
 
 import datasets
+import pyarrow.compute as pc
 import torch
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
@@ -21,13 +22,42 @@ from biocompact.training.objective import Objective
 
 
 def load_corpus(dataset_dir: str | os.PathLike, tokenizer_dir: str | os.PathLike, masking: dict):
-    """The packed corpus, its tokenizer and a batcher that masks with ``masking`` settings."""
+    """The packed corpus, its tokenizer and a batcher that masks with ``masking`` settings
+    and pads every batch to the corpus's longest sequence (one shape for the whole run)."""
     corpus = datasets.load_from_disk(str(dataset_dir))
+    check_document_starts(corpus, dataset_dir)
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
     batcher = MaskedBatcher(
-        tokenizer.pad_token_id, tokenizer.mask_token_id, len(tokenizer), MaskingSettings(**masking)
+        tokenizer.pad_token_id,
+        tokenizer.mask_token_id,
+        len(tokenizer),
+        MaskingSettings(**masking),
+        length=longest_sequence(corpus),
     )
     return corpus, tokenizer, batcher
+
+
+def longest_sequence(corpus: datasets.DatasetDict) -> int:
+    """The most tokens a sequence of the corpus holds (from the Arrow list lengths)."""
+    return max(
+        pc.max(pc.list_value_length(split.data.column("input_ids"))).as_py() or 0
+        for split in corpus.values()
+    )
+
+
+def check_document_starts(corpus: datasets.DatasetDict, dataset_dir: str | os.PathLike) -> None:
+    """Refuse a corpus whose sequences hold several documents without ``document_starts``
+    (packed before they were stored): it would train with attention across documents."""
+    train = corpus["train"]
+    if "document_starts" in train.column_names or "last_document" not in train.column_names:
+        return
+    table = train.data
+    if pc.any(pc.not_equal(table.column("document"), table.column("last_document"))).as_py():
+        raise ValueError(
+            f"{dataset_dir}: its sequences hold several documents but not where each starts "
+            "(the column document_starts; packed by an earlier version): tokenise the corpus "
+            "again (snakemake --forcerun tokenize_corpus)"
+        )
 
 
 def train_and_publish(
