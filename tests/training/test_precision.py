@@ -5,7 +5,7 @@ import torch
 
 from biocompact.finetuning import train as finetuning_train
 from biocompact.finetuning.settings import Hyperparameters
-from biocompact.training.precision import native_bf16
+from biocompact.training.precision import inference_dtype, native_bf16
 
 HYPERPARAMETERS = {"epochs": 1, "batch_size": 4, "learning_rate": 1e-4}
 HYPERPARAMETERS |= {"warmup_ratio": 0.1, "weight_decay": 0.0}
@@ -43,3 +43,22 @@ def test_fine_tuning_uses_bf16_where_native_unless_switched_off(
         Hyperparameters.from_entry(hyperparameters), 1, str(tmp_path)
     )
     assert arguments.bf16 is expected
+
+
+@pytest.mark.parametrize(
+    ("device", "native", "bf16", "expected"),
+    [
+        ("cuda", True, True, torch.bfloat16),  # a GPU with bf16: the teacher in bf16
+        ("cuda", False, True, torch.float32),  # a GPU without it (before Ampere)
+        ("cpu", True, True, torch.bfloat16),  # a CPU with AVX512-BF16 or AMX
+        ("cpu", False, True, torch.float32),  # a CPU without: bf16 would be emulated
+        ("cuda", True, False, torch.float32),  # bf16: false
+    ],
+)
+def test_a_distillation_teacher_runs_in_bf16_where_training_runs_in_bf16(
+    monkeypatch, device, native, bf16, expected
+):
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda: native)
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: native)
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False)
+    assert inference_dtype(torch.device(device), bf16) is expected

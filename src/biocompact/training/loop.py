@@ -2,8 +2,8 @@
 
 AdamW with linear warm-up and decay, gradient accumulation, gradient clipping, bf16
 autocast (``bf16``, on a GPU or a CPU with native bf16), fused AdamW (on a GPU and a CPU), batches masked ahead in ``data_workers``
-``DataLoader`` processes into pinned memory, an optional ``torch.compile`` of the encoder
-(``compile``), data parallelism over the processes torchrun starts
+``DataLoader`` processes into pinned memory, the whole step compiled with ``torch.compile``
+(``compile``, ``biocompact.training.step``), data parallelism over the processes torchrun starts
 (``biocompact.training.distributed``), a JSON-lines log every ``log_every`` steps (with
 MFU on a GPU) and the same values as TensorBoard curves, a progress bar on an interactive console, and a resumable checkpoint
 every ``checkpoint_every`` steps. The GPU switches fall back to plain CPU training (fp32
@@ -15,7 +15,6 @@ run (same seed, same devices).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
@@ -40,6 +39,7 @@ from biocompact.training.checkpoint import (
 )
 from biocompact.training.objective import Objective
 from biocompact.training.precision import native_bf16
+from biocompact.training.step import TrainingStep, compiles
 from biocompact.training.throughput import FlopCounter, peak_tflops
 
 log = logging.getLogger(__name__)
@@ -66,7 +66,7 @@ class TrainingSettings:
     peak_tflops: float | None = None  # for MFU; None: from the GPU's name (throughput.py)
     bf16: bool = True  # bf16 autocast where the device computes bf16 natively (precision.py)
     data_workers: int = 0  # DataLoader processes making batches ahead; 0: the training thread
-    compile: bool = False  # torch.compile the encoder
+    compile: bool | str = "auto"  # torch.compile the whole step; auto: where it pays (step.py)
 
 
 # Settings that change what is logged or saved or how fast, not the trained weights
@@ -83,7 +83,8 @@ def _comparable(settings: dict) -> dict:
     return {key: value for key, value in settings.items() if key not in NEUTRAL_SETTINGS}
 
 
-def _optimizer(objective: Objective, settings: TrainingSettings) -> torch.optim.AdamW:
+def adamw_optimizer(objective: Objective, settings: TrainingSettings) -> torch.optim.AdamW:
+    """AdamW over the trainable parameters, without weight decay for biases and LayerNorms."""
     decay, no_decay = [], []
     for name, parameter in objective.named_parameters():
         if not parameter.requires_grad:
@@ -124,7 +125,7 @@ def train(
     rank, world_size, main = distributed.rank(), distributed.world_size(), distributed.is_main()
     torch.manual_seed(settings.seed)
     objective.to(device)
-    optimizer = _optimizer(objective, settings)
+    optimizer = adamw_optimizer(objective, settings)
     scheduler = get_linear_schedule_with_warmup(optimizer, settings.warmup_steps, settings.steps)
     step, seen_tokens = 0, 0
     order = BatchOrder(dataset, settings.batch_size, settings.seed, rank, world_size)
@@ -163,17 +164,23 @@ def train(
     batches = MaskedBatches(order, batcher, masking_seed, settings.steps * accumulation).iterate(
         step * accumulation, settings.data_workers, pin_memory=device.type == "cuda"
     )
-    if settings.compile:
-        objective.model_to_save().base_model.compile()  # in place: parameter names unchanged
-    model = objective
+    data_parallel = None
     if world_size > 1:
-        model = DistributedDataParallel(
+        data_parallel = DistributedDataParallel(
             objective,
             device_ids=[device.index] if device.type == "cuda" else None,
             find_unused_parameters=not objective.every_parameter_trained,
         )
     autocast = torch.autocast(
         device.type, dtype=torch.bfloat16, enabled=settings.bf16 and native_bf16(device)
+    )
+    training_step = TrainingStep(
+        objective,
+        optimizer,
+        settings.max_grad_norm,
+        autocast,
+        compiles(settings.compile, device),
+        data_parallel,
     )
     peak = peak_tflops(device, settings.peak_tflops)
     count_flops = (
@@ -191,8 +198,8 @@ def train(
     objective.train()
     tokens, flops, started = 0, 0.0, time.perf_counter()
     while step < settings.steps:
-        terms_sum: dict[str, torch.Tensor] = {}  # read (a GPU sync) only when logged
-        for micro_step in range(settings.gradient_accumulation):
+        micro_batches = []
+        for _ in range(settings.gradient_accumulation):
             batch = next(batches)
             # every process sees an equal share of each batch: count this one's x processes
             batch_tokens = int(batch["attention_mask"].sum()) * world_size
@@ -200,27 +207,9 @@ def train(
             seen_tokens += batch_tokens
             if count_flops:
                 flops += count_flops(batch)
-            batch = {k: v.to(device, non_blocking=True) for k, v in batch.items()}
-            last_micro_step = micro_step == settings.gradient_accumulation - 1
-            # DDP all-reduces gradients only on the last micro-step of an optimizer step
-            no_sync = (
-                model.no_sync()
-                if world_size > 1 and not last_micro_step
-                else contextlib.nullcontext()
-            )
-            with no_sync:
-                with autocast:
-                    loss, terms = model(batch)
-                (loss / settings.gradient_accumulation).backward()
-            for name, value in {"loss": loss, **terms}.items():
-                share = value.detach().float() / settings.gradient_accumulation
-                terms_sum[name] = terms_sum.get(name, 0.0) + share
-        torch.nn.utils.clip_grad_norm_(
-            [p for p in objective.parameters() if p.requires_grad], settings.max_grad_norm
-        )
-        optimizer.step()
+            micro_batches.append({k: v.to(device, non_blocking=True) for k, v in batch.items()})
+        terms_sum = training_step(micro_batches)  # read (a GPU sync) only when logged
         scheduler.step()
-        optimizer.zero_grad(set_to_none=True)
         step += 1
         progress.update()
 

@@ -1,0 +1,153 @@
+"""The training step traces into one graph without a break (so without a host
+synchronisation: Dynamo breaks the graph at every ``.item()`` and at every shape that depends
+on the data) and gives the eager step's losses when compiled, for every pretraining objective
+and every distillation method."""
+
+import copy
+from pathlib import Path
+
+import pytest
+import torch
+from tiny_models import MINILM, TINY
+from transformers import BertForMaskedLM
+
+from biocompact.distillation.objectives import METHODS
+from biocompact.distillation.student import student_from_teacher_layers
+from biocompact.models.presets import build_config
+from biocompact.pretraining.objectives import objective_entry
+from biocompact.pretraining.run import special_token_ids
+from biocompact.tokenized_corpus import build_tokenized_corpus
+from biocompact.training.loop import TrainingSettings, adamw_optimizer
+from biocompact.training.stage import load_corpus
+from biocompact.training.step import TrainingStep, compiles
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+REPO_ROOT = Path(__file__).resolve().parents[2]
+NO_DROPOUT = {"hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0}
+PRETRAINING = [("bert", "mlm"), ("roberta", "mlm"), ("bert", "nsp"), ("electra", "electra")]
+PRETRAINING += [("albert", "albert"), ("modernbert", "mlm")]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    """The demo's general passages, three sentences a document, fully packed into sequences of
+    32 tokens (several documents each) with the MiniLM vocabulary."""
+    folder = tmp_path_factory.mktemp("corpus")
+    lines = (REPO_ROOT / "demo/general/passages.txt").read_text(encoding="utf-8").splitlines()
+    documents = ["\n".join(lines[start : start + 3]) for start in range(0, len(lines), 3)]
+    (folder / "sentences.txt").write_text("\n\n".join(documents) + "\n", encoding="utf-8")
+    build_tokenized_corpus(
+        [folder / "sentences.txt"], MINILM, folder / "data", 32, 0.1, packing="full"
+    )
+    return folder / "data"
+
+
+def slow(name: str):
+    return pytest.param(name, marks=pytest.mark.slow)
+
+
+def _pretraining(corpus: Path, family: str, objective: str):
+    data, tokenizer, batcher = load_corpus(corpus, MINILM, {})
+    architecture = {**TINY, **NO_DROPOUT}
+    if family == "modernbert":
+        architecture = {**TINY, "local_attention": 8, "global_attn_every_n_layers": 2}
+    config = build_config(
+        architecture,
+        vocab_size=len(tokenizer),
+        max_position_embeddings=64,
+        family=family,
+        pad_token_id=tokenizer.pad_token_id,
+        special_token_ids=special_token_ids(tokenizer),
+    )
+    torch.manual_seed(0)
+    built, batcher = objective_entry(objective, family)[1].build(
+        config, None, {}, tokenizer, batcher
+    )
+    return built, batcher, data["train"]
+
+
+def _distillation(corpus: Path, method: str):
+    data, tokenizer, batcher = load_corpus(corpus, MINILM, {})
+    config = build_config(
+        {**TINY, "num_hidden_layers": 4, **NO_DROPOUT},
+        vocab_size=len(tokenizer),
+        max_position_embeddings=64,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    torch.manual_seed(0)
+    teacher = BertForMaskedLM(config)
+    options = {"minilmv2": {"relation_heads": 2}} if method == "minilmv2" else {}
+    student = student_from_teacher_layers(teacher, [0, 2])
+    return METHODS[method](student, teacher, **options), batcher, data["train"]
+
+
+def _batches(batcher, dataset, steps: int) -> list[dict[str, torch.Tensor]]:
+    return [
+        batcher(dataset[8 * step : 8 * step + 8], torch.Generator().manual_seed(step))
+        for step in range(steps)
+    ]
+
+
+def _step(objective) -> TrainingStep:
+    settings = TrainingSettings(steps=2, batch_size=8, learning_rate=1e-3)
+    autocast = torch.autocast("cpu", enabled=False)
+    return TrainingStep(objective, adamw_optimizer(objective, settings), 1.0, autocast, False)
+
+
+BUILDERS = {
+    **{
+        f"pretraining-{family}-{objective}": (_pretraining, family, objective)
+        for family, objective in PRETRAINING
+    },
+    **{f"distillation-{method}": (_distillation, method) for method in METHODS},
+}
+# seconds each on a CPU: MLM and every distillation method by default, the rest `slow`
+TRACED = [
+    name if name.startswith(("distillation", "pretraining-bert-mlm")) else slow(name)
+    for name in BUILDERS
+]
+
+
+def test_the_step_traces_into_one_graph_without_a_break(corpus, name):
+    build, *arguments = BUILDERS[name]
+    objective, batcher, dataset = build(corpus, *arguments)
+    step = _step(objective.train())
+    with torch._dynamo.config.patch(trace_autograd_ops=True):
+        explanation = torch._dynamo.explain(step._local_step)(_batches(batcher, dataset, 1))
+    assert explanation.graph_break_count == 0, [
+        (b.reason, b.user_stack[-3:]) for b in explanation.break_reasons
+    ]
+    assert explanation.graph_count == 1
+
+
+@pytest.mark.slow  # 10-25 s each on a CPU
+@pytest.mark.parametrize("name", BUILDERS)
+def test_the_compiled_step_gives_the_eager_losses_and_weights(corpus, name):
+    """Three steps eager and compiled (AOTAutograd's graphs run eagerly: the same kernels, so
+    only the optimizer differs, fused eager and single-tensor compiled), each from the same
+    random state (ELECTRA samples)."""
+    build, *arguments = BUILDERS[name]
+    objective, batcher, dataset = build(corpus, *arguments)
+    eager, compiled = objective.train(), copy.deepcopy(objective).train()
+    eager_step, compiled_step = _step(eager), _step(compiled)
+    torch._dynamo.reset()  # a new step object: not a recompilation of an earlier test's
+    traced = torch.compile(compiled_step._local_step, fullgraph=True, backend="aot_eager")
+    with torch._dynamo.config.patch(trace_autograd_ops=True):
+        for seed, batch in enumerate(_batches(batcher, dataset, 3)):
+            torch.manual_seed(seed)
+            eager_terms = eager_step([batch])
+            torch.manual_seed(seed)
+            compiled_terms = traced([batch])
+            assert compiled_terms.keys() == eager_terms.keys()
+            for key, value in eager_terms.items():
+                torch.testing.assert_close(compiled_terms[key], value, rtol=1e-4, atol=1e-5)
+    for (key, weight), (_, other) in zip(
+        eager.trainable_state().items(), compiled.trainable_state().items()
+    ):
+        torch.testing.assert_close(other, weight, rtol=1e-4, atol=1e-5, msg=key)
+
+
+def test_compile_auto_compiles_on_a_gpu_only():
+    assert compiles("auto", torch.device("cuda", 0))
+    assert not compiles("auto", torch.device("cpu"))
+    assert compiles(True, torch.device("cpu")) and not compiles(False, torch.device("cuda", 0))
