@@ -108,6 +108,7 @@ TRACED = [
 ]
 
 
+@pytest.mark.parametrize("name", TRACED)
 def test_the_step_traces_into_one_graph_without_a_break(corpus, name):
     build, *arguments = BUILDERS[name]
     objective, batcher, dataset = build(corpus, *arguments)
