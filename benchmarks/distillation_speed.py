@@ -29,6 +29,7 @@ import argparse
 import copy
 import statistics
 import time
+from collections.abc import Callable
 
 import torch
 from transformers import AutoModelForMaskedLM, PreTrainedModel
@@ -37,10 +38,13 @@ from biocompact.distillation.attention import self_attention_vectors
 from biocompact.distillation.methods import METHOD_OPTIONS
 from biocompact.distillation.objectives import METHODS, Activations, DistillationObjective
 from biocompact.distillation.student import student_from_teacher_layers
+from biocompact.models.last_layer import at_positions
 from biocompact.models.presets import build_config
 from biocompact.training.batches import MaskedBatcher
-from biocompact.training.loop import pick_device
+from biocompact.training.loop import TrainingSettings, adamw_optimizer, pick_device
 from biocompact.training.masking import MaskingSettings
+from biocompact.training.precision import inference_dtype
+from biocompact.training.step import TrainingStep, compiles
 
 PAD, MASK = 0, 4
 # random / pretrained students of their own width (projections, or MiniLMv2's relation heads)
@@ -48,9 +52,10 @@ NARROW_STUDENT = ("tinybert", "lewis", "minilmv2")
 
 
 def full_activations(
-    model: PreTrainedModel, batch: dict, positions: torch.Tensor, attention_layers: list[int]
+    model: PreTrainedModel, batch: dict, positions: torch.Tensor | None, attention_layers: list[int]
 ):
-    """Everything the model returns: hidden states, eager attention maps, logits at every position."""
+    """Everything the model returns: hidden states, eager attention maps, logits at every
+    position (the loss reads those at ``positions``; None: every position)."""
     output = model(
         input_ids=batch["input_ids"],
         attention_mask=batch["attention_mask"],
@@ -58,17 +63,18 @@ def full_activations(
         output_attentions=bool(attention_layers),
     )
     attention = {layer: output.attentions[layer - 1].log() for layer in attention_layers}
-    return Activations(tuple(output.hidden_states), output.logits[positions], attention)
+    logits = output.logits if positions is None else at_positions(output.logits, positions)
+    return Activations(tuple(output.hidden_states), logits.flatten(0, 1), attention)
 
 
 class Straightforward:
     """Mixin replacing an objective's forward passes by the straightforward ones."""
 
-    def student_activations(self, batch, positions):
+    def student_activations(self, batch, positions, pairs):
         layers = [student for student, _ in self.mapped_layers()]
         return full_activations(self.student, batch, positions, layers)
 
-    def teacher_activations(self, batch, positions):
+    def teacher_activations(self, batch, positions, pairs):
         layers = sorted({teacher for _, teacher in self.mapped_layers()})
         with torch.no_grad():
             return full_activations(self.teacher, batch, positions, layers)
@@ -86,7 +92,7 @@ class StraightforwardRelations:
         ).hidden_states
         return self_attention_vectors(model, layer, hidden[layer - 1])
 
-    def teacher_activations(self, batch, positions):
+    def teacher_activations(self, batch, positions, pairs):
         with torch.no_grad():
             return self._relation_vectors(self.teacher, self.teacher_layer, batch)
 
@@ -149,17 +155,32 @@ def build(
     return cls(student, teacher, **options).to(device)
 
 
-def step(objective, optimizer, batch, device) -> float:
-    # both in bf16 autocast on a GPU: the plain route at its strongest (distiller.py's --fp16)
-    autocast = torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda")
+def autocast(device: torch.device) -> torch.autocast:
+    """bf16 autocast on a GPU for both: the plain route at its strongest (distiller.py's
+    --fp16); fp32 on the CPU."""
+    return torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda")
+
+
+def straightforward_step(objective, optimizer) -> Callable[[dict], None]:
+    """loss.backward(), gradient clipping and ``torch.optim.AdamW.step()``, eager."""
+    parameters = [p for p in objective.parameters() if p.requires_grad]
+
+    def run(batch: dict) -> None:
+        with autocast(batch["input_ids"].device):
+            loss, _ = objective(batch)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(parameters, 1.0)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+
+    return run
+
+
+def timed_step(run: Callable[[dict], object], batch: dict, device: torch.device) -> float:
     if device.type == "cuda":
         torch.cuda.synchronize()
     started = time.perf_counter()
-    with autocast:
-        loss, _ = objective(batch)
-    loss.backward()
-    optimizer.step()
-    optimizer.zero_grad(set_to_none=True)
+    run(batch)
     if device.type == "cuda":
         torch.cuda.synchronize()
     return time.perf_counter() - started
@@ -179,16 +200,26 @@ def compare(args, method: str, device: torch.device) -> dict:
     _, plain_terms = plain(data[0])
     differences = {k: abs(float(our_terms[k]) - float(plain_terms[k])) for k in plain_terms}
     relative = max(differences[k] / max(abs(float(plain_terms[k])), 1e-12) for k in plain_terms)
-    if device.type == "cuda":
-        ours.teacher.to(torch.bfloat16)  # as run_distillation does on a GPU
-    optimizers = [
-        torch.optim.AdamW([p for p in o.parameters() if p.requires_grad], lr=1e-4)
-        for o in (ours, plain)
-    ]
-    times: dict[str, list[float]] = {"biocompact": [], "straightforward": []}
+    ours.teacher.to(inference_dtype(device, bf16=device.type == "cuda"))  # as run_distillation
+    settings = TrainingSettings(steps=1, batch_size=args.batch_size, learning_rate=1e-4)
+    # biocompact's training step, compiled where the setting says (auto: on a GPU)
+    our_step = TrainingStep(
+        ours,
+        adamw_optimizer(ours, settings),
+        settings.max_grad_norm,
+        autocast(device),
+        compiles(args.compile, device),
+    )
+    runs = {
+        "biocompact": lambda batch: our_step([batch]),
+        "straightforward": straightforward_step(
+            plain, torch.optim.AdamW([p for p in plain.parameters() if p.requires_grad], lr=1e-4)
+        ),
+    }
+    times: dict[str, list[float]] = {name: [] for name in runs}
     for index, batch in enumerate(data):
-        for name, objective, optimizer in zip(times, (ours, plain), optimizers):
-            elapsed = step(objective, optimizer, batch, device)
+        for name, run in runs.items():
+            elapsed = timed_step(run, batch, device)
             if index >= args.warmup:
                 times[name].append(elapsed)
     tokens = float(data[0]["attention_mask"].sum())
@@ -224,7 +255,14 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=5, help="timed steps per implementation")
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--compile",
+        default="auto",
+        choices=("auto", "true", "false"),
+        help="biocompact's compile setting (auto: compiled on a GPU)",
+    )
     args = parser.parse_args()
+    args.compile = {"true": True, "false": False}.get(args.compile, args.compile)
     torch.set_num_threads(args.threads)
     device = pick_device()
     print(

@@ -3,26 +3,33 @@
 Same model (a ``biocompact.models.presets`` shape), same tokenizer, batch size and
 sequence length, same text, AdamW with warm-up in every route:
 
-* biocompact: fully packed sequences (``biocompact.tokenized_corpus``, ``--packing``),
-  whole-word masking on the stored word ids, the MLM head on masked positions only,
-  SDPA attention, fused AdamW, bf16 autocast on a GPU (``biocompact.training.loop``);
+* biocompact: its packed corpus (``biocompact.tokenized_corpus``, ``--packing``, the
+  pipeline's default by default; ``full`` packing keeps the documents of a sequence apart),
+  whole-word masking on the stored word ids, the MLM head and the last layer at the masked
+  positions only, SDPA attention, fused AdamW, bf16 autocast on a GPU, the training step
+  compiled as ``--compile`` says (``auto``, the default: on a GPU) (``biocompact.training``);
 * Hugging Face, ``run_mlm.py``'s default route (the one to beat): every abstract
   tokenised with ``[CLS] ... [SEP]``, all concatenated and cut into blocks of the sequence
   length (its ``group_texts``), ``BertForMaskedLM`` + ``Trainer`` +
   ``DataCollatorForLanguageModeling(whole_word_mask=True)``, bf16 on a GPU;
 * Hugging Face, ``run_mlm.py --line_by_line --pad_to_max_length``: one sentence per
-  example padded to the sequence length, otherwise the same (a second, weaker baseline).
+  example padded to the sequence length, otherwise the same (a second, weaker baseline);
+* ``compiled``: biocompact with its step compiled, against biocompact as ``--compile`` says.
 
-Prints training tokens per second (real tokens, padding excluded: the figure that
-counts), sequences per second, real tokens per sequence and the ratios; on a GPU also the
-MFU of every route (the same FLOP count, ``biocompact.training.throughput``, over the
-same peak). The first ``--warmup`` steps of each run are not timed. Every route runs in
-the same precision: bf16 on a GPU, fp32 on the CPU unless ``--cpu-bf16`` (the pipeline's
-default on a CPU with native bf16).
+biocompact and the other route take steps in turn within one run (a biocompact step after
+every ``Trainer`` step, from a callback), so that a busy machine slows both alike; each
+route's step is timed from the end of its previous step (data loading included). Every
+pairing runs ``--repeats`` times. Prints each run's real tokens per second (padding
+excluded: the figure that counts) and the median and range over the runs of biocompact's
+ratio; on a GPU also the MFU of every route (the same FLOP count,
+``biocompact.training.throughput``, over the same peak). The first ``--warmup`` steps of
+each run are not timed (with ``compiled``, the first step's time beyond a timed one is the
+compilation). Every route runs in the same precision: bf16 on a GPU, fp32 on the CPU unless
+``--cpu-bf16`` (the pipeline's default on a CPU with native bf16).
 
     python benchmarks/pretraining_speed.py                       # CPU: bioformer-8L, batch 8, length 128
     python benchmarks/pretraining_speed.py --batch-size 64 --seq-length 512 --steps 30   # GPU
-    python benchmarks/pretraining_speed.py --routes biocompact,default --json out.json
+    python benchmarks/pretraining_speed.py --routes biocompact,compiled --json out.json
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -43,21 +51,25 @@ from transformers import (
     Trainer,
     TrainerCallback,
     TrainingArguments,
+    get_linear_schedule_with_warmup,
 )
 
 from biocompact.locations import resolve_location
 from biocompact.models.presets import build_config
 from biocompact.pretraining.mlm import MaskedLanguageModelling
-from biocompact.tokenized_corpus import build_tokenized_corpus
-from biocompact.training.batches import MaskedBatcher
-from biocompact.training.loop import TrainingSettings, pick_device, train
-from biocompact.training.masking import IGNORE_INDEX, MaskingSettings
+from biocompact.tokenized_corpus import PACKINGS, build_tokenized_corpus
+from biocompact.training.batches import BatchOrder, MaskedBatches
+from biocompact.training.loop import TrainingSettings, adamw_optimizer, pick_device
+from biocompact.training.masking import IGNORE_INDEX
 from biocompact.training.precision import native_bf16
+from biocompact.training.stage import load_corpus
+from biocompact.training.step import TrainingStep, compiles
 from biocompact.training.throughput import FlopCounter, peak_tflops
 
 DEFAULT_TEXT = (
     Path(__file__).resolve().parents[2] / "shared" / "data" / "text" / "PubMedAbstract_1MB.txt"
 )
+PACKING_DEFAULT = "document"  # the pipeline's default (pretraining_data.packing)
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 LEARNING_RATE, WARMUP_STEPS = 1e-4, 1
 
@@ -84,74 +96,85 @@ def new_model(preset: str, tokenizer, seq_length: int) -> torch.nn.Module:
     return AutoModelForMaskedLM.from_config(config)
 
 
-def timed(records: list[dict], warmup: int, key: str) -> float:
-    """Weighted mean of a per-second figure over the records after the warm-up steps."""
-    kept = [record for record in records if record["step"] > warmup]
-    return sum(record[key] * record["elapsed_s"] for record in kept) / sum(
-        record["elapsed_s"] for record in kept
-    )
-
-
-def run_biocompact(args, tokenizer, shard: Path, work: Path) -> dict:
-    corpus_dir = work / "corpus"
+def build_corpus(args, shard: Path, folder: Path) -> Path:
+    """biocompact's packed corpus of the shard (``--packing``), built once for every run."""
     build_tokenized_corpus(
         [shard],
         args.tokenizer_dir,
-        corpus_dir,
+        folder,
         args.seq_length,
         heldout_fraction=0.05,
         packing=args.packing,
     )
-    dataset = datasets.load_from_disk(str(corpus_dir))["train"]
-    batcher = MaskedBatcher(
-        tokenizer.pad_token_id, tokenizer.mask_token_id, len(tokenizer), MaskingSettings()
-    )
-    settings = TrainingSettings(
-        steps=args.steps,
-        batch_size=args.batch_size,
-        learning_rate=LEARNING_RATE,
-        warmup_steps=WARMUP_STEPS,
-        log_every=1,
-        checkpoint_every=10**9,
-        data_workers=args.data_workers,
-        compile=args.compile,
-        bf16=args.bf16,
-    )
-    objective = MaskedLanguageModelling(new_model(args.preset, tokenizer, args.seq_length))
-    log = train(objective, dataset, batcher, settings, work / "checkpoints")
-    records = [json.loads(line) for line in log.read_text().splitlines()]
-    result = {
-        "tokens_per_second": timed(records, args.warmup, "tokens_per_second"),
-        "sequences_per_second": timed(records, args.warmup, "tokens_per_second")
-        / _mean_length(dataset),
-        "real_tokens_per_sequence": _mean_length(dataset),
-    }
-    if "mfu" in records[-1]:
-        result["mfu"] = timed(records, args.warmup, "mfu")
-    return result
+    return folder
 
 
-def _mean_length(dataset: datasets.Dataset) -> float:
-    lengths = [len(ids) for ids in dataset["input_ids"]]
-    return sum(lengths) / len(lengths)
+def synchronize() -> None:
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
 
 
-class _StepTimer(TrainerCallback):
-    """Wall-clock time of the optimizer steps after the warm-up."""
+class BiocompactSteps:
+    """biocompact's training, one step a call: what ``biocompact.training.loop.train`` does
+    every step (the next masked batch, made in this thread or by ``--data-workers``, to the
+    device, the training step, the learning-rate schedule), without its logging and
+    checkpoints. A call returns the step's seconds, real tokens and model FLOPs."""
 
-    def __init__(self, warmup: int):
-        self.warmup, self.started, self.seconds = warmup, 0.0, 0.0
+    def __init__(self, args, tokenizer, corpus: Path, compile_setting):
+        data, _, batcher = load_corpus(corpus, args.tokenizer_dir, {})
+        self.device = pick_device()
+        settings = TrainingSettings(
+            steps=args.steps,
+            batch_size=args.batch_size,
+            learning_rate=LEARNING_RATE,
+            warmup_steps=WARMUP_STEPS,
+            compile=compile_setting,
+            bf16=args.bf16,
+        )
+        model = new_model(args.preset, tokenizer, args.seq_length)
+        self.objective = MaskedLanguageModelling(model).to(self.device).train()
+        optimizer = adamw_optimizer(self.objective, settings)
+        self.scheduler = get_linear_schedule_with_warmup(optimizer, WARMUP_STEPS, args.steps)
+        order = BatchOrder(data["train"], args.batch_size, settings.seed)
+        self.batches = MaskedBatches(order, batcher, settings.seed, args.steps).iterate(
+            0, args.data_workers, pin_memory=self.device.type == "cuda"
+        )
+        autocast = torch.autocast(
+            self.device.type, dtype=torch.bfloat16, enabled=args.bf16 and native_bf16(self.device)
+        )
+        compiled = compiles(compile_setting, self.device)
+        self.step = TrainingStep(self.objective, optimizer, 1.0, autocast, compiled)
+        self.count_flops = FlopCounter(model, self.objective.last_layer_at_predictions())
 
-    def on_step_begin(self, args, state, control, **kwargs):
-        if state.global_step == self.warmup:
-            if torch.cuda.is_available():
-                torch.cuda.synchronize()
-            self.started = time.perf_counter()
+    def __call__(self) -> dict:
+        synchronize()
+        started = time.perf_counter()
+        batch = next(self.batches)
+        tokens = int(batch["attention_mask"].sum())
+        flops = self.count_flops(batch)
+        self.step([{k: v.to(self.device, non_blocking=True) for k, v in batch.items()}])
+        self.scheduler.step()
+        synchronize()
+        return {"seconds": time.perf_counter() - started, "tokens": tokens, "flops": flops}
+
+
+class Alternating(TrainerCallback):
+    """Between two optimizer steps of ``Trainer``, one of biocompact's (``steps``): each
+    Trainer step is timed from the end of the step before (its data loading included) to
+    its own end, less the biocompact step run in between."""
+
+    def __init__(self, steps: BiocompactSteps):
+        self.steps, self.ours, self.theirs, self.mark = steps, [], [], 0.0
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        synchronize()
+        self.mark = time.perf_counter()
 
     def on_step_end(self, args, state, control, **kwargs):
-        if torch.cuda.is_available():
-            torch.cuda.synchronize()
-        self.seconds = time.perf_counter() - self.started
+        synchronize()
+        self.theirs.append(time.perf_counter() - self.mark)
+        self.ours.append(self.steps())
+        self.mark = time.perf_counter()
 
 
 def group_texts(encoded: dict[str, list[list]], block_size: int) -> dict[str, list[list]]:
@@ -190,14 +213,14 @@ def huggingface_dataset(
     return datasets.Dataset.from_dict(dict(encoded))
 
 
-def run_huggingface(args, tokenizer, route: str, documents: list[list[str]], work: Path) -> dict:
-    """Trainer's throughput; real tokens per step = the route's mean real tokens per example x batch
-    (exact for the default route, whose blocks are all full; a mean over random batches otherwise)."""
+def against_huggingface(args, tokenizer, route: str, documents, corpus: Path, work: Path):
+    """Trainer on ``route``'s examples with a biocompact step after each of its steps: each
+    side's steps (biocompact's: seconds, tokens, FLOPs) and Trainer's real tokens and FLOPs
+    a step (the default route's blocks are all full; a mean over random batches otherwise)."""
     dataset = huggingface_dataset(route, tokenizer, documents, args.seq_length)
     collator = DataCollatorForLanguageModeling(
         tokenizer, mlm_probability=0.15, whole_word_mask=True
     )
-    timer = _StepTimer(args.warmup)
     training_args = TrainingArguments(
         output_dir=str(work / "hf"),
         per_device_train_batch_size=args.batch_size,
@@ -215,41 +238,67 @@ def run_huggingface(args, tokenizer, route: str, documents: list[list[str]], wor
         seed=0,
         remove_unused_columns=False,  # the collator needs offset_mapping
     )
+    alternating = Alternating(BiocompactSteps(args, tokenizer, corpus, args.compile))
     model = new_model(args.preset, tokenizer, args.seq_length)
     Trainer(
         model=model,
         args=training_args,
         train_dataset=dataset,
         data_collator=collator,
-        callbacks=[timer],
+        callbacks=[alternating],
     ).train()
     real_tokens = sum(map(sum, dataset["attention_mask"])) / len(dataset)
-    sequences_per_second = (args.steps - args.warmup) * args.batch_size / timer.seconds
+    # run_mlm's model computes the MLM head at every real position, masked or not
+    mask = torch.zeros(1, args.seq_length, dtype=torch.long)
+    mask[0, : round(real_tokens)] = 1
+    flops = FlopCounter(model)(
+        {"attention_mask": mask, "labels": torch.where(mask.bool(), 0, IGNORE_INDEX)}
+    )
+    theirs = [
+        {
+            "seconds": seconds,
+            "tokens": real_tokens * args.batch_size,
+            "flops": flops * args.batch_size,
+        }
+        for seconds in alternating.theirs
+    ]
+    return alternating.ours, theirs
+
+
+def compiled_against_eager(args, tokenizer, corpus: Path):
+    """biocompact's step as ``--compile`` says and compiled, a step of each in turn."""
+    ours, compiled = (
+        BiocompactSteps(args, tokenizer, corpus, args.compile),
+        BiocompactSteps(args, tokenizer, corpus, True),
+    )
+    pairs = [(ours(), compiled()) for _ in range(args.steps)]
+    return [a for a, _ in pairs], [b for _, b in pairs]
+
+
+def throughput(steps: list[dict], warmup: int) -> dict:
+    """Real tokens/s over the steps after the warm-up (and MFU where the peak is known)."""
+    timed = steps[warmup:]
+    seconds = sum(step["seconds"] for step in timed)
     result = {
-        "tokens_per_second": sequences_per_second * real_tokens,
-        "sequences_per_second": sequences_per_second,
-        "real_tokens_per_sequence": real_tokens,
+        "tokens_per_second": sum(step["tokens"] for step in timed) / seconds,
+        "step_seconds": [step["seconds"] for step in steps],
     }
     peak = peak_tflops(pick_device())
     if peak:
-        # run_mlm's model computes the MLM head at every real position, masked or not
-        mask = torch.zeros(1, args.seq_length, dtype=torch.long)
-        mask[0, : round(real_tokens)] = 1
-        per_sequence = FlopCounter(model)(
-            {"attention_mask": mask, "labels": torch.where(mask.bool(), 0, IGNORE_INDEX)}
-        )
-        result["mfu"] = per_sequence * sequences_per_second / (peak * 1e12)
+        result["mfu"] = sum(step["flops"] for step in timed) / seconds / (peak * 1e12)
     return result
 
 
 ROUTES = {
     "biocompact": "biocompact",
+    "compiled": "biocompact compiled",
     "default": "run_mlm default",
     "line_by_line": "run_mlm line-by-line",
 }
 
 
-def main() -> None:
+def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--preset", default="bioformer-8L")
     parser.add_argument(
@@ -262,15 +311,21 @@ def main() -> None:
     parser.add_argument("--seq-length", type=int, default=128)
     parser.add_argument("--steps", type=int, default=6)
     parser.add_argument("--warmup", type=int, default=2, help="steps not timed")
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="runs of every route, interleaved (A, B, A, B, ...)"
+    )
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
     parser.add_argument(
-        "--packing", default="full", choices=("full", "document"), help="biocompact's packing"
+        "--packing", default=PACKING_DEFAULT, choices=PACKINGS, help="biocompact's packing"
     )
     parser.add_argument(
         "--data-workers", type=int, default=0, help="biocompact's batch-making processes"
     )
     parser.add_argument(
-        "--compile", action="store_true", help="biocompact: torch.compile the encoder"
+        "--compile",
+        default="auto",
+        choices=("auto", "true", "false"),
+        help="the biocompact route's compile setting (the route compiled: always true)",
     )
     parser.add_argument(
         "--hf-workers", type=int, default=0, help="Trainer's dataloader_num_workers"
@@ -282,58 +337,115 @@ def main() -> None:
         "--cpu-bf16", action="store_true", help="on the CPU too, every route in bf16 autocast"
     )
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
-    args = parser.parse_args()
-    routes = args.routes.split(",")
+    args = parser.parse_args(argv)
+    args.routes = args.routes.split(",")
+    args.compile = {"true": True, "false": False}.get(args.compile, args.compile)
     if args.cpu_bf16 and not native_bf16(torch.device("cpu")):
         parser.error("--cpu-bf16: this CPU has no native bf16 (AVX512-BF16 or AMX)")
     args.bf16 = torch.cuda.is_available() or args.cpu_bf16
     if not args.text.is_file():
         parser.error(f"--text {args.text} not found: pass a file with one abstract a line")
-    if not set(routes) <= set(ROUTES) or routes[0] != "biocompact":
+    if not set(args.routes) <= set(ROUTES) or args.routes[0] != "biocompact":
         parser.error(f"--routes: biocompact first, then any of {list(ROUTES)[1:]}")
-    torch.set_num_threads(args.threads)
     args.tokenizer_dir = resolve_location(args.tokenizer)
+    return args
+
+
+def measure(args: argparse.Namespace) -> dict:
+    """biocompact against every other route, ``--repeats`` times: in each run the two take
+    steps in turn (A, B, A, B, ...), so that a busy machine slows both alike. Per route: each
+    run's real tokens/s, and the median and range over the runs of biocompact's ratio to it."""
     tokenizer = AutoTokenizer.from_pretrained(args.tokenizer_dir)
-    device = pick_device()
-    name = (
-        torch.cuda.get_device_name(device)
-        if device.type == "cuda"
-        else f"CPU, {args.threads} threads"
-    )
-    print(
-        f"{args.preset}, vocabulary {len(tokenizer)}, batch {args.batch_size} x length {args.seq_length}, "
-        f"{args.steps} steps ({args.warmup} untimed), {name}, biocompact packing {args.packing}, "
-        f"data workers {args.data_workers} (Trainer: {args.hf_workers}), compile {args.compile}"
-    )
-    results = {}
+    runs: dict[str, list[dict]] = {route: [] for route in args.routes[1:]}
     with tempfile.TemporaryDirectory() as temporary:
         work = Path(temporary)
         documents = write_shard(args.text, work / "shard.txt")
-        for route in routes:
-            if route == "biocompact":
-                results[route] = run_biocompact(args, tokenizer, work / "shard.txt", work)
-            else:
-                results[route] = run_huggingface(args, tokenizer, route, documents, work / route)
-    ours = results["biocompact"]
-    print(f"{'':<28}" + "".join(f"{ROUTES[route]:>22}" for route in routes))
-    for key in ("tokens_per_second", "sequences_per_second", "real_tokens_per_sequence", "mfu"):
-        if key in ours:
-            print(f"{key:<28}" + "".join(f"{results[route][key]:>22.4g}" for route in routes))
-    for route in routes[1:]:
+        corpus = build_corpus(args, work / "shard.txt", work / "corpus")
+        for repeat in range(args.repeats):
+            for route in args.routes[1:]:
+                if route == "compiled":
+                    ours, theirs = compiled_against_eager(args, tokenizer, corpus)
+                else:
+                    folder = work / f"{route}-{repeat}"
+                    ours, theirs = against_huggingface(
+                        args, tokenizer, route, documents, corpus, folder
+                    )
+                mine, other = throughput(ours, args.warmup), throughput(theirs, args.warmup)
+                run = {"biocompact": mine, route: other}
+                run["speed_up"] = mine["tokens_per_second"] / other["tokens_per_second"]
+                if route == "compiled":  # the first step's time beyond a timed one
+                    run["compile_seconds"] = theirs[0]["seconds"] - statistics.median(
+                        other["step_seconds"][args.warmup :]
+                    )
+                runs[route].append(run)
+                print(json.dumps({"route": route, "repeat": repeat, **_brief(run)}), flush=True)
+    return {
+        "runs": runs,
+        "speed_up": {
+            route: spread([run["speed_up"] for run in route_runs])
+            for route, route_runs in runs.items()
+        },
+    }
+
+
+def _brief(run: dict) -> dict:
+    return {
+        key: value["tokens_per_second"] if isinstance(value, dict) else value
+        for key, value in run.items()
+    }
+
+
+def spread(values: list[float]) -> dict:
+    """The median, lowest and highest of ``values`` (and the values)."""
+    return {
+        "median": statistics.median(values),
+        "low": min(values),
+        "high": max(values),
+        "values": values,
+    }
+
+
+def device_name(threads: int) -> str:
+    device = pick_device()
+    return (
+        torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU, {threads} threads"
+    )
+
+
+def main() -> None:
+    args = parse_arguments()
+    torch.set_num_threads(args.threads)
+    name = device_name(args.threads)
+    print(
+        f"{args.preset}, batch {args.batch_size} x length {args.seq_length}, {args.steps} steps "
+        f"({args.warmup} untimed), {args.repeats} runs against each route, steps alternating, "
+        f"{name}, biocompact packing {args.packing}, compile {args.compile}, data workers "
+        f"{args.data_workers} (Trainer: {args.hf_workers})"
+    )
+    figures = measure(args)
+    for route, route_runs in figures["runs"].items():
+        ours = ", ".join(f"{run['biocompact']['tokens_per_second']:.1f}" for run in route_runs)
+        theirs = ", ".join(f"{run[route]['tokens_per_second']:.1f}" for run in route_runs)
         print(
-            f"biocompact / {ROUTES[route]}: {ours['tokens_per_second'] / results[route]['tokens_per_second']:.2f}x "
-            "real tokens per second"
+            f"runs against {ROUTES[route]}: real tokens/s biocompact {ours}; {ROUTES[route]} {theirs}"
+        )
+        if "mfu" in route_runs[0][route]:
+            mfu = ", ".join(
+                f"{run['biocompact']['mfu']:.1%} / {run[route]['mfu']:.1%}" for run in route_runs
+            )
+            print(f"  MFU biocompact / {ROUTES[route]}: {mfu}")
+        if route == "compiled":
+            seconds = ", ".join(f"{run['compile_seconds']:.0f}" for run in route_runs)
+            print(f"  compilation (the first step beyond a timed one), s: {seconds}")
+    for route, values in figures["speed_up"].items():
+        print(
+            f"biocompact / {ROUTES[route]}: median {values['median']:.2f}x "
+            f"({values['low']:.2f}-{values['high']:.2f}x over the {args.repeats} runs)"
         )
     if args.json:
+        arguments = {k: str(v) for k, v in vars(args).items()}
         args.json.write_text(
-            json.dumps(
-                {
-                    "device": name,
-                    "arguments": {k: str(v) for k, v in vars(args).items()},
-                    "results": results,
-                },
-                indent=1,
-            )
+            json.dumps({"device": name, "arguments": arguments, **figures}, indent=1)
         )
 
 

@@ -477,7 +477,17 @@ def test_minilmv2_terms_relate_queries_keys_and_values_of_a_narrower_student():
         weight, bias = projection.weight.detach().double(), projection.bias.detach().double()
         return reference.hidden[layer - 1] @ weight.T + bias
 
+    # the layers from the distilled one on do not run (their queries, keys and values are
+    # taken from the layer's input): the student's layer 2, the teacher's layers 3 and 4
+    ran = []
+    for model, layers in ((student, (1, 2)), (teacher, (2, 3, 4))):
+        for layer in layers:
+            model.bert.encoder.layer[layer - 1].register_forward_hook(
+                lambda *_, name=(model is teacher, layer): ran.append(name)
+            )
     terms = objective.terms(inputs)
+    assert sorted(ran) == [(False, 1), (True, 2)]
+    assert len(student.bert.encoder.layer) == 2 and len(teacher.bert.encoder.layer) == 4
     check(
         terms,
         {

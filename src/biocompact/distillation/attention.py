@@ -91,6 +91,21 @@ def attention_log_probs(
     return F.log_softmax(scores, dim=-1)
 
 
+def layer_input(model: PreTrainedModel, layer: int, inputs: dict) -> torch.Tensor:
+    """The hidden state entering encoder layer ``layer`` (1-based) on ``inputs`` (the base
+    model's keyword arguments). A BERT-style encoder runs only the layers before it (its
+    layer list cut for the call); others run whole and return ``hidden_states[layer - 1]``."""
+    encoder = getattr(model.base_model, "encoder", None)
+    layers = getattr(encoder, "layer", None)
+    if not isinstance(layers, torch.nn.ModuleList):
+        return model.base_model(**inputs, output_hidden_states=True).hidden_states[layer - 1]
+    encoder.layer = layers[: layer - 1]
+    try:
+        return model.base_model(**inputs).last_hidden_state
+    finally:
+        encoder.layer = layers
+
+
 def self_attention_vectors(
     model: PreTrainedModel,
     layer: int,

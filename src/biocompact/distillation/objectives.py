@@ -27,6 +27,7 @@ from transformers.utils.output_capturing import maybe_install_capturing_hooks
 
 from biocompact.distillation.attention import (
     attention_log_probs,
+    layer_input,
     self_attention_vectors,
 )
 from biocompact.distillation.layer_map import resolve_layer_map
@@ -476,8 +477,8 @@ class MiniLMv2Objective(DistillationObjective):
         self, model: PreTrainedModel, layer: int, batch: dict[str, torch.Tensor]
     ) -> dict[str, torch.Tensor]:
         inputs = encoder_inputs(model, batch)
-        hidden = model.base_model(**inputs, output_hidden_states=True).hidden_states
-        return self_attention_vectors(model, layer, hidden[layer - 1], inputs.get("position_ids"))
+        hidden = layer_input(model, layer, inputs)  # the layers after it do not run
+        return self_attention_vectors(model, layer, hidden, inputs.get("position_ids"))
 
     def student_activations(
         self, batch: dict[str, torch.Tensor], positions: torch.Tensor | None, pairs: torch.Tensor
