@@ -138,13 +138,14 @@ class TrainingStep:
     def _update(self, gradients: list[torch.Tensor | None]) -> None:
         """Clip the gradients to ``max_grad_norm`` (as ``clip_grad_norm_``) and take an AdamW
         step of every parameter that has one (as ``torch.optim.AdamW.step``)."""
-        present = [gradient for gradient in gradients if gradient is not None]
-        norm = torch.linalg.vector_norm(
-            torch.stack([torch.linalg.vector_norm(gradient) for gradient in present])
-        )
-        scale = torch.clamp(self.max_grad_norm / (norm + 1e-6), max=1.0)
-        gradients = [None if g is None else g * scale for g in gradients]
+        norm = torch.nn.utils.get_total_norm([g for g in gradients if g is not None])
         compiling = torch.compiler.is_compiling()
+        grad_scale = None
+        if compiling:  # clip_grad_norm_'s factor, fused by Inductor into the update
+            scale = torch.clamp(self.max_grad_norm / (norm + 1e-6), max=1.0)
+            gradients = [None if g is None else g * scale for g in gradients]
+        else:  # the fused kernel divides the gradients by this as it reads them: no extra pass
+            grad_scale = torch.clamp((norm + 1e-6) / self.max_grad_norm, min=1.0)
         offset = 0
         with torch.no_grad():
             for group, rate in zip(self.optimizer.param_groups, self.learning_rates):
@@ -171,6 +172,7 @@ class TrainingStep:
                     foreach=False,
                     capturable=compiling,
                     fused=not compiling,
+                    grad_scale=grad_scale,
                     amsgrad=False,
                     beta1=beta1,
                     beta2=beta2,
