@@ -4,21 +4,23 @@ Two packings (``pretraining_data.packing``):
 
 * ``full``: RoBERTa's FULL-SENTENCES (Liu et al. 2019, "RoBERTa: A Robustly
   Optimized BERT Pretraining Approach", section 4.2): the documents' sentences flow one after
-  another into sequences of ``max_seq_length`` tokens, an extra ``[SEP]`` between two
-  documents. A sequence is cut only between two words (a word longer than a whole sequence
-  excepted), never inside one, so whole-word masking sees every word whole
-  (``run_mlm.py``'s ``group_texts`` cuts anywhere); a sequence thus ends short by less than
-  a word, and only the last sequence of a stream is shorter still. Training keeps the
-  documents of a sequence apart: each token attends only within its own document, and
-  position ids restart at every document (``biocompact.models.documents``).
+  another into sequences of ``max_seq_length`` tokens. Between two documents go ``[SEP]``
+  (RoBERTa's extra separator) and ``[CLS]``, so that each document reads
+  ``[CLS] ... [SEP]``, as a sequence of its own does; training keeps the documents of a
+  sequence apart: each token attends only within its own document, and position ids
+  restart at every document (``biocompact.models.documents``), so each document gets the
+  hidden states it would get alone. A sequence is cut only between two words (a word longer
+  than a whole sequence excepted), never inside one, so whole-word masking sees every word
+  whole (``run_mlm.py``'s ``group_texts`` cuts anywhere); a sequence thus ends short by less
+  than a word, and only the last sequence of a stream is shorter still.
 * ``document`` (default): BERT's document-aware packing: consecutive sentences of one
   document fill a sequence, and no sequence mixes documents (the last one of every document
   is short).
 
 Each sequence keeps ``word_ids`` (the word of every token, -1 for special tokens) for
 whole-word masking, ``document_starts`` (the positions where a document after its first
-begins: the token after the ``[SEP]`` that closes the one before; empty with ``document``
-packing) for the attention mask, and ``document``/``last_document`` (the corpus indices of
+begins: its ``[CLS]``, after the ``[SEP]`` that closes the one before; empty with
+``document`` packing) for the attention mask, and ``document``/``last_document`` (the corpus indices of
 its first and last document) for next-sentence prediction's random other document.
 Documents held out for evaluation never share a sequence with training documents.
 
@@ -121,14 +123,16 @@ def pack_document(
 class FullSequences:
     """Packs a stream of documents into sequences of ``max_tokens`` (less than a word short).
 
-    Word ids are renumbered 0, 1, ... within each sequence; the separator between two
-    documents has word id -1 (never masked), never starts or ends a sequence and closes the
-    document before it: the next document starts at the token after it.
+    Word ids are renumbered 0, 1, ... within each sequence. Between two documents go
+    ``separator_id`` (closing the one before) and ``opener_id`` (opening the next, where it
+    starts), both of word id -1 (never masked): each document after a sequence's first
+    reads ``[CLS] ... [SEP]`` as a sequence of its own does. The pair never starts or ends a
+    sequence.
     """
 
-    def __init__(self, max_tokens: int, separator_id: int):
+    def __init__(self, max_tokens: int, separator_id: int, opener_id: int):
         self.max_tokens = max_tokens
-        self.separator_id = separator_id
+        self.boundary = [separator_id, opener_id]
         self.sequences: list[FullSequence] = []
         self._ids: list[int] = []
         self._words: list[int] = []
@@ -141,17 +145,17 @@ class FullSequences:
         if not sentences:
             return
         if self._ids:
-            if len(self._ids) + 2 > self.max_tokens:  # no room for a separator and a token
+            if len(self._ids) + len(self.boundary) + 1 > self.max_tokens:  # no room for a token
                 self._flush()
             else:
-                self._ids.append(self.separator_id)
-                self._words.append(-1)
+                self._ids.extend(self.boundary)
+                self._words.extend([-1] * len(self.boundary))
         for ids, words in sentences:
             self._add_sentence(index, ids, words)
 
     def finish(self) -> list[FullSequence]:
         """All sequences, the last (partial) one included; (ids, word ids, first document, last
-        document, the positions where each document after the first starts)."""
+        document, the positions where each document after the first starts: its opener)."""
         self._flush()
         return self.sequences
 
@@ -165,8 +169,8 @@ class FullSequences:
                     continue
                 cut = room  # a single word longer than a sequence
             if not self._documents or self._documents[-1] != document:
-                if self._ids:  # after the separator
-                    self._starts.append(len(self._ids))
+                if self._ids:  # after the separator and the opener
+                    self._starts.append(len(self._ids) - 1)
                 self._documents.append(document)
             first = words[0]
             self._ids.extend(ids[:cut])
@@ -177,9 +181,8 @@ class FullSequences:
                 self._flush()
 
     def _flush(self) -> None:
-        if self._ids and self._ids[-1] == self.separator_id and self._words[-1] == -1:
-            self._ids.pop()
-            self._words.pop()
+        if self._ids[-len(self.boundary) :] == self.boundary and self._words[-1] == -1:
+            del self._ids[-len(self.boundary) :], self._words[-len(self.boundary) :]
         if self._ids:
             self.sequences.append(
                 (self._ids, self._words, self._documents[0], self._documents[-1], self._starts)
@@ -212,7 +215,8 @@ def _tokenize_and_pack(
         columns["heldout"].append(held)
 
     streams = {
-        held: FullSequences(max_seq_length - 2, tokenizer.sep_token_id) for held in (False, True)
+        held: FullSequences(max_seq_length - 2, tokenizer.sep_token_id, tokenizer.cls_token_id)
+        for held in (False, True)
     }
     for sentences, held, index in zip(batch["sentences"], batch["heldout"], indices):
         encoding = tokenizer(sentences, add_special_tokens=False)

@@ -70,13 +70,14 @@ FAMILIES = {
         )
     ),
 }
-# a packed sequence of two documents (the [SEP] after the first closes it) and a short one
+# a packed sequence of two documents (each [CLS] ... [SEP], as the packed corpus holds them)
+# and a short one
 FIRST = [CLS, 10, 11, 12, 13, 14, 15, SEP]
-SECOND = [20, 21, 22, 23, 24, SEP]
+SECOND = [CLS, 20, 21, 22, 23, 24, SEP]
 SHORT = [CLS, 30, 31, 32, SEP]
 ROWS = {
     "input_ids": [FIRST + SECOND, SHORT],
-    "word_ids": [[-1, 0, 1, 2, 3, 4, 5, -1, 6, 7, 8, 9, 10, -1], [-1, 0, 1, 2, -1]],
+    "word_ids": [[-1, 0, 1, 2, 3, 4, 5, -1, -1, 6, 7, 8, 9, 10, -1], [-1, 0, 1, 2, -1]],
     "document_starts": [[len(FIRST)], []],
 }
 

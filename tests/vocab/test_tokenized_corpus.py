@@ -31,11 +31,11 @@ def test_packing_cuts_a_sentence_longer_than_a_sequence():
     assert [words for _, words in packed] == [[0, 0, 1], [0, 0]]
 
 
-SEP = 99
+SEP, CLS = 99, 98
 
 
 def _full(max_tokens, documents):
-    stream = FullSequences(max_tokens, SEP)
+    stream = FullSequences(max_tokens, SEP, CLS)
     for index, sentences in enumerate(documents):
         stream.add_document(index, sentences)
     return stream.finish()
@@ -46,24 +46,24 @@ def test_full_packing_separates_documents_and_cuts_between_words():
         [_sentence(10, 3), _sentence(20, 4, [0, 0, 1, 2])],
         [_sentence(30, 5, [0, 1, 1, 2, 3])],
     ]
-    # 7 tokens of document 0, [SEP], then only word 0 of document 1 fits (word 1 has 2 tokens);
-    # document 1 starts at position 8, after the [SEP]
-    assert _full(10, documents) == [
-        ([10, 11, 12, 20, 21, 22, 23, SEP, 30], [0, 1, 2, 3, 3, 4, 5, -1, 6], 0, 1, [8]),
+    # 7 tokens of document 0, [SEP] [CLS], then only word 0 of document 1 fits (word 1 has 2
+    # tokens); document 1 starts at position 8, its [CLS]
+    assert _full(11, documents) == [
+        ([10, 11, 12, 20, 21, 22, 23, SEP, CLS, 30], [0, 1, 2, 3, 3, 4, 5, -1, -1, 6], 0, 1, [8]),
         ([31, 32, 33, 34], [0, 0, 1, 2], 1, 1, []),
     ]
 
 
 def test_full_packing_never_ends_or_starts_a_sequence_with_the_separator():
     documents = [[_sentence(10, 7)], [_sentence(30, 2)], [_sentence(40, 1)]]
-    # 7 + [SEP] + a token would be 9 > 8: document 1 starts the next sequence
+    # 7 + [SEP] [CLS] + a token would be 10 > 8: document 1 starts the next sequence
     assert _full(8, documents) == [
         ([10, 11, 12, 13, 14, 15, 16], [0, 1, 2, 3, 4, 5, 6], 0, 0, []),
-        ([30, 31, SEP, 40], [0, 1, -1, 2], 1, 2, [3]),
+        ([30, 31, SEP, CLS, 40], [0, 1, -1, -1, 2], 1, 2, [3]),
     ]
-    # the first word of document 1 (2 tokens) does not fit after [SEP]: no dangling [SEP],
-    # and no document start left behind
-    assert _full(9, [[_sentence(10, 7)], [_sentence(30, 2, [0, 0])]]) == [
+    # the first word of document 1 (2 tokens) does not fit after [SEP] [CLS]: no dangling
+    # [SEP] [CLS], and no document start left behind
+    assert _full(10, [[_sentence(10, 7)], [_sentence(30, 2, [0, 0])]]) == [
         ([10, 11, 12, 13, 14, 15, 16], [0, 1, 2, 3, 4, 5, 6], 0, 0, []),
         ([30, 31], [0, 0], 1, 1, []),
     ]
@@ -161,8 +161,11 @@ def test_packed_sequences_keep_their_document_index(tmp_path):
         for row in split:
             found = set(tokenizer.decode(row["input_ids"]).split()) & set(names)
             assert found <= set(names[row["document"] : row["last_document"] + 1])
-            # a document starts after every [SEP] inside the sequence (word id -1), nowhere else
-            inside = [i + 1 for i, word in enumerate(row["word_ids"][1:-1], 1) if word < 0]
+            # a document starts at every [CLS] inside the sequence, after a [SEP], nowhere else
+            ids = row["input_ids"]
+            inside = [i for i in range(1, len(ids) - 1) if ids[i] == tokenizer.cls_token_id]
+            assert all(ids[i - 1] == tokenizer.sep_token_id for i in inside)
+            assert [row["word_ids"][i] for i in inside] == [-1] * len(inside)
             assert row["document_starts"] == inside
             assert bool(inside) == (row["document"] != row["last_document"])
     assert any(row["document_starts"] for row in full["train"])
