@@ -34,6 +34,8 @@ RUN_ELSEWHERE = {
     ".venv/bin/python benchmarks/": "benchmarks print the figures of docs/; run by hand",
     "export ": "sets the variables of the commands after it (applied here)",
     "tensorboard --logdir": "TensorBoard is not installed here; tests/training/test_tensorboard_events.py checks the event files it reads",
+    "pip download ": "needs network: wheels for an offline GPU machine; tests/benchmarks/test_gpu_suite.py checks the list it reads",
+    "pip install --no-": "installs those wheels and the checkout on the GPU machine, offline",
 }
 WILDCARD_NAMES = {
     "model": ("pretraining", "distillation", "external_models"),

@@ -30,9 +30,6 @@ from torch.optim.adamw import adamw
 Batch = dict[str, torch.Tensor]
 Terms = dict[str, torch.Tensor]
 
-# compile settings: "auto" compiles where compiling was measured to pay (docs/speed.md)
-COMPILE_CHOICES = ("auto", True, False)
-
 
 def compiles(setting: str | bool, device: torch.device) -> bool:
     """Whether the step is compiled: ``compile: true``/``false`` as set; ``auto`` on a GPU
