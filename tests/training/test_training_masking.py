@@ -5,15 +5,17 @@ masking copies; each process's share of a batch."""
 import datasets
 import pytest
 import torch
+from tiny_models import MINILM
 
 from biocompact.training.batches import BatchOrder, DataPosition, MaskedBatcher, MaskedBatches
 from biocompact.training.masking import (
     IGNORE_INDEX,
     MaskingSettings,
-    _choose,
+    choose_words,
     mask_tokens,
     prediction_positions,
 )
+from biocompact.training.stage import load_corpus
 
 MASK_ID, VOCAB = 4, 1000
 
@@ -58,7 +60,7 @@ def test_words_are_taken_in_draw_order_while_they_fit_by_hand():
     units = torch.tensor([[0, 0, 0, 1, 2, 2, 3]])
 
     def chosen(draw: list[float], target: int, limit: int = 7) -> list[bool]:
-        return _choose(units, torch.tensor([draw]), torch.tensor([target]), limit)[0].tolist()
+        return choose_words(units, torch.tensor([draw]), torch.tensor([target]), limit)[0].tolist()
 
     # draw order: word 1, word 2, word 0, word 3
     order = [0.5, 0.1, 0.2, 0.9]
@@ -69,8 +71,8 @@ def test_words_are_taken_in_draw_order_while_they_fit_by_hand():
     assert chosen([0.1, 0.5, 0.2, 0.9], 2) == [False, False, True, False]
     # a sequence of one 3-token word predicts it though its target is 1, if it fits the limit
     one_word = torch.tensor([[0, 0, 0]])
-    assert _choose(one_word, torch.tensor([[0.3]]), torch.tensor([1]), 3).tolist() == [[True]]
-    assert _choose(one_word, torch.tensor([[0.3]]), torch.tensor([1]), 2).tolist() == [[False]]
+    assert choose_words(one_word, torch.tensor([[0.3]]), torch.tensor([1]), 3).tolist() == [[True]]
+    assert choose_words(one_word, torch.tensor([[0.3]]), torch.tensor([1]), 2).tolist() == [[False]]
 
 
 def test_prediction_positions_put_the_predicted_first_then_others_by_hand():
@@ -203,3 +205,36 @@ def test_worker_processes_make_the_same_batches():
         assert mine.keys() == theirs.keys() and all(
             torch.equal(mine[key], theirs[key]) for key in mine
         )
+
+
+def _save(folder, rows: dict) -> None:
+    split = datasets.Dataset.from_dict(rows)
+    datasets.DatasetDict(train=split, validation=split).save_to_disk(str(folder))
+
+
+def test_a_corpus_pads_batches_to_its_longest_sequence_and_numbers_its_documents(tmp_path):
+    _save(
+        tmp_path / "full",
+        {
+            "input_ids": [[2, 10, 3, 2, 11, 12, 3], [2, 13, 3]],
+            "word_ids": [[-1, 0, -1, -1, 1, 2, -1], [-1, 0, -1]],
+            "document_starts": [[3], []],
+            "document": [0, 2],
+            "last_document": [1, 2],
+        },
+    )
+    _, _, batcher = load_corpus(tmp_path / "full", MINILM, {})
+    assert batcher.length == 7
+    batch = batcher(datasets.load_from_disk(str(tmp_path / "full"))["train"][:2], torch.Generator())
+    assert batch["input_ids"].shape == (2, 7) and batch["masked_positions"].shape == (2, 2)
+    assert batch["documents"].tolist() == [[0, 0, 0, 1, 1, 1, 1], [0, 0, 0, -1, -1, -1, -1]]
+
+
+def test_a_corpus_of_several_documents_a_sequence_without_their_starts_is_refused(tmp_path):
+    rows = {"input_ids": [[2, 10, 3, 11, 3]], "word_ids": [[-1, 0, -1, 1, -1]]}
+    _save(tmp_path / "old", {**rows, "document": [0], "last_document": [1]})
+    with pytest.raises(ValueError, match=f"{tmp_path / 'old'}: its sequences hold several"):
+        load_corpus(tmp_path / "old", MINILM, {})
+    # one document a sequence (document packing before document_starts existed) is read
+    _save(tmp_path / "documents", {**rows, "document": [0], "last_document": [0]})
+    assert load_corpus(tmp_path / "documents", MINILM, {})[2].length == 5

@@ -52,7 +52,7 @@ def mask_tokens(
     ``word_ids`` is -1 for special and padding tokens, which are never masked. With
     ``whole_word`` every token of a chosen word is chosen; otherwise each token alone is a
     word. Each sequence predicts ``round(probability x maskable tokens)`` tokens, at least
-    one word (``_choose``).
+    one word (``choose_words``).
     """
     maskable = word_ids >= 0
     if settings.whole_word:
@@ -64,7 +64,7 @@ def mask_tokens(
     target = torch.round(settings.probability * maskable.sum(dim=1)).long()
     target = torch.where(maskable.any(dim=1), target.clamp(min=1), 0)
     limit = settings.predictions_per_sequence(input_ids.shape[1])
-    chosen_units = _choose(units, draw, target, limit)
+    chosen_units = choose_words(units, draw, target, limit)
     chosen = chosen_units.gather(1, units.clamp(min=0)) & maskable
     labels = torch.where(chosen, input_ids, torch.full_like(input_ids, IGNORE_INDEX))
 
@@ -81,7 +81,7 @@ def mask_tokens(
     return masked, labels
 
 
-def _choose(units: torch.Tensor, draw: torch.Tensor, target: torch.Tensor, limit: int):
+def choose_words(units: torch.Tensor, draw: torch.Tensor, target: torch.Tensor, limit: int):
     """Which words (sequence x word, bool) each sequence predicts.
 
     Words are visited in the order of their ``draw`` and taken while their tokens fit in
