@@ -1,11 +1,11 @@
-"""Held-out MLM loss and training time of `document` against `full` packing, same steps.
+"""Held-out MLM loss and training time of the packings (`document`, `full`, `best_fit`), same steps.
 
-Packs the sentence shards both ways (``build_tokenized_corpus``), then, for every seed in
-turn, trains one model on each packing (runs interleaved, so a busy machine slows both
-alike) with the demo teacher's hyperparameters by default, and scores every model on
-both packings' held-out splits (the same held-out documents, packed two ways). Prints a
-row per run, then per packing the median and range over the seeds: held-out loss,
-training seconds and real tokens trained on.
+Packs the sentence shards every way (``build_tokenized_corpus``), then, for every seed in
+turn, trains one model on each packing of ``--packings`` (runs interleaved, so a busy
+machine slows them alike) with the demo teacher's hyperparameters by default, and scores
+every model on every packing's held-out split (the same held-out documents, packed each
+way). Prints a row per run, then per packing the median and range over the seeds:
+held-out loss, training seconds and real tokens trained on.
 
     python benchmarks/packing_quality.py --tokenizer results/vocab/wordpiece-uncased/tokenizer \
         --shards results/corpus/sentences/*.txt.gz --seeds 0 1 2
@@ -93,13 +93,16 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--learning-rate", type=float, default=1e-3)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument(
+        "--packings", nargs="+", default=list(PACKINGS), choices=PACKINGS, help="those trained"
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
 
     runs = []
     with tempfile.TemporaryDirectory(prefix="packing-quality-") as folder:
         work = Path(folder)
-        corpora = {packing: work / packing for packing in PACKINGS[::-1]}  # document first
+        corpora = {packing: work / packing for packing in PACKINGS}
         for packing, path in corpora.items():
             build_tokenized_corpus(
                 args.shards,
@@ -110,7 +113,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
                 packing=packing,
             )
         for seed in args.seeds:
-            for packing in corpora:
+            for packing in args.packings:
                 runs.append(train_and_score(packing, seed, corpora, args.tokenizer, args, work))
                 print(json.dumps(runs[-1]), flush=True)
     columns = [*(f"loss_{packing}" for packing in corpora), "seconds", "tokens"]

@@ -5,6 +5,7 @@ from transformers import AutoTokenizer
 from biocompact.textshards import is_heldout, iter_documents
 from biocompact.tokenized_corpus import (
     FullSequences,
+    best_fit,
     build_tokenized_corpus,
     pack_document,
     smallest_integer_type,
@@ -66,6 +67,29 @@ def test_full_packing_never_ends_or_starts_a_sequence_with_the_separator():
     assert _full(10, [[_sentence(10, 7)], [_sentence(30, 2, [0, 0])]]) == [
         ([10, 11, 12, 13, 14, 15, 16], [0, 1, 2, 3, 4, 5, 6], 0, 0, []),
         ([30, 31], [0, 0], 1, 1, []),
+    ]
+
+
+def test_best_fit_puts_whole_sequences_together_longest_first_by_hand():
+    rows = [
+        ([1, 2, 3], [0, 1, 2], 0),
+        ([4, 5], [0, 0], 1),
+        ([6], [0], 2),
+        ([7, 8, 9, 10, 11, 12], [0, 1, 2, 3, 4, 5], 3),
+    ]
+    # 8 tokens a sequence, each row after the first behind [SEP] [CLS]: the 6-token row
+    # alone (2 left), the 3- and 2-token rows together (7), the 1-token row fits neither
+    assert best_fit(rows, 8, [SEP, CLS]) == [
+        ([7, 8, 9, 10, 11, 12], [0, 1, 2, 3, 4, 5], 3, 3, []),
+        ([1, 2, 3, SEP, CLS, 4, 5], [0, 1, 2, -1, -1, 3, 3], 0, 1, [4]),
+        ([6], [0], 2, 2, []),
+    ]
+    # the 1-token row goes where it leaves the least room: beside the 5-token row (3 left
+    # after it, 4 after the 4-token row)
+    rows = [([1, 2, 3, 4], [0, 1, 2, 3], 0), ([5, 6, 7, 8, 9], [0, 1, 2, 3, 4], 1), ([10], [0], 2)]
+    assert [sequence[0] for sequence in best_fit(rows, 8, [SEP, CLS])] == [
+        [5, 6, 7, 8, 9, SEP, CLS, 10],
+        [1, 2, 3, 4],
     ]
 
 
@@ -170,6 +194,27 @@ def test_packed_sequences_keep_their_document_index(tmp_path):
             assert bool(inside) == (row["document"] != row["last_document"])
     assert any(row["document_starts"] for row in full["train"])
     assert not any(row["document_starts"] for split in splits.values() for row in split)
+
+    # best fit: the document-packed sequences (23 tokens each at 48), whole, two to a sequence
+    packed = {}
+    for packing in ("document", "best_fit"):
+        packed[packing] = build_tokenized_corpus(
+            [shard],
+            tmp_path / "tokenizer",
+            tmp_path / packing,
+            max_seq_length=48,
+            heldout_fraction=0.3,
+            packing=packing,
+        )
+    for name, split in packed["best_fit"].items():
+        assert len(split) < len(packed["document"][name])
+        pieces = []
+        for row in split:
+            ids, starts = row["input_ids"], [0, *row["document_starts"], len(row["input_ids"])]
+            assert len(ids) <= 48
+            assert all(ids[start] == tokenizer.cls_token_id for start in starts[:-1])
+            pieces += [ids[a:b] for a, b in zip(starts, starts[1:])]
+        assert sorted(pieces) == sorted(packed["document"][name]["input_ids"])
 
     # the same corpus in two shards, read, packed and written by two processes
     documents = shard.read_text(encoding="utf-8").split("\n\n")
