@@ -16,13 +16,12 @@ Three packings (``pretraining_data.packing``):
 * ``document`` (default): BERT's document-aware packing: consecutive sentences of one
   document fill a sequence, and no sequence mixes documents (the last one of every document
   is short).
-* ``best_fit``: every document cut into pieces of a whole sequence (between words, as
-  ``full`` cuts), so that only its last piece is short, and the pieces put together by
-  best-fit decreasing (the longest first, each into the sequence it fills the most; Ding et
-  al. 2024, "Fewer Truncations Improve Language Modeling"), ``[SEP] [CLS]`` between two and
-  each attending only to itself with its own positions, as in ``full`` (Krell et al. 2021,
-  "Efficient Sequence Packing without Cross-contamination"): no piece is cut where a
-  sequence happens to end, and the short last pieces share sequences.
+* ``best_fit``: ``document``'s sequences, whole (whole sentences of one document),
+  several to a sequence by best-fit decreasing (the longest first, each into the sequence
+  it fills the most; Ding et al. 2024, "Fewer Truncations Improve Language Modeling"),
+  ``[SEP] [CLS]`` between two and each attending only to itself with its own positions, as
+  in ``full`` (Krell et al. 2021, "Efficient Sequence Packing without Cross-contamination"):
+  every one gets the hidden states it gets with ``document``, in fewer, fuller sequences.
 
 Each sequence keeps ``word_ids`` (the word of every token, -1 for special tokens) for
 whole-word masking, ``document_starts`` (the positions where a document after its first
@@ -261,7 +260,7 @@ def _tokenize_and_pack(
 
     boundary = [tokenizer.sep_token_id, tokenizer.cls_token_id]
     streams = {held: FullSequences(max_seq_length - 2, *boundary) for held in (False, True)}
-    rows: dict[bool, list] = {False: [], True: []}  # best_fit: the documents' pieces
+    rows: dict[bool, list] = {False: [], True: []}  # best_fit: document-packed sequences
     for sentences, held, index in zip(batch["sentences"], batch["heldout"], indices):
         encoding = tokenizer(sentences, add_special_tokens=False)
         tokenised = [
@@ -270,13 +269,11 @@ def _tokenize_and_pack(
         if packing == "full":
             streams[held].add_document(index, tokenised)
             continue
-        if packing == "best_fit":  # the document in pieces of a whole sequence, cut between words
-            pieces = FullSequences(max_seq_length - 2, *boundary)
-            pieces.add_document(index, tokenised)
-            rows[held] += [(ids, words, index) for ids, words, *_ in pieces.finish()]
-            continue
         for ids, words in pack_document([s for s in tokenised if s[0]], max_seq_length - 2):
-            add(ids, words, index, index, [], held)
+            if packing == "best_fit":
+                rows[held].append((ids, words, index))
+            else:
+                add(ids, words, index, index, [], held)
     for held in (False, True):
         if packing == "full":
             sequences = streams[held].finish()

@@ -195,8 +195,7 @@ def test_packed_sequences_keep_their_document_index(tmp_path):
     assert any(row["document_starts"] for row in full["train"])
     assert not any(row["document_starts"] for split in splits.values() for row in split)
 
-    # best fit: every document in pieces of a whole sequence (a 21-token document fits one at
-    # 48), two to a sequence; the same tokens as document packing, in fewer sequences
+    # best fit: the document-packed sequences (21 tokens each at 48), whole, two to a sequence
     packed = {}
     for packing in ("document", "best_fit"):
         packed[packing] = build_tokenized_corpus(
@@ -207,16 +206,15 @@ def test_packed_sequences_keep_their_document_index(tmp_path):
             heldout_fraction=0.3,
             packing=packing,
         )
-    special = {tokenizer.cls_token_id, tokenizer.sep_token_id}
     for name, split in packed["best_fit"].items():
         assert len(split) < len(packed["document"][name])
+        pieces = []
         for row in split:
-            ids, starts = row["input_ids"], row["document_starts"]
-            assert len(ids) <= 48 and all(ids[start] == tokenizer.cls_token_id for start in starts)
-            assert [ids[start - 1] for start in starts] == [tokenizer.sep_token_id] * len(starts)
-        assert sorted(t for ids in split["input_ids"] for t in ids if t not in special) == sorted(
-            t for ids in packed["document"][name]["input_ids"] for t in ids if t not in special
-        )
+            ids, starts = row["input_ids"], [0, *row["document_starts"], len(row["input_ids"])]
+            assert len(ids) <= 48
+            assert all(ids[start] == tokenizer.cls_token_id for start in starts[:-1])
+            pieces += [ids[a:b] for a, b in zip(starts, starts[1:])]
+        assert sorted(pieces) == sorted(packed["document"][name]["input_ids"])
 
     # the same corpus in two shards, read, packed and written by two processes
     documents = shard.read_text(encoding="utf-8").split("\n\n")
