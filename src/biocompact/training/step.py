@@ -58,8 +58,10 @@ class TrainingStep:
     """Calls of ``step(batches)`` train on the micro-batches of one optimizer step.
 
     ``loss`` maps a batch to (loss, named terms); ``optimizer`` holds the parameter groups,
-    their learning rates (set by the scheduler between steps) and the AdamW state. Returns
-    the loss and its terms, averaged over the micro-batches, as tensors on the device.
+    their learning rates (set by the scheduler between steps) and the AdamW state;
+    ``backend`` is ``torch.compile``'s (Inductor; the tests also run AOTAutograd's graphs
+    eagerly). Returns the loss and its terms, averaged over the micro-batches, as tensors on
+    the device.
     """
 
     def __init__(
@@ -70,6 +72,7 @@ class TrainingStep:
         autocast: torch.autocast,
         compiled: bool,
         data_parallel: nn.parallel.DistributedDataParallel | None = None,
+        backend: str = "inductor",
     ):
         self.loss = loss
         self.optimizer = optimizer
@@ -86,10 +89,14 @@ class TrainingStep:
         init_adamw_state(optimizer)
         if data_parallel is None:
             self._run = (
-                torch.compile(self._local_step, fullgraph=True) if compiled else self._local_step
+                torch.compile(self._local_step, fullgraph=True, backend=backend)
+                if compiled
+                else self._local_step
             )
         else:
-            self._forward = torch.compile(data_parallel) if compiled else data_parallel
+            self._forward = (
+                torch.compile(data_parallel, backend=backend) if compiled else data_parallel
+            )
             self._run = self._data_parallel_step
 
     def __call__(self, batches: list[Batch]) -> Terms:
@@ -173,7 +180,9 @@ class TrainingStep:
                     amsgrad=False,
                     beta1=beta1,
                     beta2=beta2,
-                    lr=rate if compiling else group["lr"],
+                    # capturable AdamW divides by the learning rate, NaN where it is 0 (the
+                    # first warm-up step) and a gradient is 0: 1e-20 moves no fp32 weight
+                    lr=torch.clamp(rate, min=1e-20) if compiling else group["lr"],
                     weight_decay=group["weight_decay"],
                     eps=group["eps"],
                     maximize=False,
