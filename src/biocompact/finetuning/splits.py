@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sklearn.model_selection import GroupShuffleSplit, train_test_split
 
 from biocompact.finetuning.family import TaskFamily
-from biocompact.finetuning.readers import DatasetFormatError
 from biocompact.finetuning.settings import FinetuningTask
+from biocompact.finetuning.task_labels import check_known_labels, training_labels
 
 DEV_FRACTION = 0.1
 DEV_SPLIT_SEED = 20240501  # fixed: every run seed sees the same carved dev set
@@ -24,22 +23,6 @@ class Splits:
     test: list
     labels: list[str]
     dev_source: str
-
-
-def training_labels(examples: Sequence) -> list[str]:
-    """Sorted set of gold labels in ``examples``."""
-    return sorted({label for example in examples for _, label in example.label_positions()})
-
-
-def check_known_labels(examples: Sequence, labels: Sequence[str]) -> None:
-    """Raise naming file and line for the first gold label never seen in training."""
-    known = set(labels)
-    for example in examples:
-        for line, label in example.label_positions():
-            if label not in known:
-                raise DatasetFormatError(
-                    example.source, line, f"label {label!r} never seen in training {sorted(known)}"
-                )
 
 
 def carve_dev(train: list, family: TaskFamily) -> tuple[list, list]:

@@ -34,10 +34,10 @@ from transformers.utils.logging import disable_progress_bar
 from biocompact.atomic import atomic_open, atomic_path, write_json
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.record import FoldResult, metrics_record, write_fold_predictions
-from biocompact.finetuning.saved_models import label_names
 from biocompact.finetuning.settings import GRID_KEYS, FinetuningTask, Hyperparameters
 from biocompact.finetuning.splits import Splits, load_splits
 from biocompact.finetuning.task_files import fold_tasks
+from biocompact.finetuning.task_labels import saved_label_names
 from biocompact.finetuning.tasks import get_family
 from biocompact.model_card import CardSettings, finetuned_model_card, hardware, write_card
 from biocompact.tracking import CurveDestination, ScalarTrackers, TrackingSettings
@@ -388,7 +388,13 @@ def _run_fold(
     splits = load_splits(task, family)
     primary = family.primary_metric(task, splits.labels)
     # checked before training: a wrong name stops the job at once
-    saved_labels = label_names(splits.labels, run.saved_label_names, task.name)
+    saved_labels = saved_label_names(
+        splits.labels,
+        run.saved_label_names,
+        task.family,
+        f"finetuning.tasks.{task.name}.label_names",
+        task.train,
+    )
     train, dev, test = (
         family.encode(examples, tokenizer, splits.labels, task)
         for examples in (splits.train, splits.dev, splits.test)
@@ -452,7 +458,7 @@ class FinetuneRun:
     """One fine-tuning run: ``model_path`` on ``task`` (with its hyperparameters) with
     ``seed``; ``model_name`` names the model in the record, the curves and the card
     (default: ``model_path``), ``saved_label_names`` the labels in a saved model's
-    ``id2label`` (a task's ``label_names``, see ``saved_models.label_names``; None: as in
+    ``id2label`` (a task's ``label_names``, see ``task_labels.saved_label_names``; None: as in
     the task's files), ``card_settings`` are the config's ``model_cards`` and ``tracking``
     the trackers that also get the curves."""
 
