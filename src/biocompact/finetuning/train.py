@@ -437,7 +437,10 @@ def _run_fold(
     logits = predict_logits(model, family, tokenizer, test.dataset, point, run.seed)
     predictions = family.decode(logits, test, splits.labels)
     test_metrics = family.score(splits.test, predictions, task, splits.labels)
-    logger.info("fold %s: test %s", fold, test_metrics)
+    # the floor the card compares the model with, on the same test examples
+    baseline = family.majority(splits.train, splits.test)
+    baseline_metrics = family.score(splits.test, baseline, task, splits.labels)
+    logger.info("fold %s: test %s (majority class %s)", fold, test_metrics, baseline_metrics)
     return FoldResult(
         fold=fold,
         splits=splits,
@@ -450,6 +453,7 @@ def _run_fold(
         hyperparameters=point,
         grid_search=search if len(search) > 1 else None,
         stats=test.stats,
+        baseline_metrics=baseline_metrics,
     )
 
 
