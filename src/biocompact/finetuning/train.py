@@ -39,6 +39,7 @@ from biocompact.finetuning.splits import Splits, load_splits
 from biocompact.finetuning.task_files import fold_tasks
 from biocompact.finetuning.task_labels import saved_label_names
 from biocompact.finetuning.tasks import get_family
+from biocompact.locations import portable_location
 from biocompact.model_card import CardSettings, finetuned_model_card, hardware, write_card
 from biocompact.tracking import CurveDestination, ScalarTrackers, TrackingSettings
 from biocompact.training import distributed
@@ -350,7 +351,8 @@ def _train_point(
             f"lr{hyperparameters.learning_rate}-batch{hyperparameters.batch_size}"
             f"-epochs{hyperparameters.epochs}"
         )
-        callbacks.append(TensorBoardCurves(curves.child(point).open()))
+        point_curves = curves.child(point, hyperparameters=hyperparameters.as_record())
+        callbacks.append(TensorBoardCurves(point_curves.open()))
     dev_sorted, dev_order = length_sorted(dev.dataset)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="biocompact-finetune-") as scratch:
@@ -503,6 +505,14 @@ def finetune(run: FinetuneRun, *, outputs: Mapping[str, str], threads: int = 1) 
             Path(outputs["metrics"]).parent / TENSORBOARD_DIR,  # beside metrics.json
             f"finetuning/{model_name}/{task.name}/seed{seed}",
             run.tracking,
+            {
+                "stage": "finetuning",
+                "model": model_name,
+                "model_path": portable_location(run.model_path),
+                "task": task.name,
+                "seed": seed,
+                "config": task.entry,
+            },
         )
         if distributed.is_main()
         else None
@@ -515,7 +525,7 @@ def finetune(run: FinetuneRun, *, outputs: Mapping[str, str], threads: int = 1) 
             fold_task,
             fold,
             out_model,
-            curves.child(f"fold-{fold}") if fold is not None and curves else curves,
+            curves.child(f"fold-{fold}", fold=fold) if fold is not None and curves else curves,
         )
         for fold, fold_task in folds
     ]
