@@ -27,7 +27,9 @@ import datasets
 import yaml
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
+from biocompact.aggregation import subsample_text
 from biocompact.atomic import atomic_open
+from biocompact.distillation.methods import trains_mlm_head
 
 CARD_FILE = "README.md"
 HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
@@ -258,13 +260,17 @@ def language_model_card(
     name = evaluation["model"]
     distilled = "teacher" in evaluation
     family = config_entry.get("family", "bert")
-    pipeline_tag = "feature-extraction" if family == "electra" else "fill-mask"
+    head_trained = family != "electra" and (
+        not distilled or trains_mlm_head(evaluation.get("alpha", {}))
+    )
+    pipeline_tag = "fill-mask" if head_trained else "feature-extraction"
     tail = _read_log_tail(log_path)
     if distilled:
         method, citation = DISTILLATION_METHODS[evaluation["method"]]
         base_model = evaluation["teacher"]
         teacher = config_entry.get("teacher", base_model)
-        kind = f"distilled from `{teacher}` with `{evaluation['method']}` ({method})"
+        source = f" (`{base_model}`)" if base_model != teacher else ""
+        kind = f"distilled from `{teacher}`{source} with `{evaluation['method']}` ({method})"
         citations = [citation, "rohanian2023"]
     else:
         objective = evaluation.get("objective") or "mlm"
@@ -283,6 +289,7 @@ def language_model_card(
             metric_type=metric,
             metric_name=f"held-out {metric} ({evaluation['heldout_tokens']:,} masked tokens"
             + (f", the {heldout}" if heldout != "model" else "")
+            + ("" if head_trained or family == "electra" else ", an MLM head it did not train")
             + ")",
             metric_value=round(float(evaluation[key]), 4),
         )
@@ -318,6 +325,13 @@ def language_model_card(
         ("metric", "value"),
         [(result.metric_name, result.metric_value) for result in results],
     )
+    if not head_trained and family != "electra":
+        evaluation_text += (
+            f"\n\nThe `{evaluation['method']}` objective trains no loss on the MLM logits: "
+            "the MLM head is as the student was initialised, so the loss above is not a "
+            "language-modelling score and the model is published for feature extraction "
+            "and fine-tuning, not for filling masks."
+        )
     sections = [
         ("Model", _architecture_section(folder)),
         ("Training", training),
@@ -353,6 +367,8 @@ def finetuned_model_card(
     model = chosen["model"]
     pipeline_tag = PIPELINE_TAGS[chosen["family"]]
     dataset = task_config.get("dataset") or task
+    subsample = subsample_text(chosen.get("subsampled"))
+    scored_on = f"; {subsample}" if subsample else ""
     results = []
     rows = []
     for metric, value in chosen["metrics"].items():
@@ -365,7 +381,7 @@ def finetuned_model_card(
                 dataset_name=task,
                 dataset_split="test",
                 metric_type=metric,
-                metric_name=f"{metric} (this checkpoint, seed {chosen['seed']})",
+                metric_name=f"{metric} (this checkpoint, seed {chosen['seed']}{scored_on})",
                 metric_value=round(float(value), 4),
             )
         )
@@ -386,6 +402,7 @@ def finetuned_model_card(
         license=settings.license,
         tags=[*BIOCOMPACT_TAGS, chosen["family"], *settings.tags],
         datasets=[dataset] if task_config.get("dataset") else None,
+        base_model=hub_id(chosen["model_path"]),
         eval_results=results,
         metrics=list(chosen["metrics"]),
     )
@@ -395,12 +412,14 @@ def finetuned_model_card(
         f"({', '.join(str(record['seed']) for record in records)}), their median and range. "
         f"Primary metric: `{chosen['primary_metric']}`. {selection}\n\n"
         + _table(("metric", "this checkpoint", "median", "range", "definition"), rows)
+        + _subsample_text(subsample)
+        + _baseline_text(records, chosen)
     )
     hyperparameters = chosen["hyperparameters"]
     training = _table(
         ("", "value"),
         [
-            ("base model", f"`{model}` ({chosen['model_path']})"),
+            ("base model", f"`{model}` (`{chosen['model_path']}`)"),
             ("task", f"`{task}` ({chosen['family']}), labels {labels}"),
             (
                 "examples (train/dev/test)",
@@ -436,6 +455,46 @@ def finetuned_model_card(
         ("Provenance", _provenance_section({"task": task, **task_config})),
     ]
     return _render(data, f"{model} fine-tuned on {task}", sections)
+
+
+def _subsample_text(subsample: str) -> str:
+    """The splits the scores come from only part of (``max_*_examples``), said plainly."""
+    if not subsample:
+        return ""
+    return (
+        f"\n\n**Scored on part of the data** ({subsample} examples; `max_*_examples`): "
+        "these are not the dataset's full-test scores and do not compare with published ones."
+    )
+
+
+def _baseline_text(records: Sequence[Mapping[str, Any]], chosen: Mapping[str, Any]) -> str:
+    """The majority-class baseline on the same test examples, and whether the model is at
+    or below it (this checkpoint, and the median over the seeds)."""
+    baseline = chosen.get("majority_baseline")
+    if not baseline:
+        return ""
+    primary = chosen["primary_metric"]
+    floor = baseline[primary]
+    value = chosen["metrics"][primary]
+    median = spread([record["metrics"][primary] for record in records])["median"]
+    text = (
+        f"\n\nMajority-class baseline (the most frequent training label for every example; "
+        f"NER: all O) on the same test examples: `{primary}` {floor:.4f}."
+    )
+    if value <= floor or median <= floor:
+        below = [
+            name
+            for name, score in (("this checkpoint", value), ("the median over seeds", median))
+            if score <= floor
+        ]
+        text += (
+            f" **At or below the baseline:** {' and '.join(below)} ({value:.4f}, median "
+            f"{median:.4f}) score no better than predicting the majority class; the model "
+            "has not learnt this task."
+        )
+    else:
+        text += f" This checkpoint is {value - floor:+.4f} above it."
+    return text
 
 
 def _saved_labels(folder: str | os.PathLike) -> list[str]:

@@ -21,9 +21,7 @@ from biocompact.compression.formats import compress
 from biocompact.finetuning.saved_models import (
     Publication,
     choose_run,
-    label_names,
     publish_finetuned,
-    task_labels,
 )
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun
@@ -85,25 +83,6 @@ def test_choose_run_of_an_even_count_takes_the_lower_middle_and_ties_the_first()
     assert choose_run(tied, "median_dev")[0]["seed"] == 5
     with pytest.raises(ValueError, match="save_choice"):
         choose_run(records, "best_test")
-
-
-def test_label_names_rename_the_tasks_labels_and_reject_unknown_ones():
-    assert label_names(["B", "I", "O"], {"B": "B-Disease", "I": "I-Disease"}) == {
-        0: "B-Disease",
-        1: "I-Disease",
-        2: "O",
-    }
-    assert label_names(["0", "1"], None) == {0: "0", 1: "1"}
-    with pytest.raises(ValueError, match=r"finetuning.tasks.gad.label_names names labels \['2'\]"):
-        label_names(["0", "1"], {"2": "x"}, "gad")
-    with pytest.raises(ValueError, match="one name"):
-        label_names(["0", "1"], {"0": "same", "1": "same"})
-
-
-def test_task_labels_undo_label_names():
-    names = {"B-ENT": "B-Disease", "I-ENT": "I-Disease"}
-    assert task_labels(["B-Disease", "I-Disease", "O"], names) == ["B-ENT", "I-ENT", "O"]
-    assert task_labels(["0", "1"], {}) == ["0", "1"]
 
 
 def test_atomic_folders_are_readable_by_others(tmp_path):

@@ -34,11 +34,12 @@ from transformers.utils.logging import disable_progress_bar
 from biocompact.atomic import atomic_open, atomic_path, write_json
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.record import FoldResult, metrics_record, write_fold_predictions
-from biocompact.finetuning.saved_models import label_names
 from biocompact.finetuning.settings import GRID_KEYS, FinetuningTask, Hyperparameters
 from biocompact.finetuning.splits import Splits, load_splits
 from biocompact.finetuning.task_files import fold_tasks
+from biocompact.finetuning.task_labels import saved_label_names
 from biocompact.finetuning.tasks import get_family
+from biocompact.locations import portable_location
 from biocompact.model_card import CardSettings, finetuned_model_card, hardware, write_card
 from biocompact.tracking import CurveDestination, ScalarTrackers, TrackingSettings
 from biocompact.training import distributed
@@ -350,7 +351,8 @@ def _train_point(
             f"lr{hyperparameters.learning_rate}-batch{hyperparameters.batch_size}"
             f"-epochs{hyperparameters.epochs}"
         )
-        callbacks.append(TensorBoardCurves(curves.child(point).open()))
+        point_curves = curves.child(point, hyperparameters=hyperparameters.as_record())
+        callbacks.append(TensorBoardCurves(point_curves.open()))
     dev_sorted, dev_order = length_sorted(dev.dataset)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="biocompact-finetune-") as scratch:
@@ -388,7 +390,13 @@ def _run_fold(
     splits = load_splits(task, family)
     primary = family.primary_metric(task, splits.labels)
     # checked before training: a wrong name stops the job at once
-    saved_labels = label_names(splits.labels, run.saved_label_names, task.name)
+    saved_labels = saved_label_names(
+        splits.labels,
+        run.saved_label_names,
+        task.family,
+        f"finetuning.tasks.{task.name}.label_names",
+        task.train,
+    )
     train, dev, test = (
         family.encode(examples, tokenizer, splits.labels, task)
         for examples in (splits.train, splits.dev, splits.test)
@@ -431,7 +439,10 @@ def _run_fold(
     logits = predict_logits(model, family, tokenizer, test.dataset, point, run.seed)
     predictions = family.decode(logits, test, splits.labels)
     test_metrics = family.score(splits.test, predictions, task, splits.labels)
-    logger.info("fold %s: test %s", fold, test_metrics)
+    # the floor the card compares the model with, on the same test examples
+    baseline = family.majority(splits.train, splits.test)
+    baseline_metrics = family.score(splits.test, baseline, task, splits.labels)
+    logger.info("fold %s: test %s (majority class %s)", fold, test_metrics, baseline_metrics)
     return FoldResult(
         fold=fold,
         splits=splits,
@@ -444,6 +455,7 @@ def _run_fold(
         hyperparameters=point,
         grid_search=search if len(search) > 1 else None,
         stats=test.stats,
+        baseline_metrics=baseline_metrics,
     )
 
 
@@ -452,7 +464,7 @@ class FinetuneRun:
     """One fine-tuning run: ``model_path`` on ``task`` (with its hyperparameters) with
     ``seed``; ``model_name`` names the model in the record, the curves and the card
     (default: ``model_path``), ``saved_label_names`` the labels in a saved model's
-    ``id2label`` (a task's ``label_names``, see ``saved_models.label_names``; None: as in
+    ``id2label`` (a task's ``label_names``, see ``task_labels.saved_label_names``; None: as in
     the task's files), ``card_settings`` are the config's ``model_cards`` and ``tracking``
     the trackers that also get the curves."""
 
@@ -493,6 +505,14 @@ def finetune(run: FinetuneRun, *, outputs: Mapping[str, str], threads: int = 1) 
             Path(outputs["metrics"]).parent / TENSORBOARD_DIR,  # beside metrics.json
             f"finetuning/{model_name}/{task.name}/seed{seed}",
             run.tracking,
+            {
+                "stage": "finetuning",
+                "model": model_name,
+                "model_path": portable_location(run.model_path),
+                "task": task.name,
+                "seed": seed,
+                "config": task.entry,
+            },
         )
         if distributed.is_main()
         else None
@@ -505,7 +525,7 @@ def finetune(run: FinetuneRun, *, outputs: Mapping[str, str], threads: int = 1) 
             fold_task,
             fold,
             out_model,
-            curves.child(f"fold-{fold}") if fold is not None and curves else curves,
+            curves.child(f"fold-{fold}", fold=fold) if fold is not None and curves else curves,
         )
         for fold, fold_task in folds
     ]

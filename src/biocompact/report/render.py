@@ -159,7 +159,11 @@ def build_report(
             if task_distillation
             else []
         ),
-        "retention": tables.retention_table(pd.read_csv(retention)) if retention else None,
+        "retention": tables.retention_table(
+            pd.read_csv(retention, dtype={"at_baseline": str}).fillna({"at_baseline": ""})
+        )
+        if retention
+        else None,
         "retention_formula": RETENTION_FORMULA,
         **_compression_context(compression),
         "compute_cost": costs.compute_cost_table(load.read_benchmarks(benchmarks)),

@@ -136,6 +136,13 @@ def models_in_order(summary: pd.DataFrame) -> list[str]:
     return [m for m in models if m != BASELINE] + [m for m in models if m == BASELINE]
 
 
+def _task_cell(task: str, metric: str, subsamples: pd.Series) -> Cell:
+    """A task's row label; a task scored on part of a split says so (``test: 1,000 of 4,797``)."""
+    subsample = " | ".join(text for text in subsamples.drop_duplicates() if text)
+    title = f"scored on part of a split (max_*_examples): {subsample}" if subsample else ""
+    return Cell(f"{task} ({metric})", title, note=subsample)
+
+
 def results_table(summary: pd.DataFrame, averages: pd.DataFrame) -> Table:
     """The papers' layout: one row per task (primary metric, median ± std over seeds), one column
     per model (baseline last), tasks grouped by family with the family average after them,
@@ -187,7 +194,9 @@ def results_table(summary: pd.DataFrame, averages: pd.DataFrame) -> Table:
         for task, rows in members.groupby("task", sort=False):
             metric = rows["metric"].iloc[0] or "?"
             by_model = {row["model"]: row for _, row in rows.iterrows()}
-            add_row(Cell(f"{task} ({metric})"), by_model, _score_cell, "median", "")
+            add_row(
+                _task_cell(task, metric, rows["subsample"]), by_model, _score_cell, "median", ""
+            )
         if family:
             average_row(family, f"{family.upper()} average")
     average_row(OVERALL, "Overall average")
@@ -211,7 +220,15 @@ def _retention_cell(row: pd.Series | None) -> Cell:
         f"per-seed ratios {seed_range} % over {row['n_seeds']} seeds"
     )
     spread = f" ({seed_range})" if row["n_seeds"] > 1 else ""
-    return Cell(f"{percent(row['retention'])} %{spread}", title, numeric=True)
+    cell = Cell(f"{percent(row['retention'])} %{spread}", title, numeric=True)
+    if row["at_baseline"]:
+        reason = (
+            f"{row['at_baseline']} at or below the majority-class baseline "
+            f"({percent(row['baseline'])}): the ratio says nothing of distillation"
+        )
+        cell.title = f"{cell.title}; {reason}"
+        cell.note = f"{row['at_baseline']} ≤ baseline"
+    return cell
 
 
 def retention_table(retention: pd.DataFrame) -> Table | None:
@@ -250,6 +267,7 @@ def metrics_table(summary: pd.DataFrame) -> Table:
         "max",
         "seeds",
         "missing_seeds",
+        "subsample",
     ]
     score = {
         column: (lambda v: percent(v, 2)) for column in ["median", "mean", "std", "min", "max"]
