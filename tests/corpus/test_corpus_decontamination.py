@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from planted_evaluation import DEV_SENTENCE, HOC_PMID, PUBMEDQA_PMID, planted_tasks
 
 from biocompact.atomic import read_json
 from biocompact.corpus.decontamination import (
@@ -28,21 +29,6 @@ from biocompact.corpus.sentences import split_sentences
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.textshards import iter_documents
 
-# A test sentence of 17 words, and a dev sentence of 15.
-TEST_SENTENCE = (
-    "In young women, carriers of the variant showed an increased risk of breast cancer "
-    "compared with controls."
-)
-DEV_SENTENCE = (
-    "Expression of the receptor was measured by quantitative PCR in liver biopsies from all "
-    "patients."
-)
-
-
-def _write(path: Path, text: str) -> str:
-    path.write_text(text, encoding="utf-8")
-    return str(path)
-
 
 def _shard(path: Path, documents: list[list[str]], pmids: list[str] | None = None) -> Path:
     """A sentence shard (and its PMIDs file beside it) as the sentence jobs write them."""
@@ -56,57 +42,7 @@ def _shard(path: Path, documents: list[list[str]], pmids: list[str] | None = Non
 
 @pytest.fixture
 def tasks(tmp_path: Path) -> list[dict]:
-    """Four tasks: relation extraction (dev and test; one masked test sentence too short for
-    an n-gram), HoC (a PMID, no n-gram), PubMedQA (a PMID) and NER without a dev file whose
-    only test sentence is short."""
-    folder = tmp_path / "tasks"
-    folder.mkdir()
-    re_test = _write(
-        folder / "re-test.tsv",
-        f"index\tsentence\tlabel\n0\t{TEST_SENTENCE}\t1\n"
-        "1\t@GENE$ polymorphisms were not associated with @DISEASE$ in this large cohort.\t0\n",
-    )
-    hoc = _write(
-        folder / "hoc-test.tsv",
-        "labels\tsentence\tindex\n0_1,1_0\tThe hallmarks of cancer.\t12345_s1\n",
-    )
-    pubmedqa = folder / "pubmedqa.json"
-    pubmedqa.write_text(
-        json.dumps(
-            {
-                "777": {
-                    "QUESTION": "Is it?",
-                    "CONTEXTS": ["A short context."],
-                    "final_decision": "yes",
-                }
-            }
-        )
-    )
-    return [
-        {
-            "name": "re-task",
-            "family": "re",
-            "format": "biobert_tsv",
-            "train": "unused.tsv",
-            "dev": _write(folder / "re-dev.tsv", f"{DEV_SENTENCE}\t0\n"),
-            "test": re_test,
-        },
-        {"name": "hoc-task", "family": "dc", "format": "hoc_tsv", "train": "unused", "test": hoc},
-        {
-            "name": "qa-task",
-            "family": "qa_yesno",
-            "format": "pubmedqa_json",
-            "train": "unused",
-            "test": str(pubmedqa),
-        },
-        {
-            "name": "ner-task",
-            "family": "ner",
-            "format": "biobert_tsv",
-            "train": "unused",
-            "test": _write(folder / "ner-test.tsv", "Patients\tO\nwith\tO\nasthma\tB\n.\tO\n"),
-        },
-    ]
+    return planted_tasks(tmp_path / "tasks")
 
 
 # The planted corpus: three shards, the third local text without PMIDs.
@@ -132,14 +68,14 @@ PLANTED = {
                 "obtained at surgery."
             ],
         ],
-        ["1", "2", "12345", "3"],
+        ["1", "2", HOC_PMID, "3"],
     ),
     "pmc": (
         [
             ["A clean sentence about something else entirely."],  # PubMedQA's PMID
             [f"{DEV_SENTENCE[:-1]} and controls."],  # the dev sentence
         ],
-        ["777", "4"],
+        [PUBMEDQA_PMID, "4"],
     ),
     "text": ([["Another clean document.", "It has two sentences."]], None),
 }
@@ -268,8 +204,8 @@ def test_the_near_miss_matches_at_twelve_words(tasks, tmp_path):
 def test_a_pmid_with_a_new_version_still_matches(tasks, tmp_path):
     """HoC's PMID 12345, revised in PubMed (version 2): its latest record is still removed."""
     citations = [
-        {"pmid": "12345", "version": 1, "title": "Old.", "abstract": "Old text."},
-        {"pmid": "12345", "version": 2, "title": "New.", "abstract": "New text."},
+        {"pmid": HOC_PMID, "version": 1, "title": "Old.", "abstract": "Old text."},
+        {"pmid": HOC_PMID, "version": 2, "title": "New.", "abstract": "New text."},
         {"pmid": "6", "version": 1, "title": "Kept.", "abstract": "Kept text."},
     ]
     documents = tmp_path / "p.jsonl.gz"

@@ -12,6 +12,7 @@ from pathlib import Path
 import lxml.html
 import pytest
 import torch
+from planted_evaluation import DEV_SENTENCE, PUBMEDQA_PMID, TEST_SENTENCE, planted_tasks
 from snakemake_runs import dry_run
 from tiny_models import HYPERPARAMETERS
 from torchrun_jobs import run_on_two_processes
@@ -182,43 +183,12 @@ def test_transfer_sets_from_text_harness_format_and_randomised(tmp_path, repo_ro
     assert all(row["label"] is None for row in rows)
 
 
-TEST_SENTENCE = (
-    "In young women, carriers of the variant showed an increased risk of breast cancer "
-    "compared with controls."
-)
-DEV_SENTENCE = (
-    "Expression of the receptor was measured by quantitative PCR in liver biopsies from all "
-    "patients."
-)
-
-
 @pytest.fixture
 def evaluation_index(tmp_path: Path):
-    """The index of a relation task's dev and test sentences and a PubMedQA test set."""
+    """The index of the planted tasks' dev and test text (tests/planted_evaluation.py)."""
     from biocompact.corpus.decontamination import build_evaluation_index
 
-    (tmp_path / "dev.tsv").write_text(f"{DEV_SENTENCE}\t0\n")
-    (tmp_path / "test.tsv").write_text(f"index\tsentence\tlabel\n0\t{TEST_SENTENCE}\t1\n")
-    qa = {"777": {"QUESTION": "Is it?", "CONTEXTS": ["A context."], "final_decision": "yes"}}
-    (tmp_path / "qa.json").write_text(json.dumps(qa))
-    tasks = [
-        {
-            "name": "re-task",
-            "family": "re",
-            "format": "biobert_tsv",
-            "train": "unused",
-            "dev": str(tmp_path / "dev.tsv"),
-            "test": str(tmp_path / "test.tsv"),
-        },
-        {
-            "name": "qa-task",
-            "family": "qa_yesno",
-            "format": "pubmedqa_json",
-            "train": "unused",
-            "test": str(tmp_path / "qa.json"),
-        },
-    ]
-    return build_evaluation_index(tasks, 13, tmp_path / "evaluation.npz")
+    return build_evaluation_index(planted_tasks(tmp_path / "tasks"), 13, tmp_path / "e.npz")
 
 
 def test_transfer_examples_that_overlap_a_test_set_are_dropped_and_counted(
@@ -246,7 +216,7 @@ def test_transfer_examples_that_overlap_a_test_set_are_dropped_and_counted(
     assert record == {
         "name": "transfer",
         "examples": 3,
-        "checked_test_sets": ["re-task", "qa-task"],
+        "checked_test_sets": ["re-task", "hoc-task", "qa-task", "ner-task"],
         "ngram": 13,
         "dropped": 1,
         "dropped_by_task": {"re-task": 1},
@@ -258,7 +228,7 @@ def test_transfer_examples_that_overlap_a_test_set_are_dropped_and_counted(
 
 def test_a_pubmedqa_transfer_example_with_a_test_pmid_is_dropped(tmp_path, evaluation_index):
     transfer = {
-        "777": {"QUESTION": "Q1?", "CONTEXTS": ["Other text."], "final_decision": "no"},
+        PUBMEDQA_PMID: {"QUESTION": "Q1?", "CONTEXTS": ["Other text."], "final_decision": "no"},
         "778": {"QUESTION": "Q2?", "CONTEXTS": ["More text."], "final_decision": "yes"},
     }
     (tmp_path / "transfer.json").write_text(json.dumps(transfer))
