@@ -58,7 +58,7 @@ def test_contamination_table_shows_each_split_as_recorded():
 def test_training_text_names_what_was_checked_and_what_is_unknown():
     unknown = "external checkpoint, its pretraining text is unknown"
     assert _texts(training_text_table(CONFIG, CONTAMINATION)) == [
-        ["teacher", "this run's corpus, decontaminated (37 of 12,000 documents removed)", ""],
+        ["teacher", "this run's corpus, decontaminated (37 of 12,000 documents removed)", "none"],
         [
             "student",
             "this run's corpus, decontaminated (37 of 12,000 documents removed)",

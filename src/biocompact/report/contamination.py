@@ -78,7 +78,8 @@ def training_text_table(
                 "text not checked": "; ".join(
                     f"{location}: external checkpoint, its pretraining text is unknown"
                     for location in external
-                ),
+                )
+                or "none",
             }
         )
     return frame_table(
