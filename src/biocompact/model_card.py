@@ -28,7 +28,7 @@ import yaml
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
 from biocompact.aggregation import subsample_text
-from biocompact.atomic import atomic_open
+from biocompact.atomic import atomic_open, read_json
 from biocompact.distillation.methods import trains_mlm_head
 
 CARD_FILE = "README.md"
@@ -246,6 +246,34 @@ def hub_id(location: str | None) -> str | None:
     return None
 
 
+def decontamination_statement(
+    contamination: Mapping[str, Any] | None, external: Sequence[str] = ()
+) -> str:
+    """Whether a model's training text was checked for evaluation text: the corpus's
+    ``contamination.json`` (None: not decontaminated), and the ``external`` checkpoints
+    (not built by the workflow) whose pretraining text the model carries."""
+    if contamination is None:
+        statement = (
+            "not checked: the corpus was not decontaminated against any task's evaluation text"
+        )
+    else:
+        corpus = contamination["corpus"]
+        tasks = ", ".join(f"`{task}`" for task in contamination["tasks"])
+        statement = (
+            f"decontaminated against the dev and test text of {tasks}: "
+            f"{corpus['documents_removed']:,} of {corpus['documents']:,} documents shared a PMID "
+            f"or a {contamination['ngram']}-word n-gram with it and were removed "
+            "(`results/corpus/contamination.json`)"
+        )
+    if external:
+        names = ", ".join(f"`{location}`" for location in external)
+        statement += (
+            f"; the pretraining text of {names} (not built here) is unknown and may hold "
+            "evaluation text"
+        )
+    return statement
+
+
 def language_model_card(
     folder: str | os.PathLike,
     evaluation: Mapping[str, Any],
@@ -253,10 +281,12 @@ def language_model_card(
     config_entry: Mapping[str, Any],
     settings: CardSettings,
     training_data: str,
+    decontamination: str = "",
 ) -> ModelCard:
     """The card of a pretrained or distilled model from its ``eval.json`` record and
-    training log (``training_data`` describes the corpus): held-out MLM loss and perplexity
-    are its measured results."""
+    training log (``training_data`` describes the corpus, ``decontamination`` whether it
+    was checked for evaluation text): held-out MLM loss and perplexity are its measured
+    results."""
     name = evaluation["model"]
     distilled = "teacher" in evaluation
     family = config_entry.get("family", "bert")
@@ -315,6 +345,7 @@ def language_model_card(
             ("batch size", config_entry.get("batch_size")),
             ("learning rate", config_entry.get("learning_rate")),
             ("training data", training_data),
+            *([("evaluation text", decontamination)] if decontamination else []),
         ],
     )
     compute = _table(
@@ -535,10 +566,14 @@ def write_language_model_card(
     config_entry: Mapping[str, Any],
     settings: CardSettings,
     corpus_dir: str | os.PathLike,
+    contamination: str | os.PathLike | None = None,
+    external: Sequence[str] = (),
 ) -> Path:
     """Write the card of a language model trained on the tokenised corpus ``corpus_dir``
     into its folder from the job's ``outputs`` (``model`` folder, ``log``, ``eval``), once
-    training has published them."""
+    training has published them; ``contamination`` is the corpus's ``contamination.json``
+    (None: not decontaminated), ``external`` the checkpoints not built here that the model
+    carries text of (``decontamination_statement``)."""
     with open(outputs["eval"], encoding="utf-8") as handle:
         evaluation = json.load(handle)
     corpus = datasets.load_from_disk(str(corpus_dir))
@@ -546,8 +581,17 @@ def write_language_model_card(
         f"`{corpus_dir}`: {corpus['train'].num_rows:,} packed training sequences "
         f"({corpus['validation'].num_rows:,} held out)"
     )
+    statement = decontamination_statement(
+        read_json(contamination) if contamination else None, external
+    )
     card = language_model_card(
-        outputs["model"], evaluation, outputs["log"], config_entry, settings, training_data
+        outputs["model"],
+        evaluation,
+        outputs["log"],
+        config_entry,
+        settings,
+        training_data,
+        statement,
     )
     return write_card(card, outputs["model"])
 

@@ -38,3 +38,19 @@ def test_fit_recovers_a_linear_cost():
         for w, d in ((1, 1), (2, 1), (4, 1), (2, 2), (4, 4))
     ]
     assert data_scale.fit(rows, "cpu", ("words", "distinct")) == pytest.approx([3, 2, 5])
+
+
+def test_the_decontamination_section_reads_blurbs_dev_and_test_sets(shared_data):
+    from biocompact.corpus.evaluation_text import evaluation_splits
+    from biocompact.finetuning.settings import FinetuningTask
+
+    splits = [
+        split
+        for entry in data_scale.blurb_tasks()
+        for split in evaluation_splits(FinetuningTask.from_entry(entry))
+    ]
+    # dev and test of NCBI-disease, BC5CDR-chem, BC2GM, HoC, ChemProt; GAD's ten test folds as
+    # one test split; BioASQ's two test sets
+    assert len(splits) == 13 and all(split.examples for split in splits)
+    (gad,) = [split for split in splits if split.task == "GAD"]
+    assert len(gad.files) == 10

@@ -27,6 +27,7 @@ from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun
 from biocompact.model_card import (
     check_card,
+    decontamination_statement,
     hub_id,
     parameter_count,
     spread,
@@ -130,6 +131,25 @@ def test_language_model_card_holds_the_measured_numbers(pretrained):
     assert "| optimizer steps | 2 |" in card.text and "num_hidden_layers | 2" in card.text
     assert "Devlin" in card.text and "learning_rate: 0.001" in card.text
     assert "16 packed training sequences (8 held out)" in card.text
+    assert "| evaluation text | not checked: the corpus was not decontaminated" in card.text
+
+
+def test_the_card_states_the_decontamination_and_the_unknown_text():
+    contamination = {
+        "ngram": 13,
+        "tasks": ["ncbi-disease", "hoc"],
+        "corpus": {"documents": 30000, "documents_removed": 412},
+    }
+    assert decontamination_statement(contamination) == (
+        "decontaminated against the dev and test text of `ncbi-disease`, `hoc`: 412 of 30,000 "
+        "documents shared a PMID or a 13-word n-gram with it and were removed "
+        "(`results/corpus/contamination.json`)"
+    )
+    assert decontamination_statement(None, ["owner/bert"]) == (
+        "not checked: the corpus was not decontaminated against any task's evaluation text; "
+        "the pretraining text of `owner/bert` (not built here) is unknown and may hold "
+        "evaluation text"
+    )
 
 
 def test_language_model_card_usage_snippet_runs(pretrained, capsys):

@@ -12,6 +12,7 @@ from pathlib import Path
 import lxml.html
 import pytest
 import torch
+from planted_evaluation import DEV_SENTENCE, PUBMEDQA_PMID, TEST_SENTENCE, planted_tasks
 from snakemake_runs import dry_run
 from tiny_models import HYPERPARAMETERS
 from torchrun_jobs import run_on_two_processes
@@ -141,13 +142,17 @@ def test_transfer_sets_from_text_harness_format_and_randomised(tmp_path, repo_ro
     text = tmp_path / "text.txt.gz"
     with gzip.open(text, "wt", encoding="utf-8") as handle:
         handle.write("First passage.\n\n  Second passage.  \nThird.\n")
-    assert (
-        build_transfer_set(
-            _transfer({"path": str(text), "format": "text", "max_examples": 2}),
-            tmp_path / "t.jsonl",
-        )
-        == 2
-    )
+    assert build_transfer_set(
+        _transfer({"path": str(text), "format": "text", "max_examples": 2}),
+        tmp_path / "t.jsonl",
+    ) == {
+        "name": "transfer",
+        "examples": 2,
+        "checked_test_sets": [],
+        "ngram": None,
+        "dropped": 0,
+        "dropped_by_task": {},
+    }
     examples = read_transfer_set(tmp_path / "t.jsonl")
     assert [(e.text, e.label, e.text_pair) for e in examples] == [
         ("First passage.", "", None),
@@ -176,6 +181,61 @@ def test_transfer_sets_from_text_harness_format_and_randomised(tmp_path, repo_ro
         row["text"].startswith("is ") and row["text_pair"] for row in rows
     )
     assert all(row["label"] is None for row in rows)
+
+
+@pytest.fixture
+def evaluation_index(tmp_path: Path):
+    """The index of the planted tasks' dev and test text (tests/planted_evaluation.py)."""
+    from biocompact.corpus.decontamination import build_evaluation_index
+
+    return build_evaluation_index(planted_tasks(tmp_path / "tasks"), 13, tmp_path / "e.npz")
+
+
+def test_transfer_examples_that_overlap_a_test_set_are_dropped_and_counted(
+    tmp_path, evaluation_index
+):
+    """Of five lines, the test sentence (other case and spacing) is dropped; the dev
+    sentence (not a test set) and a near miss of 12 test words are kept; the set stops at
+    max_examples 3 kept, so the fifth line is never read."""
+    lines = [
+        "A first clean passage.",
+        TEST_SENTENCE.upper().replace(" ", "  "),
+        DEV_SENTENCE,
+        "In young women, carriers of the variant showed an increased risk of stroke.",
+        "A passage never reached.",
+    ]
+    text = tmp_path / "passages.txt"
+    text.write_text("\n".join(lines) + "\n")
+    settings = _transfer({"path": str(text), "max_examples": 3})
+    record = build_transfer_set(settings, tmp_path / "t.jsonl", evaluation_index)
+    assert [e.text for e in read_transfer_set(tmp_path / "t.jsonl")] == [
+        lines[0],
+        lines[2],
+        lines[3],
+    ]
+    assert record == {
+        "name": "transfer",
+        "examples": 3,
+        "checked_test_sets": ["re-task", "hoc-task", "qa-task", "ner-task"],
+        "ngram": 13,
+        "dropped": 1,
+        "dropped_by_task": {"re-task": 1},
+    }
+    # without the index nothing is dropped
+    unchecked = build_transfer_set(settings, tmp_path / "u.jsonl")
+    assert (unchecked["examples"], unchecked["dropped"]) == (3, 0)
+
+
+def test_a_pubmedqa_transfer_example_with_a_test_pmid_is_dropped(tmp_path, evaluation_index):
+    transfer = {
+        PUBMEDQA_PMID: {"QUESTION": "Q1?", "CONTEXTS": ["Other text."], "final_decision": "no"},
+        "778": {"QUESTION": "Q2?", "CONTEXTS": ["More text."], "final_decision": "yes"},
+    }
+    (tmp_path / "transfer.json").write_text(json.dumps(transfer))
+    settings = _transfer({"path": str(tmp_path / "transfer.json"), "format": "pubmedqa_json"})
+    record = build_transfer_set(settings, tmp_path / "t.jsonl", evaluation_index)
+    assert [e.id for e in read_transfer_set(tmp_path / "t.jsonl")] == ["778"]
+    assert (record["dropped"], record["dropped_by_task"]) == (1, {"qa-task": 1})
 
 
 def test_a_real_harness_file_as_labelled_transfer_set(shared_data, tmp_path):

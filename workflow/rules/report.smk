@@ -14,6 +14,11 @@ STUDENT_TEACHERS = {
     if name in FINETUNE_MODELS and config["distillation"][name]["teacher"] in FINETUNE_MODELS
 }
 
+# The transfer sets of the task-distillation experiments: the report counts what each dropped.
+REPORTED_TRANSFER_SETS = list(
+    dict.fromkeys(name for experiment in TD_EXPERIMENTS.values() for name in experiment.transfer)
+)
+
 
 rule aggregate:
     """Median over seeds per (model, task, metric), missing runs shown as missing; family and
@@ -112,6 +117,8 @@ rule report:
         task_distillation=rules.task_distillation_summary.output.summary if TD_EXPERIMENTS else [],
         retention=rules.aggregate.output.retention,
         compression=rules.compression_summary.output[0] if COMPRESSION.pairs else [],
+        contamination=CONTAMINATION,
+        transfer_records=expand(rules.transfer_set.output.record, transfer=REPORTED_TRANSFER_SETS),
     output:
         html=report("results/report/report.html", caption="../report/report.rst", category="Report"),
     log:

@@ -14,11 +14,14 @@ wildcard_constraints:
 
 
 rule transfer_set:
-    """One transfer set as JSON Lines: read from a text or harness-format file, or randomised."""
+    """One transfer set as JSON Lines: read from a text or harness-format file, or randomised;
+    examples that overlap a test set dropped (decontamination.transfer_sets) and counted."""
     input:
         td_transfer_source,
+        **({"index": rules.corpus_evaluation_text.output.index} if GUARD_TRANSFER_SETS else {}),
     output:
         transfer="results/task_distillation/transfer/{transfer}.jsonl",
+        record="results/task_distillation/transfer/{transfer}.json",
     log:
         "results/logs/task_distillation/transfer_set/{transfer}.log",
     benchmark:

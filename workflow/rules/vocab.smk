@@ -7,7 +7,7 @@ include: "vocab_common.smk"
 rule train_vocabulary:
     """Train one vocabulary on the training documents; measure it on held-out ones."""
     input:
-        shards=SENTENCE_SHARDS,
+        shards=PRETRAINING_SHARDS,
     output:
         tokenizer=directory("results/vocab/{vocab}/tokenizer"),
         stats="results/vocab/{vocab}/stats.json",
@@ -34,7 +34,7 @@ rule train_vocabulary:
 rule tokenize_corpus:
     """Tokenise the sentence shards once and pack them into sequences (Arrow, on disk)."""
     input:
-        shards=SENTENCE_SHARDS,
+        shards=PRETRAINING_SHARDS,
         tokenizer=rules.train_vocabulary.output.tokenizer,
     output:
         corpus=directory("results/pretraining_data/{vocab}"),

@@ -13,6 +13,7 @@ from biocompact.aggregation import AVERAGE_FORMULAS, BLURB, BLURB_FORMULA
 from biocompact.atomic import atomic_open, read_json
 from biocompact.compression.summary import read_summary as read_compression_summary
 from biocompact.report import costs, glance, load, plots, tables
+from biocompact.report.contamination import contamination_context
 from biocompact.report.published import published_table, read_published, task_datasets
 from biocompact.retention import RETENTION_FORMULA
 from biocompact.task_distillation.summary import read_summary as read_distillation_summary
@@ -124,6 +125,8 @@ def build_report(
     task_distillation: str | Path | None = None,
     retention: str | Path | None = None,
     compression: str | Path | None = None,
+    contamination: str | Path | None = None,
+    transfer_records: Sequence[str | Path] = (),
     benchmarks: str | Path = "results/benchmarks",
     config: dict[str, Any] | None = None,
     title: str = "biocompact report",
@@ -137,7 +140,9 @@ def build_report(
     workflow's git checkout, whose commit is recorded; ``task_distillation`` is the summary
     CSV of task-specific distillation (none: no such section); ``retention`` the students'
     retention CSV (``biocompact.retention``; none: no students); ``compression`` the
-    compression summary CSV (``biocompact.compression.summary``; none: no such section); ``published`` the CSV of
+    compression summary CSV (``biocompact.compression.summary``; none: no such section);
+    ``contamination`` the corpus's ``contamination.json`` (none: not decontaminated) and
+    ``transfer_records`` the transfer sets' records (``biocompact.report.contamination``); ``published`` the CSV of
     the papers' results shown beside ours; ``datasets`` the checked-counts JSON files of the
     prepared splits of registered datasets (none: no such table).
     """
@@ -166,6 +171,11 @@ def build_report(
         else None,
         "retention_formula": RETENTION_FORMULA,
         **_compression_context(compression),
+        **contamination_context(
+            read_json(contamination) if contamination else None,
+            load.read_jsons(transfer_records),
+            config or {},
+        ),
         "compute_cost": costs.compute_cost_table(load.read_benchmarks(benchmarks)),
         "provenance": load.provenance(config or {}, source_dir),
         "published": (
