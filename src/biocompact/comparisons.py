@@ -37,7 +37,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from deepsig import aso
 
 from biocompact.aggregation import BASELINE, BLURB, BLURB_TYPES, OVERALL
 from biocompact.atomic import atomic_open, read_json
@@ -373,6 +372,8 @@ def _add_aso(
     """ASO's eps_min of the leader over the other model's per-seed scores, for task rows
     where both models ran at least two seeds; its confidence level Bonferroni-corrected by
     deepsig over the comparison's Holm family."""
+    from deepsig import aso  # imports torch when installed: loaded by this job alone
+
     table["aso_leader"], table["aso_eps_min"] = "", float("nan")
     done: dict[tuple, tuple[str, float]] = {}
     for index, row in table[table["level"] == "task"].iterrows():
