@@ -9,6 +9,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from report_results import (
+    BASELINE_METRICS,
+    METRICS,
+    paths,
+    settings,
+    write_ner_run,
+    write_re_run,
+)
 from seqeval.metrics import f1_score as conlleval_f1
 
 from biocompact.aggregation import BASELINE, OVERALL, aggregate
@@ -23,72 +31,9 @@ from biocompact.comparisons import (
     task_rng,
     unit_weights,
 )
-from biocompact.finetuning.metrics import classification_metrics, ner_metrics
 
-METRICS = "runs/{model}/{task}/seed{seed}/metrics.json"
-PREDICTIONS = "runs/{model}/{task}/seed{seed}/predictions.tsv"
-BASELINE_METRICS = "baselines/{task}/metrics.json"
-BASELINE_PREDICTIONS = "baselines/{task}/predictions.tsv"
 RE_ENTRY = {"family": "re", "format": "biobert_tsv", "metric": "accuracy"}
 NER_ENTRY = {"family": "ner", "format": "biobert_tsv"}
-
-
-def write_re_run(folder: Path, model: str, seed: int | None, gold: list, predicted: list):
-    """An RE run's predictions and metrics.json (accuracy primary), scored by metrics.py."""
-    metrics_path, predictions_path = paths(folder, model, "re", seed)
-    rows = "".join(f"{i}\t{g}\t{p}\n" for i, (g, p) in enumerate(zip(gold, predicted)))
-    predictions_path.write_text("index\tgold\tpredicted\n" + rows)
-    values = {
-        name: m.compute(gold, predicted) for name, m in classification_metrics(["0", "1"]).items()
-    }
-    record = {"model": model, "task": "re", "seed": seed, "family": "re"}
-    record.update(primary_metric="accuracy", metrics=values, labels=["0", "1"])
-    metrics_path.write_text(json.dumps(record))
-
-
-def write_ner_run(folder: Path, model: str, seed: int | None, gold: list, predicted: list):
-    """A NER run's CoNLL predictions and metrics.json (conlleval F1 primary)."""
-    metrics_path, predictions_path = paths(folder, model, "ner", seed)
-    predictions_path.write_text(
-        "".join(
-            "".join(f"w\t{g}\t{p}\n" for g, p in zip(gs, ps)) + "\n"
-            for gs, ps in zip(gold, predicted)
-        )
-    )
-    labels = ["B-D", "I-D", "O"]
-    values = {name: m.compute(gold, predicted) for name, m in ner_metrics(False, labels).items()}
-    record = {"model": model, "task": "ner", "seed": seed, "family": "ner"}
-    record.update(primary_metric="f1", metrics=values, labels=labels)
-    metrics_path.write_text(json.dumps(record))
-
-
-def paths(folder: Path, model: str, task: str, seed: int | None) -> tuple[Path, Path]:
-    if seed is None:
-        metrics = folder / BASELINE_METRICS.format(task=task)
-        predictions = folder / BASELINE_PREDICTIONS.format(task=task)
-    else:
-        metrics = folder / METRICS.format(model=model, task=task, seed=seed)
-        predictions = folder / PREDICTIONS.format(model=model, task=task, seed=seed)
-    metrics.parent.mkdir(parents=True, exist_ok=True)
-    return metrics, predictions
-
-
-def settings(folder: Path, models: list[str], tasks: dict, seeds: list[int], **extra) -> dict:
-    return {
-        "models": models,
-        "tasks": tasks,
-        "seeds": seeds,
-        "metrics_pattern": str(folder / METRICS),
-        "predictions_pattern": str(folder / PREDICTIONS),
-        "baseline_metrics_pattern": str(folder / BASELINE_METRICS),
-        "baseline_predictions_pattern": str(folder / BASELINE_PREDICTIONS),
-        "teachers": {},
-        "average": "tasks",
-        "blurb_types": {},
-        "resamples": 200,
-        "seed": 0,
-        **extra,
-    }
 
 
 def run(folder: Path, **options) -> tuple[pd.DataFrame, pd.DataFrame]:
