@@ -422,7 +422,7 @@ def compare(
     comparisons, intervals = [], []
     for (row, level), scores in rows.items():
         for entry in row_comparisons(row, level, scores, teachers):
-            task = by_task.get(row)
+            task = by_task.get(row) if level == "task" else None
             entry["metric"] = task.metric if task else "primary"
             if entry["kind"] == STUDENT_TEACHER and level == "overall":
                 entry.update(_overall_retention(tasks, entry["model"], entry["reference"]))

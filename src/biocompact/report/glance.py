@@ -118,7 +118,7 @@ def glance_table(
     overall = intervals.row(OVERALL, "overall") if intervals is not None else None
     bests = {m: int(v == best) for m, v in zip(ranked["model"], ranked["overall"])}
     if overall is not None:
-        bests, tied = tied_ranks(bests, overall.tied())
+        bests, tied = tied_ranks(bests, overall.tied(), set(ranked["model"]))
     for _, row in tradeoff.sort_values("overall", ascending=False).iterrows():
         if row["above_baseline"]:
             average = Cell(percent(row["overall"]), numeric=True, rank=bests[row["model"]])

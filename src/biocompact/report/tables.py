@@ -155,10 +155,13 @@ def with_intervals(cell: Cell, model: str, row: RowIntervals, average: bool) -> 
     return cell
 
 
-def tied_ranks(ranked: dict[str, int], tied: list[str]) -> tuple[dict[str, int], set[str]]:
+def tied_ranks(
+    ranked: dict[str, int], tied: list[str], eligible: set[str]
+) -> tuple[dict[str, int], set[str]]:
     """Ranks of a row once the intervals are known: when the best is not distinguishable
-    from another ranked model, no model is ranked and those are marked tied."""
-    tied = [model for model in tied if ranked.get(model)]
+    from another ``eligible`` model (above the baseline), no model is ranked and those are
+    marked tied."""
+    tied = [model for model in tied if model in eligible]
     if len(tied) < 2:
         return ranked, set()
     return dict.fromkeys(ranked, 0), set(tied)
@@ -202,7 +205,8 @@ def results_table(
         row = intervals.row(*key) if intervals is not None else None
         tied: set[str] = set()
         if row is not None:
-            row_ranks, tied = tied_ranks(row_ranks, row.tied())
+            ranked = {m for m, ok in zip(present, eligible) if ok and m != BASELINE}
+            row_ranks, tied = tied_ranks(row_ranks, row.tied(), ranked)
         cells = [label]
         for model in models:
             shown = cell(values.get(model), row_ranks.get(model, 0))
