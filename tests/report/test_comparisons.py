@@ -31,6 +31,7 @@ from biocompact.comparisons import (
     task_rng,
     unit_weights,
 )
+from biocompact.finetuning.metrics import similarity_metrics
 
 RE_ENTRY = {"family": "re", "format": "biobert_tsv", "metric": "accuracy"}
 NER_ENTRY = {"family": "ner", "format": "biobert_tsv"}
@@ -231,3 +232,24 @@ def test_holm_by_hand():
     the running maximum makes the last 0.06."""
     assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
     assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])  # 0.5 x 2 = 1; the max keeps 0.9 at 1
+
+
+def test_a_metric_without_a_sum_form_is_recomputed_on_the_resampled_items(tmp_path):
+    """Spearman's rho of a similarity task: each resample's value is metrics.py's on the pairs
+    that resample drew."""
+    rng = np.random.default_rng(2)
+    gold = [round(float(x), 6) for x in rng.uniform(0, 4, 15)]
+    predicted = [round(g + float(rng.normal(0, 1)), 6) for g in gold]
+    metrics_path, predictions_path = paths(tmp_path, "a", "sts", 1)
+    rows = "".join(f"{i}\t{g}\t{p:.6f}\n" for i, (g, p) in enumerate(zip(gold, predicted)))
+    predictions_path.write_text("index\tgold\tpredicted\n" + rows)
+    spearman = similarity_metrics()["spearman"].compute
+    record = {"family": "similarity", "primary_metric": "spearman", "labels": []}
+    record["metrics"] = {"spearman": spearman(gold, predicted)}
+    metrics_path.write_text(json.dumps(record))
+    entry = {"family": "similarity", "format": "similarity_jsonl", "metric": "spearman"}
+    scores = score_task("sts", entry, {"a": [(metrics_path, predictions_path)]}, 10, 0)
+    weights = unit_weights(15, 10, task_rng(0, "sts")).astype(int)
+    for counts, value in zip(weights, scores.scores["a"].resampled):
+        drawn = [i for i, times in enumerate(counts) for _ in range(times)]
+        assert value == spearman([gold[i] for i in drawn], [predicted[i] for i in drawn])
