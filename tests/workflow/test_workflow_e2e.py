@@ -18,6 +18,7 @@ import yaml
 from prediction_scores import scores_from_predictions
 from snakemake_runs import SNAKEMAKE, planned_jobs, run_snakemake
 
+from biocompact.comparisons import STUDENT_TEACHER, VERSUS_BASELINE, VERSUS_BEST
 from biocompact.model_card import parameter_count
 
 pytestmark = pytest.mark.slow
@@ -196,6 +197,50 @@ def test_fine_tuned_models_beat_the_majority_baseline(demo_run, config):
             assert row["median"].item() > baseline["metrics"][primary] + 0.2, (model, task)
 
 
+def test_every_comparison_has_its_interval_consistent_with_the_report(demo_run, config):
+    """comparisons.csv: teacher-distil against its teacher, every model against the row's best
+    and the baseline, on each task and average, with values equal to the summary's and
+    averages' and intervals that hold them; the report words each row by them."""
+    results = demo_run / "results"
+    comparisons = pd.read_csv(results / "comparisons/comparisons.csv")
+    intervals = pd.read_csv(results / "comparisons/intervals.csv")
+    summary = pd.read_csv(results / "aggregate/summary.csv")
+    averages = pd.read_csv(results / "aggregate/averages.csv")
+    tasks, models = list(config["finetuning"]["tasks"]), config["finetuning"]["models"]
+    student = comparisons[comparisons["kind"] == STUDENT_TEACHER]
+    assert set(student["row"]) == {*tasks, "overall", "re", "ner"}
+    assert set(student["model"]) == {"teacher-distil"} and set(student["reference"]) == {"teacher"}
+    for task in tasks:
+        rows = comparisons[(comparisons["row"] == task) & (comparisons["level"] == "task")]
+        assert set(rows["kind"]) == {STUDENT_TEACHER, VERSUS_BEST, VERSUS_BASELINE}
+        assert len(rows[rows["kind"] == VERSUS_BASELINE]) == len(models)
+        assert (rows["ci_low"] <= rows["ci_high"]).all() and rows["p_holm"].ge(
+            rows["p_value"]
+        ).all()
+        assert set(rows["holm_tests"]) == {len(tasks)} and rows["resamples"].eq(1000).all()
+        for _, row in rows.iterrows():
+            medians = summary[(summary["task"] == task) & summary["primary"]]
+            model = medians[medians["model"] == row["model"]]["median"].item()
+            reference = medians[medians["model"] == row["reference"]]["median"].item()
+            assert row["difference"] == pytest.approx(model - reference, abs=1e-12)
+            outside = row["ci_low"] > 0 or row["ci_high"] < 0
+            assert row["distinguishable"] == (outside and row["p_holm"] < 0.05)
+        values = intervals[(intervals["row"] == task) & (intervals["level"] == "task")]
+        assert (values["ci_low"] <= values["value"]).all()
+        assert (values["value"] <= values["ci_high"]).all()
+    overall = intervals[intervals["level"] == "overall"].set_index("model")["value"]
+    expected = averages[averages["group"] == "overall"].set_index("model")["value"]
+    assert overall.to_dict() == pytest.approx(expected.to_dict(), abs=1e-12)
+    retention = student[student["row"] == "overall"].iloc[0]
+    assert retention["retention_low"] <= retention["retention"] <= retention["retention_high"]
+    html = (results / "report/report.html").read_text(encoding="utf-8")
+    for _, row in comparisons[comparisons["kind"] == VERSUS_BEST].iterrows():
+        difference = f"{row['model']} - {row['reference']}: {100 * row['difference']:+.1f} points"
+        assert difference in html
+        if not row["distinguishable"]:
+            assert "(tied)" in html and "not distinguishable, 95%" in html
+
+
 def test_nothing_left_to_do_then_learning_rate_change_reruns_only_downstream(demo_run):
     assert planned_jobs(run_snakemake(demo_run, "-n")) == {}
 
@@ -213,9 +258,8 @@ def test_nothing_left_to_do_then_learning_rate_change_reruns_only_downstream(dem
     planned = planned_jobs(result)
     compression = {"finetune_saved", "compress", "evaluate_compressed", "compression_summary"}
     saved = {"finetune_kept", "publish_finetuned"}  # save_models: best
-    assert set(planned) == {"aggregate", "report", "all", *saved, *compression}, result.stdout[
-        -3000:
-    ]
+    report = {"aggregate", "comparisons", "report", "all"}
+    assert set(planned) == {*report, *saved, *compression}, result.stdout[-3000:]
 
 
 def test_distilled_student_beats_the_same_architecture_trained_from_scratch(demo_run, config):

@@ -80,9 +80,9 @@ class MultiLabelClassification(TaskFamily):
     def write_predictions(
         self, handle: IO[str], examples: Sequence[MultiLabelText], predictions: Sequence
     ) -> None:
-        """``index<TAB>gold<TAB>predicted`` (comma-separated sorted labels) after a header."""
-        handle.write("index\tgold\tpredicted\n")
+        """``index<TAB>gold<TAB>predicted<TAB>document`` (comma-separated sorted labels; the
+        sentence's abstract) after a header."""
+        handle.write("index\tgold\tpredicted\tdocument\n")
         for example, predicted in zip(examples, predictions):
-            handle.write(
-                f"{example.id}\t{','.join(sorted(example.labels))}\t{','.join(sorted(predicted))}\n"
-            )
+            gold, guess = ",".join(sorted(example.labels)), ",".join(sorted(predicted))
+            handle.write(f"{example.id}\t{gold}\t{guess}\t{example.document}\n")
