@@ -7,7 +7,9 @@ sentences and the 725 PubMed abstracts of ``../shared/data``, cycled), then runs
 the corpus tokenised with a general-domain uncased WordPiece of 30,522 tokens, which splits
 biomedical words as often as a PubMed vocabulary would, unlike one trained on the small
 shard itself), each in a fresh process on one core, measuring its CPU-seconds, peak memory (RSS) and disk
-(the output, and the peak of its folder while it runs, polled).
+(the output, and the peak of its folder while it runs, polled: the files in it and the
+files deleted from it that the job still holds open or mapped, whose space the file system
+frees only when the job lets go of them).
 
 Two kinds of shard: ``repeated`` (the text cycled as is: the distinct words stay those of
 the source) and ``renamed`` (each cycle's words carry a new suffix: distinct words grow
@@ -31,6 +33,7 @@ effect).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import resource
 import subprocess
@@ -118,6 +121,41 @@ def folder_bytes(folder: Path) -> int:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
 
 
+DELETED = " (deleted)"  # how /proc names a file that is open or mapped but no longer linked
+
+
+def held_deleted_bytes(folder: Path, pid: int | str = "self") -> int:
+    """Bytes of the files deleted from ``folder`` that process ``pid`` still holds open
+    (``/proc/PID/fd``) or memory-mapped (``/proc/PID/maps``): disk the job still uses.
+    A file held both ways counts once (its size; a mapping alone: the mapped extent)."""
+    prefix = str(folder.resolve()) + "/"
+    sizes: dict[int, int] = {}
+    for descriptor in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(descriptor)
+            if target.endswith(DELETED) and target.startswith(prefix):
+                status = os.stat(descriptor)  # the open file itself, not its former name
+                sizes[status.st_ino] = status.st_size
+        except OSError:  # closed while listed
+            continue
+    mapped: dict[int, int] = {}
+    for line in Path(f"/proc/{pid}/maps").read_text().splitlines():
+        fields = line.split(maxsplit=5)  # range, perms, offset, device, inode, path
+        if len(fields) < 6 or not fields[5].endswith(DELETED):
+            continue
+        if not fields[5].startswith(prefix):
+            continue
+        start, end = (int(address, 16) for address in fields[0].split("-"))
+        inode = int(fields[4])
+        mapped[inode] = max(mapped.get(inode, 0), int(fields[2], 16) + end - start)
+    return sum({**mapped, **sizes}.values())
+
+
+def disk_in_use(folder: Path) -> int:
+    """The job's disk in ``folder``: its files, and those deleted but still held by it."""
+    return folder_bytes(folder) + held_deleted_bytes(folder)
+
+
 def measured(job, folder: Path, *args) -> dict:
     """Run ``job(folder, *args)`` here, timing its CPU and polling ``folder``'s size."""
     peak_disk = 0
@@ -125,9 +163,9 @@ def measured(job, folder: Path, *args) -> dict:
 
     def poll() -> None:
         nonlocal peak_disk
-        while not done.wait(0.2):
+        while not done.wait(0.05):
             try:
-                peak_disk = max(peak_disk, folder_bytes(folder))
+                peak_disk = max(peak_disk, disk_in_use(folder))
             except FileNotFoundError:  # a file renamed or deleted while listed
                 continue
 
