@@ -213,7 +213,11 @@ def _held_after_deletion(folder: Path) -> list[str]:
         except OSError:
             continue
     return sorted(
-        {name for name in maps + descriptors if name.startswith(str(folder)) and "(deleted)" in name}
+        {
+            name
+            for name in maps + descriptors
+            if name.startswith(str(folder)) and "(deleted)" in name
+        }
     )
 
 
