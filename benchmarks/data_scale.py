@@ -51,6 +51,7 @@ import yaml
 from biocompact.locations import resolve_location
 from biocompact.tokenized_corpus import build_tokenized_corpus
 from biocompact.vocab.build import build_vocabulary
+from biocompact.vocab.memory import PRETOKENISED_PER_WORD, vocabulary_memory_mb
 from biocompact.vocab.settings import VocabularySettings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -213,7 +214,7 @@ def fit(rows: list[dict], key: str, columns: tuple[str, ...]) -> np.ndarray:
     return np.linalg.lstsq(design, np.array([row[key] for row in rows]), rcond=None)[0]
 
 
-def declared_resources() -> dict[str, dict[str, int]]:
+def declared_resources() -> dict[str, dict[str, str]]:
     """threads, mem_mb and runtime of the data rules on configs/pubmed-full.yaml, as a dry
     run with cores enough not to cap the threads prints them."""
     with tempfile.TemporaryDirectory() as workdir:
@@ -239,11 +240,17 @@ def declared_resources() -> dict[str, dict[str, int]]:
         ).stdout
     declared = {}
     for rule in ("train_vocabulary", "tokenize_corpus"):
-        block = printed.split(f"rule {rule}:", 1)[1]
+        block = printed.split(f"rule {rule}:", 1)[1].split("\n\n", 1)[0]
         declared[rule] = {
-            key: int(re.search(rf"\b{key}[:=] *(\d+)", block).group(1))
+            key: re.search(rf"\b{key}[:=] *(\d+|<TBD>)", block).group(1)
             for key in ("threads", "mem_mb", "runtime")
         }
+    # the vocabulary's memory follows its shards' words, known once they exist: all of PubMed's
+    # (in whitespace-separated words, the unit of the corpus statistics)
+    if declared["train_vocabulary"]["mem_mb"] == "<TBD>":
+        words = round(PUBMED_WORDS / PRETOKENISED_PER_WORD)
+        memory = vocabulary_memory_mb(words, pubmed_sample_fraction())
+        declared["train_vocabulary"]["mem_mb"] = f"{memory} (from all of PubMed's words)"
     return declared
 
 
@@ -328,6 +335,7 @@ def main() -> None:
     process_mb = max(row["rss_mb"] for row in tokenisation)
     peak_per_word = max(row["peak_disk"] / row["words"] for row in tokenisation)
     rule_t = declared["tokenize_corpus"]
+    processes = int(rule_t["threads"])
     print(
         f"\nAll of PubMed ({PUBMED_WORDS / 1e9:.2f} B words; {distinct / 1e6:.1f} M distinct in "
         f"the vocabulary's sample of {fraction}, by Heaps' law):\n"
@@ -340,8 +348,8 @@ def main() -> None:
         f"mem_mb {rule['mem_mb']}, runtime {rule['runtime']} min |"
     )
     print(
-        f"| tokenize_corpus | {tokens_cpu_h:.1f} | {tokens_cpu_h / rule_t['threads']:.2f} h on "
-        f"{rule_t['threads']} processes | {process_mb * rule_t['threads'] / 1024:.1f} GB "
+        f"| tokenize_corpus | {tokens_cpu_h:.1f} | {tokens_cpu_h / processes:.2f} h on "
+        f"{processes} processes | {process_mb * processes / 1024:.1f} GB "
         f"({process_mb:.0f} MB a process) | {last['disk'] / last['words'] * PUBMED_WORDS / 1e9:.0f} GB "
         f"out ({last['disk'] / last['tokens']:.2f} B/token, {last['tokens'] / last['words']:.2f} "
         f"tokens/word), {peak_per_word * PUBMED_WORDS / 1e9:.0f} GB peak | threads "

@@ -12,10 +12,8 @@ cd "$(dirname "$0")/.."
 STATE=${SLURM_DEMO_STATE:-$(mktemp -d)}
 CLUSTER=tests/slurm/cluster.sh
 
-if ! bash "$CLUSTER" start "$STATE"; then
-    echo "the test cluster did not start (its logs: $STATE)" >&2
-    exit 1
-fi
+# Exit status 3: Slurm cannot be set up here (the reason is on stderr); else it failed.
+bash "$CLUSTER" start "$STATE" || { status=$?; echo "no test cluster (its files: $STATE)" >&2; exit $status; }
 trap 'bash "$CLUSTER" stop "$STATE"' EXIT
 # No accounting database on the test cluster: job states come from squeue (docs/slurm.md).
 BIOCOMPACT_CPU_PARTITION=cpu BIOCOMPACT_GPU_PARTITION=gpu BIOCOMPACT_SLURM_ACCOUNT= \

@@ -30,6 +30,7 @@ REAL_DATA_TARGET = "results/finetuning/demo-teacher/ncbi-disease/seed1/metrics.j
 RUN_ELSEWHERE = {
     "make demo": "the session's demo_run fixture runs the same DAG on the same config",
     "make test": "CI (.ci/run) runs it on a clean checkout",
+    "make slurm-demo": "tests/slurm/test_slurm_demo_script.py runs the script it calls",
     "python benchmarks/": "benchmarks print the speed figures of docs/speed.md; run by hand, minutes to hours",
     ".venv/bin/python benchmarks/": "benchmarks print the figures of docs/; run by hand",
     "export ": "sets the variables of the commands after it (applied here)",
