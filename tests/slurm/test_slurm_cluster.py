@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 import yaml
 from safetensors.torch import load_file
+from snakemake_runs import layer_config
 
 from biocompact.training.launch import SPEC_FILE, torchrun_command
 
@@ -57,18 +58,8 @@ SLURM_ENV = {"BIOCOMPACT_CPU_PARTITION": "cpu", "BIOCOMPACT_GPU_PARTITION": "gpu
 TWO_NODE_JOB = {**SMALL_JOB, "nodes": 2, "cpus_per_gpu": 1}
 
 
-def _merge(into: dict, layer: dict) -> dict:
-    """``layer`` over ``into`` as Snakemake layers config files (mappings key by key)."""
-    for key, value in layer.items():
-        if isinstance(value, dict) and isinstance(into.get(key), dict):
-            _merge(into[key], value)
-        else:
-            into[key] = value
-    return into
-
-
 def _overlay_config() -> dict:
-    config = _merge(yaml.safe_load((REPO_ROOT / "config.yaml").read_text()), SMALL_CLUSTER)
+    config = layer_config(yaml.safe_load((REPO_ROOT / "config.yaml").read_text()), SMALL_CLUSTER)
     for model in config["pretraining"].values():
         model.update(
             steps=PRETRAIN_STEPS, warmup_steps=4, log_every=5, checkpoint_every=CHECKPOINT_EVERY

@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 from snakemake_executor_plugin_slurm.submit_string import get_submit_command
 from snakemake_executor_plugin_slurm.utils import set_gres_string
+from snakemake_runs import SNAKEMAKE
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REAL_SCALE = REPO_ROOT / "configs" / "pubmed-full.yaml"
@@ -57,6 +57,10 @@ def _value(text: str) -> int | str:
     return int(text) if text.isdigit() else text
 
 
+# Snakemake on the repository's Snakefile with the slurm profile
+SLURM_SNAKEMAKE = [*SNAKEMAKE, "--profile", str(REPO_ROOT / "slurm")]
+
+
 def dry_run(
     workdir: Path, *overlays: Path, options: tuple[str, ...] = (), **environment: str
 ) -> list[PlannedJob]:
@@ -65,13 +69,7 @@ def dry_run(
     Snakemake ``options``."""
     result = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "--snakefile",
-            str(REPO_ROOT / "Snakefile"),
-            "--profile",
-            str(REPO_ROOT / "slurm"),
+            *SLURM_SNAKEMAKE,
             "--configfile",
             str(REAL_SCALE),
             *map(str, overlays),
@@ -406,17 +404,7 @@ def _run_on_fake_cluster(folder: Path, *args: str) -> tuple[subprocess.Completed
     for script in bin_dir.iterdir():
         script.chmod(0o755)
     result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "--snakefile",
-            str(REPO_ROOT / "Snakefile"),
-            "--profile",
-            str(REPO_ROOT / "slurm"),
-            "--slurm-no-account",
-            *args,
-        ],
+        [*SLURM_SNAKEMAKE, "--slurm-no-account", *args],
         capture_output=True,
         text=True,
         check=False,

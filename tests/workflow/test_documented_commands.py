@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from snakemake_runs import OFFLINE_ENV, REPO_ROOT
+from snakemake_runs import OFFLINE_ENV, REPO_ROOT, layer_config
 
 SHARED = REPO_ROOT.parent / "shared"
 DOCUMENTS = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
@@ -137,16 +137,8 @@ def _configs_named(command: str, checkout: Path) -> dict:
             files.append(word)
     merged: dict = {}
     for name in files or ["config.yaml"]:
-        _merge(merged, yaml.safe_load((checkout / name).read_text()))
+        layer_config(merged, yaml.safe_load((checkout / name).read_text()))
     return merged
-
-
-def _merge(into: dict, update: dict) -> None:
-    for key, value in update.items():
-        if isinstance(value, dict) and isinstance(into.get(key), dict):
-            _merge(into[key], value)
-        else:
-            into[key] = value
 
 
 def _names(config: dict, section: str) -> set[str]:

@@ -93,6 +93,7 @@ class KeepBestModel(TrainerCallback):
         return {name: getattr(self, name) for name in self.RESUMED}
 
     def restore(self, state: dict[str, Any]) -> None:
+        """Continue from a saved ``state``."""
         for name in self.RESUMED:
             setattr(self, name, state[name])
 
