@@ -160,3 +160,11 @@ def test_the_error_lists_the_jobs_and_how_to_fix_them():
     assert message.startswith("1 job(s) ask Slurm for more than their partition can ever give")
     assert "tokenize_corpus (vocab=v): asks for 32 CPUs" in message
     assert "data_jobs" in message and "--max-threads" in message
+
+
+def test_without_sinfo_nothing_is_checked_and_a_warning_says_so(monkeypatch, caplog):
+    import biocompact.cluster_fit as cluster_fit
+
+    monkeypatch.setattr(cluster_fit, "SINFO_COMMAND", ["/nonexistent/sinfo"])
+    check_jobs_fit([job_request("tokenize_corpus", "", 1024, {})])  # no error
+    assert "the jobs' sizes are not checked: sinfo failed" in caplog.text
