@@ -7,7 +7,9 @@ sentences and the 725 PubMed abstracts of ``../shared/data``, cycled), then runs
 the corpus tokenised with a general-domain uncased WordPiece of 30,522 tokens, which splits
 biomedical words as often as a PubMed vocabulary would, unlike one trained on the small
 shard itself), each in a fresh process on one core, measuring its CPU-seconds, peak memory (RSS) and disk
-(the output, and the peak of its folder while it runs, polled).
+(the output, and the peak of its folder while it runs, polled: the files in it and the
+files deleted from it that the job still holds open or mapped, whose space the file system
+frees only when the job lets go of them).
 
 Two kinds of shard: ``repeated`` (the text cycled as is: the distinct words stay those of
 the source) and ``renamed`` (each cycle's words carry a new suffix: distinct words grow
@@ -41,6 +43,7 @@ file, the files' jobs spread over the 32 cores of the node the tokenising job is
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import resource
 import subprocess
@@ -68,6 +71,7 @@ from biocompact.corpus.decontamination import (
 from biocompact.locations import resolve_location
 from biocompact.tokenized_corpus import build_tokenized_corpus
 from biocompact.vocab.build import build_vocabulary
+from biocompact.vocab.memory import PRETOKENISED_PER_WORD, vocabulary_memory_mb
 from biocompact.vocab.settings import VocabularySettings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -139,6 +143,41 @@ def folder_bytes(folder: Path) -> int:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
 
 
+DELETED = " (deleted)"  # how /proc names a file that is open or mapped but no longer linked
+
+
+def held_deleted_bytes(folder: Path, pid: int | str = "self") -> int:
+    """Bytes of the files deleted from ``folder`` that process ``pid`` still holds open
+    (``/proc/PID/fd``) or memory-mapped (``/proc/PID/maps``): disk the job still uses.
+    A file held both ways counts once (its size; a mapping alone: the mapped extent)."""
+    prefix = str(folder.resolve()) + "/"
+    sizes: dict[int, int] = {}
+    for descriptor in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(descriptor)
+            if target.endswith(DELETED) and target.startswith(prefix):
+                status = os.stat(descriptor)  # the open file itself, not its former name
+                sizes[status.st_ino] = status.st_size
+        except OSError:  # closed while listed
+            continue
+    mapped: dict[int, int] = {}
+    for line in Path(f"/proc/{pid}/maps").read_text().splitlines():
+        fields = line.split(maxsplit=5)  # range, perms, offset, device, inode, path
+        if len(fields) < 6 or not fields[5].endswith(DELETED):
+            continue
+        if not fields[5].startswith(prefix):
+            continue
+        start, end = (int(address, 16) for address in fields[0].split("-"))
+        inode = int(fields[4])
+        mapped[inode] = max(mapped.get(inode, 0), int(fields[2], 16) + end - start)
+    return sum({**mapped, **sizes}.values())
+
+
+def disk_in_use(folder: Path) -> int:
+    """The job's disk in ``folder``: its files, and those deleted but still held by it."""
+    return folder_bytes(folder) + held_deleted_bytes(folder)
+
+
 def measured(job, folder: Path, *args) -> dict:
     """Run ``job(folder, *args)`` here, timing its CPU and polling ``folder``'s size."""
     peak_disk = 0
@@ -146,9 +185,9 @@ def measured(job, folder: Path, *args) -> dict:
 
     def poll() -> None:
         nonlocal peak_disk
-        while not done.wait(0.2):
+        while not done.wait(0.05):
             try:
-                peak_disk = max(peak_disk, folder_bytes(folder))
+                peak_disk = max(peak_disk, disk_in_use(folder))
             except FileNotFoundError:  # a file renamed or deleted while listed
                 continue
 
@@ -196,7 +235,7 @@ def fit(rows: list[dict], key: str, columns: tuple[str, ...]) -> np.ndarray:
     return np.linalg.lstsq(design, np.array([row[key] for row in rows]), rcond=None)[0]
 
 
-def declared_resources() -> dict[str, dict[str, int]]:
+def declared_resources() -> dict[str, dict[str, str]]:
     """threads, mem_mb and runtime of the data rules on configs/pubmed-full.yaml, as a dry
     run with cores enough not to cap the threads prints them."""
     with tempfile.TemporaryDirectory() as workdir:
@@ -224,9 +263,15 @@ def declared_resources() -> dict[str, dict[str, int]]:
     for rule in ("train_vocabulary", "tokenize_corpus", "corpus_decontaminate"):
         block = printed.split(f"rule {rule}:", 1)[1].split("\n\n", 1)[0].split("\n[", 1)[0]
         declared[rule] = {
-            key: int(found.group(1)) if (found := re.search(rf"\b{key}[:=] *(\d+)", block)) else 1
+            key: found.group(1) if (found := re.search(rf"\b{key}[:=] *(\d+|<TBD>)", block)) else "1"
             for key in ("threads", "mem_mb", "runtime")  # a job of one thread prints none
         }
+    # the vocabulary's memory follows its shards' words, known once they exist: all of PubMed's
+    # (in whitespace-separated words, the unit of the corpus statistics)
+    if declared["train_vocabulary"]["mem_mb"] == "<TBD>":
+        words = round(PUBMED_WORDS / PRETOKENISED_PER_WORD)
+        memory = vocabulary_memory_mb(words, pubmed_sample_fraction())
+        declared["train_vocabulary"]["mem_mb"] = f"{memory} (from all of PubMed's words)"
     return declared
 
 
@@ -488,6 +533,7 @@ def main() -> None:
     process_mb = max(row["rss_mb"] for row in tokenisation)
     peak_per_word = max(row["peak_disk"] / row["words"] for row in tokenisation)
     rule_t = declared["tokenize_corpus"]
+    processes = int(rule_t["threads"])
     print(
         f"\nAll of PubMed ({PUBMED_WORDS / 1e9:.2f} B words; {distinct / 1e6:.1f} M distinct in "
         f"the vocabulary's sample of {fraction}, by Heaps' law):\n"
@@ -500,8 +546,8 @@ def main() -> None:
         f"mem_mb {rule['mem_mb']}, runtime {rule['runtime']} min |"
     )
     print(
-        f"| tokenize_corpus | {tokens_cpu_h:.1f} | {tokens_cpu_h / rule_t['threads']:.2f} h on "
-        f"{rule_t['threads']} processes | {process_mb * rule_t['threads'] / 1024:.1f} GB "
+        f"| tokenize_corpus | {tokens_cpu_h:.1f} | {tokens_cpu_h / processes:.2f} h on "
+        f"{processes} processes | {process_mb * processes / 1024:.1f} GB "
         f"({process_mb:.0f} MB a process) | {last['disk'] / last['words'] * PUBMED_WORDS / 1e9:.0f} GB "
         f"out ({last['disk'] / last['tokens']:.2f} B/token, {last['tokens'] / last['words']:.2f} "
         f"tokens/word), {peak_per_word * PUBMED_WORDS / 1e9:.0f} GB peak | threads "

@@ -155,7 +155,11 @@ def test_only_the_slurm_profile_retries_and_only_jobs_that_resume():
     _, slurm = parse_args(["--profile", str(REPO_ROOT / "slurm")])
     assert local.retries == 0 and local.preemptible_rules is None
     assert slurm.retries == 0
-    assert slurm.preemptible_rules == _rules_with_checkpoints() == {"pretrain", "distill"}
+    assert (
+        slurm.preemptible_rules
+        == _rules_with_checkpoints()
+        == {"pretrain", "distill", "finetune_teacher", "train_students"}
+    )
     assert slurm.preemptible_retries == 3
     for args in (local, slurm):
         assert StrictDagEvaluation.FUNCTIONS in args.strict_dag_evaluation

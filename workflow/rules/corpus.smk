@@ -61,8 +61,7 @@ rule corpus_parse_pubmed:
         "../../envs/corpus.yaml"
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=30,
+        **data_job_resources("corpus_parse_pubmed"),
     params:
         section_labels=config["corpus"]["parse"]["section_labels"],
         other_abstract=config["corpus"]["parse"]["other_abstract"],
@@ -111,8 +110,7 @@ rule corpus_split_sentences:
         "../../envs/corpus.yaml"
     threads: 1
     resources:
-        mem_mb=3000,
-        runtime=240,
+        **data_job_resources("corpus_split_sentences"),
     params:
         include_title=config["corpus"]["parse"]["include_title"],
         splitter=SENTENCES["splitter"],
@@ -160,8 +158,7 @@ rule corpus_parse_pmc:
         "../../envs/corpus.yaml"
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=120,
+        **data_job_resources("corpus_parse_pmc"),
     params:
         options={
             key: PMC[key]
@@ -193,8 +190,7 @@ rule corpus_split_pmc:
         "../../envs/corpus.yaml"
     threads: 1
     resources:
-        mem_mb=3000,
-        runtime=480,
+        **data_job_resources("corpus_split_pmc"),
     params:
         include_title=config["corpus"]["parse"]["include_title"],
         splitter=SENTENCES["splitter"],
@@ -219,8 +215,7 @@ rule corpus_split_text:
         "../../envs/corpus.yaml"
     threads: 1
     resources:
-        mem_mb=3000,
-        runtime=240,
+        **data_job_resources("corpus_split_text"),
     params:
         format=text_source_format,
         text_field=text_source_text_field,

@@ -64,6 +64,8 @@ rule finetune_teacher:
     params:
         model_path=model_path_of,
         task=td_teacher_task,
+        # outside the outputs: a job killed and started again resumes from there
+        checkpoint_dir="results/checkpoints/task_distillation/teachers/{model}/{task}/seed{seed}",
     script:
         "../../scripts/task_distillation_teacher.py"
 
@@ -129,6 +131,7 @@ rule train_students:
         method=td_student_method,
         temperature=td_student_temperature,
         seeds=TD_SEEDS,
+        checkpoint_dir=td_student_checkpoints,
     script:
         "../../scripts/task_distillation_students.py"
 
