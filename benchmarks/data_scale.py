@@ -263,7 +263,9 @@ def declared_resources() -> dict[str, dict[str, str]]:
     for rule in ("train_vocabulary", "tokenize_corpus", "corpus_decontaminate"):
         block = printed.split(f"rule {rule}:", 1)[1].split("\n\n", 1)[0].split("\n[", 1)[0]
         declared[rule] = {
-            key: found.group(1) if (found := re.search(rf"\b{key}[:=] *(\d+|<TBD>)", block)) else "1"
+            key: found.group(1)
+            if (found := re.search(rf"\b{key}[:=] *(\d+|<TBD>)", block))
+            else "1"
             for key in ("threads", "mem_mb", "runtime")  # a job of one thread prints none
         }
     # the vocabulary's memory follows its shards' words, known once they exist: all of PubMed's
