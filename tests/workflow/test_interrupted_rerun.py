@@ -68,7 +68,7 @@ def test_a_missing_seed_metrics_file_is_planned_again_with_the_aggregate(tmp_pat
     fake_finished_run(tmp_path, [study])
     (tmp_path / METRICS.format(model="minilm", seed=2)).unlink()
     planned = planned_jobs(_plain(tmp_path, study, "-n"))
-    assert planned == {"finetune": 1, "aggregate": 1, "report": 1, "all": 1}
+    assert planned == {"finetune": 1, "aggregate": 1, "comparisons": 1, "report": 1, "all": 1}
 
 
 def _wait_for(condition, seconds: float, what: str) -> None:
@@ -118,7 +118,7 @@ def test_kill_mid_forcerun_then_the_plain_command_reruns_the_lost_seeds(tmp_path
 
     assert _plain(tmp_path, study, "--unlock").returncode == 0
     planned = planned_jobs(_plain(tmp_path, study, "-n"))
-    assert planned == {"finetune": 1, "aggregate": 1, "report": 1, "all": 1}
+    assert planned == {"finetune": 1, "aggregate": 1, "comparisons": 1, "report": 1, "all": 1}
     rerun = _plain(tmp_path, study, "--cores", "2")
     assert rerun.returncode == 0, rerun.stderr[-5000:]
 
