@@ -14,7 +14,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test lint lint-format lint-rules format clean
+.PHONY: install demo slurm-demo test lint lint-format lint-rules format clean
 
 install: $(VENV)/.installed
 
@@ -58,6 +58,11 @@ format: $(VENV)/.lint-installed
 
 demo: install
 	$(BIN)/snakemake --profile local
+
+# The demo through the slurm profile on a two-node Slurm cluster started on this machine for
+# the run (root; Debian's slurm-wlm and munge, installed when missing): docs/slurm.md.
+slurm-demo: install
+	slurm/demo-on-this-machine.sh
 
 test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

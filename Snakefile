@@ -66,11 +66,15 @@ include: "workflow/rules/release.smk"
 # The whole pipeline: every model fine-tuned on every task, aggregated into the report (with
 # the task-specific distillation and compression sections the config enables);
 # without fine-tuning models or tasks, every corpus, vocabulary and model the config names.
+# Every seed's metrics file is a target too: Snakemake re-makes a missing file only when a job
+# that needs to run asks for it, and an aggregate newer than its inputs does not; so a seed
+# whose metrics a cut-off run deleted (--forcerun, then kill -9) is run again, and the
+# aggregate and report with it, instead of "Nothing to be done" over its old score.
 rule all:
     default_target: True
     input:
         (
-            [rules.report.output.html, rules.finetuned_models.input]
+            [rules.report.output.html, rules.finetuning.input]
             if FINETUNE_MODELS and TASKS
             else [
                 rules.corpus.input,

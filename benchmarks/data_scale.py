@@ -7,7 +7,9 @@ sentences and the 725 PubMed abstracts of ``../shared/data``, cycled), then runs
 the corpus tokenised with a general-domain uncased WordPiece of 30,522 tokens, which splits
 biomedical words as often as a PubMed vocabulary would, unlike one trained on the small
 shard itself), each in a fresh process on one core, measuring its CPU-seconds, peak memory (RSS) and disk
-(the output, and the peak of its folder while it runs, polled).
+(the output, and the peak of its folder while it runs, polled: the files in it and the
+files deleted from it that the job still holds open or mapped, whose space the file system
+frees only when the job lets go of them).
 
 Two kinds of shard: ``repeated`` (the text cycled as is: the distinct words stay those of
 the source) and ``renamed`` (each cycle's words carry a new suffix: distinct words grow
@@ -25,12 +27,23 @@ gives its CPU-seconds per word for the projection, and its held-out fertility (t
 word) beside that of the vocabulary trained on every document (the sample's measured
 effect).
 
+Decontamination (its own section, alone with ``--decontamination-only``): the evaluation
+text of the BLURB datasets in ``../shared/data`` (dev and test of NCBI-disease, BC5CDR-chem,
+BC2GM, HoC and ChemProt, GAD's ten test folds, BioASQ 7b's factoid and yes/no test sets with
+the golden file's PMIDs) collected by the ``corpus_evaluation_text`` job's function, then
+the ``corpus_decontaminate`` job's function on the largest repeated shard, each run in a
+fresh process on one core, ``--repeats`` times: CPU-seconds per million words (median and
+range), peak memory and the output's bytes per word, projected to all of PubMed (one job per
+file, the files' jobs spread over the 32 cores of the node the tokenising job is sized for).
+
     .venv/bin/python benchmarks/data_scale.py [--cycles 1 2 4]
+    .venv/bin/python benchmarks/data_scale.py --decontamination-only [--cycles 4] [--repeats 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import resource
 import subprocess
@@ -43,16 +56,28 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
+import xxhash
 import yaml
 
+from biocompact.corpus.decontamination import (
+    BATCH_DOCUMENTS,
+    EvaluationIndex,
+    build_evaluation_index,
+    decontaminate_shard,
+    window_hashes,
+    word_hash,
+    words,
+)
 from biocompact.locations import resolve_location
 from biocompact.tokenized_corpus import build_tokenized_corpus
 from biocompact.vocab.build import build_vocabulary
+from biocompact.vocab.memory import PRETOKENISED_PER_WORD, vocabulary_memory_mb
 from biocompact.vocab.settings import VocabularySettings
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
 PUBMED_WORDS = 4.75e9  # PubMed's abstracts and titles, pre-tokenised words (docs/slurm.md)
+PUBMED_BASELINE_FILES = 1274  # pubmed25n0001 to pubmed25n1274
 SETTINGS = {"type": "wordpiece", "vocab_size": 32768, "lowercase": True}
 MAX_SEQ_LENGTH = 512
 HELDOUT_FRACTION = 0.01
@@ -118,6 +143,41 @@ def folder_bytes(folder: Path) -> int:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
 
 
+DELETED = " (deleted)"  # how /proc names a file that is open or mapped but no longer linked
+
+
+def held_deleted_bytes(folder: Path, pid: int | str = "self") -> int:
+    """Bytes of the files deleted from ``folder`` that process ``pid`` still holds open
+    (``/proc/PID/fd``) or memory-mapped (``/proc/PID/maps``): disk the job still uses.
+    A file held both ways counts once (its size; a mapping alone: the mapped extent)."""
+    prefix = str(folder.resolve()) + "/"
+    sizes: dict[int, int] = {}
+    for descriptor in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(descriptor)
+            if target.endswith(DELETED) and target.startswith(prefix):
+                status = os.stat(descriptor)  # the open file itself, not its former name
+                sizes[status.st_ino] = status.st_size
+        except OSError:  # closed while listed
+            continue
+    mapped: dict[int, int] = {}
+    for line in Path(f"/proc/{pid}/maps").read_text().splitlines():
+        fields = line.split(maxsplit=5)  # range, perms, offset, device, inode, path
+        if len(fields) < 6 or not fields[5].endswith(DELETED):
+            continue
+        if not fields[5].startswith(prefix):
+            continue
+        start, end = (int(address, 16) for address in fields[0].split("-"))
+        inode = int(fields[4])
+        mapped[inode] = max(mapped.get(inode, 0), int(fields[2], 16) + end - start)
+    return sum({**mapped, **sizes}.values())
+
+
+def disk_in_use(folder: Path) -> int:
+    """The job's disk in ``folder``: its files, and those deleted but still held by it."""
+    return folder_bytes(folder) + held_deleted_bytes(folder)
+
+
 def measured(job, folder: Path, *args) -> dict:
     """Run ``job(folder, *args)`` here, timing its CPU and polling ``folder``'s size."""
     peak_disk = 0
@@ -125,9 +185,9 @@ def measured(job, folder: Path, *args) -> dict:
 
     def poll() -> None:
         nonlocal peak_disk
-        while not done.wait(0.2):
+        while not done.wait(0.05):
             try:
-                peak_disk = max(peak_disk, folder_bytes(folder))
+                peak_disk = max(peak_disk, disk_in_use(folder))
             except FileNotFoundError:  # a file renamed or deleted while listed
                 continue
 
@@ -175,7 +235,7 @@ def fit(rows: list[dict], key: str, columns: tuple[str, ...]) -> np.ndarray:
     return np.linalg.lstsq(design, np.array([row[key] for row in rows]), rcond=None)[0]
 
 
-def declared_resources() -> dict[str, dict[str, int]]:
+def declared_resources() -> dict[str, dict[str, str]]:
     """threads, mem_mb and runtime of the data rules on configs/pubmed-full.yaml, as a dry
     run with cores enough not to cap the threads prints them."""
     with tempfile.TemporaryDirectory() as workdir:
@@ -200,12 +260,20 @@ def declared_resources() -> dict[str, dict[str, int]]:
             check=True,
         ).stdout
     declared = {}
-    for rule in ("train_vocabulary", "tokenize_corpus"):
-        block = printed.split(f"rule {rule}:", 1)[1]
+    for rule in ("train_vocabulary", "tokenize_corpus", "corpus_decontaminate"):
+        block = printed.split(f"rule {rule}:", 1)[1].split("\n\n", 1)[0].split("\n[", 1)[0]
         declared[rule] = {
-            key: int(re.search(rf"\b{key}[:=] *(\d+)", block).group(1))
-            for key in ("threads", "mem_mb", "runtime")
+            key: found.group(1)
+            if (found := re.search(rf"\b{key}[:=] *(\d+|<TBD>)", block))
+            else "1"
+            for key in ("threads", "mem_mb", "runtime")  # a job of one thread prints none
         }
+    # the vocabulary's memory follows its shards' words, known once they exist: all of PubMed's
+    # (in whitespace-separated words, the unit of the corpus statistics)
+    if declared["train_vocabulary"]["mem_mb"] == "<TBD>":
+        words = round(PUBMED_WORDS / PRETOKENISED_PER_WORD)
+        memory = vocabulary_memory_mb(words, pubmed_sample_fraction())
+        declared["train_vocabulary"]["mem_mb"] = f"{memory} (from all of PubMed's words)"
     return declared
 
 
@@ -216,10 +284,187 @@ def pubmed_sample_fraction() -> float:
     return float(entry.get("sample_fraction", 1.0))
 
 
+def _task(
+    name: str, family: str, fmt: str, test: Path | str, dev: Path | None = None, **extra
+) -> dict:
+    """A task entry whose evaluation files are ``dev`` and ``test`` (training unused)."""
+    entry = {"name": name, "family": family, "format": fmt, "train": "-", "test": str(test)}
+    return {**entry, **({"dev": str(dev)} if dev else {}), **extra}
+
+
+def blurb_tasks() -> list[dict]:
+    """Task entries of the BLURB datasets in ../shared/data (their dev and test files)."""
+    bioasq = DATA / "qa" / "bioasq"
+    golden = str(bioasq / "7B_golden.json")
+    ner = [
+        _task(
+            name,
+            "ner",
+            "biobert_tsv",
+            DATA / f"ner/{name}/test.tsv",
+            DATA / f"ner/{name}/devel.tsv",
+        )
+        for name in ("NCBI-disease", "BC5CDR-chem", "BC2GM")
+    ]
+    return ner + [
+        _task("HoC", "dc", "hoc_tsv", DATA / "dc/hoc/test.tsv", DATA / "dc/hoc/dev.tsv"),
+        _task(
+            "ChemProt",
+            "re",
+            "blue_tsv",
+            DATA / "re/chemprot/ftest.tsv",
+            DATA / "re/chemprot/dev.tsv",
+        ),
+        _task(
+            "GAD",
+            "re",
+            "biobert_tsv",
+            f"{DATA}/re/GAD/{{fold}}/test.tsv",
+            train="{fold}",
+            folds=list(range(1, 11)),
+        ),
+        _task(
+            "BioASQ-factoid",
+            "qa_factoid",
+            "squad_json",
+            bioasq / "BioASQ-test-factoid-7b.json",
+            golden=golden,
+        ),
+        _task(
+            "BioASQ-yesno",
+            "qa_yesno",
+            "bioasq_yesno_json",
+            bioasq / "BioASQ-test-yesno-7b.json",
+            golden=golden,
+        ),
+    ]
+
+
+def index_job(folder: Path, tasks: list[dict]) -> dict:
+    index = build_evaluation_index(tasks, 13, folder / "evaluation.npz")
+    return {
+        "examples": sum(split["examples"] for split in index.splits),
+        "ngrams": len(np.unique(index.hashes)),
+        "words": len(index.vocabulary),
+        "pmids": len(np.unique(index.pmids)),
+        "disk": (folder / "evaluation.npz").stat().st_size,
+    }
+
+
+def decontamination_job(folder: Path, shard: str, index: str) -> dict:
+    record = decontaminate_shard(
+        EvaluationIndex.load(index), shard, folder / "clean.txt.gz", folder / "matches.json"
+    )
+    return {
+        "documents": record["documents"],
+        "removed": record["documents_removed"],
+        "disk": (folder / "clean.txt.gz").stat().st_size,
+    }
+
+
+def hashing_comparison(documents: list[list[str]], repeats: int) -> dict[str, list[float]]:
+    """CPU-seconds per million words of hashing every 13-gram of ``documents``: the words'
+    xxHash values combined in NumPy (decontamination's way) against xxHash of each 13-gram's
+    string, in interleaved repeats (the words split beforehand, the same for both)."""
+    texts = [words(" ".join(document)) for document in documents]
+    total = sum(len(text) for text in texts)
+    table = {word: word_hash(word) for text in texts for word in text}
+
+    def combined() -> None:  # as the job does: the documents of a batch in one array
+        for first in range(0, len(texts), BATCH_DOCUMENTS):
+            flat = [
+                h
+                for text in texts[first : first + BATCH_DOCUMENTS]
+                for h in (*map(table.get, text), 0)
+            ]
+            window_hashes(np.array(flat, np.uint64), 13)
+
+    def strings() -> None:
+        for text in texts:
+            [
+                xxhash.xxh3_64_intdigest(" ".join(text[i : i + 13]).encode())
+                for i in range(len(text) - 12)
+            ]
+
+    timings: dict[str, list[float]] = {"combined": [], "strings": []}
+    for _ in range(repeats):
+        for name, job in (("combined", combined), ("strings", strings)):
+            started = time.process_time()
+            job()
+            timings[name].append((time.process_time() - started) / total * 1e6)
+    return timings
+
+
+def decontamination_section(documents: list[list[str]], cycles: int, repeats: int) -> None:
+    """The evaluation text of BLURB's datasets here, the scan of one shard, projected to
+    all of PubMed beside the rule's declared resources."""
+    with tempfile.TemporaryDirectory() as temporary:
+        base = Path(temporary)
+        index = in_fresh_process(index_job, base / "index", blurb_tasks())
+        print(
+            f"\ncorpus_evaluation_text: {index['examples']:,} dev and test examples, "
+            f"{index['ngrams']:,} distinct 13-grams, {index['words']:,} distinct words, "
+            f"{index['pmids']:,} PMIDs: {index['cpu_s']:.1f} CPU-s, {index['rss_mb']:.0f} MB, "
+            f"{index['disk'] / 1e6:.1f} MB on disk"
+        )
+        shard = base / f"repeated-{cycles}.txt"
+        words = write_shard(documents, cycles, False, shard)
+        runs = [
+            in_fresh_process(
+                decontamination_job,
+                base / f"scan-{run}",
+                str(shard),
+                str(base / "index/evaluation.npz"),
+            )
+            for run in range(repeats)
+        ]
+    per_million = sorted(run["cpu_s"] / words * 1e6 for run in runs)
+    median = float(np.median(per_million))
+    first = runs[0]
+    print(
+        f"corpus_decontaminate on {words:,} words ({first['documents']:,} documents, "
+        f"{first['removed']:,} removed): {median:.2f} CPU-s per M words (range "
+        f"{per_million[0]:.2f}-{per_million[-1]:.2f} over {repeats} runs), "
+        f"{max(run['rss_mb'] for run in runs):.0f} MB, {first['disk'] / words:.2f} B/word out"
+    )
+    timings = hashing_comparison(documents, repeats)
+    print(
+        "hashing every 13-gram, CPU-s per M words (median, range): "
+        + "; ".join(
+            f"{name} {np.median(values):.3f} ({min(values):.3f}-{max(values):.3f})"
+            for name, values in (
+                ("word hashes combined in NumPy", timings["combined"]),
+                ("xxHash of each 13-gram's string", timings["strings"]),
+            )
+        )
+    )
+    declared = declared_resources()
+    rule = declared["corpus_decontaminate"]
+    cpu_h = median * PUBMED_WORDS / 1e6 / 3600
+    file_words = PUBMED_WORDS / PUBMED_BASELINE_FILES  # an average file (updates counted in)
+    node_cores = declared["tokenize_corpus"]["threads"]
+    print(f"\nAll of PubMed ({PUBMED_WORDS / 1e9:.2f} B words):\n")
+    print("| job | CPU-hours | wall | peak memory | disk | declared |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    print(
+        f"| corpus_decontaminate (one per file) | {cpu_h:.2f} | {cpu_h / node_cores * 60:.0f} min "
+        f"on one {node_cores}-core node; {median * file_words / 1e6:.0f} s a file of "
+        f"{file_words / 1e6:.1f} M words | {max(run['rss_mb'] for run in runs):.0f} MB | "
+        f"{first['disk'] / words * PUBMED_WORDS / 1e9:.0f} GB out (a copy of the sentence "
+        f"shards less what is removed) | threads {rule['threads']}, mem_mb {rule['mem_mb']}, "
+        f"runtime {rule['runtime']} min |"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cycles", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument("--decontamination-only", action="store_true")
+    parser.add_argument("--repeats", type=int, default=3, help="decontamination runs")
     args = parser.parse_args()
+    if args.decontamination_only:
+        decontamination_section(real_documents(), args.cycles[-1], args.repeats)
+        return
     fraction = pubmed_sample_fraction()
     documents = real_documents()
     k, beta = heaps_law(documents)
@@ -290,6 +535,7 @@ def main() -> None:
     process_mb = max(row["rss_mb"] for row in tokenisation)
     peak_per_word = max(row["peak_disk"] / row["words"] for row in tokenisation)
     rule_t = declared["tokenize_corpus"]
+    processes = int(rule_t["threads"])
     print(
         f"\nAll of PubMed ({PUBMED_WORDS / 1e9:.2f} B words; {distinct / 1e6:.1f} M distinct in "
         f"the vocabulary's sample of {fraction}, by Heaps' law):\n"
@@ -302,13 +548,15 @@ def main() -> None:
         f"mem_mb {rule['mem_mb']}, runtime {rule['runtime']} min |"
     )
     print(
-        f"| tokenize_corpus | {tokens_cpu_h:.1f} | {tokens_cpu_h / rule_t['threads']:.2f} h on "
-        f"{rule_t['threads']} processes | {process_mb * rule_t['threads'] / 1024:.1f} GB "
+        f"| tokenize_corpus | {tokens_cpu_h:.1f} | {tokens_cpu_h / processes:.2f} h on "
+        f"{processes} processes | {process_mb * processes / 1024:.1f} GB "
         f"({process_mb:.0f} MB a process) | {last['disk'] / last['words'] * PUBMED_WORDS / 1e9:.0f} GB "
         f"out ({last['disk'] / last['tokens']:.2f} B/token, {last['tokens'] / last['words']:.2f} "
         f"tokens/word), {peak_per_word * PUBMED_WORDS / 1e9:.0f} GB peak | threads "
         f"{rule_t['threads']}, mem_mb {rule_t['mem_mb']}, runtime {rule_t['runtime']} min |"
     )
+
+    decontamination_section(documents, args.cycles[-1], args.repeats)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Train (or leave untrained) the student of one experiment once per seed and evaluate it
 (data-parallel on its GPUs)."""
 
+from biocompact.finetuning.checkpoints import Checkpointing
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.runlog import job_logging, named_files
 from biocompact.task_distillation.job import launch_students
@@ -22,4 +23,8 @@ with job_logging(snakemake):
         outputs=named_files(snakemake.output),
         threads=snakemake.threads,
         gpus=snakemake.resources.gpus_per_node,
+        checkpointing=Checkpointing(
+            snakemake.params.checkpoint_dir,
+            every=snakemake.config["task_distillation"]["checkpoint_every"],
+        ),
     )

@@ -1,6 +1,7 @@
 """Fine-tune the teacher of task-specific distillation with the harness, save and evaluate it
 (data-parallel on its GPUs)."""
 
+from biocompact.finetuning.checkpoints import Checkpointing
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun
 from biocompact.runlog import job_logging, named_files
@@ -17,4 +18,8 @@ with job_logging(snakemake):
         outputs=named_files(snakemake.output),
         threads=snakemake.threads,
         gpus=snakemake.resources.gpus_per_node,
+        checkpointing=Checkpointing(
+            snakemake.params.checkpoint_dir,
+            every=snakemake.config["task_distillation"]["checkpoint_every"],
+        ),
     )

@@ -7,5 +7,6 @@ from biocompact.task_distillation.transfer import run_transfer_set
 with job_logging(snakemake):
     run_transfer_set(
         TransferSetSettings.from_entry(snakemake.params.name, snakemake.params.settings),
+        inputs=named_files(snakemake.input),
         outputs=named_files(snakemake.output),
     )

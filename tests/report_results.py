@@ -5,6 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from biocompact.finetuning.metrics import classification_metrics, ner_metrics
+
+# Where the comparisons job finds a study's runs and baselines (its settings' patterns).
+METRICS = "runs/{model}/{task}/seed{seed}/metrics.json"
+PREDICTIONS = "runs/{model}/{task}/seed{seed}/predictions.tsv"
+BASELINE_METRICS = "baselines/{task}/metrics.json"
+BASELINE_PREDICTIONS = "baselines/{task}/predictions.tsv"
+
 
 def write_json(path: Path, data) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -46,3 +54,65 @@ def metrics(
         values["accuracy"] = accuracy
         definitions["accuracy"] = "share of correct predictions"
     return metrics_record(model, task, seed, task.split("-")[0], "f1", values, definitions)
+
+
+def write_re_run(
+    folder: Path, model: str, seed: int | None, gold: list, predicted: list, task: str = "re"
+) -> None:
+    """An RE run's predictions and metrics.json (accuracy primary), scored by metrics.py."""
+    metrics_path, predictions_path = paths(folder, model, task, seed)
+    rows = "".join(f"{i}\t{g}\t{p}\n" for i, (g, p) in enumerate(zip(gold, predicted)))
+    predictions_path.write_text("index\tgold\tpredicted\n" + rows)
+    values = {
+        name: m.compute(gold, predicted) for name, m in classification_metrics(["0", "1"]).items()
+    }
+    record = {"model": model, "task": task, "seed": seed, "family": "re"}
+    record.update(primary_metric="accuracy", metrics=values, labels=["0", "1"])
+    metrics_path.write_text(json.dumps(record))
+
+
+def write_ner_run(folder: Path, model: str, seed: int | None, gold: list, predicted: list) -> None:
+    """A NER run's CoNLL predictions and metrics.json (conlleval F1 primary)."""
+    metrics_path, predictions_path = paths(folder, model, "ner", seed)
+    predictions_path.write_text(
+        "".join(
+            "".join(f"w\t{g}\t{p}\n" for g, p in zip(gs, ps)) + "\n"
+            for gs, ps in zip(gold, predicted)
+        )
+    )
+    labels = ["B-D", "I-D", "O"]
+    values = {name: m.compute(gold, predicted) for name, m in ner_metrics(False, labels).items()}
+    record = {"model": model, "task": "ner", "seed": seed, "family": "ner"}
+    record.update(primary_metric="f1", metrics=values, labels=labels)
+    metrics_path.write_text(json.dumps(record))
+
+
+def paths(folder: Path, model: str, task: str, seed: int | None) -> tuple[Path, Path]:
+    """The metrics.json and predictions of a run (``seed`` None: the task's baseline)."""
+    if seed is None:
+        metrics = folder / BASELINE_METRICS.format(task=task)
+        predictions = folder / BASELINE_PREDICTIONS.format(task=task)
+    else:
+        metrics = folder / METRICS.format(model=model, task=task, seed=seed)
+        predictions = folder / PREDICTIONS.format(model=model, task=task, seed=seed)
+    metrics.parent.mkdir(parents=True, exist_ok=True)
+    return metrics, predictions
+
+
+def settings(folder: Path, models: list[str], tasks: dict, seeds: list[int], **extra) -> dict:
+    """The comparisons job's settings for the runs under ``folder`` (200 resamples, seed 0)."""
+    return {
+        "models": models,
+        "tasks": tasks,
+        "seeds": seeds,
+        "metrics_pattern": str(folder / METRICS),
+        "predictions_pattern": str(folder / PREDICTIONS),
+        "baseline_metrics_pattern": str(folder / BASELINE_METRICS),
+        "baseline_predictions_pattern": str(folder / BASELINE_PREDICTIONS),
+        "teachers": {},
+        "average": "tasks",
+        "blurb_types": {},
+        "resamples": 200,
+        "seed": 0,
+        **extra,
+    }

@@ -15,6 +15,17 @@ SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO_ROOT / "
 OFFLINE_ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
 
 
+def layer_config(into: dict, layer: dict) -> dict:
+    """``layer`` over ``into`` as Snakemake layers config files: mappings key by key, any
+    other value replaced; returns ``into``."""
+    for key, value in layer.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            layer_config(into[key], value)
+        else:
+            into[key] = value
+    return into
+
+
 def run_snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
     """Snakemake on the repository's Snakefile in ``workdir``, with ``workdir/config.yaml``."""
     return run_with_configs(workdir, [workdir / "config.yaml"], *args)

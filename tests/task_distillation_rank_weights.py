@@ -3,8 +3,8 @@ them across ranks.
 
 ``python -m task_distillation_rank_weights SPEC.json`` under torchrun runs
 ``biocompact.task_distillation.job``'s job and, in every process, saves each student's
-weights after its training to ``rank-R-seedS.pt`` in the job's ``checkpoint_dir`` (the job
-itself writes rank 0's outputs only).
+weights after its training to ``rank-R-seedS.pt`` in the folder that holds the job's seed
+folders (``weights_dir``; the job itself writes rank 0's outputs only).
 """
 
 from __future__ import annotations
@@ -26,21 +26,36 @@ from biocompact.training.launch import job_main
 _train = student.train_without_dev  # the harness's training, which run_students calls
 
 
-def rank_file(checkpoint_dir: str | os.PathLike, rank: int, seed: int) -> Path:
-    return Path(checkpoint_dir) / f"rank-{rank}-seed{seed}.pt"
+def rank_file(folder: str | os.PathLike, rank: int, seed: int) -> Path:
+    return Path(folder) / f"rank-{rank}-seed{seed}.pt"
+
+
+def weights_dir(spec: dict[str, Any]) -> Path:
+    """Where a students job's kept weights go: beside its seeds' folders (its checkpoints'
+    folder is removed when the job ends); a teacher's job trains no student."""
+    evaluations = spec["outputs"].get("evaluations")
+    return Path(evaluations[0]).parent.parent if evaluations else Path(spec["checkpoint_dir"])
 
 
 @contextlib.contextmanager
-def keeping_weights(checkpoint_dir: str | os.PathLike) -> Iterator[None]:
+def keeping_weights(folder: str | os.PathLike) -> Iterator[None]:
     """In the block, the students' training also saves this process's trained weights."""
 
     def train_keeping_weights(
-        model: PreTrainedModel, family, tokenizer, data, hyperparameters, seed: int, *rest
-    ) -> None:
-        _train(model, family, tokenizer, data, hyperparameters, seed, *rest)
+        model: PreTrainedModel,
+        family,
+        tokenizer,
+        data,
+        hyperparameters,
+        seed: int,
+        *rest,
+        **options,
+    ) -> float:
+        seconds = _train(model, family, tokenizer, data, hyperparameters, seed, *rest, **options)
         weights = {name: tensor.detach().cpu() for name, tensor in model.state_dict().items()}
-        Path(checkpoint_dir).mkdir(parents=True, exist_ok=True)
-        torch.save(weights, rank_file(checkpoint_dir, distributed.rank(), seed))
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        torch.save(weights, rank_file(folder, distributed.rank(), seed))
+        return seconds
 
     student.train_without_dev = train_keeping_weights
     try:
@@ -51,7 +66,7 @@ def keeping_weights(checkpoint_dir: str | os.PathLike) -> Iterator[None]:
 
 def run_job_keeping_weights(spec: dict[str, Any]) -> None:
     """``run_job``, keeping every process's trained student weights."""
-    with keeping_weights(spec["checkpoint_dir"]):
+    with keeping_weights(weights_dir(spec)):
         run_job(spec)
 
 

@@ -1,7 +1,8 @@
 """Aggregate fine-tuning results over seeds: long scores, per-metric summary, averages.
 
 Every expected (model, task, seed) run appears in the outputs: a metrics file that is
-absent or unreadable gives rows with ``status = missing`` and no value. The
+absent or unreadable gives rows with ``status = missing`` and no value. A run scored on part
+of a split (``max_test_examples``...) says so in its ``subsample`` column. The
 majority-class baselines are one more model (``majority-class``, no seed).
 
 Averages: for each model, the median over seeds of the primary metric of every task
@@ -45,9 +46,18 @@ BLURB_FORMULA = (
     "of the mean over the tasks t of type T of median over seeds s of primary_metric(model, t, "
     "s) (Gu et al. 2021, BLURB); missing unless every type has a task with a result"
 )
-SCORE_COLUMNS = ["model", "task", "seed", "metric", "value", "status"]
+SCORE_COLUMNS = ["model", "task", "seed", "metric", "value", "status", "subsample"]
 STAT_COLUMNS = ["median", "mean", "std", "min", "max"]
 AVERAGE_COLUMNS = ["model", "group", "value", "n_tasks", "n_expected_tasks", "method"]
+
+
+def subsample_text(subsampled: Mapping[str, Mapping[str, int]] | None) -> str:
+    """The splits a run used only part of (a metrics record's ``subsampled``), e.g.
+    ``test: 1,000 of 4,797``; empty when every split was whole."""
+    return "; ".join(
+        f"{split}: {counts['used']:,} of {counts['of']:,}"
+        for split, counts in (subsampled or {}).items()
+    )
 
 
 @dataclass(frozen=True)
@@ -124,10 +134,11 @@ def load_scores(runs: Iterable[Run]) -> tuple[pd.DataFrame, pd.DataFrame]:
     for run, data in loaded.items():
         if data is None:
             for metric in task_metrics[run.task] or [""]:
-                rows.append((run.model, run.task, run.seed, metric, None, "missing"))
+                rows.append((run.model, run.task, run.seed, metric, None, "missing", ""))
         else:
+            subsample = subsample_text(data.get("subsampled"))
             for metric, value in data["metrics"].items():
-                rows.append((run.model, run.task, run.seed, metric, value, "ok"))
+                rows.append((run.model, run.task, run.seed, metric, value, "ok", subsample))
     scores = pd.DataFrame(rows, columns=SCORE_COLUMNS)
     scores["seed"] = scores["seed"].astype("Int64")
     scores["value"] = pd.to_numeric(scores["value"], errors="coerce").astype(float)
@@ -141,9 +152,10 @@ def load_scores(runs: Iterable[Run]) -> tuple[pd.DataFrame, pd.DataFrame]:
 def summarise(scores: pd.DataFrame, info: pd.DataFrame) -> pd.DataFrame:
     """Per (model, task, metric): median, mean, sample std, min, max over the ok seeds.
 
-    ``n_seeds`` counts the seeds with a value, ``n_expected`` the expected runs and
+    ``n_seeds`` counts the seeds with a value, ``n_expected`` the expected runs,
     ``missing_seeds`` lists the seeds whose run is missing (``;``-separated; ``-`` for a
-    missing run without a seed, i.e. a baseline).
+    missing run without a seed, i.e. a baseline) and ``subsample`` the splits its runs used
+    only part of (``subsample_text``).
     """
     expected = scores.groupby(["model", "task"], sort=False)["seed"].apply(
         lambda seeds: len(seeds.drop_duplicates()) if seeds.notna().any() else 1
@@ -165,6 +177,10 @@ def summarise(scores: pd.DataFrame, info: pd.DataFrame) -> pd.DataFrame:
     keys = pd.MultiIndex.from_frame(summary[["model", "task"]])
     summary["n_expected"] = expected.reindex(keys).to_numpy()
     summary["missing_seeds"] = missing.astype(object).reindex(keys).fillna("").to_numpy()
+    subsample = scores.groupby(["model", "task"], sort=False)["subsample"].apply(
+        lambda texts: " | ".join(text for text in texts.drop_duplicates() if text)
+    )
+    summary["subsample"] = subsample.reindex(keys).fillna("").to_numpy()
     summary = summary.merge(info, on=["task", "metric"], how="left")
     # A task without any result has one row with an empty metric: it stands for the primary one.
     summary["primary"] = summary["primary"].eq(True) | (summary["metric"] == "")
@@ -178,7 +194,7 @@ def summarise(scores: pd.DataFrame, info: pd.DataFrame) -> pd.DataFrame:
         "n_seeds",
         "n_expected",
     ]
-    return summary[columns + ["missing_seeds", "definition"]]
+    return summary[columns + ["missing_seeds", "definition", "subsample"]]
 
 
 def group_averages(summary: pd.DataFrame, method: str = "tasks") -> pd.DataFrame:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
+from biocompact.corpus.decontamination import external_checkpoints
 from biocompact.model_card import CardSettings, write_language_model_card
 from biocompact.training.launch import launch
 
@@ -26,6 +27,8 @@ class LanguageModelJob:
     probes: list[dict[str, Any]]
     tracking: dict[str, Any]  # where the curves go besides TensorBoard
     model_cards: dict[str, Any]
+    # checkpoints not built here whose pretraining text the model carries (its card says so)
+    external_checkpoints: tuple[str, ...]
 
     @classmethod
     def from_params(cls: type[Job], params: Any, name: str, config: Mapping[str, Any]) -> Job:
@@ -36,6 +39,7 @@ class LanguageModelJob:
             "name": name,
             "tracking": config["tracking"],
             "model_cards": config["model_cards"],
+            "external_checkpoints": tuple(external_checkpoints(name, config)),
         }
         return cls(**{field.name: values[field.name] for field in fields(cls)})
 
@@ -131,5 +135,10 @@ def _train_language_model(
         nodes=nodes,
     )
     write_language_model_card(
-        outputs, job.settings, CardSettings.from_config(job.model_cards), inputs["corpus"]
+        outputs,
+        job.settings,
+        CardSettings.from_config(job.model_cards),
+        inputs["corpus"],
+        contamination=inputs.get("contamination") or None,  # [] when not decontaminated
+        external=job.external_checkpoints,
     )

@@ -59,3 +59,25 @@ def _package_folder(location: str, where: str) -> Path:
     if not folder.is_dir():
         raise ModelLocationError(f"{where}{location}: {folder} is not a folder")
     return folder
+
+
+def portable_location(location: str) -> str:
+    """``location`` as another machine can read it: a folder inside an installed package
+    (what ``resolve_location`` makes of ``python-package:NAME/SUBPATH``) back to that form; a
+    folder under the working directory relative to it; anything else as it is."""
+    path = Path(location)
+    if not path.is_absolute():
+        return location
+    for parent in path.parents:
+        if parent.name in ("site-packages", "dist-packages"):
+            package, *subpath = path.relative_to(parent).parts
+            portable = f"{PACKAGE_SCHEME}{package}/{'/'.join(subpath)}"
+            try:
+                if Path(resolve_location(portable)) == path:
+                    return portable
+            except ModelLocationError:
+                pass
+            break
+    if path.is_relative_to(Path.cwd()):
+        return str(path.relative_to(Path.cwd()))
+    return location

@@ -27,7 +27,9 @@ import datasets
 import yaml
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
-from biocompact.atomic import atomic_open
+from biocompact.aggregation import subsample_text
+from biocompact.atomic import atomic_open, read_json
+from biocompact.distillation.methods import trains_mlm_head
 
 CARD_FILE = "README.md"
 HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
@@ -244,6 +246,34 @@ def hub_id(location: str | None) -> str | None:
     return None
 
 
+def decontamination_statement(
+    contamination: Mapping[str, Any] | None, external: Sequence[str] = ()
+) -> str:
+    """Whether a model's training text was checked for evaluation text: the corpus's
+    ``contamination.json`` (None: not decontaminated), and the ``external`` checkpoints
+    (not built by the workflow) whose pretraining text the model carries."""
+    if contamination is None:
+        statement = (
+            "not checked: the corpus was not decontaminated against any task's evaluation text"
+        )
+    else:
+        corpus = contamination["corpus"]
+        tasks = ", ".join(f"`{task}`" for task in contamination["tasks"])
+        statement = (
+            f"decontaminated against the dev and test text of {tasks}: "
+            f"{corpus['documents_removed']:,} of {corpus['documents']:,} documents shared a PMID "
+            f"or a {contamination['ngram']}-word n-gram with it and were removed "
+            "(`results/corpus/contamination.json`)"
+        )
+    if external:
+        names = ", ".join(f"`{location}`" for location in external)
+        statement += (
+            f"; the pretraining text of {names} (not built here) is unknown and may hold "
+            "evaluation text"
+        )
+    return statement
+
+
 def language_model_card(
     folder: str | os.PathLike,
     evaluation: Mapping[str, Any],
@@ -251,20 +281,26 @@ def language_model_card(
     config_entry: Mapping[str, Any],
     settings: CardSettings,
     training_data: str,
+    decontamination: str = "",
 ) -> ModelCard:
     """The card of a pretrained or distilled model from its ``eval.json`` record and
-    training log (``training_data`` describes the corpus): held-out MLM loss and perplexity
-    are its measured results."""
+    training log (``training_data`` describes the corpus, ``decontamination`` whether it
+    was checked for evaluation text): held-out MLM loss and perplexity are its measured
+    results."""
     name = evaluation["model"]
     distilled = "teacher" in evaluation
     family = config_entry.get("family", "bert")
-    pipeline_tag = "feature-extraction" if family == "electra" else "fill-mask"
+    head_trained = family != "electra" and (
+        not distilled or trains_mlm_head(evaluation.get("alpha", {}))
+    )
+    pipeline_tag = "fill-mask" if head_trained else "feature-extraction"
     tail = _read_log_tail(log_path)
     if distilled:
         method, citation = DISTILLATION_METHODS[evaluation["method"]]
         base_model = evaluation["teacher"]
         teacher = config_entry.get("teacher", base_model)
-        kind = f"distilled from `{teacher}` with `{evaluation['method']}` ({method})"
+        source = f" (`{base_model}`)" if base_model != teacher else ""
+        kind = f"distilled from `{teacher}`{source} with `{evaluation['method']}` ({method})"
         citations = [citation, "rohanian2023"]
     else:
         objective = evaluation.get("objective") or "mlm"
@@ -283,6 +319,7 @@ def language_model_card(
             metric_type=metric,
             metric_name=f"held-out {metric} ({evaluation['heldout_tokens']:,} masked tokens"
             + (f", the {heldout}" if heldout != "model" else "")
+            + ("" if head_trained or family == "electra" else ", an MLM head it did not train")
             + ")",
             metric_value=round(float(evaluation[key]), 4),
         )
@@ -308,6 +345,7 @@ def language_model_card(
             ("batch size", config_entry.get("batch_size")),
             ("learning rate", config_entry.get("learning_rate")),
             ("training data", training_data),
+            *([("evaluation text", decontamination)] if decontamination else []),
         ],
     )
     compute = _table(
@@ -318,6 +356,13 @@ def language_model_card(
         ("metric", "value"),
         [(result.metric_name, result.metric_value) for result in results],
     )
+    if not head_trained and family != "electra":
+        evaluation_text += (
+            f"\n\nThe `{evaluation['method']}` objective trains no loss on the MLM logits: "
+            "the MLM head is as the student was initialised, so the loss above is not a "
+            "language-modelling score and the model is published for feature extraction "
+            "and fine-tuning, not for filling masks."
+        )
     sections = [
         ("Model", _architecture_section(folder)),
         ("Training", training),
@@ -353,6 +398,8 @@ def finetuned_model_card(
     model = chosen["model"]
     pipeline_tag = PIPELINE_TAGS[chosen["family"]]
     dataset = task_config.get("dataset") or task
+    subsample = subsample_text(chosen.get("subsampled"))
+    scored_on = f"; {subsample}" if subsample else ""
     results = []
     rows = []
     for metric, value in chosen["metrics"].items():
@@ -365,7 +412,7 @@ def finetuned_model_card(
                 dataset_name=task,
                 dataset_split="test",
                 metric_type=metric,
-                metric_name=f"{metric} (this checkpoint, seed {chosen['seed']})",
+                metric_name=f"{metric} (this checkpoint, seed {chosen['seed']}{scored_on})",
                 metric_value=round(float(value), 4),
             )
         )
@@ -386,6 +433,7 @@ def finetuned_model_card(
         license=settings.license,
         tags=[*BIOCOMPACT_TAGS, chosen["family"], *settings.tags],
         datasets=[dataset] if task_config.get("dataset") else None,
+        base_model=hub_id(chosen["model_path"]),
         eval_results=results,
         metrics=list(chosen["metrics"]),
     )
@@ -395,12 +443,14 @@ def finetuned_model_card(
         f"({', '.join(str(record['seed']) for record in records)}), their median and range. "
         f"Primary metric: `{chosen['primary_metric']}`. {selection}\n\n"
         + _table(("metric", "this checkpoint", "median", "range", "definition"), rows)
+        + _subsample_text(subsample)
+        + _baseline_text(records, chosen)
     )
     hyperparameters = chosen["hyperparameters"]
     training = _table(
         ("", "value"),
         [
-            ("base model", f"`{model}` ({chosen['model_path']})"),
+            ("base model", f"`{model}` (`{chosen['model_path']}`)"),
             ("task", f"`{task}` ({chosen['family']}), labels {labels}"),
             (
                 "examples (train/dev/test)",
@@ -436,6 +486,46 @@ def finetuned_model_card(
         ("Provenance", _provenance_section({"task": task, **task_config})),
     ]
     return _render(data, f"{model} fine-tuned on {task}", sections)
+
+
+def _subsample_text(subsample: str) -> str:
+    """The splits the scores come from only part of (``max_*_examples``), said plainly."""
+    if not subsample:
+        return ""
+    return (
+        f"\n\n**Scored on part of the data** ({subsample} examples; `max_*_examples`): "
+        "these are not the dataset's full-test scores and do not compare with published ones."
+    )
+
+
+def _baseline_text(records: Sequence[Mapping[str, Any]], chosen: Mapping[str, Any]) -> str:
+    """The majority-class baseline on the same test examples, and whether the model is at
+    or below it (this checkpoint, and the median over the seeds)."""
+    baseline = chosen.get("majority_baseline")
+    if not baseline:
+        return ""
+    primary = chosen["primary_metric"]
+    floor = baseline[primary]
+    value = chosen["metrics"][primary]
+    median = spread([record["metrics"][primary] for record in records])["median"]
+    text = (
+        f"\n\nMajority-class baseline (the most frequent training label for every example; "
+        f"NER: all O) on the same test examples: `{primary}` {floor:.4f}."
+    )
+    if value <= floor or median <= floor:
+        below = [
+            name
+            for name, score in (("this checkpoint", value), ("the median over seeds", median))
+            if score <= floor
+        ]
+        text += (
+            f" **At or below the baseline:** {' and '.join(below)} ({value:.4f}, median "
+            f"{median:.4f}) score no better than predicting the majority class; the model "
+            "has not learnt this task."
+        )
+    else:
+        text += f" This checkpoint is {value - floor:+.4f} above it."
+    return text
 
 
 def _saved_labels(folder: str | os.PathLike) -> list[str]:
@@ -476,10 +566,14 @@ def write_language_model_card(
     config_entry: Mapping[str, Any],
     settings: CardSettings,
     corpus_dir: str | os.PathLike,
+    contamination: str | os.PathLike | None = None,
+    external: Sequence[str] = (),
 ) -> Path:
     """Write the card of a language model trained on the tokenised corpus ``corpus_dir``
     into its folder from the job's ``outputs`` (``model`` folder, ``log``, ``eval``), once
-    training has published them."""
+    training has published them; ``contamination`` is the corpus's ``contamination.json``
+    (None: not decontaminated), ``external`` the checkpoints not built here that the model
+    carries text of (``decontamination_statement``)."""
     with open(outputs["eval"], encoding="utf-8") as handle:
         evaluation = json.load(handle)
     corpus = datasets.load_from_disk(str(corpus_dir))
@@ -487,8 +581,17 @@ def write_language_model_card(
         f"`{corpus_dir}`: {corpus['train'].num_rows:,} packed training sequences "
         f"({corpus['validation'].num_rows:,} held out)"
     )
+    statement = decontamination_statement(
+        read_json(contamination) if contamination else None, external
+    )
     card = language_model_card(
-        outputs["model"], evaluation, outputs["log"], config_entry, settings, training_data
+        outputs["model"],
+        evaluation,
+        outputs["log"],
+        config_entry,
+        settings,
+        training_data,
+        statement,
     )
     return write_card(card, outputs["model"])
 

@@ -8,6 +8,9 @@ performance") is a ratio of scores. Per task, on the primary metric:
   student(t, s) / teacher(t, s), by their ``seed_min``, ``seed_max`` and ``seed_std``.
 
 A teacher whose score is 0 gives no ratio (NaN retention, no such seed in the spread).
+``baseline`` is the majority-class score of the task (overall: its mean over the same tasks)
+and ``at_baseline`` names the models, student and/or teacher, whose median is at or below
+it: a ratio of two scores that a constant prediction reaches says nothing of distillation.
 
 Overall (``task = overall``): the mean over tasks of the student's medians / the same mean of
 the teacher's, over the tasks where both have a result; its seed spread pairs seeds again,
@@ -23,7 +26,7 @@ from typing import Any
 
 import pandas as pd
 
-from biocompact.aggregation import OVERALL, aggregate
+from biocompact.aggregation import BASELINE, OVERALL, aggregate
 from biocompact.atomic import atomic_open
 
 RETENTION_COLUMNS = [
@@ -38,6 +41,8 @@ RETENTION_COLUMNS = [
     "seed_max",
     "seed_std",
     "n_seeds",
+    "baseline",
+    "at_baseline",
 ]
 RETENTION_FORMULA = (
     "retention(student, task) = median over seeds of the student's primary metric / median over "
@@ -63,9 +68,15 @@ def _row(
     pair: pd.DataFrame,
     student_median: float,
     teacher_median: float,
+    baseline: float,
 ) -> dict:
     scored = pair[pair["teacher"] > 0]  # a teacher scoring 0 leaves no ratio
     ratios = scored["student"] / scored["teacher"]
+    at_baseline = [
+        name
+        for name, median in (("student", student_median), ("teacher", teacher_median))
+        if median <= baseline  # False without a baseline (NaN)
+    ]
     return {
         "student": student,
         "teacher": teacher,
@@ -78,6 +89,8 @@ def _row(
         "seed_max": ratios.max(),
         "seed_std": ratios.std(ddof=1),
         "n_seeds": len(ratios),
+        "baseline": baseline,
+        "at_baseline": ", ".join(at_baseline),
     }
 
 
@@ -86,6 +99,7 @@ def retention_table(
 ) -> pd.DataFrame:
     """Per student (``teachers``: student -> teacher) and task, then overall: see the module."""
     values = _primary_scores(scores, summary)
+    baselines = values[values["model"] == BASELINE].set_index("task")["value"]
     rows = []
     for student, teacher in teachers.items():
         paired = (
@@ -102,14 +116,27 @@ def retention_table(
             student_median = values.query("model == @student and task == @task")["value"].median()
             teacher_median = values.query("model == @teacher and task == @task")["value"].median()
             medians[task] = (student_median, teacher_median)
-            rows.append(_row(student, teacher, task, metric, pair, student_median, teacher_median))
+            baseline = baselines.get(task, float("nan"))
+            rows.append(
+                _row(student, teacher, task, metric, pair, student_median, teacher_median, baseline)
+            )
         if medians:
             complete = paired.groupby("seed")["task"].transform("nunique") == len(medians)
             per_seed = paired[complete].groupby("seed")[["student", "teacher"]].mean()
             student_mean = sum(s for s, _ in medians.values()) / len(medians)
             teacher_mean = sum(t for _, t in medians.values()) / len(medians)
+            baseline_mean = baselines.reindex(list(medians)).mean(skipna=False)
             rows.append(
-                _row(student, teacher, OVERALL, "primary", per_seed, student_mean, teacher_mean)
+                _row(
+                    student,
+                    teacher,
+                    OVERALL,
+                    "primary",
+                    per_seed,
+                    student_mean,
+                    teacher_mean,
+                    baseline_mean,
+                )
             )
     return pd.DataFrame(rows, columns=RETENTION_COLUMNS)
 

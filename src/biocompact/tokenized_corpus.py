@@ -329,9 +329,12 @@ def build_tokenized_corpus(
             },
             desc="tokenise and pack",
         )
-        # the text is packed: free its disk (its files stay readable while mapped)
-        for file in raw.cache_files:
-            Path(file["filename"]).unlink()
+        # the text is packed: free its disk before the splits are written. A deleted file
+        # keeps its disk while mapped, so the dataset that maps it goes first.
+        text_files = [file["filename"] for file in raw.cache_files]
+        del raw
+        for file in text_files:
+            Path(file).unlink()
         heldout = packed.data.column("heldout").to_numpy(zero_copy_only=False)
         splits = datasets.DatasetDict(
             train=packed.select(np.flatnonzero(~heldout)).remove_columns("heldout"),

@@ -1,5 +1,7 @@
 """Experiment trackers beside the TensorBoard event files: the config's ``tracking`` section
-adds Weights & Biases or MLflow, fed the same scalars at the same steps.
+adds Weights & Biases or MLflow, fed the same scalars at the same steps, and each run's
+parameters (``run_params``: stage, model, task, seed, hyperparameters, the config entry and
+the biocompact commit) as MLflow params and tags and as the W&B run's config.
 
 Both are optional extras (``pip install 'biocompact[tracking]'``), imported only when a job
 opens a tracker; ``check_backends`` refuses a backend that is not installed when the DAG is
@@ -12,9 +14,10 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -65,6 +68,32 @@ def tracking_uri(location: str) -> str:
     return location if is_uri(location) else f"sqlite:///{Path(location).resolve()}"
 
 
+# the parameters that say which run this is: MLflow tags (and params), W&B config keys
+RUN_TAGS = ("stage", "model", "task", "seed", "fold", "commit")
+# MLflow's own tag of the code version a run comes from
+MLFLOW_COMMIT_TAG = "mlflow.source.git.commit"
+
+
+def run_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A run's ``params`` with the biocompact commit it runs from (``commit``)."""
+    from biocompact.model_card import biocompact_commit  # a job's import, not the DAG's
+
+    return {**(params or {}), "commit": biocompact_commit()}
+
+
+def flat_params(params: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
+    """Nested ``params`` as MLflow params: dotted keys (``hyperparameters.learning_rate``),
+    text values as they are, other values as JSON (``5e-05``, ``[1, 2]``, ``null``)."""
+    flat = {}
+    for key, value in params.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping) and value:
+            flat.update(flat_params(value, f"{name}."))
+        else:
+            flat[name] = value if isinstance(value, str) else json.dumps(value, default=str)
+    return flat
+
+
 class Tracker(Protocol):
     def add(self, step: int, scalars: Mapping[str, float]) -> None: ...
 
@@ -72,15 +101,19 @@ class Tracker(Protocol):
 
 
 class WandbTracker:
-    """One W&B run (``wandb.init``), logged at the training step."""
+    """One W&B run (``wandb.init``) with the run's parameters as its config, logged at the
+    training step."""
 
-    def __init__(self, settings: TrackingSettings, run_name: str, folder: Path) -> None:
+    def __init__(
+        self, settings: TrackingSettings, run_name: str, folder: Path, params: Mapping[str, Any]
+    ) -> None:
         wandb = importlib.import_module("wandb")
         self.run = wandb.init(
             project=settings.project,
             name=run_name,
             group=run_name.split("/", 1)[0],
             dir=os.environ.get("WANDB_DIR", str(folder)),
+            config=dict(params),
         )
 
     def add(self, step: int, scalars: Mapping[str, float]) -> None:
@@ -91,15 +124,25 @@ class WandbTracker:
 
 
 class MlflowTracker:
-    """One MLflow run of the experiment ``project``, its metrics logged at the training step."""
+    """One MLflow run of the experiment ``project``: the run's parameters as params
+    (``flat_params``), those of ``RUN_TAGS`` also as tags (the commit as MLflow's git
+    commit tag), its metrics logged at the training step."""
 
-    def __init__(self, settings: TrackingSettings, run_name: str, folder: Path) -> None:
+    def __init__(
+        self, settings: TrackingSettings, run_name: str, folder: Path, params: Mapping[str, Any]
+    ) -> None:
         self.mlflow = importlib.import_module("mlflow")
         if not is_uri(settings.mlflow_uri):
             Path(settings.mlflow_uri).parent.mkdir(parents=True, exist_ok=True)
         self.mlflow.set_tracking_uri(tracking_uri(settings.mlflow_uri))
         self.mlflow.set_experiment(settings.project)
         self.mlflow.start_run(run_name=run_name)
+        flat = flat_params(params)
+        tags = {key: flat[key] for key in RUN_TAGS if key in flat}
+        if "commit" in tags:
+            tags[MLFLOW_COMMIT_TAG] = tags["commit"]
+        self.mlflow.set_tags(tags)
+        self.mlflow.log_params(flat)
 
     def add(self, step: int, scalars: Mapping[str, float]) -> None:
         self.mlflow.log_metrics({tag: float(value) for tag, value in scalars.items()}, step=step)
@@ -116,17 +159,21 @@ TRACKERS: dict[str, type[WandbTracker] | type[MlflowTracker]] = {
 
 class ScalarTrackers:
     """The TensorBoard event file in ``folder`` and each configured tracker, fed the same
-    scalars; ``close`` ends the trackers' runs."""
+    scalars, the trackers' runs given ``params`` (``run_params``); ``close`` ends them."""
 
     def __init__(
-        self, folder: str | os.PathLike, settings: TrackingSettings | None, run_name: str
+        self,
+        folder: str | os.PathLike,
+        settings: TrackingSettings | None,
+        run_name: str,
+        params: Mapping[str, Any] | None = None,
     ) -> None:
         settings = settings or TrackingSettings()
         self.tensorboard = ScalarWriter(folder)
+        backends = [backend for backend in settings.backends if backend in TRACKERS]
+        described = run_params(params) if backends else {}
         self.trackers: list[Tracker] = [
-            TRACKERS[backend](settings, run_name, Path(folder))
-            for backend in settings.backends
-            if backend in TRACKERS
+            TRACKERS[backend](settings, run_name, Path(folder), described) for backend in backends
         ]
 
     def add(self, step: int, scalars: Mapping[str, float]) -> None:
@@ -142,14 +189,18 @@ class ScalarTrackers:
 @dataclass(frozen=True)
 class CurveDestination:
     """Where a job's curves go: TensorBoard event files in ``folder``, and the trackers of
-    ``tracking`` as run ``run_name``; ``child`` names a part of the job (a fold, a grid point)."""
+    ``tracking`` as run ``run_name`` with ``params``; ``child`` names a part of the job (a
+    fold, a grid point) with the parameters it adds."""
 
     folder: Path
     run_name: str
     tracking: TrackingSettings | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
 
-    def child(self, name: str) -> CurveDestination:
-        return CurveDestination(self.folder / name, f"{self.run_name}/{name}", self.tracking)
+    def child(self, name: str, **params: Any) -> CurveDestination:
+        return CurveDestination(
+            self.folder / name, f"{self.run_name}/{name}", self.tracking, {**self.params, **params}
+        )
 
     def open(self) -> ScalarTrackers:
-        return ScalarTrackers(self.folder, self.tracking, self.run_name)
+        return ScalarTrackers(self.folder, self.tracking, self.run_name, self.params)

@@ -38,3 +38,48 @@ def test_fit_recovers_a_linear_cost():
         for w, d in ((1, 1), (2, 1), (4, 1), (2, 2), (4, 4))
     ]
     assert data_scale.fit(rows, "cpu", ("words", "distinct")) == pytest.approx([3, 2, 5])
+
+
+def test_the_decontamination_section_reads_blurbs_dev_and_test_sets(shared_data):
+    from biocompact.corpus.evaluation_text import evaluation_splits
+    from biocompact.finetuning.settings import FinetuningTask
+
+    splits = [
+        split
+        for entry in data_scale.blurb_tasks()
+        for split in evaluation_splits(FinetuningTask.from_entry(entry))
+    ]
+    # dev and test of NCBI-disease, BC5CDR-chem, BC2GM, HoC, ChemProt; GAD's ten test folds as
+    # one test split; BioASQ's two test sets
+    assert len(splits) == 13 and all(split.examples for split in splits)
+    (gad,) = [split for split in splits if split.task == "GAD"]
+    assert len(gad.files) == 10
+
+
+def test_disk_in_use_counts_deleted_files_still_open_or_mapped_once(tmp_path):
+    import mmap
+
+    folder = tmp_path / "job"
+    folder.mkdir()
+    (folder / "kept.bin").write_bytes(b"k" * 1000)
+    (tmp_path / "outside.bin").write_bytes(b"o" * 500)
+    (folder / "mapped.bin").write_bytes(b"m" * 8192)  # two 4 KiB pages
+    (folder / "open.bin").write_bytes(b"x" * 300)
+    with (
+        open(folder / "mapped.bin", "rb") as mapped_file,
+        open(folder / "open.bin", "rb") as open_file,
+        open(tmp_path / "outside.bin", "rb") as outside,
+    ):
+        mapping = mmap.mmap(mapped_file.fileno(), 0, access=mmap.ACCESS_READ)
+        for path in (folder / "mapped.bin", folder / "open.bin", tmp_path / "outside.bin"):
+            path.unlink()
+        assert data_scale.folder_bytes(folder) == 1000
+        # mapped.bin is open and mapped: once, 8192; open.bin 300; outside.bin is not the job's
+        assert data_scale.held_deleted_bytes(folder) == 8192 + 300
+        assert data_scale.disk_in_use(folder) == 1000 + 8192 + 300
+        open_file.close()
+        mapped_file.close()  # still mapped: counted by its mapped extent
+        assert data_scale.held_deleted_bytes(folder) == 8192
+        mapping.close()
+        assert outside.read() == b"o" * 500
+    assert data_scale.disk_in_use(folder) == 1000

@@ -120,7 +120,11 @@ def test_dedupe_against_pubmed(shared_data, tmp_path):
     np.save(tmp_path / "pmids.npy", np.array([1, 21045829, 99999999], dtype=np.int64))
     full = split_pmc_sentences(out / "p.jsonl.gz", out / "a.txt.gz", out / "a.json")
     dedup = split_pmc_sentences(
-        out / "p.jsonl.gz", out / "b.txt.gz", out / "b.json", pubmed_pmids=tmp_path / "pmids.npy"
+        out / "p.jsonl.gz",
+        out / "b.txt.gz",
+        out / "b.json",
+        pubmed_pmids=tmp_path / "pmids.npy",
+        pmids=out / "b.pmids.txt.gz",
     )
     assert (full["documents"], dedup["documents"]) == (1, 1)
     assert dedup["skipped"] == {"no_text": 0, "abstract_in_pubmed": 1}
@@ -128,6 +132,8 @@ def test_dedupe_against_pubmed(shared_data, tmp_path):
     assert text.startswith("Oral contraceptives, reproductive history and risk of colorectal")
     assert gzip.open(out / "b.txt.gz", "rt").read().startswith("Men tend to have")
     assert full["sentences"] > dedup["sentences"] and text.endswith("\n\n")
+    # the body kept is still the article of PMID 21045829, for decontamination by PMID
+    assert gzip.open(out / "b.pmids.txt.gz", "rt").read() == "21045829\n"
 
 
 def article_bytes(body: bytes = b"<p>Text.</p>") -> bytes:

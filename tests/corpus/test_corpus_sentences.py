@@ -85,9 +85,12 @@ def test_split_sentences_file(tmp_path):
         handle.writelines(json.dumps({**c, "language": "eng"}) + "\n" for c in citations)
     keep.write_bytes(gzip.compress(b"1\n2\n3\n"))
     sentences, stats = tmp_path / "s.txt.gz", tmp_path / "s.stats.json"
-    result = split_sentences(documents, keep, sentences, stats, include_title=True)
+    pmids = tmp_path / "s.pmids.txt.gz"
+    result = split_sentences(documents, keep, sentences, stats, include_title=True, pmids=pmids)
     text = gzip.open(sentences, "rt", encoding="utf-8").read()
     assert text.split("\n\n")[1:] == ["New title.\nNew text.", ""]
+    # each written document's PMID, in shard order (PMID 2 is its version 2)
+    assert gzip.open(pmids, "rt", encoding="utf-8").read() == "1\n2\n"
     assert text.startswith("E. coli growth.\nGrowth of E. coli K-12")
     lines = [line for line in text.splitlines() if line]
     assert (
@@ -169,6 +172,7 @@ def test_corpus_stage_never_imports_torch(repo_root):
         "import sys\n"
         "from biocompact.corpus import download, listing, pmc, pubmed, sentence_eval\n"
         "from biocompact.corpus import local_text, sentence_rules, sentences, stats, updates\n"
+        "from biocompact.corpus import decontamination, evaluation_text\n"
         "list(sentences.build_splitter().split(['One. Two.']))\n"
         "list(sentences.build_splitter('scispacy').split(['One. Two.']))\n"
         "assert not {'torch', 'transformers'} & set(sys.modules), 'torch imported'\n"

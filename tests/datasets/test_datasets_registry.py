@@ -34,7 +34,7 @@ from biocompact.datasets.registry import (
     get_dataset,
     load_registry,
 )
-from biocompact.datasets.tasks import dataset_task
+from biocompact.datasets.tasks import dataset_task, uses_prepared_files
 from biocompact.finetuning.readers import (
     read_hoc_tsv,
     read_ner_biobert_tsv,
@@ -42,6 +42,7 @@ from biocompact.finetuning.readers import (
     read_re_blue_tsv,
     read_similarity_jsonl,
 )
+from biocompact.finetuning.settings import resolve_task
 
 
 def _tar(path: Path, members: dict[str, bytes]) -> Path:
@@ -454,6 +455,53 @@ def test_dataset_task_fills_registry_settings_the_task_leaves_unset():
         "train": "a.tsv",
         "preset": "p",
     }
+
+
+def test_a_dataset_recipe_replaces_the_preset_and_the_task_overrides_it():
+    """HoC named by its registered dataset trains by LinkBERT's published command (40
+    epochs, not the preset's 3); the task's own hyperparameters and the model's overrides
+    win over it; a task of files alone keeps its preset."""
+    finetuning = {
+        "presets": {"p": {"epochs": 3, "batch_size": 16, "learning_rate": 5e-5}},
+        "model_overrides": {"m": {"learning_rate": 1e-4}},
+        "tasks": {
+            "hoc": {"dataset": "blurb-hoc", "preset": "p", "hyperparameters": {}},
+            "hoc-short": {
+                "dataset": "blurb-hoc",
+                "preset": "p",
+                "hyperparameters": {"epochs": 20},
+            },
+            "own": {
+                "family": "dc",
+                "format": "hoc_tsv",
+                "train": "a.tsv",
+                "test": "b.tsv",
+                "preset": "p",
+                "hyperparameters": {},
+            },
+        },
+    }
+    hoc = resolve_task(finetuning, "hoc").training
+    assert (hoc.epochs, hoc.batch_size, hoc.learning_rate) == (40, 32, 4e-5)
+    assert (hoc.max_seq_length, hoc.warmup_ratio, hoc.weight_decay, hoc.threshold) == (
+        512,
+        0.0,
+        0.0,
+        0.5,
+    )
+    assert resolve_task(finetuning, "hoc-short").training.epochs == 20
+    assert resolve_task(finetuning, "hoc", model="m").training.learning_rate == 1e-4
+    assert resolve_task(finetuning, "own").training.epochs == 3
+    assert "LinkBERT src/run_examples_blurb_biolinkbert-base.sh" in (
+        get_dataset("blurb-hoc").recipe_from
+    )
+
+
+def test_a_task_with_its_own_copy_of_every_split_downloads_nothing():
+    own = {"dataset": "blurb-hoc", "train": "a.tsv", "dev": "b.tsv", "test": "c.tsv"}
+    assert not uses_prepared_files(own)
+    assert uses_prepared_files({"dataset": "blurb-hoc", "train": "a.tsv"})
+    assert not uses_prepared_files({"train": "a.tsv"})
 
 
 def test_credentialed_and_unknown_datasets_say_what_to_do():

@@ -90,7 +90,7 @@ def test_an_external_teacher_is_distilled_without_pretraining_it(tmp_path):
     )
     assert result.returncode == 0, result.stderr[-3000:]
     [inputs] = re.findall(r"rule distill:\n\s+input: (.*)\n", result.stdout)
-    assert inputs == "results/pretraining_data/minilm-vocab"
+    assert inputs == "results/pretraining_data/minilm-vocab, results/corpus/contamination.json"
     assert "rule pretrain:" not in result.stdout
 
 

@@ -8,7 +8,7 @@ from finetuning_tasks import parsed_task
 from tiny_models import MINILM
 from transformers import AutoTokenizer
 
-from biocompact.finetuning.readers import LabelledText, TaggedSentence
+from biocompact.finetuning.readers import LabelledText, MultiLabelText, TaggedSentence
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.tasks import get_family
 
@@ -76,3 +76,19 @@ def test_classification_truncation_and_decoding(tokenizer):
     assert [len(ids) for ids in encoded.dataset["input_ids"]] == [6, 3]
     assert encoded.stats == {"truncated_examples": 1}
     assert re.decode(np.array([[0.1, 0.9], [2.0, -1.0]]), encoded, ["0", "1"]) == ["1", "0"]
+
+
+@pytest.mark.parametrize(("threshold", "expected"), [(0.5, {"1", "2"}), (0.8, {"2"})])
+def test_multilabel_decoding_predicts_the_labels_above_the_threshold(
+    tokenizer, threshold, expected
+):
+    """sigmoid(0.5) = 0.62 and sigmoid(2.0) = 0.88: at 0.5 both labels, at 0.8 only the
+    second; sigmoid(-1) = 0.27 never."""
+    example = MultiLabelText("s1", "text", frozenset({"1"}), "d1", "t.tsv", 2)
+    hoc = get_family("dc", "hoc_tsv")
+    encoded = hoc.encode(
+        [example], tokenizer, ["0", "1", "2"], parsed_task(hyperparameters={"threshold": threshold})
+    )
+    assert hoc.decode(np.array([[-1.0, 0.5, 2.0]]), encoded, ["0", "1", "2"]) == [
+        frozenset(expected)
+    ]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from finetuning_tasks import parsed_task
+from prediction_scores import scores_from_predictions
 from tiny_models import HYPERPARAMETERS, MINILM, save_modernbert
 from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
 
@@ -187,18 +188,22 @@ def test_label_unseen_in_training_fails_naming_file_and_line(tiny_model, re_task
     assert not (tmp_path / "out").exists()
 
 
+def outputs(folder: Path, name: str) -> dict[str, str]:
+    """A majority baseline's outputs: ``name``.json (metrics) and ``name``.tsv (predictions)."""
+    return {"metrics": str(folder / f"{name}.json"), "predictions": str(folder / f"{name}.tsv")}
+
+
 def test_majority_baseline(re_task, ner_task, tmp_path):
-    record = majority_baseline(
-        parsed_task(**re_task, name="gad"), outputs={"metrics": str(tmp_path / "re.json")}
-    )
+    record = majority_baseline(parsed_task(**re_task, name="gad"), outputs=outputs(tmp_path, "re"))
     assert json.loads((tmp_path / "re.json").read_text()) == record
+    # The test predictions are written in the fine-tuning runs' form and give the same scores.
+    rescored = scores_from_predictions(tmp_path / "re.json", tmp_path / "re.tsv", re_task)
+    assert rescored == pytest.approx(record["metrics"])
     assert (record["model"], record["seed"], record["best_epoch"]) == ("majority-class", None, None)
     # train slice: 37 x "1", 23 x "0"; the 30 test sentences are all "1"
     assert record["metrics"]["accuracy"] == 1.0 and record["metrics"]["binary_f1"] == 1.0
     assert list(record)[: len(RECORD_KEYS)] == RECORD_KEYS
-    ner = majority_baseline(
-        parsed_task(**ner_task, name="ncbi"), outputs={"metrics": str(tmp_path / "ner.json")}
-    )
+    ner = majority_baseline(parsed_task(**ner_task, name="ncbi"), outputs=outputs(tmp_path, "ner"))
     assert ner["metrics"] == dict.fromkeys(
         [
             "f1",
@@ -357,7 +362,7 @@ def test_cross_validation_folds_with_a_grid_report_the_median(tiny_model, shared
     assert [point["learning_rate"] for point in grid] == [1e-3, 1e-4]
     assert predictions.startswith("# fold 1\nindex\tgold\tpredicted\n")
     assert predictions.count("# fold") == 2
-    baseline = majority_baseline(parsed_task(**task), outputs={"metrics": str(tmp_path / "b.json")})
+    baseline = majority_baseline(parsed_task(**task), outputs=outputs(tmp_path, "b"))
     assert list(baseline["folds"]) == ["1", "2"]
 
 
@@ -391,7 +396,7 @@ def test_sentence_similarity_regression_scored_by_pearson(model_fixture, request
     assert -1.0 <= record["metrics"]["pearson"] <= 1.0
     lines_ = predictions.splitlines()
     assert lines_[0] == "index\tgold\tpredicted" and len(lines_) == 9
-    baseline = majority_baseline(parsed_task(**task), outputs={"metrics": str(tmp_path / "b.json")})
+    baseline = majority_baseline(parsed_task(**task), outputs=outputs(tmp_path, "b"))
     assert baseline["metrics"]["pearson"] == 0.0  # a constant prediction
 
 

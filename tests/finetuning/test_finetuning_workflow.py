@@ -75,6 +75,7 @@ def test_blurb_config_downloads_once_and_converts_every_split(repo_root, tmp_pat
         "majority_baseline": 13,
         "efficiency": 1,
         "aggregate": 1,
+        "comparisons": 1,
         "report": 1,
         "all": 1,
     }

@@ -21,14 +21,13 @@ from biocompact.compression.formats import compress
 from biocompact.finetuning.saved_models import (
     Publication,
     choose_run,
-    label_names,
     publish_finetuned,
-    task_labels,
 )
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun
 from biocompact.model_card import (
     check_card,
+    decontamination_statement,
     hub_id,
     parameter_count,
     spread,
@@ -87,25 +86,6 @@ def test_choose_run_of_an_even_count_takes_the_lower_middle_and_ties_the_first()
         choose_run(records, "best_test")
 
 
-def test_label_names_rename_the_tasks_labels_and_reject_unknown_ones():
-    assert label_names(["B", "I", "O"], {"B": "B-Disease", "I": "I-Disease"}) == {
-        0: "B-Disease",
-        1: "I-Disease",
-        2: "O",
-    }
-    assert label_names(["0", "1"], None) == {0: "0", 1: "1"}
-    with pytest.raises(ValueError, match=r"finetuning.tasks.gad.label_names names labels \['2'\]"):
-        label_names(["0", "1"], {"2": "x"}, "gad")
-    with pytest.raises(ValueError, match="one name"):
-        label_names(["0", "1"], {"0": "same", "1": "same"})
-
-
-def test_task_labels_undo_label_names():
-    names = {"B-ENT": "B-Disease", "I-ENT": "I-Disease"}
-    assert task_labels(["B-Disease", "I-Disease", "O"], names) == ["B-ENT", "I-ENT", "O"]
-    assert task_labels(["0", "1"], {}) == ["0", "1"]
-
-
 def test_atomic_folders_are_readable_by_others(tmp_path):
     previous = os.umask(0o022)
     try:
@@ -151,6 +131,25 @@ def test_language_model_card_holds_the_measured_numbers(pretrained):
     assert "| optimizer steps | 2 |" in card.text and "num_hidden_layers | 2" in card.text
     assert "Devlin" in card.text and "learning_rate: 0.001" in card.text
     assert "16 packed training sequences (8 held out)" in card.text
+    assert "| evaluation text | not checked: the corpus was not decontaminated" in card.text
+
+
+def test_the_card_states_the_decontamination_and_the_unknown_text():
+    contamination = {
+        "ngram": 13,
+        "tasks": ["ncbi-disease", "hoc"],
+        "corpus": {"documents": 30000, "documents_removed": 412},
+    }
+    assert decontamination_statement(contamination) == (
+        "decontaminated against the dev and test text of `ncbi-disease`, `hoc`: 412 of 30,000 "
+        "documents shared a PMID or a 13-word n-gram with it and were removed "
+        "(`results/corpus/contamination.json`)"
+    )
+    assert decontamination_statement(None, ["owner/bert"]) == (
+        "not checked: the corpus was not decontaminated against any task's evaluation text; "
+        "the pretraining text of `owner/bert` (not built here) is unknown and may hold "
+        "evaluation text"
+    )
 
 
 def test_language_model_card_usage_snippet_runs(pretrained, capsys):

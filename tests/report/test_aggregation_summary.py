@@ -130,7 +130,15 @@ def test_group_and_overall_averages(outputs):
 
 
 def test_scores_columns_and_markdown(outputs):
-    assert list(outputs["scores"].columns) == ["model", "task", "seed", "metric", "value", "status"]
+    assert list(outputs["scores"].columns) == [
+        "model",
+        "task",
+        "seed",
+        "metric",
+        "value",
+        "status",
+        "subsample",
+    ]
     assert len(outputs["scores"].query("status == 'ok'")) == 2 * (5 + 5 + 4 + 4 + 1 + 1)
     markdown = outputs["markdown"]
     assert AVERAGE_FORMULAS["tasks"] in markdown

@@ -16,10 +16,12 @@ from transformers import BertConfig, BertModel
 
 from biocompact.efficiency import (
     benchmark,
+    can_measure_cpu_peak,
     flops_per_token,
     interleaved_timings,
     measurement,
     parameter_counts,
+    peak_memory_mb,
 )
 
 TINY = BertConfig(
@@ -159,3 +161,26 @@ def test_the_timing_jobs_take_every_core_of_a_local_run(tmp_path: Path):
         assert f"/{fmt}/evaluation.json" in job
     threads = re.search(r"threads: (\d+)", job)
     assert int(threads.group(1)) == min(2, len(os.sched_getaffinity(0)))
+
+
+def test_cpu_peak_memory_measures_the_model_not_the_imports(
+    tiny_models: dict[str, Path], tmp_path: Path
+):
+    """The CPU column is what a model adds to a fresh process: under 2 MB for the 1,672
+    parameters of the tiny BERT (the imports alone hold hundreds, its code's first load and
+    pass about 20 more), and for a BERT with
+    16,048,504 more parameters (61.2 MiB of fp32 weights; embeddings 25,600, five layers of
+    3,152,384, pooler 262,656) at least 90% of those weights more, growing with the batch."""
+    if not can_measure_cpu_peak():
+        pytest.skip("this system cannot reset a process's peak resident set")
+    wide = BertConfig(**{**TINY.to_dict(), "hidden_size": 512, "intermediate_size": 2048})
+    wide.num_hidden_layers, wide.num_attention_heads = 5, 8
+    BertModel(wide).save_pretrained(tmp_path / "wide")
+    extra = parameter_counts(BertModel(wide))["total"] - 1672
+    assert extra == 25_600 + 5 * 3_152_384 + 262_656 - 1672
+    cpu = torch.device("cpu")
+    tiny = peak_memory_mb(tiny_models["tiny"], [1], [8], cpu, threads=1)
+    peaks = peak_memory_mb(tmp_path / "wide", [1, 16], [16], cpu, threads=1)
+    assert 0 <= tiny[(1, 8)] < 2
+    assert peaks[(1, 16)] - tiny[(1, 8)] > 0.9 * extra * 4 / 2**20
+    assert peaks[(16, 16)] > peaks[(1, 16)]

@@ -414,6 +414,7 @@ def test_all_metrics_and_definitions(report):
         "84.00",
         "2/3",
         "2",
+        "",
     ]
     definitions = {(r[0][0], r[1][0]): r[2][0] for r in tables["definitions-table"][1:]}
     assert definitions[("re-b", "f1")] == "F1 of re-b"

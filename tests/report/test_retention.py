@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 from report_results import metrics_record, write_json
 
-from biocompact.aggregation import aggregate
+from biocompact.aggregation import BASELINE, aggregate
+from biocompact.report.tables import retention_table
 from biocompact.retention import write_retention
 
 PATTERN = "ft/{model}/{task}/seed{seed}/metrics.json"
@@ -48,7 +49,8 @@ def retention(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> pd.DataFrame:
     )
     teachers = {"student": "teacher", "other": "teacher", "teacher": "zero"}
     table = write_retention("scores.csv", "summary.csv", teachers, "retention.csv")
-    pd.testing.assert_frame_equal(pd.read_csv("retention.csv"), table, check_dtype=False)
+    written = pd.read_csv("retention.csv", dtype={"at_baseline": str}).fillna({"at_baseline": ""})
+    pd.testing.assert_frame_equal(written, table, check_dtype=False)
     return table.set_index(["student", "task"])
 
 
@@ -82,3 +84,35 @@ def test_a_teacher_scoring_zero_gives_no_ratio(retention):
     re = retention.loc[("teacher", "re-b")]  # teacher "zero": median 0.0; only seed 3 scores
     assert pd.isna(re["retention"]) and re["n_seeds"] == 1
     assert re["seed_min"] == re["seed_max"] == pytest.approx(0.65 / 0.3)
+
+
+def test_a_student_at_or_below_the_majority_class_is_flagged(tmp_path, monkeypatch):
+    """The issue's GAD case: the majority class scores 0.690, the student's median 0.675 is
+    below it, its teacher's 0.710 above: retention 0.675 / 0.710 = 95.1% (seeds 0.68 / 0.72 =
+    94.4% to 0.67 / 0.70 = 95.7%) carries the flag."""
+    monkeypatch.chdir(tmp_path)
+    for model, values in {"teacher": [0.70, 0.71, 0.72], "student": [0.67, 0.675, 0.68]}.items():
+        for seed, value in enumerate(values, start=1):
+            write_json(
+                Path(PATTERN.format(model=model, task="re-b", seed=seed)),
+                metrics_record(model, "re-b", seed, "re", "f1", {"f1": value}),
+            )
+    write_json(
+        Path("base/re-b/metrics.json"),
+        metrics_record(BASELINE, "re-b", None, "re", "f1", {"f1": 0.69}),
+    )
+    outputs = ("scores.csv", "summary.csv", "averages.csv", "summary.md")
+    aggregate(
+        *outputs, ["teacher", "student"], ["re-b"], [1, 2, 3], PATTERN, "base/{task}/metrics.json"
+    )
+    table = write_retention("scores.csv", "summary.csv", {"student": "teacher"}, "r.csv")
+    rows = table.set_index("task")
+    for task in ("re-b", "overall"):
+        assert rows.loc[task, "retention"] == pytest.approx(0.675 / 0.71)
+        assert rows.loc[task, "baseline"] == pytest.approx(0.69)
+        assert rows.loc[task, "at_baseline"] == "student"
+    cell = retention_table(
+        pd.read_csv("r.csv", dtype={"at_baseline": str}).fillna({"at_baseline": ""})
+    ).rows[0][2]
+    assert (cell.text, cell.note) == ("95.1 % (94.4-95.7)", "student ≤ baseline")
+    assert "at or below the majority-class baseline (69.0)" in cell.title

@@ -6,9 +6,9 @@ have the weights of 1 node x 2 processes.
 
 The cluster needs root and Debian's slurm-wlm and munge (installed when missing); without
 them the DAG test is skipped with the reason and the kill test kills the job's process
-instead, then runs Snakemake again (a local run retries nothing). A reduced overlay of the
-demo config (fewer steps, 2 seeds, 1 epoch, job sizes that fit this machine) keeps the runs
-short.
+instead, then runs Snakemake again (a local run retries nothing). The demo config with the
+job sizes of configs/small-cluster.yaml (which fit this machine's nodes: the run's check of
+every job against sinfo passes) and fewer steps, 2 seeds and 1 epoch keeps the runs short.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 import yaml
 from safetensors.torch import load_file
+from snakemake_runs import layer_config
 
 from biocompact.training.launch import SPEC_FILE, torchrun_command
 
@@ -35,10 +36,11 @@ pytestmark = pytest.mark.slow
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CLUSTER = REPO_ROOT / "tests" / "slurm" / "cluster.sh"
-RUN_TIMEOUT = 1500
+RUN_TIMEOUT = 3600  # the DAG through Slurm took 25 min 18 s on a 2-core machine at load 12-15
 PRETRAIN_STEPS, CHECKPOINT_EVERY = 40, 10
 CHECKPOINTS = Path("results/checkpoints/pretraining/teacher")
-SMALL_JOB = {"gpus": 1, "cpus_per_gpu": 2, "mem_mb": 2000, "runtime": 30}
+SMALL_CLUSTER = yaml.safe_load((REPO_ROOT / "configs" / "small-cluster.yaml").read_text())
+SMALL_JOB = SMALL_CLUSTER["pretraining"]["teacher"]["resources"]
 # The test overlay of the slurm profile: this cluster's partitions, no account, the
 # status command that works without an accounting database, and no job asking for more
 # CPUs than the test node has.
@@ -57,25 +59,17 @@ TWO_NODE_JOB = {**SMALL_JOB, "nodes": 2, "cpus_per_gpu": 1}
 
 
 def _overlay_config() -> dict:
-    config = yaml.safe_load((REPO_ROOT / "config.yaml").read_text())
+    config = layer_config(yaml.safe_load((REPO_ROOT / "config.yaml").read_text()), SMALL_CLUSTER)
     for model in config["pretraining"].values():
         model.update(
-            steps=PRETRAIN_STEPS,
-            warmup_steps=4,
-            log_every=5,
-            checkpoint_every=CHECKPOINT_EVERY,
-            resources=SMALL_JOB,
+            steps=PRETRAIN_STEPS, warmup_steps=4, log_every=5, checkpoint_every=CHECKPOINT_EVERY
         )
     for model in config["distillation"].values():
-        model.update(
-            steps=20, warmup_steps=2, log_every=5, checkpoint_every=10, resources=SMALL_JOB
-        )
+        model.update(steps=20, warmup_steps=2, log_every=5, checkpoint_every=10)
     config["finetuning"]["seeds"] = [1, 2]
-    config["finetuning"]["resources"] = {**SMALL_JOB, "cpus_per_gpu": 1}
     for preset in config["finetuning"]["presets"].values():
         preset["epochs"] = 1
     config["task_distillation"]["seeds"] = [1]
-    config["task_distillation"]["resources"] = {**SMALL_JOB, "cpus_per_gpu": 1}
     for experiment in config["task_distillation"]["experiments"].values():
         experiment["teacher_training"]["epochs"] = experiment["student_training"]["epochs"] = 1
     config["efficiency"] = {"batch_sizes": [1], "sequence_lengths": [32], "repeats": 1}
@@ -309,6 +303,9 @@ def test_killed_pretraining_is_resubmitted_and_resumes_from_its_checkpoint(
         _snakemake(workdir, *args, target, env=env)
 
     job_log = (workdir / "results/logs/pretraining/pretrain/teacher.log").read_text()
+    # the log keeps the killed attempt and the one that resumed, each under its header
+    headers = [line.split(":")[0] for line in job_log.splitlines() if line.startswith("=====")]
+    assert headers == ["===== attempt 1", "===== attempt 2"], (how, job_log[-3000:])
     resumed = [
         int(line.rsplit(" ", 1)[1])
         for line in job_log.splitlines()

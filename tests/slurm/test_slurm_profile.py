@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 from snakemake_executor_plugin_slurm.submit_string import get_submit_command
 from snakemake_executor_plugin_slurm.utils import set_gres_string
+from snakemake_runs import SNAKEMAKE
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REAL_SCALE = REPO_ROOT / "configs" / "pubmed-full.yaml"
@@ -57,18 +57,19 @@ def _value(text: str) -> int | str:
     return int(text) if text.isdigit() else text
 
 
-def dry_run(workdir: Path, *overlays: Path, **environment: str) -> list[PlannedJob]:
+# Snakemake on the repository's Snakefile with the slurm profile
+SLURM_SNAKEMAKE = [*SNAKEMAKE, "--profile", str(REPO_ROOT / "slurm")]
+
+
+def dry_run(
+    workdir: Path, *overlays: Path, options: tuple[str, ...] = (), **environment: str
+) -> list[PlannedJob]:
     """Every job of a `snakemake --profile slurm -n` on the real-scale config and the config
-    files ``overlays`` (threads not capped by the dry run's cores, as on a cluster)."""
+    files ``overlays`` (threads not capped by the dry run's cores, as on a cluster), with
+    Snakemake ``options``."""
     result = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "--snakefile",
-            str(REPO_ROOT / "Snakefile"),
-            "--profile",
-            str(REPO_ROOT / "slurm"),
+            *SLURM_SNAKEMAKE,
             "--configfile",
             str(REAL_SCALE),
             *map(str, overlays),
@@ -77,6 +78,7 @@ def dry_run(workdir: Path, *overlays: Path, **environment: str) -> list[PlannedJ
             "--dry-run",
             "--cores",
             "1024",
+            *options,
         ],
         capture_output=True,
         text=True,
@@ -169,9 +171,28 @@ def test_cpu_rules_go_to_the_cpu_partition_with_their_threads(planned):
         options = job.sbatch()
         assert "-p cpu" in options and "--gpus" not in options, (rule, options)
         assert f"--cpus-per-task={job.threads}" in options, (rule, options)
-        assert re.search(r"--mem \d+", options) and re.search(r"-t \d+", options), options
+        assert re.search(r"-t \d+", options), options
+        # the vocabulary's memory follows its shards' words: known once they exist
+        memory = "<TBD>" if rule == "train_vocabulary" else r"\d+"
+        assert re.search(rf"--mem {memory}", options), options
     assert planned["train_vocabulary"][0].threads == 2
+    tokenize = planned["tokenize_corpus"][0]  # data_jobs of configs/pubmed-full.yaml
+    assert tokenize.threads == 32 and "--mem 21200" in tokenize.sbatch()
     assert planned["efficiency"][0].threads == 4  # the profile's, not every core of the login node
+
+
+def test_no_job_asks_slurm_for_more_cpus_than_max_threads_gives_it(workdir):
+    """--max-threads 8 caps the threads of every job, and the CPUs each asks Slurm for with
+    them: 8 processes tokenise (2000 + 8 x 600 MB), 4 GPUs get 2 CPUs each, 2 GPUs 4."""
+    by_rule = {job.name: job for job in dry_run(workdir, options=("--max-threads", "8"))}
+    tokenize = by_rule["tokenize_corpus"]
+    assert tokenize.threads == 8
+    assert {"--cpus-per-task=8", "6800"} <= set(tokenize.sbatch().split())
+    assert "--cpus-per-gpu=2" in by_rule["pretrain"].sbatch()  # 4 GPUs x 8 CPUs asked
+    assert "--cpus-per-gpu=4" in by_rule["distill"].sbatch()  # 2 GPUs x 8 CPUs asked
+    assert "--cpus-per-gpu=4" in by_rule["finetune"].sbatch()  # 1 GPU x 4 CPUs: as asked
+    for job in by_rule.values():
+        assert job.threads <= 8, job.name
 
 
 def test_the_compression_timing_job_takes_the_profiles_threads(workdir, tmp_path):
@@ -363,3 +384,73 @@ def test_every_gpu_rule_goes_to_the_gpu_partition_and_fine_tuning_to_arrays():
         }, rule
     arrays = {rule.strip() for rule in profile["slurm-array-jobs"].split(",")}
     assert arrays == {"finetune", "finetune_kept"}
+
+
+# A cluster of two 2-CPU, 8000 MB nodes (the default partition cpu) and two more with 2 GPUs
+# each (gpu, 24 hours at most), as sinfo lists it; the other Slurm commands record their
+# call and fail, so that no job is submitted.
+FAKE_SINFO = "cpu*|2|8000|(null)|2|infinite\ngpu|2|8000|gpu:2|2|1-00:00:00\n"
+SLURM_COMMANDS = ("sbatch", "squeue", "sacct", "scontrol", "sacctmgr", "scancel")
+
+
+def _run_on_fake_cluster(folder: Path, *args: str) -> tuple[subprocess.CompletedProcess, str]:
+    """`snakemake --profile slurm ARGS` in ``folder`` with the fake cluster's commands first on
+    PATH; the result and the Slurm commands it called."""
+    bin_dir, calls = folder / "fake-slurm", folder / "calls.log"
+    bin_dir.mkdir()
+    (bin_dir / "sinfo").write_text(f"#!/bin/sh\necho sinfo >> {calls}\nprintf '{FAKE_SINFO}'\n")
+    for command in SLURM_COMMANDS:
+        (bin_dir / command).write_text(f"#!/bin/sh\necho {command} >> {calls}\nexit 1\n")
+    for script in bin_dir.iterdir():
+        script.chmod(0o755)
+    result = subprocess.run(
+        [*SLURM_SNAKEMAKE, "--slurm-no-account", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=folder,
+        env={
+            **os.environ,
+            "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+            "BIOCOMPACT_CPU_PARTITION": "cpu",
+            "BIOCOMPACT_GPU_PARTITION": "gpu",
+        },
+        timeout=600,
+    )
+    return result, calls.read_text() if calls.exists() else ""
+
+
+def test_jobs_no_node_can_run_stop_the_run_before_any_is_submitted(tmp_path):
+    result, calls = _run_on_fake_cluster(tmp_path, "--configfile", str(REAL_SCALE))
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output[-3000:]
+    assert "5 job(s) ask Slurm for more than their partition can ever give" in output, output
+    for line in (
+        "tokenize_corpus (vocab=pubmed-uncased): asks for 32 CPUs, 21200 MB, 120 min; partition "
+        "'cpu' has 2 nodes of at most 2 CPUs, 8000 MB, 0 GPUs, time limit none",
+        "pretrain (model=bioformer-8L): asks for 32 CPUs, 128000 MB, 4 GPUs, 2880 min; "
+        "partition 'gpu' has 2 nodes of at most 2 CPUs, 8000 MB, 2 GPUs, time limit 1440 min",
+        "distill (model=bioformer-8L-distil): asks for 16 CPUs, 64000 MB, 2 GPUs, 1440 min",
+        "finetune (model=",
+        "efficiency: asks for 4 CPUs, 8000 MB, 60 min; partition 'cpu'",
+    ):
+        assert line in output, (line, output[-3000:])
+    assert "sinfo" in calls and "sbatch" not in calls, calls
+
+
+def test_the_demo_sized_for_a_small_cluster_fits_it(tmp_path, repo_root):
+    """configs/small-cluster.yaml over the demo, --max-threads 2: every job fits a node of 2
+    CPUs and 8000 MB, so
+    the run goes on to submit its first job (which the fake sbatch refuses)."""
+    (tmp_path / "demo").symlink_to(repo_root / "demo")
+    result, calls = _run_on_fake_cluster(
+        tmp_path,
+        "--max-threads",
+        "2",
+        "--configfile",
+        str(repo_root / "config.yaml"),
+        str(repo_root / "configs" / "small-cluster.yaml"),
+    )
+    output = result.stdout + result.stderr
+    assert "ask Slurm for more than their partition" not in output, output[-3000:]
+    assert "sinfo" in calls and "sbatch" in calls, (calls, output[-3000:])

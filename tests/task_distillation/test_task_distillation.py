@@ -6,12 +6,19 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 import math
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import lxml.html
 import pytest
 import torch
+from planted_evaluation import DEV_SENTENCE, PUBMEDQA_PMID, TEST_SENTENCE, planted_tasks
 from snakemake_runs import dry_run
 from tiny_models import HYPERPARAMETERS
 from torchrun_jobs import run_on_two_processes
@@ -141,13 +148,17 @@ def test_transfer_sets_from_text_harness_format_and_randomised(tmp_path, repo_ro
     text = tmp_path / "text.txt.gz"
     with gzip.open(text, "wt", encoding="utf-8") as handle:
         handle.write("First passage.\n\n  Second passage.  \nThird.\n")
-    assert (
-        build_transfer_set(
-            _transfer({"path": str(text), "format": "text", "max_examples": 2}),
-            tmp_path / "t.jsonl",
-        )
-        == 2
-    )
+    assert build_transfer_set(
+        _transfer({"path": str(text), "format": "text", "max_examples": 2}),
+        tmp_path / "t.jsonl",
+    ) == {
+        "name": "transfer",
+        "examples": 2,
+        "checked_test_sets": [],
+        "ngram": None,
+        "dropped": 0,
+        "dropped_by_task": {},
+    }
     examples = read_transfer_set(tmp_path / "t.jsonl")
     assert [(e.text, e.label, e.text_pair) for e in examples] == [
         ("First passage.", "", None),
@@ -176,6 +187,61 @@ def test_transfer_sets_from_text_harness_format_and_randomised(tmp_path, repo_ro
         row["text"].startswith("is ") and row["text_pair"] for row in rows
     )
     assert all(row["label"] is None for row in rows)
+
+
+@pytest.fixture
+def evaluation_index(tmp_path: Path):
+    """The index of the planted tasks' dev and test text (tests/planted_evaluation.py)."""
+    from biocompact.corpus.decontamination import build_evaluation_index
+
+    return build_evaluation_index(planted_tasks(tmp_path / "tasks"), 13, tmp_path / "e.npz")
+
+
+def test_transfer_examples_that_overlap_a_test_set_are_dropped_and_counted(
+    tmp_path, evaluation_index
+):
+    """Of five lines, the test sentence (other case and spacing) is dropped; the dev
+    sentence (not a test set) and a near miss of 12 test words are kept; the set stops at
+    max_examples 3 kept, so the fifth line is never read."""
+    lines = [
+        "A first clean passage.",
+        TEST_SENTENCE.upper().replace(" ", "  "),
+        DEV_SENTENCE,
+        "In young women, carriers of the variant showed an increased risk of stroke.",
+        "A passage never reached.",
+    ]
+    text = tmp_path / "passages.txt"
+    text.write_text("\n".join(lines) + "\n")
+    settings = _transfer({"path": str(text), "max_examples": 3})
+    record = build_transfer_set(settings, tmp_path / "t.jsonl", evaluation_index)
+    assert [e.text for e in read_transfer_set(tmp_path / "t.jsonl")] == [
+        lines[0],
+        lines[2],
+        lines[3],
+    ]
+    assert record == {
+        "name": "transfer",
+        "examples": 3,
+        "checked_test_sets": ["re-task", "hoc-task", "qa-task", "ner-task"],
+        "ngram": 13,
+        "dropped": 1,
+        "dropped_by_task": {"re-task": 1},
+    }
+    # without the index nothing is dropped
+    unchecked = build_transfer_set(settings, tmp_path / "u.jsonl")
+    assert (unchecked["examples"], unchecked["dropped"]) == (3, 0)
+
+
+def test_a_pubmedqa_transfer_example_with_a_test_pmid_is_dropped(tmp_path, evaluation_index):
+    transfer = {
+        PUBMEDQA_PMID: {"QUESTION": "Q1?", "CONTEXTS": ["Other text."], "final_decision": "no"},
+        "778": {"QUESTION": "Q2?", "CONTEXTS": ["More text."], "final_decision": "yes"},
+    }
+    (tmp_path / "transfer.json").write_text(json.dumps(transfer))
+    settings = _transfer({"path": str(tmp_path / "transfer.json"), "format": "pubmedqa_json"})
+    record = build_transfer_set(settings, tmp_path / "t.jsonl", evaluation_index)
+    assert [e.id for e in read_transfer_set(tmp_path / "t.jsonl")] == ["778"]
+    assert (record["dropped"], record["dropped_by_task"]) == (1, {"qa-task": 1})
 
 
 def test_a_real_harness_file_as_labelled_transfer_set(shared_data, tmp_path):
@@ -436,9 +502,9 @@ def test_task_distillation_jobs_rebuild_their_runs_from_the_json_spec(
     assert spec["checkpoint_dir"] == "a"
     job.run_job(json.loads(json.dumps(spec)))  # as a torchrun process reads it
     assert calls == [
-        (teacher, {"outputs": outputs, "threads": 2}),
-        (students, {"inputs": inputs, "outputs": files, "threads": 1}),
-        (students, {"inputs": inputs, "outputs": files, "threads": 1}),
+        (teacher, {"outputs": outputs, "threads": 2, "checkpointing": None}),
+        (students, {"inputs": inputs, "outputs": files, "threads": 1, "checkpointing": None}),
+        (students, {"inputs": inputs, "outputs": files, "threads": 1, "checkpointing": None}),
     ]
 
 
@@ -469,10 +535,12 @@ def test_teacher_and_students_train_data_parallel_on_two_processes(
 ):
     """The teacher's fine-tuning and the students' training under torchrun: rank 0 alone
     writes, the predictions come back in dataset order, and the students' weights are the
-    same in both processes (DDP averaged their gradients)."""
+    same in both processes (DDP averaged their gradients). Both save resumable checkpoints
+    on the way, removed at the end."""
     from safetensors.torch import load_file
     from task_distillation_rank_weights import rank_file, run_job_keeping_weights
 
+    from biocompact.finetuning.checkpoints import Checkpointing
     from biocompact.finetuning.settings import FinetuningTask
     from biocompact.finetuning.train import FinetuneRun
     from biocompact.task_distillation.job import students_spec, teacher_spec
@@ -488,7 +556,10 @@ def test_teacher_and_students_train_data_parallel_on_two_processes(
     }
     out = tmp_path / "teacher"
     outputs = {name: str(out / file) for name, file in files.items()}
-    _torchrun(teacher_spec(FinetuneRun(tiny_model, task, 1, model_name="tiny"), outputs, 1))
+    checkpoints = Checkpointing(str(tmp_path / "teacher-checkpoints"), 2)
+    run = FinetuneRun(tiny_model, task, 1, model_name="tiny")
+    _torchrun(teacher_spec(run, outputs, 1, checkpoints))
+    assert not Path(checkpoints.folder).exists()
     _same_shape(teacher / "evaluation.json", out / "evaluation.json")
     assert (
         load_file(out / "model" / "model.safetensors").keys()
@@ -519,17 +590,175 @@ def test_teacher_and_students_train_data_parallel_on_two_processes(
         "evaluations": [str(two / "evaluation.json")],
         "predictions": [str(two / "evaluation.tsv")],
     }
-    spec = students_spec(run, inputs, outputs, 1)
+    spec = students_spec(run, inputs, outputs, 1, Checkpointing(str(tmp_path / "checkpoints"), 1))
     _torchrun(spec)
+    assert not (tmp_path / "checkpoints").exists()
     _same_shape(one / "evaluation.json", two / "evaluation.json")
     assert sorted(path.name for path in two.iterdir()) == ["evaluation.json", "evaluation.tsv"]
-    first, second = (torch.load(rank_file(spec["checkpoint_dir"], rank, 1)) for rank in (0, 1))
+    first, second = (torch.load(rank_file(two.parent, rank, 1)) for rank in (0, 1))
     assert first.keys() == second.keys()
     for name, weights in first.items():
         assert torch.equal(weights, second[name]), name
     # each process trained on half of every batch: not the one-process run's weights
     alone = torch.load(rank_file(one.parent, 0, 1))
     assert any(not torch.equal(weights, alone[name]) for name, weights in first.items())
+
+
+# ------------------------------------------------------------ killed jobs resume
+
+
+def _kill_after_checkpoint(spec: dict, checkpoint: Path) -> None:
+    """Run the job ``spec`` in a process of its own, as its rule does on one GPU, and kill it
+    with SIGKILL once ``checkpoint`` is complete (written last: the extra state)."""
+    from biocompact.finetuning.checkpoints import EXTRA_STATE
+    from biocompact.training.launch import SPEC_FILE
+
+    spec_path = Path(spec["checkpoint_dir"]) / SPEC_FILE
+    spec_path.parent.mkdir(parents=True, exist_ok=True)
+    spec_path.write_text(json.dumps(spec), encoding="utf-8")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "biocompact.task_distillation.job", str(spec_path)],
+        env={**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""},
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 300
+    while not (checkpoint / EXTRA_STATE).exists():
+        assert process.poll() is None, "the job ended before the checkpoint"
+        assert time.monotonic() < deadline, "no checkpoint was written"
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    assert process.wait() == -signal.SIGKILL
+
+
+def _same_weights(first: dict, second: dict) -> None:
+    assert first.keys() == second.keys()
+    for name, tensor in first.items():
+        assert torch.equal(tensor, second[name]), name
+
+
+def test_a_killed_teacher_job_resumes_to_the_weights_of_an_uninterrupted_one(
+    tiny_model, re_task, tmp_path, caplog
+):
+    """finetune_teacher's job (the harness with its dev choice) killed after a checkpoint
+    and started again ends with the model and scores of a run never stopped; its
+    checkpoints are gone once its outputs are written."""
+    from safetensors.torch import load_file
+
+    from biocompact.finetuning.checkpoints import Checkpointing
+    from biocompact.finetuning.settings import FinetuningTask
+    from biocompact.finetuning.train import FinetuneRun
+    from biocompact.task_distillation.job import run_job, teacher_spec
+
+    # 80 examples, 16 a batch, 4 epochs: 20 steps, a dev evaluation after each epoch
+    task = FinetuningTask.from_entry(
+        {**re_task, "hyperparameters": {**HYPERPARAMETERS, "epochs": 4}}
+    )
+    run = FinetuneRun(tiny_model, task, 1, model_name="tiny")
+    names = ("model", "metrics", "predictions", "evaluation", "evaluation_predictions")
+    files = ("model", "metrics.json", "predictions.tsv", "evaluation.json", "evaluation.tsv")
+
+    def outputs(folder: Path) -> dict[str, str]:
+        return {name: str(folder / file) for name, file in zip(names, files)}
+
+    run_job(teacher_spec(run, outputs(tmp_path / "straight"), 1))  # no checkpoints
+    checkpoints = tmp_path / "checkpoints"
+    spec = teacher_spec(run, outputs(tmp_path / "killed"), 1, Checkpointing(str(checkpoints), 3))
+    point = checkpoints / "lr0.001-batch16-epochs4" / "task"
+    # step 9 of 20: in the second epoch, after the first epoch's dev evaluation (the best so far)
+    _kill_after_checkpoint(spec, point / "checkpoint-9")
+    assert not (tmp_path / "killed" / "evaluation.json").exists()
+    with caplog.at_level(logging.INFO, logger="biocompact.finetuning.checkpoints"):
+        run_job(json.loads(json.dumps(spec)))  # started again
+    assert f"resuming from checkpoint {point / 'checkpoint-'}" in caplog.text
+
+    straight, resumed = (
+        load_file(tmp_path / folder / "model" / "model.safetensors")
+        for folder in ("straight", "killed")
+    )
+    _same_weights(straight, resumed)
+    records = [
+        json.loads((tmp_path / f / "metrics.json").read_text()) for f in ("straight", "killed")
+    ]
+    for key in ("metrics", "dev_metrics", "best_epoch"):
+        assert records[0][key] == records[1][key], key
+    assert not checkpoints.exists()
+
+
+def test_a_killed_students_job_resumes_every_seed_to_the_weights_of_an_uninterrupted_one(
+    teacher, re_task, tiny_model, tmp_path, caplog
+):
+    """train_students' job killed in its second seed: started again, the first seed is read
+    back from its last checkpoint (nothing trained again) and the second continues; both
+    end with the weights and evaluations of a run never stopped."""
+    from task_distillation_rank_weights import rank_file, run_job_keeping_weights
+
+    from biocompact.finetuning.checkpoints import Checkpointing
+    from biocompact.finetuning.settings import FinetuningTask
+    from biocompact.task_distillation.job import students_spec
+    from biocompact.task_distillation.student import StudentRun
+
+    rows = [
+        {
+            "id": str(i),
+            "text": f"@GENE$ and @DISEASE$ case {i}",
+            "text_pair": None,
+            "label": "1",
+            "soft_label": [i / 48],
+        }
+        for i in range(48)
+    ]
+    (tmp_path / "soft.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    inputs = {
+        "teacher": str(teacher / "model"),
+        "teacher_predictions": str(teacher / "evaluation.tsv"),
+        "data": str(tmp_path / "soft.jsonl"),
+    }
+    # 48 examples, 16 a batch, 5 epochs: 15 steps a seed
+    task = FinetuningTask.from_entry(
+        {**re_task, "hyperparameters": {**HYPERPARAMETERS, "epochs": 5}}
+    )
+    run = StudentRun("distilled", tiny_model, task, (1, 2), temperature=2.0, experiment="x")
+
+    def outputs(folder: Path) -> dict[str, list[str]]:
+        return {
+            "evaluations": [str(folder / f"seed{seed}" / "evaluation.json") for seed in (1, 2)],
+            "predictions": [str(folder / f"seed{seed}" / "evaluation.tsv") for seed in (1, 2)],
+        }
+
+    run_job_keeping_weights(students_spec(run, inputs, outputs(tmp_path / "straight"), 1))
+    checkpoints = tmp_path / "checkpoints"
+    spec = students_spec(
+        run, inputs, outputs(tmp_path / "killed"), 1, Checkpointing(str(checkpoints), 4)
+    )
+    _kill_after_checkpoint(spec, checkpoints / "seed2" / "checkpoint-8")
+    assert (checkpoints / "seed1" / "checkpoint-15").is_dir()  # the first seed's last
+    with caplog.at_level(logging.INFO, logger="biocompact.finetuning.checkpoints"):
+        run_job_keeping_weights(json.loads(json.dumps(spec)))  # started again
+    for seed, step in ((1, 15), (2, 8)):
+        assert (
+            f"resuming from checkpoint {checkpoints / f'seed{seed}' / f'checkpoint-{step}'}"
+            in caplog.text
+        )
+    for seed in (1, 2):
+        straight, resumed = (
+            torch.load(rank_file(tmp_path / folder, 0, seed)) for folder in ("straight", "killed")
+        )
+        _same_weights(straight, resumed)
+        records = [
+            json.loads((tmp_path / f / f"seed{seed}" / "evaluation.json").read_text())
+            for f in ("straight", "killed")
+        ]
+        assert records[0]["metrics"] == records[1]["metrics"]
+    assert not checkpoints.exists()
+
+
+def test_checkpoints_of_other_settings_are_refused(tmp_path):
+    from biocompact.finetuning.checkpoints import check_settings
+
+    check_settings(tmp_path, {"run": {"seed": 1}})
+    check_settings(tmp_path, {"run": {"seed": 1}})  # the same: resumed
+    with pytest.raises(RuntimeError, match="were made with other settings; delete that folder"):
+        check_settings(tmp_path, {"run": {"seed": 2}})
 
 
 def test_distillation_trains_on_soft_labels_only(

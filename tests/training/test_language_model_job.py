@@ -22,7 +22,13 @@ PARAMS = {
     "max_seq_length": 64,
     "teacher": "results/pretraining/t/model",
 }
-CONFIG = {"tracking": {"backends": []}, "model_cards": {"license": "mit"}}
+CONFIG = {
+    "tracking": {"backends": []},
+    "model_cards": {"license": "mit"},
+    "pretraining": {"m": {"init": "scratch"}},
+    "distillation": {"s": {"teacher": "m", "student_init": "teacher_layers"}},
+    "external_models": {},
+}
 FILES = {"model": "m/model", "log": "m/train_log.jsonl", "eval": "m/eval.json"}
 
 
@@ -35,7 +41,9 @@ def launched(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict, int, int]
         "launch",
         lambda module, spec, gpus, nodes: calls.append((module, spec, gpus, nodes)),
     )
-    monkeypatch.setattr(language_model_job, "write_language_model_card", lambda *args: None)
+    monkeypatch.setattr(
+        language_model_job, "write_language_model_card", lambda *args, **kwargs: None
+    )
     return calls
 
 
@@ -44,6 +52,12 @@ def test_job_settings_come_from_params_name_and_config() -> None:
     assert job.name == "m" and job.max_seq_length == 64 and job.settings == {"steps": 3}
     assert job.tracking == CONFIG["tracking"] and job.model_cards == CONFIG["model_cards"]
     assert DistillationJob.from_params(PARAMS, "s", CONFIG).teacher == PARAMS["teacher"]
+    # text from a checkpoint not built here: its card says that text is unknown
+    assert job.external_checkpoints == ()
+    continued = {**CONFIG, "pretraining": {"m": {"init": "dmis-lab/biobert-v1.1"}}}
+    assert DistillationJob.from_params(PARAMS, "s", continued).external_checkpoints == (
+        "dmis-lab/biobert-v1.1",
+    )
     # a param the stage needs and its rule lacks stops the job, naming it
     with pytest.raises(KeyError, match="teacher"):
         DistillationJob.from_params(

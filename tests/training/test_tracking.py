@@ -1,111 +1,148 @@
-"""Trackers beside TensorBoard: W&B and MLflow (fakes standing in for the optional
-packages) receive the values of train_log.jsonl at their steps; a tracker that is not
-installed is refused, naming the config key and the pip command."""
+"""Trackers beside TensorBoard, tested with the real packages (MLflow's SQLite store, W&B in
+offline mode; skipped where they are not installed): they receive the values of
+train_log.jsonl at their steps and the run's parameters (stage, model, task, seed,
+hyperparameters, config entry, biocompact commit); a tracker that is not installed is
+refused, naming the config key and the pip command."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
+import subprocess
 import sys
-import types
 from dataclasses import fields
-from importlib.machinery import ModuleSpec
 from pathlib import Path
 
 import pytest
 import yaml
-from snakemake_runs import REPO_ROOT, run_snakemake
+from snakemake_runs import OFFLINE_ENV, REPO_ROOT, SNAKEMAKE
 from tiny_models import BATCHER, loop_settings, tiny_ner_task, token_dataset, token_mlm
 
 import biocompact.finetuning.train as finetuning_train
 from biocompact.config_schema import validate_config
 from biocompact.finetuning.settings import FinetuningTask
+from biocompact.model_card import biocompact_commit
 from biocompact.pretraining.mlm import MaskedLanguageModelling
 from biocompact.tensorboard_events import read_scalars
-from biocompact.tracking import TrackingSettings, check_backends, tracking_uri
+from biocompact.tracking import (
+    ScalarTrackers,
+    TrackingSettings,
+    check_backends,
+    flat_params,
+    tracking_uri,
+)
 from biocompact.training.loop import TENSORBOARD_DIR, train
 
 
-class FakeWandbRun:
-    def __init__(self, calls: list) -> None:
-        self.calls = calls
-
-    def log(self, data: dict, step: int) -> None:
-        self.calls.append(("log", step, data))
-
-    def finish(self) -> None:
-        self.calls.append(("finish",))
+def _real(module: str):
+    """The installed tracker package (the test skips where it is not installed)."""
+    return pytest.importorskip(module)
 
 
-def _fake_wandb(calls: list) -> types.ModuleType:
-    module = types.ModuleType("wandb")
-
-    def init(**kwargs) -> FakeWandbRun:
-        calls.append(("init", kwargs))
-        return FakeWandbRun(calls)
-
-    module.init = init
-    return module
-
-
-def _fake_mlflow(calls: list) -> types.ModuleType:
-    module = types.ModuleType("mlflow")
-    module.set_tracking_uri = lambda uri: calls.append(("set_tracking_uri", uri))
-    module.set_experiment = lambda name: calls.append(("set_experiment", name))
-    module.start_run = lambda run_name: calls.append(("start_run", run_name))
-    module.log_metrics = lambda metrics, step: calls.append(("log_metrics", step, metrics))
-    module.end_run = lambda: calls.append(("end_run",))
-    return module
+@pytest.fixture
+def offline_wandb(tmp_path, monkeypatch):
+    """W&B in offline mode, its files under the test's folder."""
+    wandb = _real("wandb")
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    monkeypatch.setenv("WANDB_DIR", str(tmp_path / "wandb-files"))
+    (tmp_path / "wandb-files").mkdir()
+    return wandb
 
 
-def test_trackers_receive_the_values_of_train_log(tmp_path, monkeypatch):
-    wandb_calls, mlflow_calls = [], []
-    monkeypatch.setitem(sys.modules, "wandb", _fake_wandb(wandb_calls))
-    monkeypatch.setitem(sys.modules, "mlflow", _fake_mlflow(mlflow_calls))
-    tracking = TrackingSettings(
-        ("tensorboard", "wandb", "mlflow"), "study", str(tmp_path / "ml" / "runs.db")
+def _mlflow_run(mlflow, database: Path, run_name: str):
+    """The finished MLflow run ``run_name`` of experiment ``study`` in ``database``."""
+    mlflow.set_tracking_uri(tracking_uri(str(database)))
+    [run] = mlflow.search_runs(
+        experiment_names=["study"],
+        filter_string=f"attributes.run_name = '{run_name}'",
+        output_format="list",
     )
+    return run
+
+
+def _metric_history(mlflow, run) -> dict[tuple[int, str], float]:
+    client = mlflow.tracking.MlflowClient()
+    return {
+        (entry.step, name): entry.value
+        for name in run.data.metrics
+        for entry in client.get_metric_history(run.info.run_id, name)
+    }
+
+
+def test_mlflow_receives_the_values_of_train_log_and_the_run_parameters(tmp_path):
+    mlflow = _real("mlflow")
+    database = tmp_path / "ml" / "runs.db"
+    tracking = TrackingSettings(("tensorboard", "mlflow"), "study", str(database))
+    settings = loop_settings(steps=4, log_every=2, checkpoint_every=4)
     log_path = train(
         MaskedLanguageModelling(token_mlm()),
         token_dataset(n=16),
         BATCHER,
-        loop_settings(steps=4, log_every=2, checkpoint_every=4),
+        settings,
         tmp_path / "checkpoints",
         tracking,
         "pretraining/tiny",
+        {"stage": "pretraining", "model": "tiny", "seed": settings.seed, "config": {"init": "x"}},
     )
     log = [json.loads(line) for line in log_path.read_text().splitlines()]
-    expected = [
-        (record["step"], {f"train/{k}": v for k, v in record.items() if k != "step"})
+    expected = {
+        (record["step"], f"train/{key}"): value
         for record in log
-    ]
+        for key, value in record.items()
+        if key != "step"
+    }
     assert [record["step"] for record in log] == [2, 4]
-
-    [init, *logged, finish] = wandb_calls
-    assert init == (
-        "init",
-        {
-            "project": "study",
-            "name": "pretraining/tiny",
-            "group": "pretraining",
-            "dir": str(tmp_path / "checkpoints" / TENSORBOARD_DIR),
-        },
-    )
-    assert [(step, data) for _, step, data in logged] == expected
-    assert finish == ("finish",)
-
-    assert mlflow_calls[:3] == [
-        ("set_tracking_uri", f"sqlite:///{(tmp_path / 'ml' / 'runs.db').resolve()}"),
-        ("set_experiment", "study"),
-        ("start_run", "pretraining/tiny"),
-    ]
-    assert [(step, data) for _, step, data in mlflow_calls[3:-1]] == expected
-    assert mlflow_calls[-1] == ("end_run",)
-    assert (tmp_path / "ml").is_dir()  # the database's folder, made for it
+    run = _mlflow_run(mlflow, database, "pretraining/tiny")
+    assert _metric_history(mlflow, run) == pytest.approx(expected)
+    assert run.data.params == {
+        "stage": "pretraining",
+        "model": "tiny",
+        "seed": str(settings.seed),
+        "config.init": "x",
+        "commit": biocompact_commit(),
+    }
+    assert run.data.tags["model"] == "tiny" and run.data.tags["seed"] == str(settings.seed)
+    assert run.data.tags["mlflow.source.git.commit"] == biocompact_commit()
 
     [events] = (tmp_path / "checkpoints" / TENSORBOARD_DIR).glob("*tfevents*")
-    assert len(read_scalars(events)) == sum(len(scalars) for _, scalars in expected)
+    assert len(read_scalars(events)) == len(expected)
+
+
+def test_wandb_gets_the_run_parameters_as_config_and_the_scalars(tmp_path, offline_wandb):
+    params = {
+        "stage": "finetuning",
+        "model": "tiny",
+        "task": "ner",
+        "seed": 3,
+        "hyperparameters": {"learning_rate": 1e-3, "epochs": 1},
+        "config": {"family": "ner", "label_names": {"B": "Chemical"}},
+    }
+    trackers = ScalarTrackers(
+        tmp_path / "tb", TrackingSettings(("tensorboard", "wandb"), "study"), "ft/tiny", params
+    )
+    [tracker] = trackers.trackers
+    trackers.add(2, {"train/loss": 1.5})
+    trackers.add(4, {"train/loss": 0.5, "dev/f1": 0.25})
+    assert tracker.run.config.as_dict() == {**params, "commit": biocompact_commit()}
+    assert (tracker.run.project, tracker.run.name, tracker.run.group) == ("study", "ft/tiny", "ft")
+    trackers.close()
+    offline_wandb.teardown()  # the W&B service writes out the run's file as it stops
+    [run_file] = (tmp_path / "wandb-files").glob("wandb/offline-run-*/run-*.wandb")
+    records = run_file.read_bytes()  # the offline run's records: the config and the scalars
+    assert b"Chemical" in records and b"dev/f1" in records and b"train/loss" in records
+
+
+def test_nested_parameters_become_dotted_mlflow_params():
+    assert flat_params(
+        {"seed": 1, "config": {"train": "a.tsv", "folds": None, "grid": {}}, "lr": 5e-5}
+    ) == {
+        "seed": "1",
+        "config.train": "a.tsv",
+        "config.folds": "null",
+        "config.grid": "{}",
+        "lr": "5e-05",
+    }
 
 
 def test_tensorboard_alone_imports_no_tracker(tmp_path, monkeypatch):
@@ -136,11 +173,9 @@ def test_a_tracker_that_is_not_installed_is_named_with_its_pip_command(
     )
 
 
-def test_an_installed_tracker_passes(monkeypatch):
-    wandb = _fake_wandb([])
-    wandb.__spec__ = ModuleSpec("wandb", None)  # what find_spec reports of an imported module
-    monkeypatch.setitem(sys.modules, "wandb", wandb)
-    check_backends(["tensorboard", "wandb"])
+def test_the_installed_trackers_pass():
+    _real("wandb"), _real("mlflow")
+    check_backends(["tensorboard", "wandb", "mlflow"])
 
 
 @pytest.mark.parametrize(
@@ -164,14 +199,23 @@ def test_a_relative_path_is_a_database_under_the_working_directory(tmp_path, mon
 
 
 def test_a_missing_tracker_stops_the_dag_build(tmp_path):
-    """Asking for W&B where it is not installed stops the run before any job."""
-    if importlib.util.find_spec("wandb") is not None:
-        pytest.skip("wandb is installed here")
+    """Asking for W&B where it is not installed stops the run before any job (Snakemake run
+    in a process where importing wandb fails, as where it is not installed)."""
     (tmp_path / "demo").symlink_to(REPO_ROOT / "demo")
     config = yaml.safe_load((REPO_ROOT / "config.yaml").read_text())
     config["tracking"] = {"backends": ["tensorboard", "wandb"]}
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
-    result = run_snakemake(tmp_path, "-n", "--cores", "1")
+    without_wandb = (
+        "import sys; sys.modules['wandb'] = None; from snakemake.cli import main; main()"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", without_wandb, *SNAKEMAKE[3:], "--directory", str(tmp_path)]
+        + ["--configfile", str(tmp_path / "config.yaml"), "-n", "--cores", "1"],
+        capture_output=True,
+        text=True,
+        env=OFFLINE_ENV,
+        check=False,
+    )
     assert result.returncode != 0
     assert (
         "config: tracking.backends names 'wandb', but wandb is not installed: pip install wandb"
@@ -191,36 +235,46 @@ def test_the_documented_tracking_section_is_valid_and_read_as_it_says():
     )
 
 
-def test_fine_tuning_sends_its_tensorboard_scalars_to_the_tracker(
+def test_fine_tuning_sends_its_scalars_and_parameters_to_mlflow(
     pretrained,
     tmp_path,
     repo_root,
-    monkeypatch,
 ):
-    calls = []
-    monkeypatch.setitem(sys.modules, "mlflow", _fake_mlflow(calls))
-    task = tiny_ner_task(repo_root, tmp_path / "ner")
+    mlflow = _real("mlflow")
+    database = tmp_path / "ml.db"
+    task = FinetuningTask.from_entry({**tiny_ner_task(repo_root, tmp_path / "ner"), "name": "ner"})
     finetuning_train.finetune(
         finetuning_train.FinetuneRun(
             str(pretrained / "model"),
-            FinetuningTask.from_entry({**task, "name": "ner"}),
+            task,
             1,
             model_name="tiny",
-            tracking=TrackingSettings(("tensorboard", "mlflow"), "study", str(tmp_path / "ml.db")),
+            tracking=TrackingSettings(("tensorboard", "mlflow"), "study", str(database)),
         ),
         outputs={"metrics": str(tmp_path / "metrics.json"), "predictions": str(tmp_path / "p.tsv")},
     )
     point = "lr0.001-batch16-epochs1"
-    assert calls[2] == ("start_run", f"finetuning/tiny/ner/seed1/{point}")
-    assert calls[-1] == ("end_run",)
-    logged = {
-        (step, tag): value for _, step, metrics in calls[3:-1] for tag, value in metrics.items()
-    }
+    run = _mlflow_run(mlflow, database, f"finetuning/tiny/ner/seed1/{point}")
     [events] = (tmp_path / "tensorboard" / point).glob("*tfevents*")
     curves = {(step, tag): value for step, tag, value in read_scalars(events)}
+    logged = _metric_history(mlflow, run)
     assert logged.keys() == curves.keys() and ("dev/f1" in {tag for _, tag in logged})
-    for key, value in logged.items():
-        assert curves[key] == pytest.approx(value, rel=1e-6), key
+    assert logged == pytest.approx(curves, rel=1e-6)
+    tags, params = run.data.tags, run.data.params
+    assert (tags["stage"], tags["model"], tags["task"], tags["seed"]) == (
+        "finetuning",
+        "tiny",
+        "ner",
+        "1",
+    )
+    assert tags["mlflow.source.git.commit"] == params["commit"] == biocompact_commit()
+    hyperparameters = task.training.as_record()
+    assert {key: params[f"hyperparameters.{key}"] for key in hyperparameters} == {
+        key: value if isinstance(value, str) else json.dumps(value)
+        for key, value in hyperparameters.items()
+    }
+    assert params["config.train"] == task.train
+    assert params["config.label_names.B-ENT"] == "B-Disease"
 
 
 def test_tracking_settings_have_the_schema_keys_and_defaults():

@@ -1,5 +1,10 @@
-"""Full and document-aware packing and the held-out split."""
+"""Full and document-aware packing, the held-out split and the tokenising job's disk."""
 
+import os
+from pathlib import Path
+
+import datasets
+from tiny_models import MINILM
 from transformers import AutoTokenizer
 
 from biocompact.textshards import is_heldout, iter_documents
@@ -252,3 +257,43 @@ def test_smallest_integer_type_by_hand():
     assert smallest_integer_type(0, 50_264) == "uint16"  # RoBERTa's
     assert smallest_integer_type(0, 2**31) == "uint32"
     assert smallest_integer_type(-1, 2**40) == "int64"
+
+
+def _held_after_deletion(folder: Path) -> list[str]:
+    """Files under ``folder`` deleted but still mapped or open in this process (their disk
+    is not free yet)."""
+    maps = [line.split(maxsplit=5)[-1] for line in Path("/proc/self/maps").read_text().splitlines()]
+    descriptors = []
+    for descriptor in Path("/proc/self/fd").iterdir():
+        try:
+            descriptors.append(os.readlink(descriptor))
+        except OSError:
+            continue
+    return sorted(
+        {
+            name
+            for name in maps + descriptors
+            if name.startswith(str(folder)) and "(deleted)" in name
+        }
+    )
+
+
+def test_the_read_text_is_freed_before_the_packed_corpus_is_written(tmp_path, monkeypatch):
+    """The disk peak of the tokenising job: the text's files, deleted once packed, must not
+    stay mapped while the splits are written (they would keep their disk)."""
+    shard = tmp_path / "shard.txt"
+    shard.write_text(
+        "\n\n".join(f"Patient {i} had a fever.\nShe recovered." for i in range(200)) + "\n",
+        encoding="utf-8",
+    )
+    held_while_saving = []
+    save = datasets.DatasetDict.save_to_disk
+
+    def save_and_look(splits, folder, **options):
+        held_while_saving.extend(_held_after_deletion(tmp_path))
+        return save(splits, folder, **options)
+
+    monkeypatch.setattr(datasets.DatasetDict, "save_to_disk", save_and_look)
+    splits = build_tokenized_corpus([shard], MINILM, tmp_path / "data", 32, heldout_fraction=0.1)
+    assert sum(len(split) for split in splits.values()) > 0
+    assert held_while_saving == []

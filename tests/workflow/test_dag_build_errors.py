@@ -155,7 +155,11 @@ def test_only_the_slurm_profile_retries_and_only_jobs_that_resume():
     _, slurm = parse_args(["--profile", str(REPO_ROOT / "slurm")])
     assert local.retries == 0 and local.preemptible_rules is None
     assert slurm.retries == 0
-    assert slurm.preemptible_rules == _rules_with_checkpoints() == {"pretrain", "distill"}
+    assert (
+        slurm.preemptible_rules
+        == _rules_with_checkpoints()
+        == {"pretrain", "distill", "finetune_teacher", "train_students"}
+    )
     assert slurm.preemptible_retries == 3
     for args in (local, slurm):
         assert StrictDagEvaluation.FUNCTIONS in args.strict_dag_evaluation
@@ -255,3 +259,23 @@ def test_a_layer_map_beyond_the_teacher_is_named(finished_run):
         "config: distillation.teacher-distil (teacher 'teacher'): layer_map [2, 5] must give one "
         "teacher layer in 1..4 for each of the student's 2 layers" in _output(result)
     )
+
+
+def test_a_decontamination_task_not_in_finetuning_is_named(finished_run):
+    result = _replay(finished_run, lambda config: config.update(decontamination={"tasks": ["re"]}))
+    assert result.returncode != 0
+    assert (
+        "config: decontamination.tasks names ['re'], which are not in finetuning.tasks "
+        "['demo-ner', 'demo-re']" in _output(result)
+    )
+
+
+def test_decontamination_off_sends_the_sentence_shards_to_the_vocabulary(finished_run):
+    off = {"corpus": False, "transfer_sets": False}
+    result = _replay(finished_run, lambda config: config.update(decontamination=off), "vocab")
+    assert result.returncode == 0, result.stderr[-3000:]
+    jobs = planned_jobs(result)
+    assert "corpus_decontaminate" not in jobs and jobs["train_vocabulary"] == 1
+    vocabulary = result.stdout.split("rule train_vocabulary:")[1].split("output:")[0]
+    assert "results/corpus/sentences/demo25n0001.txt.gz" in vocabulary
+    assert "decontaminated" not in vocabulary

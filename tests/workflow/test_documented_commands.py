@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from snakemake_runs import OFFLINE_ENV, REPO_ROOT
+from snakemake_runs import OFFLINE_ENV, REPO_ROOT, layer_config
 
 SHARED = REPO_ROOT.parent / "shared"
 DOCUMENTS = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
@@ -30,6 +30,7 @@ REAL_DATA_TARGET = "results/finetuning/demo-teacher/ncbi-disease/seed1/metrics.j
 RUN_ELSEWHERE = {
     "make demo": "the session's demo_run fixture runs the same DAG on the same config",
     "make test": "CI (.ci/run) runs it on a clean checkout",
+    "make slurm-demo": "tests/slurm/test_slurm_demo_script.py runs the script it calls",
     "python benchmarks/": "benchmarks print the speed figures of docs/speed.md; run by hand, minutes to hours",
     ".venv/bin/python benchmarks/": "benchmarks print the figures of docs/; run by hand",
     "export ": "sets the variables of the commands after it (applied here)",
@@ -138,16 +139,8 @@ def _configs_named(command: str, checkout: Path) -> dict:
             files.append(word)
     merged: dict = {}
     for name in files or ["config.yaml"]:
-        _merge(merged, yaml.safe_load((checkout / name).read_text()))
+        layer_config(merged, yaml.safe_load((checkout / name).read_text()))
     return merged
-
-
-def _merge(into: dict, update: dict) -> None:
-    for key, value in update.items():
-        if isinstance(value, dict) and isinstance(into.get(key), dict):
-            _merge(into[key], value)
-        else:
-            into[key] = value
 
 
 def _names(config: dict, section: str) -> set[str]:

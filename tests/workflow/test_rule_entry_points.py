@@ -155,8 +155,9 @@ def test_corpus_rules_pass_their_files_and_params(monkeypatch: pytest.MonkeyPatc
         {"section_labels": True, "other_abstract": False}, inputs={"raw": "x"}, outputs=parsed
     )
     pmc.run_pmc_parsing({"options": {"captions": True}}, inputs={"raw": "x"}, outputs=parsed)
-    sentences.run_sentence_split(split, inputs={"documents": "d", "keep": "k"}, outputs=shards)
-    sentences.run_pmc_sentence_split(split, inputs={"documents": "d"}, outputs=shards)
+    with_pmids = {**shards, "pmids": "s.pmids.txt.gz"}
+    sentences.run_sentence_split(split, inputs={"documents": "d", "keep": "k"}, outputs=with_pmids)
+    sentences.run_pmc_sentence_split(split, inputs={"documents": "d"}, outputs=with_pmids)
     local_text.run_local_text_split(
         {"format": "lines", **split}, inputs={"files": ["a.txt"]}, outputs=shards
     )
@@ -166,10 +167,50 @@ def test_corpus_rules_pass_their_files_and_params(monkeypatch: pytest.MonkeyPatc
         ((["d"], ["m"], ["k"], "p.npy"), {}),
         (("x", "d.jsonl.gz", "m.json"), {"section_labels": True, "other_abstract": False}),
         (("x", "d.jsonl.gz", "m.json", pmc.PmcOptions(captions=True)), {}),
-        (("d", "k", "s.txt.gz", "s.json"), split),
-        (("d", "s.txt.gz", "s.json"), {"pubmed_pmids": None, **split}),
+        (("d", "k", "s.txt.gz", "s.json"), {"pmids": "s.pmids.txt.gz", **split}),
+        (("d", "s.txt.gz", "s.json"), {"pubmed_pmids": None, "pmids": "s.pmids.txt.gz", **split}),
         ((["a.txt"], "s.txt.gz", "s.json"), {"format": "lines", **split}),
     ]
+
+
+def test_decontamination_rules_pass_their_files_and_params(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    from biocompact.corpus import decontamination
+
+    calls: list = []
+    index = SimpleNamespace(name="index")
+    monkeypatch.setattr(decontamination, "build_evaluation_index", _returning(calls, index))
+    monkeypatch.setattr(decontamination.EvaluationIndex, "load", _returning(calls, index))
+    monkeypatch.setattr(decontamination, "decontaminate_shard", _returning(calls, {}))
+    monkeypatch.setattr(decontamination, "contamination_summary", _returning(calls, {"n": 1}))
+    tasks = [{"name": "t"}]
+    decontamination.run_evaluation_index({"tasks": tasks, "ngram": 13}, outputs={"index": "e.npz"})
+    shard = {"sentences": "d.txt.gz", "matches": "d.matches.json"}
+    decontamination.run_decontamination(
+        inputs={"sentences": "s.txt.gz", "pmids": "s.pmids.txt.gz", "index": "e.npz"},
+        outputs=shard,
+    )
+    decontamination.run_decontamination(  # a local text shard: no PMIDs
+        inputs={"sentences": "s.txt.gz", "pmids": [], "index": "e.npz"}, outputs=shard
+    )
+    matches = tmp_path / "m.json"
+    matches.write_text('{"shard": "s"}')
+    contamination = tmp_path / "contamination.json"
+    decontamination.run_contamination_summary(
+        inputs={"index": "e.npz", "matches": [matches]},
+        outputs={"contamination": contamination},
+    )
+    assert calls == [
+        ((tasks, 13, "e.npz"), {}),
+        (("e.npz",), {}),
+        ((index, "s.txt.gz", "d.txt.gz", "d.matches.json", "s.pmids.txt.gz"), {}),
+        (("e.npz",), {}),
+        ((index, "s.txt.gz", "d.txt.gz", "d.matches.json", None), {}),
+        (("e.npz",), {}),
+        ((index, [{"shard": "s"}]), {}),
+    ]
+    assert json.loads(contamination.read_text()) == {"n": 1}
 
 
 def test_dataset_rules_pass_their_files_and_params(
@@ -300,9 +341,21 @@ def test_transfer_set_and_summary_entry_points_write_their_named_outputs(monkeyp
     from biocompact.task_distillation import summary, transfer
 
     calls: list = []
-    monkeypatch.setattr(transfer, "build_transfer_set", _recorder(calls, 7))
     monkeypatch.setattr(summary, "write_summary", _recorder(calls))
+    monkeypatch.setattr(transfer.EvaluationIndex, "load", _recorder(calls, "index"))
+    monkeypatch.setattr(transfer, "write_json", _recorder(calls))
     settings = SimpleNamespace(name="abstracts")
-    assert transfer.run_transfer_set(settings, outputs={"transfer": "t.jsonl"}) == 7
+    record = {"examples": 7, "dropped": 1}
+    monkeypatch.setattr(transfer, "build_transfer_set", _recorder(calls, record))
+    outputs = {"transfer": "t.jsonl", "record": "t.json"}
+    assert transfer.run_transfer_set(settings, inputs={"index": "e.npz"}, outputs=outputs) == record
+    assert transfer.run_transfer_set(settings, inputs={}, outputs=outputs) == record  # unchecked
     summary.run_summary({"runs": ["run"]}, outputs={"summary": "s.csv"})
-    assert calls == [((settings, "t.jsonl"), {}), (("s.csv", ["run"]), {})]
+    assert calls == [
+        (("e.npz",), {}),
+        ((settings, "t.jsonl", "index"), {}),
+        (("t.json", record), {}),
+        ((settings, "t.jsonl", None), {}),
+        (("t.json", record), {}),
+        (("s.csv", ["run"]), {}),
+    ]

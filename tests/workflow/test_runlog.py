@@ -1,15 +1,18 @@
 """Job logging: a job's own messages reach its log and the console; the libraries' routine
-warnings (transformers' LOAD REPORT of a new head) its log only."""
+warnings (transformers' LOAD REPORT of a new head) its log only; a retried job's log keeps
+every attempt, a killed one too, under its own header."""
 
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 from types import SimpleNamespace
 
 import pytest
 from transformers import BertConfig, BertForMaskedLM, BertForTokenClassification
 
-from biocompact.runlog import LIBRARY_LOGGERS, job_logging, named_files
+from biocompact.runlog import LIBRARY_LOGGERS, attempts_file, job_logging, named_files
 
 
 @pytest.fixture
@@ -59,3 +62,69 @@ def test_named_files_gives_each_named_file_or_list_and_drops_unnamed_ones():
     files._set_name("model", 0)
     files._set_name("data", 1, 3)
     assert named_files(files) == {"model": "model", "data": ["train.tsv", "dev.tsv"]}
+
+
+def _headers(text: str) -> list[str]:
+    return [line.split(":")[0] for line in text.splitlines() if line.startswith("=====")]
+
+
+def test_each_attempt_is_kept_under_its_header_until_one_succeeds(tmp_path, restored_loggers):
+    log_path = tmp_path / "logs" / "job.log"
+    job = SimpleNamespace(log=[str(log_path)], rule="tokenize_corpus")
+    with pytest.raises(RuntimeError), job_logging(job) as log:
+        log.info("first try")
+        raise RuntimeError("out of disk")
+    log_path.unlink()  # what Snakemake does before it runs the job again
+    with job_logging(job) as log:
+        log.info("second try")
+    text = log_path.read_text(encoding="utf-8")
+    assert _headers(text) == ["===== attempt 1", "===== attempt 2"]
+    assert text.index("first try") < text.index("out of disk") < text.index("second try")
+    assert not attempts_file(log_path).exists()  # it succeeded: a later run starts afresh
+    log_path.unlink()
+    with job_logging(job) as log:
+        log.info("a later run")
+    assert _headers(log_path.read_text(encoding="utf-8")) == ["===== attempt 1"]
+
+
+RETRIED_RULE = """
+rule flaky:
+    output: "done.txt"
+    log: "logs/flaky.log"
+    retries: 1
+    script: "flaky.py"
+"""
+# The first attempt is killed by SIGKILL, which no handler of the job sees; the second one
+# succeeds.
+FLAKY_SCRIPT = """
+import os, signal
+from pathlib import Path
+from biocompact.runlog import job_logging
+
+with job_logging(snakemake) as log:
+    if not Path("tried").exists():
+        Path("tried").touch()
+        log.info("first attempt, killed")
+        os.kill(os.getpid(), signal.SIGKILL)
+    log.info("second attempt")
+    Path(snakemake.output[0]).write_text("ok")
+"""
+
+
+def test_snakemake_retry_of_a_killed_job_keeps_both_attempts_in_its_log(tmp_path):
+    (tmp_path / "Snakefile").write_text(RETRIED_RULE)
+    (tmp_path / "flaky.py").write_text(FLAKY_SCRIPT)
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "Trying to restart job" in result.stdout + result.stderr
+    text = (tmp_path / "logs" / "flaky.log").read_text(encoding="utf-8")
+    assert _headers(text) == ["===== attempt 1", "===== attempt 2"]
+    assert text.index("first attempt, killed") < text.index("second attempt")
+    assert not attempts_file(tmp_path / "logs" / "flaky.log").exists()

@@ -153,6 +153,7 @@ def test_a_config_file_replaces_the_demo_config(tmp_path):
         "majority_baseline": 1,
         "efficiency": 1,
         "aggregate": 1,
+        "comparisons": 1,
         "report": 1,
         "all": 1,
     }

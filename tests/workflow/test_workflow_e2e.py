@@ -18,6 +18,7 @@ import yaml
 from prediction_scores import scores_from_predictions
 from snakemake_runs import SNAKEMAKE, planned_jobs, run_snakemake
 
+from biocompact.comparisons import STUDENT_TEACHER, VERSUS_BASELINE, VERSUS_BEST
 from biocompact.model_card import parameter_count
 
 pytestmark = pytest.mark.slow
@@ -196,6 +197,50 @@ def test_fine_tuned_models_beat_the_majority_baseline(demo_run, config):
             assert row["median"].item() > baseline["metrics"][primary] + 0.2, (model, task)
 
 
+def test_every_comparison_has_its_interval_consistent_with_the_report(demo_run, config):
+    """comparisons.csv: teacher-distil against its teacher, every model against the row's best
+    and the baseline, on each task and average, with values equal to the summary's and
+    averages' and intervals that hold them; the report words each row by them."""
+    results = demo_run / "results"
+    comparisons = pd.read_csv(results / "comparisons/comparisons.csv")
+    intervals = pd.read_csv(results / "comparisons/intervals.csv")
+    summary = pd.read_csv(results / "aggregate/summary.csv")
+    averages = pd.read_csv(results / "aggregate/averages.csv")
+    tasks, models = list(config["finetuning"]["tasks"]), config["finetuning"]["models"]
+    student = comparisons[comparisons["kind"] == STUDENT_TEACHER]
+    assert set(student["row"]) == {*tasks, "overall", "re", "ner"}
+    assert set(student["model"]) == {"teacher-distil"} and set(student["reference"]) == {"teacher"}
+    for task in tasks:
+        rows = comparisons[(comparisons["row"] == task) & (comparisons["level"] == "task")]
+        assert set(rows["kind"]) == {STUDENT_TEACHER, VERSUS_BEST, VERSUS_BASELINE}
+        assert len(rows[rows["kind"] == VERSUS_BASELINE]) == len(models)
+        assert (rows["ci_low"] <= rows["ci_high"]).all() and rows["p_holm"].ge(
+            rows["p_value"]
+        ).all()
+        assert set(rows["holm_tests"]) == {len(tasks)} and rows["resamples"].eq(1000).all()
+        for _, row in rows.iterrows():
+            medians = summary[(summary["task"] == task) & summary["primary"]]
+            model = medians[medians["model"] == row["model"]]["median"].item()
+            reference = medians[medians["model"] == row["reference"]]["median"].item()
+            assert row["difference"] == pytest.approx(model - reference, abs=1e-12)
+            outside = row["ci_low"] > 0 or row["ci_high"] < 0
+            assert row["distinguishable"] == (outside and row["p_holm"] < 0.05)
+        values = intervals[(intervals["row"] == task) & (intervals["level"] == "task")]
+        assert (values["ci_low"] <= values["value"]).all()
+        assert (values["value"] <= values["ci_high"]).all()
+    overall = intervals[intervals["level"] == "overall"].set_index("model")["value"]
+    expected = averages[averages["group"] == "overall"].set_index("model")["value"]
+    assert overall.to_dict() == pytest.approx(expected.to_dict(), abs=1e-12)
+    retention = student[student["row"] == "overall"].iloc[0]
+    assert retention["retention_low"] <= retention["retention"] <= retention["retention_high"]
+    html = (results / "report/report.html").read_text(encoding="utf-8")
+    for _, row in comparisons[comparisons["kind"] == VERSUS_BEST].iterrows():
+        difference = f"{row['model']} - {row['reference']}: {100 * row['difference']:+.1f} points"
+        assert difference in html
+        if not row["distinguishable"]:
+            assert "(tied)" in html and "not distinguishable, 95%" in html
+
+
 def test_nothing_left_to_do_then_learning_rate_change_reruns_only_downstream(demo_run):
     assert planned_jobs(run_snakemake(demo_run, "-n")) == {}
 
@@ -213,9 +258,8 @@ def test_nothing_left_to_do_then_learning_rate_change_reruns_only_downstream(dem
     planned = planned_jobs(result)
     compression = {"finetune_saved", "compress", "evaluate_compressed", "compression_summary"}
     saved = {"finetune_kept", "publish_finetuned"}  # save_models: best
-    assert set(planned) == {"aggregate", "report", "all", *saved, *compression}, result.stdout[
-        -3000:
-    ]
+    report = {"aggregate", "comparisons", "report", "all"}
+    assert set(planned) == {*report, *saved, *compression}, result.stdout[-3000:]
 
 
 def test_distilled_student_beats_the_same_architecture_trained_from_scratch(demo_run, config):
@@ -344,3 +388,156 @@ def test_compression_formats_rescored_sized_and_in_the_report(demo_run, config):
     assert 'id="compression-table"' in html
     for column in ("fp32 score", "int8 score", "onnx score", "int8 MB", "onnx ms", "onnx speed-up"):
         assert f"<th>{column}</th>" in html
+
+
+# ----------------------------------------------------------------------------- decontamination
+
+MASK = r"@[A-Za-z][\w-]*\$"
+
+
+def _words(text: str) -> list[str]:
+    """NFKC, lower-cased, runs of letters and digits: decontamination's words, written apart
+    from the hashing code these tests check."""
+    import re
+    import unicodedata
+
+    return re.findall(r"[^\W_]+", unicodedata.normalize("NFKC", text).lower())
+
+
+def _exact_ngrams(text: str, n: int = 13) -> set[tuple[str, ...]]:
+    """The n-grams of ``text`` as word tuples, none across an entity mask."""
+    import re
+
+    grams: set[tuple[str, ...]] = set()
+    for piece in re.split(MASK, text):
+        tokens = _words(piece)
+        grams |= {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
+    return grams
+
+
+def _matched_sentences(document: list[str], grams: set, n: int = 13) -> int:
+    """How many sentences of ``document`` an n-gram of ``grams`` spans (it may span several)."""
+    words = [
+        (number, word) for number, sentence in enumerate(document) for word in _words(sentence)
+    ]
+    covered: set[int] = set()
+    for start in range(len(words) - n + 1):
+        if tuple(word for _, word in words[start : start + n]) in grams:
+            covered |= set(range(words[start][0], words[start + n - 1][0] + 1))
+    return len(covered)
+
+
+def _demo_evaluation_text(demo_run: Path, config: dict) -> dict[tuple[str, str], list[str]]:
+    """Each demo task's dev and test examples as texts, read from the files directly."""
+    texts = {}
+    for name, task in config["finetuning"]["tasks"].items():
+        for split in ("dev", "test"):
+            content = (demo_run / task[split]).read_text(encoding="utf-8")
+            if task["family"] == "ner":
+                blocks = [block for block in content.split("\n\n") if block.strip()]
+                texts[name, split] = [
+                    " ".join(line.split("\t")[0] for line in block.splitlines()) for block in blocks
+                ]
+            else:
+                rows = [line.split("\t") for line in content.splitlines()]
+                texts[name, split] = [row[-2] for row in rows if row[-1] != "label"]
+    return texts
+
+
+def test_decontamination_removes_exactly_the_documents_sharing_a_13_gram_with_the_tasks(
+    demo_run, config
+):
+    """contamination.json against an exact word-tuple search of the demo's shards for each
+    split's 13-grams: documents, sentences and examples matched, documents removed; the
+    decontaminated shards are the shards without those documents; the report and the
+    teacher's card show the counts."""
+    from biocompact.textshards import iter_documents
+
+    contamination = json.loads((demo_run / "results/corpus/contamination.json").read_text())
+    evaluation = _demo_evaluation_text(demo_run, config)
+    shards = sorted((demo_run / "results/corpus/sentences").glob("*[0-9].txt.gz"))
+    documents = [(path, document) for path in shards for document in iter_documents([path])]
+    grams = [_exact_ngrams(" ".join(document)) for _, document in documents]
+    corpus = set().union(*grams)
+    removed = set()
+    for entry in contamination["splits"]:
+        examples = [_exact_ngrams(text) for text in evaluation[entry["task"], entry["split"]]]
+        split_grams = set().union(*examples)
+        dirty = [index for index, document in enumerate(grams) if document & split_grams]
+        assert entry["ngram"] == {
+            "documents": len(dirty),
+            "sentences": sum(_matched_sentences(documents[i][1], split_grams) for i in dirty),
+            "examples": sum(bool(example & corpus) for example in examples),
+        }, entry
+        assert entry["pmid"] == {"documents": 0, "sentences": 0, "examples": 0}
+        assert entry["documents_removed"] == len(dirty) and entry["examples"] == len(examples)
+        removed |= set(dirty)
+    totals = contamination["corpus"]
+    assert (totals["documents"], totals["documents_removed"]) == (len(documents), len(removed))
+    assert (totals["documents_removed"], totals["documents"]) == (177, 3099)  # docs/corpus.md
+    for path in shards:
+        kept = [
+            document
+            for index, (shard, document) in enumerate(documents)
+            if shard == path and index not in removed
+        ]
+        assert (
+            list(iter_documents([demo_run / "results/corpus/decontaminated" / path.name])) == kept
+        )
+    html = (demo_run / "results/report/report.html").read_text(encoding="utf-8")
+    _, *rows = _html_table(html, "contamination-table")
+    assert [(row[0], row[1], row[2], row[-1]) for row in rows] == [
+        (entry["task"], entry["split"], f"{entry['examples']:,}", f"{entry['documents_removed']:,}")
+        for entry in contamination["splits"]
+    ]
+    card = (demo_run / "results/pretraining/teacher/model/README.md").read_text()
+    assert f"{totals['documents_removed']:,} of {totals['documents']:,} documents" in card
+
+
+def test_another_ngram_size_reruns_the_decontamination_and_what_reads_the_corpus(demo_run):
+    """The evaluation text, each shard's decontamination and summary, the transfer sets, and
+    everything trained on the pretraining text; never the sentence splitting."""
+    result = run_snakemake(demo_run, "-n", "--config", "decontamination={ngram: 12}")
+    planned = planned_jobs(result)
+    assert (planned["corpus_evaluation_text"], planned["corpus_decontaminate"]) == (1, 3)
+    assert (planned["corpus_contamination"], planned["transfer_set"]) == (1, 3)
+    assert {"train_vocabulary", "tokenize_corpus", "pretrain", "distill"} <= set(planned)
+    assert not {"corpus_parse_pubmed", "corpus_split_sentences"} & set(planned)
+
+
+def test_transfer_examples_overlapping_a_test_set_are_dropped(demo_run, config):
+    """No example left in a transfer set shares a 13-gram with a test set; a set read from a
+    file drops exactly the examples an exact search finds before it has max_examples."""
+    from biocompact.task_distillation.transfer import read_source, read_transfer_set
+
+    tests = {
+        task: set().union(*map(_exact_ngrams, texts))
+        for (task, split), texts in _demo_evaluation_text(demo_run, config).items()
+        if split == "test"
+    }
+    html = (demo_run / "results/report/report.html").read_text(encoding="utf-8")
+    shown = {row[0]: row for row in _html_table(html, "transfer-overlap-table")[1:]}
+    folder = demo_run / "results/task_distillation/transfer"
+    for name, entry in config["task_distillation"]["transfer_sets"].items():
+        record = json.loads((folder / f"{name}.json").read_text())
+        kept = read_transfer_set(folder / f"{name}.jsonl")
+        texts = [[example.text, example.text_pair or ""] for example in kept]
+        assert not any(
+            _exact_ngrams(text) & grams
+            for pair in texts
+            for text in pair
+            for grams in tests.values()
+        )
+        assert record["examples"] == len(kept) and shown[name][1] == f"{len(kept):,}"
+        if "path" not in entry:
+            continue
+        dropped: dict[str, int] = {}
+        count = 0
+        for example in read_source(demo_run / entry["path"], entry.get("format", "text")):
+            if count == entry["max_examples"]:
+                break
+            tasks = [task for task, grams in tests.items() if _exact_ngrams(example.text) & grams]
+            for task in tasks:
+                dropped[task] = dropped.get(task, 0) + 1
+            count += not tasks
+        assert record["dropped_by_task"] == dropped, name

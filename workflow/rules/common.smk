@@ -3,6 +3,7 @@
 import os
 from pathlib import Path
 
+from biocompact.cluster_fit import check_jobs_fit, job_request
 from biocompact.configured_inputs import (
     glob_files,
     local_path,
@@ -298,6 +299,15 @@ def model_vocabulary(name):
     return model_vocabulary(config["distillation"][name]["teacher"])
 
 
+def cpus_allowed(requested):
+    """``requested`` CPUs, at most the threads Snakemake gives one job (--max-threads,
+    --cores), so that a job never asks Slurm for more CPUs than it is given threads."""
+    for cap in (workflow.resource_settings.max_threads, workflow.resource_settings.cores):
+        if cap:
+            requested = min(requested, cap)
+    return requested
+
+
 def gpu_job_resources(entry):
     """Slurm resources of a GPU job from a config ``resources`` block (schema: gpu_job).
 
@@ -307,7 +317,8 @@ def gpu_job_resources(entry):
     for G GPUs on each node, and ``mpi`` with ``tasks`` N runs the job's script on the
     first node without srun, for it to start one launcher per node (--ntasks=N).
     ``cpus_per_gpu`` becomes --cpus-per-gpu, or ``cpus_per_task`` --cpus-per-task for a
-    job without GPUs. ``gpus_per_node`` is the launcher's, not the plugin's.
+    job without GPUs, at most the CPUs Snakemake gives one job (``cpus_allowed``).
+    ``gpus_per_node`` is the launcher's, not the plugin's.
     """
 
     def block(wildcards):
@@ -336,9 +347,15 @@ def gpu_job_resources(entry):
         resources = block(wildcards)
         return resources["nodes"] if resources["nodes"] > 1 else None
 
+    def cpus_per_gpu(wildcards):
+        """--cpus-per-gpu: the block's, or fewer where the job's CPUs would exceed the cap."""
+        resources = block(wildcards)
+        gpus = max(1, resources["gpus"])
+        return max(1, cpus_allowed(gpus * resources["cpus_per_gpu"]) // gpus)
+
     def cpus_without_gpu(wildcards):
         resources = block(wildcards)
-        return 0 if resources["gpus"] else resources["cpus_per_gpu"]
+        return 0 if resources["gpus"] else cpus_allowed(resources["cpus_per_gpu"])
 
     return {
         "gpu": gpu,
@@ -347,7 +364,7 @@ def gpu_job_resources(entry):
         "mpi": mpi,
         "tasks": tasks,
         "gpus_per_node": pick("gpus"),
-        "cpus_per_gpu": pick("cpus_per_gpu"),
+        "cpus_per_gpu": cpus_per_gpu,
         "cpus_per_task": cpus_without_gpu,
         "mem_mb": pick("mem_mb"),
         "runtime": pick("runtime"),
@@ -412,6 +429,12 @@ def gpu_job_threads(entry):
     return threads
 
 
+def data_job_resources(rule):
+    """Memory and time limit of data job ``rule`` (config data_jobs)."""
+    entry = config["data_jobs"][rule]
+    return {"mem_mb": entry["mem_mb"], "runtime": entry["runtime"]}
+
+
 def job_entry(section, name):
     """Entry ``name`` of config ``section`` as its job reads it (the stage's settings
     dataclass): the Slurm resources left out, as they change no result."""
@@ -427,3 +450,20 @@ TIMING_THREADS = (
     if workflow.resource_settings.cores
     else 4
 )
+
+
+# With the slurm profile, every job that no node of its partition could ever run (too many
+# CPUs, MB, GPUs or minutes: Slurm would keep it pending) stops the run before any job is
+# submitted, named with what it asks and what the partition has (sinfo).
+onstart:
+    if workflow.executor_plugin.name == "slurm":
+        check_jobs_fit(
+            job_request(
+                job.rule.name,
+                ", ".join(f"{key}={value}" for key, value in job.wildcards_dict.items()),
+                job.threads,
+                job.resources,
+            )
+            for job in workflow.dag.needrun_jobs()
+            if not job.is_local
+        )

@@ -1,6 +1,9 @@
 # Corpus stage: PubMed download -> parse -> latest versions -> sentences -> statistics;
 # PMC Open Access download -> parse -> sentences (de-duplicated against PubMed) beside it;
-# local text files (bring your own corpus) -> sentences.
+# local text files (bring your own corpus) -> sentences; then decontamination against the
+# dev and test text of the fine-tuning tasks.
+
+import re
 
 
 include: "corpus_common.smk"
@@ -58,8 +61,7 @@ rule corpus_parse_pubmed:
         "../../envs/corpus.yaml"
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=30,
+        **data_job_resources("corpus_parse_pubmed"),
     params:
         section_labels=config["corpus"]["parse"]["section_labels"],
         other_abstract=config["corpus"]["parse"]["other_abstract"],
@@ -98,6 +100,7 @@ rule corpus_split_sentences:
     output:
         sentences="results/corpus/sentences/{stem}.txt.gz",
         stats="results/corpus/sentences/{stem}.stats.json",
+        pmids="results/corpus/sentences/{stem}.pmids.txt.gz",
     log:
         "results/logs/corpus/split_sentences/{stem}.log",
     benchmark:
@@ -107,8 +110,7 @@ rule corpus_split_sentences:
         "../../envs/corpus.yaml"
     threads: 1
     resources:
-        mem_mb=3000,
-        runtime=240,
+        **data_job_resources("corpus_split_sentences"),
     params:
         include_title=config["corpus"]["parse"]["include_title"],
         splitter=SENTENCES["splitter"],
@@ -156,8 +158,7 @@ rule corpus_parse_pmc:
         "../../envs/corpus.yaml"
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=120,
+        **data_job_resources("corpus_parse_pmc"),
     params:
         options={
             key: PMC[key]
@@ -179,6 +180,7 @@ rule corpus_split_pmc:
     output:
         sentences="results/corpus/sentences/pmc/{pmc_file}.txt.gz",
         stats="results/corpus/sentences/pmc/{pmc_file}.stats.json",
+        pmids="results/corpus/sentences/pmc/{pmc_file}.pmids.txt.gz",
     log:
         "results/logs/corpus/split_pmc/{pmc_file}.log",
     benchmark:
@@ -188,8 +190,7 @@ rule corpus_split_pmc:
         "../../envs/corpus.yaml"
     threads: 1
     resources:
-        mem_mb=3000,
-        runtime=480,
+        **data_job_resources("corpus_split_pmc"),
     params:
         include_title=config["corpus"]["parse"]["include_title"],
         splitter=SENTENCES["splitter"],
@@ -214,8 +215,7 @@ rule corpus_split_text:
         "../../envs/corpus.yaml"
     threads: 1
     resources:
-        mem_mb=3000,
-        runtime=240,
+        **data_job_resources("corpus_split_text"),
     params:
         format=text_source_format,
         text_field=text_source_text_field,
@@ -225,12 +225,119 @@ rule corpus_split_text:
         "../../scripts/corpus_split_text.py"
 
 
-# The pretraining text: every PubMed file's, PMC file's and local text source's sentences.
+# Every PubMed file's, PMC file's and local text source's sentences.
 SENTENCE_SHARDS = (
     expand(rules.corpus_split_sentences.output.sentences, stem=PUBMED_STEMS)
     + expand(rules.corpus_split_pmc.output.sentences, pmc_file=PMC_FILES)
     + expand(rules.corpus_split_text.output.sentences, text_source=TEXT_SOURCES)
 )
+
+
+# Decontamination (biocompact.corpus.decontamination): the shards without every document
+# that shares a PMID or an n-gram with the dev and test text of the checked tasks. Each
+# shard is named by its path under sentences/ ({shard}: a PubMed stem, pmc/{file} or
+# text/{source}); PubMed and PMC shards come with the PMIDs of their documents.
+SHARD_PMIDS = {
+    **dict(
+        zip(
+            expand(rules.corpus_split_sentences.output.sentences, stem=PUBMED_STEMS),
+            expand(rules.corpus_split_sentences.output.pmids, stem=PUBMED_STEMS),
+        )
+    ),
+    **dict(
+        zip(
+            expand(rules.corpus_split_pmc.output.sentences, pmc_file=PMC_FILES),
+            expand(rules.corpus_split_pmc.output.pmids, pmc_file=PMC_FILES),
+        )
+    ),
+}
+SHARDS = {
+    os.path.relpath(path, "results/corpus/sentences").removesuffix(".txt.gz"): path
+    for path in SENTENCE_SHARDS
+}
+
+
+wildcard_constraints:
+    shard="|".join(map(re.escape, SHARDS)) or "(?!)",
+
+
+rule corpus_evaluation_text:
+    """Collect the dev and test text (and PMIDs) of the checked tasks as n-gram hashes."""
+    input:
+        data=decontamination_task_files,
+    output:
+        index="results/corpus/decontamination/evaluation.npz",
+    log:
+        "results/logs/corpus/evaluation_text/evaluation_text.log",
+    benchmark:
+        "results/benchmarks/corpus/evaluation_text/evaluation_text.tsv"
+    priority: CORPUS_PRIORITY
+    conda:
+        "../../envs/corpus.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    params:
+        tasks=decontamination_task_entries,
+        ngram=DECONTAMINATION.ngram,
+    script:
+        "../../scripts/corpus_evaluation_text.py"
+
+
+rule corpus_decontaminate:
+    """Remove from one sentence shard every document that holds evaluation text."""
+    input:
+        sentences=shard_sentences,
+        pmids=shard_pmids,
+        index=rules.corpus_evaluation_text.output.index,
+    output:
+        sentences="results/corpus/decontaminated/{shard}.txt.gz",
+        matches="results/corpus/decontaminated/{shard}.matches.json",
+    log:
+        "results/logs/corpus/decontaminate/{shard}.log",
+    benchmark:
+        "results/benchmarks/corpus/decontaminate/{shard}.tsv"
+    priority: CORPUS_PRIORITY
+    conda:
+        "../../envs/corpus.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=60,
+    script:
+        "../../scripts/corpus_decontaminate.py"
+
+
+rule corpus_contamination:
+    """Sum the shards' matches per task and split into contamination.json."""
+    input:
+        index=rules.corpus_evaluation_text.output.index,
+        matches=expand(rules.corpus_decontaminate.output.matches, shard=SHARDS),
+    output:
+        contamination="results/corpus/contamination.json",
+    log:
+        "results/logs/corpus/contamination/contamination.log",
+    benchmark:
+        "results/benchmarks/corpus/contamination/contamination.tsv"
+    conda:
+        "../../envs/corpus.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../../scripts/corpus_contamination.py"
+
+
+# The pretraining text, read by the vocabulary and tokenising jobs: the decontaminated
+# shards, or the sentence shards themselves when decontamination is off.
+PRETRAINING_SHARDS = (
+    expand(rules.corpus_decontaminate.output.sentences, shard=SHARDS)
+    if DECONTAMINATE_CORPUS
+    else SENTENCE_SHARDS
+)
+CONTAMINATION = rules.corpus_contamination.output.contamination if DECONTAMINATE_CORPUS else []
 
 
 rule corpus_stats:
@@ -266,7 +373,10 @@ localrules:
 
 
 rule corpus:
-    """Target: the whole corpus stage (sentence shards and their statistics)."""
+    """Target: the whole corpus stage (sentence shards and their statistics; decontaminated
+    shards and contamination.json when decontamination is on)."""
     input:
         SENTENCE_SHARDS,
         rules.corpus_stats.output[0] if SENTENCE_SHARDS else [],
+        PRETRAINING_SHARDS,
+        CONTAMINATION,

@@ -13,6 +13,7 @@ rule distill:
     input:
         teacher=teacher_input,
         corpus=model_corpus,
+        contamination=CONTAMINATION,  # the model card states whether the corpus was decontaminated
         student=student_init_input,
     output:
         model=directory("results/distillation/{model}/model"),

@@ -95,11 +95,13 @@ rule finetuned_models:
 
 
 rule majority_baseline:
-    """Score the majority-class baseline (most frequent training label; NER: all O) of one task."""
+    """Score the majority-class baseline (most frequent training label; NER: all O) of one task;
+    its test predictions in the fine-tuning runs' form."""
     input:
         data=task_data,
     output:
         metrics="results/baselines/{task}/metrics.json",
+        predictions="results/baselines/{task}/predictions.tsv",
     log:
         "results/logs/finetuning/majority_baseline/{task}.log",
     benchmark:

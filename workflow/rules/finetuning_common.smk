@@ -7,11 +7,15 @@
 
 from biocompact.finetuning.settings import check_model_overrides, resolve_task, task_entry
 from biocompact.finetuning.task_files import task_files
+from biocompact.finetuning.task_labels import check_task_labels
 from biocompact.model_shapes import model_positions
 
 check_model_overrides(config["finetuning"], ALL_MODELS)
 # every task parsed and checked with its preset's hyperparameters, before any job runs
 FINETUNING_TASKS = {task: resolve_task(config["finetuning"], task) for task in TASKS}
+# and its labels, read from its files: label_names, negative/positive labels, dev and test
+for _task in FINETUNING_TASKS.values():
+    check_task_labels(_task)
 # the tasks whose fine-tuned models can be saved: one model per seed (no folds)
 SAVED_TASKS = [task for task in TASKS if not FINETUNING_TASKS[task].folds]
 

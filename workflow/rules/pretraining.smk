@@ -13,6 +13,7 @@ rule pretrain:
     """Pretrain one model with its objective (MLM, BERT's MLM + NSP, ELECTRA, ALBERT's MLM + SOP)."""
     input:
         corpus=model_corpus,
+        contamination=CONTAMINATION,  # the model card states whether the corpus was decontaminated
         tokenizer=model_tokenizer,
     output:
         model=directory("results/pretraining/{model}/model"),

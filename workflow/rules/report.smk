@@ -14,6 +14,11 @@ STUDENT_TEACHERS = {
     if name in FINETUNE_MODELS and config["distillation"][name]["teacher"] in FINETUNE_MODELS
 }
 
+# The transfer sets of the task-distillation experiments: the report counts what each dropped.
+REPORTED_TRANSFER_SETS = list(
+    dict.fromkeys(name for experiment in TD_EXPERIMENTS.values() for name in experiment.transfer)
+)
+
 
 rule aggregate:
     """Median over seeds per (model, task, metric), missing runs shown as missing; family and
@@ -56,6 +61,51 @@ rule aggregate:
         teachers=STUDENT_TEACHERS,
     script:
         "../../scripts/aggregate.py"
+
+
+rule comparisons:
+    """Every comparison of the report with its 95% interval: a paired bootstrap over each
+    task's test units (every run's predictions), Almost Stochastic Order over seeds, Holm's
+    correction over the tasks; every model's score and average with its interval."""
+    input:
+        metrics=rules.aggregate.input.metrics,
+        predictions=expand(
+            rules.finetune.output.predictions, model=FINETUNE_MODELS, task=TASKS, seed=SEEDS
+        ),
+        baselines=rules.aggregate.input.baselines,
+        baseline_predictions=expand(rules.majority_baseline.output.predictions, task=TASKS),
+    output:
+        comparisons=report(
+            "results/comparisons/comparisons.csv",
+            caption="../report/comparisons.rst",
+            category="Results",
+        ),
+        intervals="results/comparisons/intervals.csv",
+    log:
+        "results/logs/report/comparisons.log",
+    benchmark:
+        "results/benchmarks/report/comparisons.tsv"
+    conda:
+        "../../envs/report.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    params:
+        models=FINETUNE_MODELS,
+        tasks=comparison_tasks,
+        seeds=SEEDS,
+        metrics_pattern=finetune_metrics_pattern,
+        predictions_pattern=finetune_predictions_pattern,
+        baseline_metrics_pattern=baseline_metrics_pattern,
+        baseline_predictions_pattern=baseline_predictions_pattern,
+        teachers=STUDENT_TEACHERS,
+        average=config["report"]["average"],
+        blurb_types=blurb_task_types(),
+        resamples=config["report"]["resamples"],
+        seed=config["report"]["bootstrap_seed"],
+    script:
+        "../../scripts/comparisons.py"
 
 
 rule efficiency:
@@ -111,7 +161,11 @@ rule report:
         datasets=dataset_counts(),
         task_distillation=rules.task_distillation_summary.output.summary if TD_EXPERIMENTS else [],
         retention=rules.aggregate.output.retention,
+        comparisons=rules.comparisons.output.comparisons,
+        intervals=rules.comparisons.output.intervals,
         compression=rules.compression_summary.output[0] if COMPRESSION.pairs else [],
+        contamination=CONTAMINATION,
+        transfer_records=expand(rules.transfer_set.output.record, transfer=REPORTED_TRANSFER_SETS),
     output:
         html=report("results/report/report.html", caption="../report/report.rst", category="Report"),
     log:

@@ -14,11 +14,14 @@ wildcard_constraints:
 
 
 rule transfer_set:
-    """One transfer set as JSON Lines: read from a text or harness-format file, or randomised."""
+    """One transfer set as JSON Lines: read from a text or harness-format file, or randomised;
+    examples that overlap a test set dropped (decontamination.transfer_sets) and counted."""
     input:
         td_transfer_source,
+        **({"index": rules.corpus_evaluation_text.output.index} if GUARD_TRANSFER_SETS else {}),
     output:
         transfer="results/task_distillation/transfer/{transfer}.jsonl",
+        record="results/task_distillation/transfer/{transfer}.json",
     log:
         "results/logs/task_distillation/transfer_set/{transfer}.log",
     benchmark:
@@ -61,6 +64,8 @@ rule finetune_teacher:
     params:
         model_path=model_path_of,
         task=td_teacher_task,
+        # outside the outputs: a job killed and started again resumes from there
+        checkpoint_dir="results/checkpoints/task_distillation/teachers/{model}/{task}/seed{seed}",
     script:
         "../../scripts/task_distillation_teacher.py"
 
@@ -126,6 +131,7 @@ rule train_students:
         method=td_student_method,
         temperature=td_student_temperature,
         seeds=TD_SEEDS,
+        checkpoint_dir=td_student_checkpoints,
     script:
         "../../scripts/task_distillation_students.py"
 

@@ -119,6 +119,17 @@ def td_student_temperature(wildcards):
     return None
 
 
+def td_student_checkpoints(wildcards):
+    """Params: the folder of the students' checkpoints, outside the outputs (a job killed
+    and started again resumes from there; untrained students train nothing)."""
+    if "method" not in wildcards.keys():
+        return f"results/checkpoints/task_distillation/students/{wildcards.experiment}/untrained"
+    return (
+        "results/checkpoints/task_distillation/students/"
+        f"{wildcards.experiment}/{wildcards.transfer}/{wildcards.method}"
+    )
+
+
 def td_student_method(wildcards):
     """Params: the student's method; ``untrained`` for a job without the method wildcard."""
     return wildcards.get("method", "untrained")

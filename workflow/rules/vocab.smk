@@ -7,7 +7,7 @@ include: "vocab_common.smk"
 rule train_vocabulary:
     """Train one vocabulary on the training documents; measure it on held-out ones."""
     input:
-        shards=SENTENCE_SHARDS,
+        shards=PRETRAINING_SHARDS,
     output:
         tokenizer=directory("results/vocab/{vocab}/tokenizer"),
         stats="results/vocab/{vocab}/stats.json",
@@ -20,8 +20,8 @@ rule train_vocabulary:
         "../../envs/torch.yaml"
     threads: 2
     resources:
-        mem_mb=8000,
-        runtime=240,
+        mem_mb=vocabulary_memory_mb,
+        runtime=config["data_jobs"]["train_vocabulary"]["runtime"],
     params:
         name="{vocab}",
         settings=vocabulary_entry,
@@ -34,7 +34,7 @@ rule train_vocabulary:
 rule tokenize_corpus:
     """Tokenise the sentence shards once and pack them into sequences (Arrow, on disk)."""
     input:
-        shards=SENTENCE_SHARDS,
+        shards=PRETRAINING_SHARDS,
         tokenizer=rules.train_vocabulary.output.tokenizer,
     output:
         corpus=directory("results/pretraining_data/{vocab}"),
@@ -45,13 +45,13 @@ rule tokenize_corpus:
     priority: vocabulary_priority
     conda:
         "../../envs/torch.yaml"
-    # Sized for all of PubMed on one 32-core node (benchmarks/data_scale.py, docs/slurm.md):
-    # every pass runs in `threads` processes (their memory: docs/speed.md, section "Figures
-    # behind code choices").
-    threads: 32
+    # Every pass runs in `threads` processes (their memory: docs/speed.md, section "Figures
+    # behind code choices"); configs/pubmed-full.yaml sizes them for all of PubMed on one
+    # 32-core node (benchmarks/data_scale.py, docs/slurm.md).
+    threads: config["data_jobs"]["tokenize_corpus"]["threads"]
     resources:
         mem_mb=tokenize_memory_mb,
-        runtime=120,
+        runtime=config["data_jobs"]["tokenize_corpus"]["runtime"],
     params:
         max_seq_length=config["pretraining_data"]["max_seq_length"],
         heldout_fraction=config["pretraining_data"]["heldout_fraction"],

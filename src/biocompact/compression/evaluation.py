@@ -18,9 +18,8 @@ from transformers.utils.logging import disable_progress_bar
 from biocompact.atomic import atomic_open, write_json
 from biocompact.compression.formats import WEIGHT_FILES, load_format, weights_bytes
 from biocompact.efficiency import interleaved_timings, measurement
-from biocompact.finetuning.saved_models import task_labels
 from biocompact.finetuning.settings import FinetuningTask
-from biocompact.finetuning.splits import check_known_labels
+from biocompact.finetuning.task_labels import check_known_labels, task_labels
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.train import predict_logits
 from biocompact.task_distillation.soft_labels import model_labels
@@ -41,7 +40,7 @@ def score_on_test(
     task's hyperparameters for batching) in the format's own precision (no bf16 autocast,
     which int8 kernels refuse); writes its predictions."""
     family = get_family(task.family, task.format)
-    labels = task_labels(model_labels(folder), task.label_names)
+    labels = task_labels(model_labels(folder), task.label_names, task.family)
     tokenizer = AutoTokenizer.from_pretrained(folder)
     test = family.read_split(task, "test")
     check_known_labels(test, labels)

@@ -103,11 +103,11 @@ def split_local_text(
     """
     records = 0
 
-    def documents() -> Iterator[tuple[str, str, None]]:
+    def documents() -> Iterator[tuple[str, str, None, str]]:
         nonlocal records
         for text in read_documents(files, format, text_field):
             records += 1
-            yield "", text, None
+            yield "", text, None, ""
 
     result = write_documents(
         documents(), build_splitter(splitter, model), sentences, stats, {}, "no_text"

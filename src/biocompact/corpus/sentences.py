@@ -163,32 +163,40 @@ def latest_citations(
 
 
 def write_documents(
-    documents: Iterable[tuple[str, str, int | None]],
+    documents: Iterable[tuple[str, str, int | None, str]],
     segmenter: RuleSplitter | ScispacySplitter,
     sentences: str | os.PathLike,
     stats: str | os.PathLike,
     skipped: dict[str, int],
     empty_reason: str,
+    pmids: str | os.PathLike | None = None,
 ) -> dict:
-    """Write ``(title, text, year)`` documents as sentences, and their statistics.
+    """Write ``(title, text, year, pmid)`` documents as sentences, and their statistics.
 
     A document whose text has no sentence is skipped and counted as ``empty_reason``;
-    ``skipped`` holds the other reasons, read once ``documents`` is exhausted.
+    ``skipped`` holds the other reasons, read once ``documents`` is exhausted. With
+    ``pmids``, that file gets the PMID of each written document, one a line in shard order
+    (an empty line for a document without one), for decontamination by PMID.
     Returns the statistics.
     """
     totals: Counter[str] = Counter()
     per_year: Counter[str] = Counter()
     empty = 0
     for_titles, for_texts = itertools.tee(documents)
-    with atomic_open(sentences) as out:
-        texts = (text for _, text, _ in for_texts)
-        for (title, _, year), body in zip(for_titles, segmenter.split(texts)):
+    with (
+        atomic_open(sentences) as out,
+        atomic_open(pmids) if pmids is not None else contextlib.nullcontext() as ids,
+    ):
+        texts = (text for _, text, _, _ in for_texts)
+        for (title, _, year, pmid), body in zip(for_titles, segmenter.split(texts)):
             if not body:
                 empty += 1
                 continue
             title = " ".join(title.split())
             lines = [title, *body] if title else body
             out.write("\n".join(lines) + "\n\n")
+            if ids is not None:
+                ids.write(pmid + "\n")
             totals.update(
                 documents=1,
                 sentences=len(lines),
@@ -217,6 +225,7 @@ def split_sentences(
     include_title: bool = True,
     splitter: str = "rules",
     model: str | None = None,
+    pmids: str | os.PathLike | None = None,
 ) -> dict:
     """Write the sentences of the latest citations of one file, and their statistics.
 
@@ -224,11 +233,17 @@ def split_sentences(
     citations without an abstract are skipped. ``stats`` gets ``documents``,
     ``sentences``, ``words`` (whitespace-separated), ``characters`` (of the sentences),
     ``per_year`` and ``skipped`` (``no_abstract``; ``not_latest``: superseded by a newer
-    version or deleted). Returns the statistics.
+    version or deleted); ``pmids``, when given, each document's PMID (``write_documents``).
+    Returns the statistics.
     """
     citations, not_latest = latest_citations(documents, keep)
     items = (
-        (citation["title"] if include_title else "", citation["abstract"], citation["year"])
+        (
+            citation["title"] if include_title else "",
+            citation["abstract"],
+            citation["year"],
+            citation["pmid"],
+        )
         for citation in citations
     )
     return write_documents(
@@ -238,6 +253,7 @@ def split_sentences(
         stats,
         {"not_latest": not_latest},
         "no_abstract",
+        pmids,
     )
 
 
@@ -249,30 +265,33 @@ def split_pmc_sentences(
     include_title: bool = True,
     splitter: str = "rules",
     model: str | None = None,
+    pmids: str | os.PathLike | None = None,
 ) -> dict:
     """Write the sentences of the parsed PMC articles of one file, and their statistics.
 
     A document is the title, the abstract and the body paragraphs. With ``pubmed_pmids``
     (the sorted ``.npy`` of :func:`biocompact.corpus.updates.write_keep_lists`), an article
     whose PMID is in the PubMed corpus keeps only its body: its title and abstract are
-    already there (counted as ``skipped["abstract_in_pubmed"]``). Articles are streamed.
+    already there (counted as ``skipped["abstract_in_pubmed"]``). Articles are streamed;
+    ``pmids``, when given, gets each document's PMID (``write_documents``).
     """
     in_pubmed = np.load(pubmed_pmids) if pubmed_pmids is not None else np.array([], np.int64)
     duplicates = {"abstract_in_pubmed": 0}
 
-    def items() -> Iterator[tuple[str, str, int | None]]:
+    def items() -> Iterator[tuple[str, str, int | None, str]]:
         for article in read_citations(documents):
             pmid = int(article["pmid"]) if article["pmid"].isdigit() else -1
             position = np.searchsorted(in_pubmed, pmid)
             if position < len(in_pubmed) and in_pubmed[position] == pmid:
                 duplicates["abstract_in_pubmed"] += 1
-                yield "", article["body"], article["year"]
+                yield "", article["body"], article["year"], article["pmid"]
             else:
                 text = "\n".join(filter(None, (article["abstract"], article["body"])))
-                yield article["title"] if include_title else "", text, article["year"]
+                title = article["title"] if include_title else ""
+                yield title, text, article["year"], article["pmid"]
 
     return write_documents(
-        items(), build_splitter(splitter, model), sentences, stats, duplicates, "no_text"
+        items(), build_splitter(splitter, model), sentences, stats, duplicates, "no_text", pmids
     )
 
 
@@ -282,7 +301,12 @@ def run_sentence_split(
     """Rule corpus_split_sentences: ``split_sentences`` of one PubMed file's latest
     citations as ``settings`` say (include_title, splitter, model)."""
     return split_sentences(
-        inputs["documents"], inputs["keep"], outputs["sentences"], outputs["stats"], **settings
+        inputs["documents"],
+        inputs["keep"],
+        outputs["sentences"],
+        outputs["stats"],
+        pmids=outputs.get("pmids"),
+        **settings,
     )
 
 
@@ -296,5 +320,6 @@ def run_pmc_sentence_split(
         outputs["sentences"],
         outputs["stats"],
         pubmed_pmids=inputs.get("pubmed_pmids"),
+        pmids=outputs.get("pmids"),
         **settings,
     )

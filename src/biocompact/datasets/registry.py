@@ -53,8 +53,9 @@ class Split:
 @dataclass(frozen=True)
 class Dataset:
     """One registered dataset. ``converter`` names the conversion to the harness ``format``;
-    ``task`` holds the task settings it implies (e.g. the negative label). A dataset without
-    ``source`` needs credentials: ``obtain`` says where to get it."""
+    ``task`` holds the task settings it implies (e.g. the negative label), ``recipe`` the
+    hyperparameters its publishers fine-tune it with (``recipe_from`` says where). A dataset
+    without ``source`` needs credentials: ``obtain`` says where to get it."""
 
     name: str
     family: str
@@ -72,6 +73,8 @@ class Dataset:
     labels: tuple[str, ...] | None = None
     sizes_from: str | None = None
     obtain: str | None = None
+    recipe: Mapping[str, object] = field(default_factory=dict)  # the publishers' hyperparameters
+    recipe_from: str | None = None  # where the publishers state them
 
     @property
     def members(self) -> dict[str, str]:
@@ -120,6 +123,8 @@ def _dataset(name: str, entry: Mapping) -> Dataset:
         labels=tuple(entry["labels"]) if entry.get("labels") else None,
         sizes_from=entry.get("sizes_from"),
         obtain=entry.get("obtain"),
+        recipe=dict(entry["recipe"]["hyperparameters"]) if entry.get("recipe") else {},
+        recipe_from=entry["recipe"]["from"] if entry.get("recipe") else None,
     )
 
 

@@ -1,6 +1,7 @@
 """Fill in a fine-tuning task that names a registered ``dataset`` (light: used when the DAG
 is built): the family, format, split paths under the cache, folds and metric of the
-registry, each only where the task leaves it unset."""
+registry, each only where the task leaves it unset; and the publishers' fine-tuning recipe
+of the dataset (``dataset_recipe``)."""
 
 from __future__ import annotations
 
@@ -55,3 +56,20 @@ def dataset_task(task: str, settings: Mapping, cache: str = CACHE) -> dict:
         if filled.get(key) is None:
             filled[key] = value
     return filled
+
+
+def dataset_recipe(settings: Mapping) -> dict:
+    """The registry's fine-tuning recipe of the dataset the task ``settings`` name (the
+    publishers' hyperparameters; empty without a dataset or a recipe)."""
+    name = settings.get("dataset")
+    return dict(get_dataset(name).recipe) if name else {}
+
+
+def uses_prepared_files(settings: Mapping, cache: str = CACHE) -> bool:
+    """Whether a task reads its dataset's prepared files (some split path left to the
+    registry) rather than its own copies of every split."""
+    return bool(settings.get("dataset")) and any(
+        str(path).startswith(f"{cache}/")
+        for path in dataset_task("", settings, cache).values()
+        if isinstance(path, str)
+    )

@@ -88,6 +88,17 @@ METHOD_OPTIONS: dict[str, MethodOptions] = {
 }
 
 
+# the loss terms computed on the student's MLM logits: a run that weights none of them
+# (MiniLMv2's attention relations) leaves the MLM head as it was initialised
+MLM_HEAD_TERMS = ("mlm", "soft", "output")
+
+
+def trains_mlm_head(alpha: Mapping[str, Any]) -> bool:
+    """Whether a distillation run with these loss weights (eval.json's ``alpha``, defaults
+    filled in) trains the student's MLM head."""
+    return any(alpha.get(term, 0) > 0 for term in MLM_HEAD_TERMS)
+
+
 def set_options(entry: Mapping[str, Any]) -> dict[str, Any]:
     """The method options ``entry`` sets: those of ``OPTION_KEYS`` neither null nor empty
     (a section keeps its keys that are not null)."""

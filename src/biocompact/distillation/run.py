@@ -17,6 +17,7 @@ from biocompact.distillation.objectives import METHODS
 from biocompact.distillation.settings import DistillationSettings
 from biocompact.distillation.student import initialise_student
 from biocompact.distillation.teacher_head import check_teacher_head
+from biocompact.locations import portable_location
 from biocompact.tracking import TrackingSettings
 from biocompact.training.launch import job_main
 from biocompact.training.loop import pick_device
@@ -65,9 +66,9 @@ def run_distillation(
     objective = METHODS[settings.method](student, teacher, **settings.options)
     description = {
         "model": name,
-        "teacher": str(teacher_dir),
+        "teacher": portable_location(str(teacher_dir)),
         "method": settings.method,
-        "student_init": settings.student_init,
+        "student_init": portable_location(settings.student_init),
         "student_layers": settings.student_layers,
         **objective.options_record(),
         "architecture": student.config.to_diff_dict(),

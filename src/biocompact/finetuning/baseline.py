@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from biocompact.atomic import write_json
-from biocompact.finetuning.record import FoldResult, metrics_record
+from biocompact.atomic import atomic_open, write_json
+from biocompact.finetuning.record import FoldResult, metrics_record, write_fold_predictions
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.splits import load_splits
 from biocompact.finetuning.task_files import fold_tasks
@@ -18,17 +18,21 @@ MODEL_NAME = "majority-class"
 def majority_baseline(task: FinetuningTask, *, outputs: Mapping[str, str]) -> dict[str, Any]:
     """Predict the most frequent training label (NER: all O; QA: the most frequent
     answers), score dev and test of every fold, write metrics.json (``outputs["metrics"]``)
-    in the fine-tuning form with ``"model": "majority-class"``, ``"seed": null``."""
+    in the fine-tuning form with ``"model": "majority-class"``, ``"seed": null``, and the
+    test predictions in the fine-tuning runs' form (``outputs["predictions"]``)."""
     family = get_family(task.family, task.format)
     results = []
     for fold, fold_task in fold_tasks(task):
         splits = load_splits(fold_task, family)
 
-        def scores(examples: list) -> dict[str, float]:
-            predictions = family.majority(splits.train, examples)
+        def scores(examples: list, predictions: list) -> dict[str, float]:
             return family.score(examples, predictions, fold_task, splits.labels)
 
-        results.append(FoldResult(fold, splits, scores(splits.test), scores(splits.dev), []))
+        test = family.majority(splits.train, splits.test)
+        dev = family.majority(splits.train, splits.dev)
+        results.append(
+            FoldResult(fold, splits, scores(splits.test, test), scores(splits.dev, dev), test)
+        )
     record = metrics_record(
         model=MODEL_NAME,
         task_name=task.name,
@@ -39,4 +43,6 @@ def majority_baseline(task: FinetuningTask, *, outputs: Mapping[str, str]) -> di
         model_path=None,
     )
     write_json(outputs["metrics"], record)
+    with atomic_open(outputs["predictions"]) as handle:
+        write_fold_predictions(handle, family, results)
     return record

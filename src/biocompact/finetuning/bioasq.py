@@ -203,20 +203,35 @@ def _flatten(answer: object) -> Iterator[str]:
             yield from _flatten(item)
 
 
-def read_bioasq_golden(path: str | Path) -> dict[str, GoldenQuestion]:
-    """Golden questions by id from a BioASQ JSON file ``{"questions": [...]}``."""
-    raw, payload = _load_json(path)
+def _golden_questions(path: str | Path) -> list[dict]:
+    """The questions of a BioASQ JSON file ``{"questions": [...]}``."""
+    _, payload = _load_json(path)
     questions = payload.get("questions") if isinstance(payload, dict) else None
     if not isinstance(questions, list):
         raise DatasetFormatError(path, 1, 'expected a BioASQ object {"questions": [...]}')
+    return questions
+
+
+def read_bioasq_golden(path: str | Path) -> dict[str, GoldenQuestion]:
+    """Golden questions by id from a BioASQ JSON file ``{"questions": [...]}``."""
     golden = {}
-    for question in questions:
+    for question in _golden_questions(path):
         exact = question.get("exact_answer")
         if question.get("type") == "yesno" and isinstance(exact, str):
             golden[question["id"]] = GoldenQuestion("yesno", yesno_label(exact))
         elif question.get("type") in ("factoid", "list") and exact is not None:
             golden[question["id"]] = GoldenQuestion(question["type"], tuple(_flatten(exact)))
     return golden
+
+
+def read_bioasq_snippet_documents(path: str | Path) -> dict[str, tuple[str, ...]]:
+    """The documents of each golden question's snippets, by question id: their URLs
+    (``http://www.ncbi.nlm.nih.gov/pubmed/<PMID>``) in first-seen order."""
+    documents = {}
+    for question in _golden_questions(path):
+        urls = (snippet.get("document") for snippet in question.get("snippets") or [])
+        documents[str(question.get("id"))] = tuple(dict.fromkeys(filter(None, urls)))
+    return documents
 
 
 def golden_answer(

@@ -6,6 +6,8 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+from scipy.stats import pearsonr, spearmanr
 from seqeval.metrics.sequence_labeling import precision_recall_fscore_support as conlleval_scores
 from seqeval.metrics.v1 import precision_recall_fscore_support as strict_scores
 from seqeval.scheme import IOB2
@@ -90,8 +92,14 @@ def _entity(
     )
 
 
-def _entity_type(tag: str) -> str | None:
+def entity_type(tag: str) -> str | None:
+    """The entity type of an IOB2 tag (``B-Disease`` -> ``Disease``), None for O."""
     return None if tag == "O" else tag.split("-", 1)[-1]
+
+
+def entity_types(labels: Sequence[str]) -> list[str]:
+    """The entity types of a set of IOB2 labels, sorted."""
+    return sorted({kind for label in labels if (kind := entity_type(label))})
 
 
 def word_macro_f1(types: Sequence[str]) -> Callable[[Sequence, Sequence], float]:
@@ -100,7 +108,7 @@ def word_macro_f1(types: Sequence[str]) -> Callable[[Sequence, Sequence], float]
 
     def compute(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]]) -> float:
         pairs = [
-            (_entity_type(g), _entity_type(p))
+            (entity_type(g), entity_type(p))
             for gold_tags, predicted_tags in zip(gold, predicted)
             for g, p in zip(gold_tags, predicted_tags, strict=True)
         ]
@@ -124,7 +132,7 @@ def ner_metrics(label_all_subtokens: bool = False, labels: Sequence[str] = ()) -
         scores = _entity_scores(strict=bool(prefix))
         for name in ("f1", "precision", "recall"):
             metrics[f"{prefix}{name}"] = _entity(scores, name, training, strict=bool(prefix))
-    types = sorted({kind for label in labels if (kind := _entity_type(label))})
+    types = entity_types(labels)
     if types:
         metrics["word_macro_f1"] = Metric(
             f"word-level F1 of each entity type {types} (a word counts for the type of its B- "
@@ -133,6 +141,19 @@ def ner_metrics(label_all_subtokens: bool = False, labels: Sequence[str] = ()) -
             word_macro_f1(types),
         )
     return metrics
+
+
+def positive_classes(
+    labels: Sequence[str],
+    negative_label: str | None = None,
+    positive_labels: Sequence[str] | None = None,
+) -> list[str]:
+    """The classes micro-F1 counts: ``positive_labels`` when given, else every label but
+    ``negative_label`` (all labels when neither is set); both must be training ``labels``."""
+    unknown = {negative_label, *(positive_labels or ())} - {None, *labels}
+    if unknown:
+        raise ValueError(f"labels {sorted(unknown)} are not training labels {list(labels)}")
+    return list(positive_labels or [label for label in labels if label != negative_label])
 
 
 def classification_metrics(
@@ -146,10 +167,7 @@ def classification_metrics(
     label but ``negative_label`` (all labels when neither is set). ``binary_f1`` exists
     only for 0/1 label sets.
     """
-    unknown = {negative_label, *(positive_labels or ())} - {None, *labels}
-    if unknown:
-        raise ValueError(f"labels {sorted(unknown)} are not training labels {list(labels)}")
-    positives = list(positive_labels or [label for label in labels if label != negative_label])
+    positives = positive_classes(labels, negative_label, positive_labels)
     excluded = f", excluding the negative label {negative_label!r}" if negative_label else ""
     metrics = {
         "accuracy": Metric("share of examples whose label is predicted exactly", accuracy_score),
@@ -259,7 +277,9 @@ def _indicators(labels: Sequence[str], label_sets: Sequence[frozenset]) -> objec
     return MultiLabelBinarizer(classes=list(labels)).fit_transform(label_sets)
 
 
-def _by_document(gold: Sequence[tuple[str, frozenset]], predicted: Sequence[frozenset]) -> tuple:
+def by_document(gold: Sequence[tuple[str, frozenset]], predicted: Sequence[frozenset]) -> tuple:
+    """Gold and predicted label sets per document (first-seen order): the sets of its
+    sentences OR-ed."""
     documents: dict[str, list[set]] = {}
     for (document, labels), guess in zip(gold, predicted):
         merged = documents.setdefault(document, [set(), set()])
@@ -275,7 +295,7 @@ def multilabel_metrics(labels: Sequence[str]) -> dict[str, Metric]:
     def f1(average: str, documents: bool) -> Callable[[Sequence, Sequence], float]:
         def compute(gold: Sequence, predicted: Sequence) -> float:
             if documents:
-                gold_sets, predicted_sets = _by_document(gold, predicted)
+                gold_sets, predicted_sets = by_document(gold, predicted)
             else:
                 gold_sets, predicted_sets = [labels for _, labels in gold], predicted
             return f1_score(
@@ -299,5 +319,32 @@ def multilabel_metrics(labels: Sequence[str]) -> dict[str, Metric]:
             f"abstract-level micro F1 over {list(labels)}: the labels of an abstract's sentences "
             "OR-ed into the abstract, gold and predicted alike (BLURB)",
             f1("micro", True),
+        ),
+    }
+
+
+def _correlation(function: Callable) -> Callable[[Sequence[float], Sequence[float]], float]:
+    def compute(gold: Sequence[float], predicted: Sequence[float]) -> float:
+        if len(set(gold)) < 2 or len(set(predicted)) < 2:
+            return 0.0  # undefined for a constant series
+        return float(function(gold, predicted)[0])
+
+    return compute
+
+
+def similarity_metrics() -> dict[str, Metric]:
+    """Pearson (BLURB's BIOSSES metric) and Spearman correlation, and mean squared error."""
+    return {
+        "pearson": Metric(
+            "Pearson correlation of predicted and gold scores (BLURB); 0 when either is constant",
+            _correlation(pearsonr),
+        ),
+        "spearman": Metric(
+            "Spearman rank correlation of predicted and gold scores; 0 when either is constant",
+            _correlation(spearmanr),
+        ),
+        "mse": Metric(
+            "mean squared error of the predicted scores (lower is better)",
+            lambda gold, predicted: float(np.mean((np.asarray(gold) - predicted) ** 2)),
         ),
     }

@@ -20,8 +20,6 @@ from biocompact.finetuning.metrics import Metric, multilabel_metrics
 from biocompact.finetuning.readers import MultiLabelText, read_hoc_tsv
 from biocompact.finetuning.settings import FinetuningTask
 
-THRESHOLD = 0.5  # probability above which a label is predicted
-
 
 class MultiLabelClassification(TaskFamily):
     """Sentences with label sets; abstract-level micro F1 (BLURB) by default."""
@@ -57,11 +55,15 @@ class MultiLabelClassification(TaskFamily):
         targets = [[float(label in example.labels) for label in labels] for example in examples]
         truncated = sum(bool(item.overflowing) for item in encoding.encodings)
         dataset = Dataset.from_dict({**encoding, "labels": targets})
-        return Encoded(dataset, stats={"truncated_examples": truncated})
+        threshold = task.training.threshold
+        return Encoded(
+            dataset, stats={"truncated_examples": truncated}, settings={"threshold": threshold}
+        )
 
     def decode(self, logits: np.ndarray, encoded: Encoded, labels: Sequence[str]) -> list:
-        """Every label whose sigmoid probability exceeds 0.5."""
-        chosen = logits > np.log(THRESHOLD / (1 - THRESHOLD))  # sigmoid(x) > t
+        """Every label whose sigmoid probability exceeds the task's ``threshold``."""
+        threshold = encoded.settings["threshold"]
+        chosen = logits > np.log(threshold / (1 - threshold))  # sigmoid(x) > t
         return [frozenset(np.asarray(labels)[row].tolist()) for row in chosen]
 
     def majority(
@@ -78,9 +80,9 @@ class MultiLabelClassification(TaskFamily):
     def write_predictions(
         self, handle: IO[str], examples: Sequence[MultiLabelText], predictions: Sequence
     ) -> None:
-        """``index<TAB>gold<TAB>predicted`` (comma-separated sorted labels) after a header."""
-        handle.write("index\tgold\tpredicted\n")
+        """``index<TAB>gold<TAB>predicted<TAB>document`` (comma-separated sorted labels; the
+        sentence's abstract) after a header."""
+        handle.write("index\tgold\tpredicted\tdocument\n")
         for example, predicted in zip(examples, predictions):
-            handle.write(
-                f"{example.id}\t{','.join(sorted(example.labels))}\t{','.join(sorted(predicted))}\n"
-            )
+            gold, guess = ",".join(sorted(example.labels)), ",".join(sorted(predicted))
+            handle.write(f"{example.id}\t{gold}\t{guess}\t{example.document}\n")

@@ -111,16 +111,25 @@ def non_empty(path: str | Path, examples: list) -> list:
     return examples
 
 
-def normalise_tag(tag: str, path: str | Path, line: int) -> str:
-    """Return the typed IOB2 form of ``tag`` (``B`` -> ``B-ENT``); reject other schemes."""
+def typed_tag(tag: str) -> str | None:
+    """The typed IOB2 form of ``tag`` (``B`` -> ``B-ENT``, ``B-Chemical`` and ``O`` as they
+    are); None when ``tag`` is not an IOB2 tag."""
     match = _TAG.match(tag)
     if not match:
-        raise DatasetFormatError(
-            path, line, f"unknown tag scheme: {tag!r} (expected O, B, I, B-<type> or I-<type>)"
-        )
+        return None
     if tag == "O" or match.group(3):
         return tag
     return f"{tag}-{UNTYPED_ENTITY}"
+
+
+def normalise_tag(tag: str, path: str | Path, line: int) -> str:
+    """Return the typed IOB2 form of ``tag`` (``B`` -> ``B-ENT``); reject other schemes."""
+    typed = typed_tag(tag)
+    if typed is None:
+        raise DatasetFormatError(
+            path, line, f"unknown tag scheme: {tag!r} (expected O, B, I, B-<type> or I-<type>)"
+        )
+    return typed
 
 
 def _read_tagged(
@@ -295,3 +304,8 @@ def read_similarity_jsonl(path: str | Path) -> list[ScoredPair]:
             )
         )
     return non_empty(path, pairs)
+
+
+# the readers of each format, by family (the task families' own, read by the DAG's checks)
+NER_READERS = {"biobert_tsv": read_ner_biobert_tsv, "conll": read_ner_conll}
+TEXT_READERS = {"biobert_tsv": read_re_biobert_tsv, "blue_tsv": read_re_blue_tsv}

@@ -12,6 +12,7 @@ from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.metrics import definitions
 from biocompact.finetuning.settings import FinetuningTask, Hyperparameters
 from biocompact.finetuning.splits import Splits
+from biocompact.locations import portable_location
 
 FOLD_AGGREGATE = "median over folds"
 
@@ -31,10 +32,27 @@ class FoldResult:
     hyperparameters: Hyperparameters | None = None
     grid_search: list[dict] | None = None
     stats: dict[str, int] = field(default_factory=dict)
+    # the majority-class baseline's test scores on the same examples (fine-tuning runs)
+    baseline_metrics: dict[str, float] | None = None
 
 
 def _median(values: Sequence[Mapping[str, float]]) -> dict[str, float]:
     return {name: statistics.median(v[name] for v in values) for name in values[0]}
+
+
+def _subsampled(results: Sequence[FoldResult]) -> dict[str, dict[str, int]]:
+    """Each split that ``max_*_examples`` cut: examples kept ``used`` ``of`` the examples
+    there were, totals over folds."""
+    counts = {
+        split: [
+            r.splits.subsampled.get(split, (len(getattr(r.splits, split)),) * 2) for r in results
+        ]
+        for split in dict.fromkeys(s for r in results for s in r.splits.subsampled)
+    }
+    return {
+        split: {"used": sum(used for used, _ in pairs), "of": sum(of for _, of in pairs)}
+        for split, pairs in counts.items()
+    }
 
 
 def _fold_entry(result: FoldResult) -> dict[str, Any]:
@@ -83,10 +101,13 @@ def metrics_record(
         "test_examples": sum(len(r.splits.test) for r in results),
         "train_seconds": round(sum(r.train_seconds for r in results), 3),
         "hyperparameters": first.hyperparameters.as_record() if first.hyperparameters else None,
-        "model_path": model_path,
+        "model_path": portable_location(model_path) if model_path else None,
         "dev_source": first.splits.dev_source,
         "labels": labels,
+        "subsampled": _subsampled(results),
     }
+    if first.baseline_metrics is not None:
+        record["majority_baseline"] = _median([r.baseline_metrics for r in results])
     if cross_validated:
         record["fold_aggregate"] = FOLD_AGGREGATE
         record["folds"] = {r.fold: _fold_entry(r) for r in results}

@@ -19,33 +19,6 @@ logger = logging.getLogger(__name__)
 CHOICES = ("median_dev", "best_dev")
 
 
-def label_names(
-    labels: Sequence[str], names: Mapping[str, str] | None, task: str | None = None
-) -> dict[int, str]:
-    """``id2label`` of a saved model: each label of the task files under its name in
-    ``names`` (a task's ``label_names``, e.g. ``{"1": "GAD-positive"}``; NER names the
-    tags, ``{"B-ENT": "B-Disease", "I-ENT": "I-Disease"}``), else as it is; ``task`` names
-    the task in errors."""
-    names = names or {}
-    key = f"finetuning.tasks.{task}.label_names" if task else "label_names"
-    unknown = sorted(set(names) - set(labels))
-    if unknown:
-        raise ValueError(
-            f"{key} names labels {unknown} that the task's files do not have: {list(labels)}"
-        )
-    renamed = [names.get(label, label) for label in labels]
-    if len(set(renamed)) != len(renamed):
-        raise ValueError(f"{key} gives two labels one name: {renamed}")
-    return dict(enumerate(renamed))
-
-
-def task_labels(saved: Sequence[str], names: Mapping[str, str] | None) -> list[str]:
-    """The task files' labels of a saved model's labels ``saved`` (its ``id2label`` in
-    order): ``label_names`` undone."""
-    original = {name: label for label, name in (names or {}).items()}
-    return [original.get(name, name) for name in saved]
-
-
 def choose_run(records: Sequence[Mapping[str, Any]], choice: str) -> tuple[Mapping[str, Any], str]:
     """The run to publish among one (model, task)'s seeds, and a sentence saying why.
 

@@ -8,7 +8,6 @@ from typing import IO
 
 import numpy as np
 from datasets import Dataset
-from scipy.stats import pearsonr, spearmanr
 from transformers import (
     AutoModelForSequenceClassification,
     DataCollatorWithPadding,
@@ -17,36 +16,9 @@ from transformers import (
 )
 
 from biocompact.finetuning.family import Encoded, TaskFamily
-from biocompact.finetuning.metrics import Metric
+from biocompact.finetuning.metrics import Metric, similarity_metrics
 from biocompact.finetuning.readers import ScoredPair, read_similarity_jsonl
 from biocompact.finetuning.settings import FinetuningTask
-
-
-def _correlation(function: Callable) -> Callable[[Sequence[float], Sequence[float]], float]:
-    def compute(gold: Sequence[float], predicted: Sequence[float]) -> float:
-        if len(set(gold)) < 2 or len(set(predicted)) < 2:
-            return 0.0  # undefined for a constant series
-        return float(function(gold, predicted)[0])
-
-    return compute
-
-
-def similarity_metrics() -> dict[str, Metric]:
-    """Pearson (BLURB's BIOSSES metric) and Spearman correlation, and mean squared error."""
-    return {
-        "pearson": Metric(
-            "Pearson correlation of predicted and gold scores (BLURB); 0 when either is constant",
-            _correlation(pearsonr),
-        ),
-        "spearman": Metric(
-            "Spearman rank correlation of predicted and gold scores; 0 when either is constant",
-            _correlation(spearmanr),
-        ),
-        "mse": Metric(
-            "mean squared error of the predicted scores (lower is better)",
-            lambda gold, predicted: float(np.mean((np.asarray(gold) - predicted) ** 2)),
-        ),
-    }
 
 
 class SentenceSimilarity(TaskFamily):

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-from biocompact.datasets.tasks import dataset_task
+from biocompact.datasets.tasks import dataset_recipe, dataset_task
 
 # The settings a preset's ``grid`` may vary, in the order a grid point is named.
 GRID_KEYS = ("learning_rate", "batch_size", "epochs")
@@ -47,8 +47,11 @@ class Hyperparameters:
     intermediate_epochs: float = 1  # epochs on a task's intermediate file
     length_grouped_batches: bool = False  # training batches of examples of similar length
     bf16: bool = True  # where the device computes bf16 natively
+    threshold: float = 0.5  # multi-label: the probability above which a label is predicted
 
     def __post_init__(self) -> None:
+        if not 0 < self.threshold < 1:
+            raise ValueError(f"threshold must be in (0, 1), got {self.threshold}")
         if not 0 <= self.warmup_ratio < 1:
             # Trainer reads warmup_steps >= 1 as a number of steps, not a ratio
             raise ValueError(f"warmup_ratio must be in [0, 1), got {self.warmup_ratio}")
@@ -172,7 +175,8 @@ def task_entry(
 ) -> dict[str, Any]:
     """Task ``task`` of the schema-validated ``finetuning`` section as a plain entry (the
     rules' params), checked by parsing it; the config is not changed. Its ``dataset`` is
-    filled in and its ``hyperparameters`` are the preset's, then the task's overrides, then
+    filled in and its ``hyperparameters`` are the preset's, then the dataset's recipe (the
+    publishers' settings in the registry), then the task's overrides, then
     ``model_overrides`` of ``model`` (or ``hyperparameters`` instead, when given: task
     distillation's classifier training). Without ``training``: the task's data alone."""
     settings = finetuning["tasks"][task]
@@ -191,6 +195,7 @@ def task_entry(
     elif training:
         entry["hyperparameters"] = {
             **finetuning["presets"][settings["preset"]],
+            **dataset_recipe(settings),
             **settings["hyperparameters"],
             **(finetuning["model_overrides"].get(model, {}) if model else {}),
         }

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sklearn.model_selection import GroupShuffleSplit, train_test_split
 
 from biocompact.finetuning.family import TaskFamily
-from biocompact.finetuning.readers import DatasetFormatError
 from biocompact.finetuning.settings import FinetuningTask
+from biocompact.finetuning.task_labels import check_known_labels, training_labels
 
 DEV_FRACTION = 0.1
 DEV_SPLIT_SEED = 20240501  # fixed: every run seed sees the same carved dev set
@@ -17,29 +16,15 @@ DEV_SPLIT_SEED = 20240501  # fixed: every run seed sees the same carved dev set
 
 @dataclass(frozen=True)
 class Splits:
-    """The examples of each split, the training labels (sorted) and where dev came from."""
+    """The examples of each split, the training labels (sorted), where dev came from, and
+    each split cut by ``max_*_examples``: split -> (examples kept, examples there were)."""
 
     train: list
     dev: list
     test: list
     labels: list[str]
     dev_source: str
-
-
-def training_labels(examples: Sequence) -> list[str]:
-    """Sorted set of gold labels in ``examples``."""
-    return sorted({label for example in examples for _, label in example.label_positions()})
-
-
-def check_known_labels(examples: Sequence, labels: Sequence[str]) -> None:
-    """Raise naming file and line for the first gold label never seen in training."""
-    known = set(labels)
-    for example in examples:
-        for line, label in example.label_positions():
-            if label not in known:
-                raise DatasetFormatError(
-                    example.source, line, f"label {label!r} never seen in training {sorted(known)}"
-                )
+    subsampled: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 def carve_dev(train: list, family: TaskFamily) -> tuple[list, list]:
@@ -75,17 +60,26 @@ def evaluation_sample(examples: list, size: int | None, family: TaskFamily) -> l
 def load_splits(task: FinetuningTask, family: TaskFamily) -> Splits:
     """Read train (its first ``max_train_examples`` when set), dev and test; without a dev
     file, carve a fixed 10% of train. ``max_dev_examples`` and ``max_test_examples`` keep a
-    fixed random sample of dev and test (quick studies)."""
-    train = family.read_split(task, "train")[: task.max_train_examples]
+    fixed random sample of dev and test (quick studies); ``subsampled`` records each cut."""
+    whole = {"train": family.read_split(task, "train")}
+    train = whole["train"][: task.max_train_examples]
+    kept = {"train": len(train)}
     if task.dev:
-        dev = family.read_split(task, "dev")
+        whole["dev"] = family.read_split(task, "dev")
         dev_source = str(task.dev)
     else:
-        train, dev = carve_dev(train, family)
+        train, whole["dev"] = carve_dev(train, family)
         dev_source = f"{DEV_FRACTION:.0%} of train, split with fixed seed {DEV_SPLIT_SEED}"
-    dev = evaluation_sample(dev, task.max_dev_examples, family)
-    test = evaluation_sample(family.read_split(task, "test"), task.max_test_examples, family)
+    whole["test"] = family.read_split(task, "test")
+    dev = evaluation_sample(whole["dev"], task.max_dev_examples, family)
+    test = evaluation_sample(whole["test"], task.max_test_examples, family)
+    kept.update(dev=len(dev), test=len(test))
     labels = training_labels(train)
     check_known_labels(dev, labels)
     check_known_labels(test, labels)
-    return Splits(train, dev, test, labels, dev_source)
+    subsampled = {
+        split: (kept[split], len(whole[split]))
+        for split in ("train", "dev", "test")
+        if kept[split] < len(whole[split])
+    }
+    return Splits(train, dev, test, labels, dev_source, subsampled)

@@ -15,7 +15,7 @@ from transformers import (
 
 from biocompact.finetuning.family import Encoded, TaskFamily
 from biocompact.finetuning.metrics import Metric, ner_metrics
-from biocompact.finetuning.readers import TaggedSentence, read_ner_biobert_tsv, read_ner_conll
+from biocompact.finetuning.readers import NER_READERS, TaggedSentence
 from biocompact.finetuning.settings import FinetuningTask
 
 IGNORED = -100  # label id the loss skips
@@ -33,7 +33,7 @@ class TokenClassification(TaskFamily):
 
     name = "ner"
     model_class = AutoModelForTokenClassification
-    readers = {"biobert_tsv": read_ner_biobert_tsv, "conll": read_ner_conll}
+    readers = NER_READERS
     default_metric = "f1"
 
     def metrics(self, task: FinetuningTask, labels: Sequence[str]) -> dict[str, Metric]:

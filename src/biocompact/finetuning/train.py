@@ -7,7 +7,6 @@ from __future__ import annotations
 import inspect
 import logging
 import tempfile
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -32,13 +31,16 @@ from transformers.trainer_pt_utils import LengthGroupedSampler
 from transformers.utils.logging import disable_progress_bar
 
 from biocompact.atomic import atomic_open, atomic_path, write_json
+from biocompact.finetuning import checkpoints
+from biocompact.finetuning.checkpoints import Checkpointing, child
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.record import FoldResult, metrics_record, write_fold_predictions
-from biocompact.finetuning.saved_models import label_names
 from biocompact.finetuning.settings import GRID_KEYS, FinetuningTask, Hyperparameters
 from biocompact.finetuning.splits import Splits, load_splits
 from biocompact.finetuning.task_files import fold_tasks
+from biocompact.finetuning.task_labels import saved_label_names
 from biocompact.finetuning.tasks import get_family
+from biocompact.locations import portable_location
 from biocompact.model_card import CardSettings, finetuned_model_card, hardware, write_card
 from biocompact.tracking import CurveDestination, ScalarTrackers, TrackingSettings
 from biocompact.training import distributed
@@ -61,8 +63,11 @@ class KeepBestModel(TrainerCallback):
     Trainer's own ``load_best_model_at_end`` needs a full checkpoint (weights and
     optimizer state) written to disk at every evaluation; for compact models on CPU that
     costs about as much as an epoch of training, while a state dict in memory is cheap.
-    Ties keep the earlier evaluation.
+    Ties keep the earlier evaluation. A resumable training saves and restores its state
+    with each checkpoint (``checkpoints.train``).
     """
+
+    RESUMED = ("best_epoch", "best_step", "dev_metrics", "state_dict")
 
     def __init__(self, metric: str, metric_names: list[str], by_epoch: bool) -> None:
         self.metric = metric
@@ -83,6 +88,15 @@ class KeepBestModel(TrainerCallback):
                 name: tensor.detach().to("cpu", copy=True)
                 for name, tensor in model.state_dict().items()
             }
+
+    def state(self) -> dict[str, Any]:
+        """The best evaluation so far and its weights."""
+        return {name: getattr(self, name) for name in self.RESUMED}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Continue from a saved ``state``."""
+        for name in self.RESUMED:
+            setattr(self, name, state[name])
 
 
 class LengthGroupedTraining:
@@ -191,13 +205,20 @@ class TensorBoardCurves(TrainerCallback):
 
 
 def _training_arguments(
-    hyperparameters: Hyperparameters, seed: int, output_dir: str, evaluate: bool = True
+    hyperparameters: Hyperparameters,
+    seed: int,
+    output_dir: str,
+    evaluate: bool = True,
+    checkpointing: Checkpointing | None = None,
 ) -> TrainingArguments:
+    """The Trainer's arguments; it saves checkpoints into ``checkpointing`` only (else its
+    ``output_dir`` is scratch: the best dev weights are kept by ``KeepBestModel``)."""
     eval_steps = hyperparameters.eval_steps
     device = distributed.device()
     strategy = ("steps" if eval_steps else "epoch") if evaluate else "no"
+    saving = {"output_dir": output_dir, **checkpoints.training_arguments(checkpointing)}
     return TrainingArguments(
-        output_dir=output_dir,
+        **saving,
         num_train_epochs=hyperparameters.epochs,
         per_device_train_batch_size=hyperparameters.batch_size,
         per_device_eval_batch_size=max(
@@ -213,7 +234,6 @@ def _training_arguments(
         eval_steps=eval_steps,
         logging_strategy="steps" if eval_steps else "epoch",
         logging_steps=eval_steps or 500,
-        save_strategy="no",  # see KeepBestModel
         report_to=[],
         disable_tqdm=True,
         log_level="warning",
@@ -261,14 +281,18 @@ def train_without_dev(
     seed: int,
     trainer_class: type[Trainer] = Trainer,
     label_names: Sequence[str] | None = None,
-) -> None:
+    checkpointing: Checkpointing | None = None,
+) -> float:
     """Train ``model`` in place for the preset's epochs without dev evaluation (``label_names``:
-    the dataset's target columns when ``trainer_class`` computes its own loss)."""
+    the dataset's target columns when ``trainer_class`` computes its own loss), resumably
+    with ``checkpointing``; return the seconds trained (before a resume too)."""
     with tempfile.TemporaryDirectory(prefix="biocompact-train-") as scratch:
-        arguments = _training_arguments(hyperparameters, seed, scratch, evaluate=False)
+        arguments = _training_arguments(
+            hyperparameters, seed, scratch, evaluate=False, checkpointing=checkpointing
+        )
         if label_names:
             arguments.label_names = list(label_names)
-        _trainer(
+        trainer = _trainer(
             model,
             arguments,
             family,
@@ -276,7 +300,8 @@ def train_without_dev(
             train,
             trainer_class=trainer_class,
             length_grouped=hyperparameters.length_grouped_batches,
-        ).train()
+        )
+        return checkpoints.train(trainer, checkpointing)
 
 
 def predict_logits(
@@ -303,6 +328,7 @@ def _intermediate_model(
     hyperparameters: Hyperparameters,
     seed: int,
     labels: list[str],
+    checkpointing: Checkpointing | None = None,
 ) -> PreTrainedModel:
     """A fresh model for ``labels``; first trained on the task's ``intermediate`` file
     (same format, no dev selection) for ``intermediate_epochs`` when one is given."""
@@ -312,7 +338,9 @@ def _intermediate_model(
         examples = family.read(task.intermediate, task.format)
         data = family.encode(examples, tokenizer, labels, task).dataset
         settings = replace(hyperparameters, epochs=hyperparameters.intermediate_epochs)
-        train_without_dev(model, family, tokenizer, data, settings, seed)
+        train_without_dev(
+            model, family, tokenizer, data, settings, seed, checkpointing=checkpointing
+        )
         logger.info(
             "intermediate fine-tuning on %d examples of %s", len(examples), task.intermediate
         )
@@ -329,9 +357,11 @@ def _train_point(
     hyperparameters: Hyperparameters,
     seed: int,
     curves: CurveDestination | None = None,
+    checkpointing: Checkpointing | None = None,
 ) -> tuple[PreTrainedModel, KeepBestModel, float]:
     """Train one grid point; the model comes back holding its best dev weights. With
-    ``curves``, its curves go to a part of it named after the point."""
+    ``curves``, its curves go to a part of it named after the point; with
+    ``checkpointing``, it resumes from its checkpoints."""
     train, dev = encoded
     primary = family.primary_metric(task, splits.labels)
     metric_names = list(family.metrics(task, splits.labels))
@@ -341,20 +371,26 @@ def _train_point(
         return family.score(splits.dev, predicted, task, splits.labels)
 
     model = _intermediate_model(
-        model_path, family, tokenizer, task, hyperparameters, seed, splits.labels
+        model_path,
+        family,
+        tokenizer,
+        task,
+        hyperparameters,
+        seed,
+        splits.labels,
+        child(checkpointing, "intermediate"),
     )
     best = KeepBestModel(primary, metric_names, by_epoch=not hyperparameters.eval_steps)
     callbacks: list[TrainerCallback] = [best]
     if curves is not None:
-        point = (
-            f"lr{hyperparameters.learning_rate}-batch{hyperparameters.batch_size}"
-            f"-epochs{hyperparameters.epochs}"
+        point_curves = curves.child(
+            point_name(hyperparameters), hyperparameters=hyperparameters.as_record()
         )
-        callbacks.append(TensorBoardCurves(curves.child(point).open()))
+        callbacks.append(TensorBoardCurves(point_curves.open()))
     dev_sorted, dev_order = length_sorted(dev.dataset)
-    started = time.perf_counter()
+    checkpointing = child(checkpointing, "task")
     with tempfile.TemporaryDirectory(prefix="biocompact-finetune-") as scratch:
-        arguments = _training_arguments(hyperparameters, seed, scratch)
+        arguments = _training_arguments(hyperparameters, seed, scratch, checkpointing=checkpointing)
         trainer = _trainer(
             model,
             arguments,
@@ -366,10 +402,18 @@ def _train_point(
             eval_dataset=dev_sorted,
             compute_metrics=metrics_in_dataset_order(dev_scores, dev_order),
         )
-        trainer.train()
+        seconds = checkpoints.train(trainer, checkpointing, best)
     model.load_state_dict(best.state_dict)
     best.state_dict = {}
-    return model, best, time.perf_counter() - started
+    return model, best, seconds
+
+
+def point_name(hyperparameters: Hyperparameters) -> str:
+    """A grid point's name: its curves' and its checkpoints' folder."""
+    return (
+        f"lr{hyperparameters.learning_rate}-batch{hyperparameters.batch_size}"
+        f"-epochs{hyperparameters.epochs}"
+    )
 
 
 def _run_fold(
@@ -380,15 +424,22 @@ def _run_fold(
     fold: str | None,
     out_model: str | None = None,
     curves: CurveDestination | None = None,
+    checkpointing: Checkpointing | None = None,
 ) -> FoldResult:
     """Train every grid point on one fold of ``task``, choose the best on dev, score it
     once on test; save the chosen model with its tokenizer to ``out_model`` when given (its
     labels renamed by ``run.saved_label_names``); the curves of its grid points go to
-    ``curves``."""
+    ``curves``, their checkpoints (if any) to ``checkpointing``."""
     splits = load_splits(task, family)
     primary = family.primary_metric(task, splits.labels)
     # checked before training: a wrong name stops the job at once
-    saved_labels = label_names(splits.labels, run.saved_label_names, task.name)
+    saved_labels = saved_label_names(
+        splits.labels,
+        run.saved_label_names,
+        task.family,
+        f"finetuning.tasks.{task.name}.label_names",
+        task.train,
+    )
     train, dev, test = (
         family.encode(examples, tokenizer, splits.labels, task)
         for examples in (splits.train, splits.dev, splits.test)
@@ -408,7 +459,16 @@ def _run_fold(
     search, chosen, train_seconds = [], None, 0.0
     for point in task.training.grid_points():
         model, best, seconds = _train_point(
-            run.model_path, family, tokenizer, task, splits, (train, dev), point, run.seed, curves
+            run.model_path,
+            family,
+            tokenizer,
+            task,
+            splits,
+            (train, dev),
+            point,
+            run.seed,
+            curves,
+            child(checkpointing, point_name(point)),
         )
         train_seconds += seconds
         search.append(
@@ -431,7 +491,10 @@ def _run_fold(
     logits = predict_logits(model, family, tokenizer, test.dataset, point, run.seed)
     predictions = family.decode(logits, test, splits.labels)
     test_metrics = family.score(splits.test, predictions, task, splits.labels)
-    logger.info("fold %s: test %s", fold, test_metrics)
+    # the floor the card compares the model with, on the same test examples
+    baseline = family.majority(splits.train, splits.test)
+    baseline_metrics = family.score(splits.test, baseline, task, splits.labels)
+    logger.info("fold %s: test %s (majority class %s)", fold, test_metrics, baseline_metrics)
     return FoldResult(
         fold=fold,
         splits=splits,
@@ -444,6 +507,7 @@ def _run_fold(
         hyperparameters=point,
         grid_search=search if len(search) > 1 else None,
         stats=test.stats,
+        baseline_metrics=baseline_metrics,
     )
 
 
@@ -452,7 +516,7 @@ class FinetuneRun:
     """One fine-tuning run: ``model_path`` on ``task`` (with its hyperparameters) with
     ``seed``; ``model_name`` names the model in the record, the curves and the card
     (default: ``model_path``), ``saved_label_names`` the labels in a saved model's
-    ``id2label`` (a task's ``label_names``, see ``saved_models.label_names``; None: as in
+    ``id2label`` (a task's ``label_names``, see ``task_labels.saved_label_names``; None: as in
     the task's files), ``card_settings`` are the config's ``model_cards`` and ``tracking``
     the trackers that also get the curves."""
 
@@ -465,7 +529,13 @@ class FinetuneRun:
     tracking: TrackingSettings | None = None
 
 
-def finetune(run: FinetuneRun, *, outputs: Mapping[str, str], threads: int = 1) -> dict[str, Any]:
+def finetune(
+    run: FinetuneRun,
+    *,
+    outputs: Mapping[str, str],
+    threads: int = 1,
+    checkpointing: Checkpointing | None = None,
+) -> dict[str, Any]:
     """Fine-tune as ``run`` says and write test predictions (``outputs["predictions"]``) and
     metrics.json (``outputs["metrics"]``) atomically, with TensorBoard curves of training
     and dev scores in ``tensorboard/`` beside metrics.json (the median over folds for a
@@ -474,7 +544,9 @@ def finetune(run: FinetuneRun, *, outputs: Mapping[str, str], threads: int = 1) 
     ``run.saved_label_names``, with a model card of this run. The
     curves also go to the trackers of ``run.tracking``, one run
     ``finetuning/MODEL/TASK/seedN[/fold-F]/POINT`` per grid point. Under torchrun every
-    process trains and predicts, rank 0 alone writes. Returns the metrics record."""
+    process trains and predicts, rank 0 alone writes. With ``checkpointing``, each training
+    saves resumable checkpoints there and a job started again resumes from them (task
+    distillation's teacher). Returns the metrics record."""
     torch.set_num_threads(threads)
     disable_progress_bar()
     task, seed, model_name = run.task, run.seed, run.model_name or run.model_path
@@ -493,6 +565,14 @@ def finetune(run: FinetuneRun, *, outputs: Mapping[str, str], threads: int = 1) 
             Path(outputs["metrics"]).parent / TENSORBOARD_DIR,  # beside metrics.json
             f"finetuning/{model_name}/{task.name}/seed{seed}",
             run.tracking,
+            {
+                "stage": "finetuning",
+                "model": model_name,
+                "model_path": portable_location(run.model_path),
+                "task": task.name,
+                "seed": seed,
+                "config": task.entry,
+            },
         )
         if distributed.is_main()
         else None
@@ -505,7 +585,8 @@ def finetune(run: FinetuneRun, *, outputs: Mapping[str, str], threads: int = 1) 
             fold_task,
             fold,
             out_model,
-            curves.child(f"fold-{fold}") if fold is not None and curves else curves,
+            curves.child(f"fold-{fold}", fold=fold) if fold is not None and curves else curves,
+            checkpointing if fold is None else child(checkpointing, f"fold-{fold}"),
         )
         for fold, fold_task in folds
     ]

@@ -17,7 +17,17 @@ from biocompact.report.costs import (
     reference_setting,
     speedup_cell,
 )
-from biocompact.report.tables import DASH, Cell, Table, missing, number, percent
+from biocompact.report.intervals import NOT_DISTINGUISHABLE, Intervals, RowIntervals, interval
+from biocompact.report.tables import (
+    DASH,
+    Cell,
+    Table,
+    missing,
+    number,
+    percent,
+    tied_ranks,
+    with_intervals,
+)
 
 AT_BASELINE = "at or below the majority-class baseline"
 
@@ -80,10 +90,15 @@ def _pareto_cell(row: pd.Series) -> Cell:
     return Cell("no", "another model is at least as accurate and at least as fast")
 
 
-def glance_table(tradeoff: pd.DataFrame, efficiency: pd.DataFrame) -> Table:
-    """One row per model, most accurate first: overall average and its share of the best model
-    above the baseline (ties all in bold), parameters and their share of the largest model,
-    the speed-up with its range and FLOP check, and the Pareto flag."""
+def glance_table(
+    tradeoff: pd.DataFrame, efficiency: pd.DataFrame, intervals: Intervals | None = None
+) -> Table:
+    """One row per model, most accurate first: overall average (with the comparisons'
+    ``intervals``: its 95% interval, the best in bold only when distinguishable from every
+    other model, else the models it cannot tell apart marked tied) and its share of the best
+    model above the baseline (without intervals, equal bests all in bold), parameters and
+    their share of the largest model, the speed-up with its range and FLOP check, and the
+    Pareto flag."""
     setting = describe_setting(reference_setting(efficiency).iloc[0])
     reference = largest_model(efficiency)
     table = Table(
@@ -100,9 +115,16 @@ def glance_table(tradeoff: pd.DataFrame, efficiency: pd.DataFrame) -> Table:
     ranked = tradeoff[tradeoff["above_baseline"]]
     best = ranked["overall"].max() if not ranked.empty else None
     most = tradeoff["parameters"].max()
+    overall = intervals.row(OVERALL, "overall") if intervals is not None else None
+    bests = {m: int(v == best) for m, v in zip(ranked["model"], ranked["overall"])}
+    if overall is not None:
+        bests, tied = tied_ranks(bests, overall.tied(), set(ranked["model"]))
     for _, row in tradeoff.sort_values("overall", ascending=False).iterrows():
         if row["above_baseline"]:
-            average = Cell(percent(row["overall"]), numeric=True, rank=int(row["overall"] == best))
+            average = Cell(percent(row["overall"]), numeric=True, rank=bests[row["model"]])
+            if overall is not None:
+                average.tie = row["model"] in tied
+                average = with_intervals(average, row["model"], overall, average=True)
         else:
             average = Cell(percent(row["overall"]), AT_BASELINE, note="≤ baseline", numeric=True)
         table.add(
@@ -119,8 +141,12 @@ def glance_table(tradeoff: pd.DataFrame, efficiency: pd.DataFrame) -> Table:
     return table
 
 
-def _most_accurate(averages: pd.DataFrame) -> tuple[list[str], str] | None:
-    """The models sharing the best overall average above the baseline, and the sentence."""
+def _most_accurate(
+    averages: pd.DataFrame, intervals: Intervals | None
+) -> tuple[list[str], str] | None:
+    """The models sharing the best overall average above the baseline, and the sentence; with
+    the comparisons' ``intervals``, every model above the baseline that is not
+    distinguishable from the best is named with it, never as less accurate."""
     overall = averages[(averages["group"] == OVERALL) & (averages["model"] != BASELINE)].dropna(
         subset=["value"]
     )
@@ -134,12 +160,28 @@ def _most_accurate(averages: pd.DataFrame) -> tuple[list[str], str] | None:
             "so none is ranked"
         )
     best = ranked[ranked["value"] == ranked["value"].max()]
-    names = " and ".join(best["model"]) + (" (tie)" if len(best) > 1 else "")
     first = best.iloc[0]
-    return list(best["model"]), (
-        f"{names}: overall average {percent(first['value'])} "
-        f"(primary metric x 100 over {first['n_tasks']} tasks)"
+    tasks = f"(primary metric x 100 over {first['n_tasks']} tasks)"
+    if intervals is None:
+        names = " and ".join(best["model"]) + (" (tie)" if len(best) > 1 else "")
+        return list(best["model"]), f"{names}: overall average {percent(first['value'])} {tasks}"
+    overall = intervals.row(OVERALL, "overall")
+    tied = [m for m in overall.tied() if m in set(ranked["model"])] or [first["model"]]
+    values = ranked.set_index("model")["value"]
+    scores = ", ".join(f"{percent(values[m])} {interval(*_bounds(overall, m))}" for m in tied)
+    if len(tied) == 1:
+        return (
+            tied,
+            f"{tied[0]}: overall average {scores} {tasks}, distinguishable from every other model",
+        )
+    return tied, (
+        f"{' and '.join(tied)} ({NOT_DISTINGUISHABLE}): overall averages {scores} {tasks}"
     )
+
+
+def _bounds(row: RowIntervals, model: str) -> tuple[float, float]:
+    value = row.values.get(model)
+    return (float("nan"), float("nan")) if value is None else (value["ci_low"], value["ci_high"])
 
 
 def _fastest(tradeoff: pd.DataFrame, efficiency: pd.DataFrame, best: str | None) -> str:
@@ -189,11 +231,16 @@ def _fastest(tradeoff: pd.DataFrame, efficiency: pd.DataFrame, best: str | None)
 
 
 def headline(
-    averages: pd.DataFrame, tradeoff: pd.DataFrame, efficiency: pd.DataFrame
+    averages: pd.DataFrame,
+    tradeoff: pd.DataFrame,
+    efficiency: pd.DataFrame,
+    intervals: Intervals | None = None,
 ) -> dict[str, str]:
-    """Sentences answering: which model is most accurate, which is fastest and what it keeps."""
+    """Sentences answering: which model is most accurate (with the comparisons' ``intervals``:
+    the models not distinguishable from the best named together), which is fastest and what
+    it keeps."""
     lines = {}
-    most_accurate = _most_accurate(averages)
+    most_accurate = _most_accurate(averages, intervals)
     if most_accurate:
         lines["Most accurate"] = most_accurate[1]
     if tradeoff.empty:

@@ -34,11 +34,10 @@ BENCHMARK_COLUMNS = ["s", "max_rss", "cpu_time"]
 
 
 def read_summary(path: str | Path) -> pd.DataFrame:
-    """``summary.csv`` with ``missing_seeds`` and ``definition`` as text."""
-    summary = pd.read_csv(path, dtype={"missing_seeds": str, "definition": str, "metric": str})
-    summary[["missing_seeds", "definition", "metric"]] = summary[
-        ["missing_seeds", "definition", "metric"]
-    ].fillna("")
+    """``summary.csv`` with ``missing_seeds``, ``definition`` and ``subsample`` as text."""
+    text = ["missing_seeds", "definition", "metric", "subsample"]
+    summary = pd.read_csv(path, dtype=dict.fromkeys(text, str))
+    summary[text] = summary[text].fillna("")
     return summary
 
 

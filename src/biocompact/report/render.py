@@ -13,6 +13,8 @@ from biocompact.aggregation import AVERAGE_FORMULAS, BLURB, BLURB_FORMULA
 from biocompact.atomic import atomic_open, read_json
 from biocompact.compression.summary import read_summary as read_compression_summary
 from biocompact.report import costs, glance, load, plots, tables
+from biocompact.report.contamination import contamination_context
+from biocompact.report.intervals import Intervals
 from biocompact.report.published import published_table, read_published, task_datasets
 from biocompact.retention import RETENTION_FORMULA
 from biocompact.task_distillation.summary import read_summary as read_distillation_summary
@@ -46,16 +48,20 @@ def _results_context(
     scores: pd.DataFrame,
     averages: pd.DataFrame,
     results: list[dict[str, Any]],
+    intervals: Intervals | None,
 ) -> dict[str, Any]:
     efficiency = costs.efficiency_frame(results)
     tradeoff = (
         glance.tradeoff_frame(averages, efficiency) if not efficiency.empty else pd.DataFrame()
     )
     context = {
-        "headline": glance.headline(averages, tradeoff, efficiency),
+        "headline": glance.headline(averages, tradeoff, efficiency, intervals),
         "band": costs.BAND_TEXT,
-        "glance": glance.glance_table(tradeoff, efficiency) if not tradeoff.empty else None,
-        "results": tables.results_table(summary, averages),
+        "glance": (
+            glance.glance_table(tradeoff, efficiency, intervals) if not tradeoff.empty else None
+        ),
+        "results": tables.results_table(summary, averages, intervals),
+        "intervals": intervals is not None,
         "average_formula": average_formula(averages),
         "blurb_formula": BLURB_FORMULA if (averages["group"] == BLURB).any() else "",
         "metrics": tables.metrics_table(summary),
@@ -123,7 +129,11 @@ def build_report(
     datasets: Sequence[str | Path] = (),
     task_distillation: str | Path | None = None,
     retention: str | Path | None = None,
+    comparisons: str | Path | None = None,
+    intervals: str | Path | None = None,
     compression: str | Path | None = None,
+    contamination: str | Path | None = None,
+    transfer_records: Sequence[str | Path] = (),
     benchmarks: str | Path = "results/benchmarks",
     config: dict[str, Any] | None = None,
     title: str = "biocompact report",
@@ -137,11 +147,16 @@ def build_report(
     workflow's git checkout, whose commit is recorded; ``task_distillation`` is the summary
     CSV of task-specific distillation (none: no such section); ``retention`` the students'
     retention CSV (``biocompact.retention``; none: no students); ``compression`` the
-    compression summary CSV (``biocompact.compression.summary``; none: no such section); ``published`` the CSV of
+    compression summary CSV (``biocompact.compression.summary``; none: no such section);
+    ``comparisons`` and ``intervals`` the comparisons job's CSVs (``biocompact.comparisons``;
+    none: no intervals, rows ranked by their values alone); ``contamination`` the corpus's
+    ``contamination.json`` (none: not decontaminated) and ``transfer_records`` the transfer
+    sets' records (``biocompact.report.contamination``); ``published`` the CSV of
     the papers' results shown beside ours; ``datasets`` the checked-counts JSON files of the
     prepared splits of registered datasets (none: no such table).
     """
     averages_frame = pd.read_csv(averages)
+    interval_tables = Intervals.read(comparisons, intervals) if comparisons else None
     context = {
         "title": title,
         **_results_context(
@@ -149,6 +164,7 @@ def build_report(
             pd.read_csv(scores),
             averages_frame,
             load.read_jsons(efficiency),
+            interval_tables,
         ),
         **_models_context(train_logs, evals, config or {}, averages_frame),
         "corpus": tables.corpus_tables(read_json(corpus)) if corpus else None,
@@ -159,9 +175,21 @@ def build_report(
             if task_distillation
             else []
         ),
-        "retention": tables.retention_table(pd.read_csv(retention)) if retention else None,
+        "retention": (
+            tables.retention_table(
+                pd.read_csv(retention, dtype={"at_baseline": str}).fillna({"at_baseline": ""}),
+                interval_tables,
+            )
+            if retention
+            else None
+        ),
         "retention_formula": RETENTION_FORMULA,
         **_compression_context(compression),
+        **contamination_context(
+            read_json(contamination) if contamination else None,
+            load.read_jsons(transfer_records),
+            config or {},
+        ),
         "compute_cost": costs.compute_cost_table(load.read_benchmarks(benchmarks)),
         "provenance": load.provenance(config or {}, source_dir),
         "published": (

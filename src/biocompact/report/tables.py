@@ -10,6 +10,13 @@ from typing import Any
 import pandas as pd
 
 from biocompact.aggregation import BASELINE, BLURB, OVERALL
+from biocompact.report.intervals import (
+    NOT_DISTINGUISHABLE,
+    Intervals,
+    RowIntervals,
+    difference_text,
+    interval,
+)
 from biocompact.task_distillation.summary import AGREEMENT, SETTINGS
 
 FAMILY_NAMES = {
@@ -23,7 +30,8 @@ FAMILY_NAMES = {
 @dataclass
 class Cell:
     """One table cell: shown text, hover text, rank in its row or column (1 best, 2 second), a
-    note, whether it is a number (right-aligned) and how many columns it spans."""
+    note, whether it is a number (right-aligned), how many columns it spans and whether it is
+    tied with the best of its row (not distinguishable from it)."""
 
     text: str
     title: str = ""
@@ -31,6 +39,7 @@ class Cell:
     note: str = ""
     numeric: bool = False
     colspan: int = 1
+    tie: bool = False
 
 
 @dataclass
@@ -126,6 +135,38 @@ def _average_cell(average: pd.Series | None, rank: int) -> Cell:
     )
 
 
+def with_intervals(cell: Cell, model: str, row: RowIntervals, average: bool) -> Cell:
+    """A results cell with its model's interval (shown on an average row, on hover on a task
+    row) and its differences against the row's best and the baseline on hover."""
+    value = row.values.get(model)
+    if value is not None:
+        bounds = interval(value["ci_low"], value["ci_high"])
+        if average:
+            cell.text = f"{cell.text} {bounds}"
+        lines = [f"95% interval over test-unit resamples {bounds}"]
+    else:
+        lines = []
+    lines += [
+        difference_text(comparisons[model])
+        for comparisons in (row.versus_best, row.versus_baseline)
+        if model in comparisons
+    ]
+    cell.title = "; ".join([cell.title, *lines] if cell.title else lines)
+    return cell
+
+
+def tied_ranks(
+    ranked: dict[str, int], tied: list[str], eligible: set[str]
+) -> tuple[dict[str, int], set[str]]:
+    """Ranks of a row once the intervals are known: when the best is not distinguishable
+    from another ``eligible`` model (above the baseline), no model is ranked and those are
+    marked tied."""
+    tied = [model for model in tied if model in eligible]
+    if len(tied) < 2:
+        return ranked, set()
+    return dict.fromkeys(ranked, 0), set(tied)
+
+
 def family_name(family: str) -> str:
     return FAMILY_NAMES.get(family, family.upper())
 
@@ -136,16 +177,31 @@ def models_in_order(summary: pd.DataFrame) -> list[str]:
     return [m for m in models if m != BASELINE] + [m for m in models if m == BASELINE]
 
 
-def results_table(summary: pd.DataFrame, averages: pd.DataFrame) -> Table:
+def _task_cell(task: str, metric: str, subsamples: pd.Series) -> Cell:
+    """A task's row label; a task scored on part of a split says so (``test: 1,000 of 4,797``)."""
+    subsample = " | ".join(text for text in subsamples.drop_duplicates() if text)
+    title = f"scored on part of a split (max_*_examples): {subsample}" if subsample else ""
+    return Cell(f"{task} ({metric})", title, note=subsample)
+
+
+def results_table(
+    summary: pd.DataFrame, averages: pd.DataFrame, intervals: Intervals | None = None
+) -> Table:
     """The papers' layout: one row per task (primary metric, median ± std over seeds), one column
     per model (baseline last), tasks grouped by family with the family average after them,
-    the overall average last. Ranks are per row."""
+    the overall average last. Ranks are per row; with the comparisons' ``intervals``, averages
+    carry their 95% interval, every cell its differences on hover, and a best that is not
+    distinguishable from another model is not ranked: both are marked tied."""
     primary = summary[summary["primary"]]
     models = models_in_order(summary)
     table = Table(["Task (metric)", *models])
 
     def add_row(
-        label: Cell, values: dict[str, pd.Series], cell: Callable, value_key: str, row_class: str
+        label: Cell,
+        values: dict[str, pd.Series],
+        cell: Callable,
+        value_key: str,
+        key: tuple[str, str],
     ) -> None:
         present = [model for model in models if model in values]
         scores = pd.Series([values[m][value_key] for m in present], dtype=float)
@@ -153,15 +209,25 @@ def results_table(summary: pd.DataFrame, averages: pd.DataFrame) -> Table:
         at_baseline = dict(zip(present, scores <= baseline))  # False without a baseline
         eligible = [not at_baseline[m] for m in present]
         row_ranks = dict(zip(present, ranks(scores, present, eligible)))
+        row = intervals.row(*key) if intervals is not None else None
+        tied: set[str] = set()
+        if row is not None:
+            ranked = {m for m, ok in zip(present, eligible) if ok and m != BASELINE}
+            row_ranks, tied = tied_ranks(row_ranks, row.tied(), ranked)
         cells = [label]
         for model in models:
             shown = cell(values.get(model), row_ranks.get(model, 0))
+            if row is not None and model in values:
+                shown = with_intervals(shown, model, row, key[1] != "task")
+            if model in tied:
+                shown.tie = True
+                shown.title = f"{shown.title}; tied with the row's best ({NOT_DISTINGUISHABLE})"
             if model != BASELINE and at_baseline.get(model):
                 shown = mark_at_baseline(shown, baseline)
             cells.append(shown)
-        table.add(cells, row_class)
+        table.add(cells, "" if key[1] == "task" else "average")
 
-    def average_row(group: str, label: str) -> None:
+    def average_row(group: str, label: str, level: str) -> None:
         rows = averages[averages["group"] == group]
         if not rows.empty:
             add_row(
@@ -169,7 +235,7 @@ def results_table(summary: pd.DataFrame, averages: pd.DataFrame) -> Table:
                 {row["model"]: row for _, row in rows.iterrows()},
                 _average_cell,
                 "value",
-                "average",
+                (group, level),
             )
 
     families = list(dict.fromkeys(primary["family"].fillna("")))
@@ -187,15 +253,21 @@ def results_table(summary: pd.DataFrame, averages: pd.DataFrame) -> Table:
         for task, rows in members.groupby("task", sort=False):
             metric = rows["metric"].iloc[0] or "?"
             by_model = {row["model"]: row for _, row in rows.iterrows()}
-            add_row(Cell(f"{task} ({metric})"), by_model, _score_cell, "median", "")
+            add_row(
+                _task_cell(task, metric, rows["subsample"]),
+                by_model,
+                _score_cell,
+                "median",
+                (task, "task"),
+            )
         if family:
-            average_row(family, f"{family.upper()} average")
-    average_row(OVERALL, "Overall average")
-    average_row(BLURB, "BLURB score")
+            average_row(family, f"{family.upper()} average", "family")
+    average_row(OVERALL, "Overall average", "overall")
+    average_row(BLURB, "BLURB score", "blurb")
     return table
 
 
-def _retention_cell(row: pd.Series | None) -> Cell:
+def _retention_cell(row: pd.Series | None, comparison: pd.Series | None = None) -> Cell:
     if row is None:
         return Cell(DASH, "no run of the student and its teacher on this task", numeric=True)
     if missing(row["retention"]):
@@ -210,26 +282,39 @@ def _retention_cell(row: pd.Series | None) -> Cell:
         f"student {percent(row['student_median'])} / teacher {percent(row['teacher_median'])}; "
         f"per-seed ratios {seed_range} % over {row['n_seeds']} seeds"
     )
-    spread = f" ({seed_range})" if row["n_seeds"] > 1 else ""
-    return Cell(f"{percent(row['retention'])} %{spread}", title, numeric=True)
+    if comparison is not None:
+        bounds = interval(comparison["retention_low"], comparison["retention_high"])
+        title = f"{title}; {difference_text(comparison)}"
+        cell = Cell(f"{percent(row['retention'])} % {bounds}", title, numeric=True)
+    else:
+        spread = f" ({seed_range})" if row["n_seeds"] > 1 else ""
+        cell = Cell(f"{percent(row['retention'])} %{spread}", title, numeric=True)
+    if row["at_baseline"]:
+        reason = (
+            f"{row['at_baseline']} at or below the majority-class baseline "
+            f"({percent(row['baseline'])}): the ratio says nothing of distillation"
+        )
+        cell.title = f"{cell.title}; {reason}"
+        cell.note = f"{row['at_baseline']} ≤ baseline"
+    return cell
 
 
-def retention_table(retention: pd.DataFrame) -> Table | None:
+def retention_table(retention: pd.DataFrame, intervals: Intervals | None = None) -> Table | None:
     """One row per student (its teacher beside it), one column per task, the overall last:
-    student / teacher x 100 with the per-seed range (``biocompact.retention``)."""
+    student / teacher x 100 (``biocompact.retention``) with its 95% interval over test-unit
+    resamples when the comparisons' ``intervals`` are given, else the per-seed range."""
     if retention.empty:
         return None
     tasks = [task for task in dict.fromkeys(retention["task"]) if task != OVERALL]
     table = Table(["Student", "Teacher", *tasks, "Overall"])
     for (student, teacher), rows in retention.groupby(["student", "teacher"], sort=False):
         by_task = {row["task"]: row for _, row in rows.iterrows()}
-        table.add(
-            [
-                Cell(student),
-                Cell(teacher),
-                *(_retention_cell(by_task.get(task)) for task in [*tasks, OVERALL]),
-            ]
-        )
+        cells = [Cell(student), Cell(teacher)]
+        for task in [*tasks, OVERALL]:
+            level = "overall" if task == OVERALL else "task"
+            comparison = intervals.retention(student, teacher, task, level) if intervals else None
+            cells.append(_retention_cell(by_task.get(task), comparison))
+        table.add(cells)
     return table
 
 
@@ -250,6 +335,7 @@ def metrics_table(summary: pd.DataFrame) -> Table:
         "max",
         "seeds",
         "missing_seeds",
+        "subsample",
     ]
     score = {
         column: (lambda v: percent(v, 2)) for column in ["median", "mean", "std", "min", "max"]

@@ -6,7 +6,6 @@ Data", or left untrained), each evaluated on the task's test set."""
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +22,7 @@ from transformers import (
 from transformers.utils.logging import disable_progress_bar
 
 from biocompact.atomic import write_json
+from biocompact.finetuning.checkpoints import Checkpointing, child
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.splits import check_known_labels
@@ -66,13 +66,18 @@ class SoftLabelTrainer(Trainer):
 
 
 def train_teacher(
-    run: FinetuneRun, *, outputs: Mapping[str, str], threads: int = 1
+    run: FinetuneRun,
+    *,
+    outputs: Mapping[str, str],
+    threads: int = 1,
+    checkpointing: Checkpointing | None = None,
 ) -> dict[str, Any]:
     """Fine-tune as ``run`` says with the harness (``outputs`` metrics, predictions), save
     the model chosen on dev (``outputs["model"]``) and evaluate it like the students
     (``outputs["evaluation"]``, ``outputs["evaluation_predictions"]``); under torchrun
-    every process trains and evaluates, rank 0 alone writes."""
-    record = finetune(run, outputs=outputs, threads=threads)
+    every process trains and evaluates, rank 0 alone writes. With ``checkpointing`` the
+    training resumes from its checkpoints."""
+    record = finetune(run, outputs=outputs, threads=threads, checkpointing=checkpointing)
     distributed.barrier()  # the saved model, which every process evaluates, is rank 0's
     task, out_model = run.task, outputs["model"]
     family = get_family(task.family, task.format)
@@ -157,13 +162,16 @@ def run_students(
     inputs: Mapping[str, str],
     outputs: Mapping[str, Sequence[str]],
     threads: int = 1,
+    checkpointing: Checkpointing | None = None,
 ) -> list[dict[str, Any]]:
     """For every seed, build the student with a fresh head for the labels of the teacher
     (``inputs["teacher"]``), train it (no dev selection: no ground truth of the task is
     used) on ``inputs["data"]`` (the soft labels or the transfer set; absent when
     untrained) and evaluate it (agreement with ``inputs["teacher_predictions"]``); write one
     evaluation (``outputs["evaluations"]``, ``outputs["predictions"]``) per seed (under
-    torchrun every process trains and evaluates, rank 0 alone writes)."""
+    torchrun every process trains and evaluates, rank 0 alone writes). With
+    ``checkpointing`` each seed's training resumes from its checkpoints (a seed trained
+    to the end, from its last)."""
     torch.set_num_threads(threads)
     disable_progress_bar()
     task, method = run.task, run.method
@@ -185,10 +193,18 @@ def run_students(
     ):
         set_seed(seed)  # before the new head is initialised
         model = family.build_model(run.student_path, labels)
-        started = time.perf_counter()
+        seconds = 0.0
         if data is not None:
-            train_without_dev(model, family, tokenizer, data, task.training, seed, *training)
-        seconds = time.perf_counter() - started
+            seconds = train_without_dev(
+                model,
+                family,
+                tokenizer,
+                data,
+                task.training,
+                seed,
+                *training,
+                checkpointing=child(checkpointing, f"seed{seed}"),
+            )
         evaluation = evaluate(
             model, tokenizer, family, task, labels, seed, out_prediction, teacher_labels
         )

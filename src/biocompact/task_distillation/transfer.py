@@ -1,17 +1,22 @@
 """Transfer sets: read from a plain-text file (one passage a line) or a file in one of the
 harness's text or sentence-pair formats, or randomised from a general-domain text file;
 stored as JSON Lines ``{"id", "text", "text_pair", "label"}`` (``label`` null when the
-source has none, ``text_pair`` null for single texts). Light: no torch."""
+source has none, ``text_pair`` null for single texts). An example that shares an n-gram or
+a PMID with a test set (``biocompact.corpus.decontamination``) is dropped and counted in
+the set's record. Light: no torch."""
 
 from __future__ import annotations
 
 import gzip
 import json
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from biocompact.atomic import atomic_open
+from biocompact.atomic import atomic_open, write_json
+from biocompact.corpus.decontamination import EvaluationIndex
+from biocompact.corpus.evaluation_text import EvaluationExample
 from biocompact.finetuning.bioasq import read_pubmedqa_json, read_yesno_json
 from biocompact.finetuning.readers import (
     DatasetFormatError,
@@ -33,6 +38,7 @@ READERS: dict[str, Callable[[str | Path], list[LabelledText]]] = {
     "bioasq_yesno_json": read_yesno_json,
     "pubmedqa_json": read_pubmedqa_json,
 }
+PMID_FORMATS = ("pubmedqa_json",)  # formats whose example ids are PMIDs
 
 
 def read_passages(path: str | Path) -> list[LabelledText]:
@@ -60,7 +66,8 @@ def read_source(path: str | Path, fmt: str) -> list[LabelledText]:
 
 
 def transfer_examples(settings: TransferSetSettings) -> list[LabelledText]:
-    """The examples of one transfer set."""
+    """The candidate examples of one transfer set, in order (``max_examples`` applies to
+    those kept, ``guarded_examples``)."""
     randomised = settings.randomised
     if randomised:
         passages = [example.text for example in read_passages(randomised.source)]
@@ -71,7 +78,37 @@ def transfer_examples(settings: TransferSetSettings) -> list[LabelledText]:
             randomised.questions,
             randomised.question_starters,
         )
-    return read_source(settings.path, settings.format)[: settings.max_examples]
+    return read_source(settings.path, settings.format)
+
+
+def guarded_examples(
+    examples: Iterable[LabelledText],
+    index: EvaluationIndex | None,
+    max_examples: int | None,
+    fmt: str = TEXT_FORMAT,
+) -> tuple[list[LabelledText], list[set[str]]]:
+    """The first ``max_examples`` (all when None) of ``examples`` that share no n-gram and
+    no PMID with a test set of ``index`` (none dropped without an index), and for each
+    example dropped on the way the tasks whose test sets it overlaps."""
+    test_splits = {
+        number: meta["task"]
+        for number, meta in enumerate(index.splits if index else [])
+        if meta["split"] == "test"
+    }
+    kept: list[LabelledText] = []
+    dropped: list[set[str]] = []
+    for example in examples:
+        if max_examples is not None and len(kept) == max_examples:
+            break
+        texts = tuple(filter(None, (example.text, example.text_pair)))
+        pmids = (example.id,) if fmt in PMID_FORMATS else ()
+        overlaps = index.example_overlaps(EvaluationExample(texts, pmids)) if index else set()
+        tasks = {test_splits[split] for split in overlaps if split in test_splits}
+        if tasks:
+            dropped.append(tasks)
+            continue
+        kept.append(example)
+    return kept, dropped
 
 
 def write_transfer_set(path: str | Path, examples: Sequence[LabelledText]) -> None:
@@ -108,16 +145,40 @@ def read_transfer_set(path: str | Path) -> list[LabelledText]:
     return non_empty(path, examples)
 
 
-def build_transfer_set(settings: TransferSetSettings, out: str | Path) -> int:
-    """Write the transfer set of ``settings`` to ``out``; return its number of examples."""
-    examples = transfer_examples(settings)
-    write_transfer_set(out, examples)
-    return len(examples)
+def build_transfer_set(
+    settings: TransferSetSettings, out: str | Path, index: EvaluationIndex | None = None
+) -> dict:
+    """Write the transfer set of ``settings`` to ``out``, without the examples that overlap
+    a test set of ``index``; return its record: ``examples`` written, ``dropped`` (and
+    ``dropped_by_task``), the tasks whose test sets were checked and the n-gram size."""
+    fmt = TEXT_FORMAT if settings.randomised else settings.format
+    limit = None if settings.randomised else settings.max_examples  # randomised: `examples`
+    kept, dropped = guarded_examples(transfer_examples(settings), index, limit, fmt)
+    write_transfer_set(out, kept)
+    tests = [meta["task"] for meta in (index.splits if index else []) if meta["split"] == "test"]
+    by_task = Counter(task for tasks in dropped for task in tasks)
+    return {
+        "name": settings.name,
+        "examples": len(kept),
+        "checked_test_sets": tests,
+        "ngram": index.ngram if index else None,
+        "dropped": len(dropped),
+        "dropped_by_task": dict(sorted(by_task.items())),
+    }
 
 
-def run_transfer_set(settings: TransferSetSettings, *, outputs: Mapping[str, str]) -> int:
-    """Rule transfer_set: ``build_transfer_set`` into the rule's ``transfer`` output, its size
-    logged."""
-    count = build_transfer_set(settings, outputs["transfer"])
-    logger.info("transfer set %s: %d examples", settings.name, count)
-    return count
+def run_transfer_set(
+    settings: TransferSetSettings, *, inputs: Mapping[str, str], outputs: Mapping[str, str]
+) -> dict:
+    """Rule transfer_set: ``build_transfer_set`` into the rule's ``transfer`` output, checked
+    against the evaluation ``index`` where the rule has one; its record into ``record``."""
+    index = EvaluationIndex.load(inputs["index"]) if inputs.get("index") else None
+    record = build_transfer_set(settings, outputs["transfer"], index)
+    write_json(outputs["record"], record)
+    logger.info(
+        "transfer set %s: %d examples, %d dropped for overlapping a test set",
+        settings.name,
+        record["examples"],
+        record["dropped"],
+    )
+    return record

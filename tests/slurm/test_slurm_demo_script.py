@@ -1,0 +1,49 @@
+"""`make slurm-demo`'s script, slurm/demo-on-this-machine.sh: it starts the two-node test
+cluster on this machine, runs the demo through the slurm profile (here its corpus stage)
+and stops the cluster again. It needs root and Debian's slurm-wlm and munge (installed when
+missing); where Slurm cannot be set up the test is skipped with the reason, as in
+test_slurm_cluster.py, whose cluster must not be running at the same time.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = "slurm/demo-on-this-machine.sh"
+
+
+def _checkout(folder: Path) -> Path:
+    """The repository as links to its files (its .venv too), without results of its own."""
+    checkout = folder / "biocompact"
+    checkout.mkdir()
+    for entry in REPO_ROOT.iterdir():
+        if entry.name not in (".git", "results", ".snakemake"):
+            (checkout / entry.name).symlink_to(entry)
+    return checkout
+
+
+def test_the_script_runs_the_demo_through_slurm_on_this_machine_and_stops_the_cluster(tmp_path):
+    checkout = _checkout(tmp_path)
+    result = subprocess.run(
+        [str(checkout / SCRIPT), "corpus"],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+        env={**os.environ, "SLURM_DEMO_STATE": str(tmp_path / "state")},
+    )
+    if result.returncode == 3:
+        pytest.skip(f"no Slurm test cluster: {result.stderr.strip().splitlines()[-2]}")
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-6000:]
+    assert output.count("has been submitted with SLURM jobid") >= 5, output[-4000:]
+    assert (checkout / "results/corpus/stats.json").is_file()
+    # the cluster it started is stopped: no controller answers
+    assert subprocess.run(["scontrol", "ping"], capture_output=True, check=False).returncode != 0
