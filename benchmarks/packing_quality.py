@@ -4,8 +4,9 @@ Packs the sentence shards every way (``build_tokenized_corpus``), then, for ever
 turn, trains one model on each packing of ``--packings`` (runs interleaved, so a busy
 machine slows them alike) with the demo teacher's hyperparameters by default, and scores
 every model on every packing's held-out split (the same held-out documents, packed each
-way). Prints a row per run, then per packing the median and range over the seeds:
-held-out loss, training seconds and real tokens trained on.
+way). Prints each packing's share of positions that hold tokens (training split), a row
+per run, then per packing the median and range over the seeds: held-out loss, training
+seconds and real tokens trained on.
 
     python benchmarks/packing_quality.py --tokenizer results/vocab/wordpiece-uncased/tokenizer \
         --shards results/corpus/sentences/*.txt.gz --seeds 0 1 2
@@ -91,7 +92,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--learning-rate", type=float, default=1e-3)
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument(
+        "--seeds", type=int, nargs="*", default=[0, 1, 2], help="none: only each packing's fill"
+    )
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument(
         "--packings", nargs="+", default=list(PACKINGS), choices=PACKINGS, help="those trained"
@@ -104,14 +107,17 @@ def main(argv: list[str] | None = None) -> list[dict]:
         work = Path(folder)
         corpora = {packing: work / packing for packing in PACKINGS}
         for packing, path in corpora.items():
-            build_tokenized_corpus(
+            packed = build_tokenized_corpus(
                 args.shards,
                 args.tokenizer,
                 path,
                 args.max_seq_length,
                 args.heldout_fraction,
                 packing=packing,
-            )
+            )["train"]
+            tokens = sum(len(ids) for ids in packed["input_ids"])
+            filled = tokens / (len(packed) * args.max_seq_length)
+            print(f"{packing}: {len(packed)} sequences, {filled:.1%} of positions hold tokens")
         for seed in args.seeds:
             for packing in args.packings:
                 runs.append(train_and_score(packing, seed, corpora, args.tokenizer, args, work))
