@@ -9,7 +9,7 @@ import os
 
 from snakemake.utils import min_version, update_config
 
-from biocompact.config_schema import (
+from biocompact.workflow.config_schema import (
     COMMAND_LINE,
     read_config_file,
     typed_command_line_values,

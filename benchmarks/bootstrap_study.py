@@ -20,9 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from biocompact.aggregation import BASELINE
-from biocompact.comparisons import run_comparisons
 from biocompact.finetuning import metrics as defined
+from biocompact.report.aggregation import BASELINE
+from biocompact.report.comparisons import run_comparisons
 
 # BLURB's tasks: family, metric, test units, items per unit (Gu et al. 2021, Table 1 sizes).
 TASKS = {

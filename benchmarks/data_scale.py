@@ -69,10 +69,10 @@ from biocompact.corpus.decontamination import (
     words,
 )
 from biocompact.locations import resolve_location
-from biocompact.tokenized_corpus import build_tokenized_corpus
 from biocompact.vocab.build import build_vocabulary
 from biocompact.vocab.memory import PRETOKENISED_PER_WORD, vocabulary_memory_mb
 from biocompact.vocab.settings import VocabularySettings
+from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"

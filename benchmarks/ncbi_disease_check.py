@@ -4,7 +4,7 @@ code on real abstracts, fine-tune it on a slice of NCBI-disease, print the entit
 1. the 725 abstracts of ``../shared/data/text/PubMedAbstract_1MB.txt`` are split into
    sentences (the corpus stage's rule splitter) and written as one sentence shard;
 2. a WordPiece vocabulary is trained on them (``biocompact.vocab``), the corpus is
-   tokenised and packed (``biocompact.tokenized_corpus``);
+   tokenised and packed (``biocompact.vocab.tokenized_corpus``);
 3. a 4-layer, 256-wide BERT (``demo-4L-256``) is pretrained from scratch by masked
    language modelling (``biocompact.pretraining``);
 4. it is fine-tuned (``biocompact.finetuning.train.finetune``) on the first
@@ -31,9 +31,9 @@ from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.pretraining.run import run_pretraining
 from biocompact.pretraining.settings import PretrainingSettings
-from biocompact.tokenized_corpus import build_tokenized_corpus
 from biocompact.vocab.build import build_vocabulary
 from biocompact.vocab.settings import VocabularySettings
+from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 MAX_SEQ_LENGTH = 128

@@ -27,10 +27,10 @@ from transformers import AutoModelForMaskedLM
 from biocompact.models.presets import build_config
 from biocompact.pretraining.mlm import MaskedLanguageModelling
 from biocompact.pretraining.run import special_token_ids
-from biocompact.tokenized_corpus import PACKINGS, build_tokenized_corpus
 from biocompact.training.evaluation import heldout_loss
 from biocompact.training.loop import TrainingSettings, train
 from biocompact.training.stage import load_corpus
+from biocompact.vocab.tokenized_corpus import PACKINGS, build_tokenized_corpus
 
 
 def train_and_score(

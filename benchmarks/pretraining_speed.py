@@ -3,7 +3,7 @@
 Same model (a ``biocompact.models.presets`` shape), same tokenizer, batch size and
 sequence length, same text, AdamW with warm-up in every route:
 
-* biocompact: its packed corpus (``biocompact.tokenized_corpus``, ``--packing``, the
+* biocompact: its packed corpus (``biocompact.vocab.tokenized_corpus``, ``--packing``, the
   pipeline's default by default; ``full`` packing keeps the documents of a sequence apart),
   whole-word masking on the stored word ids, the MLM head and the last layer at the masked
   positions only, SDPA attention, fused AdamW, bf16 autocast on a GPU, the training step
@@ -57,7 +57,6 @@ from transformers import (
 from biocompact.locations import resolve_location
 from biocompact.models.presets import build_config
 from biocompact.pretraining.mlm import MaskedLanguageModelling
-from biocompact.tokenized_corpus import PACKINGS, build_tokenized_corpus
 from biocompact.training.batches import BatchOrder, MaskedBatches
 from biocompact.training.loop import TrainingSettings, adamw_optimizer, pick_device
 from biocompact.training.masking import IGNORE_INDEX
@@ -65,6 +64,7 @@ from biocompact.training.precision import native_bf16
 from biocompact.training.stage import load_corpus
 from biocompact.training.step import TrainingStep, compiles
 from biocompact.training.throughput import FlopCounter, peak_tflops
+from biocompact.vocab.tokenized_corpus import PACKINGS, build_tokenized_corpus
 
 DEFAULT_TEXT = (
     Path(__file__).resolve().parents[2] / "shared" / "data" / "text" / "PubMedAbstract_1MB.txt"

@@ -1,8 +1,8 @@
 """Every comparison of the report with its interval: paired bootstrap over test units, ASO
 over seeds, Holm's correction over the tasks; every score and average with its interval."""
 
-from biocompact.comparisons import run_comparisons
-from biocompact.runlog import job_logging, named_files
+from biocompact.report.comparisons import run_comparisons
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_comparisons(

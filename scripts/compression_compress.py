@@ -1,7 +1,7 @@
 """Write one deployment format (int8 or onnx) of a saved fine-tuned model."""
 
 from biocompact.compression.formats import run_compression
-from biocompact.runlog import job_logging, named_files
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_compression(

@@ -2,7 +2,7 @@
 formats together on CPU."""
 
 from biocompact.compression.evaluation import run_compression_evaluation
-from biocompact.runlog import job_logging, named_files
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_compression_evaluation(

@@ -1,7 +1,7 @@
 """The compression summary CSV from every format's evaluation.json."""
 
 from biocompact.compression.summary import run_compression_summary
-from biocompact.runlog import job_logging, named_files
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_compression_summary(

@@ -1,7 +1,7 @@
 """Sum every shard's decontamination matches per task and split into contamination.json."""
 
 from biocompact.corpus.decontamination import run_contamination_summary
-from biocompact.runlog import job_logging, named_files
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_contamination_summary(

@@ -1,7 +1,7 @@
 """Apply deletions and newer versions across all PubMed files: one keep list per file."""
 
 from biocompact.corpus.updates import run_latest_pubmed
-from biocompact.runlog import job_logging, named_files
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_latest_pubmed(

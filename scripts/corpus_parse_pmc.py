@@ -1,7 +1,7 @@
 """Parse one PMC file (bulk package or article) into JSON-lines documents and a summary."""
 
 from biocompact.corpus.pmc import run_pmc_parsing
-from biocompact.runlog import job_logging, named_files
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_pmc_parsing(

@@ -1,7 +1,7 @@
 """Parse one PubMed XML file into JSON-lines citations and a summary."""
 
 from biocompact.corpus.pubmed import run_pubmed_parsing
-from biocompact.runlog import job_logging, named_files
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_pubmed_parsing(

@@ -1,7 +1,7 @@
 """Split the parsed articles of one PMC file into sentences."""
 
 from biocompact.corpus.sentences import run_pmc_sentence_split
-from biocompact.runlog import job_logging, named_files
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_pmc_sentence_split(

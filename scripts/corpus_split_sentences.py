@@ -1,7 +1,7 @@
 """Split the latest citations of one PubMed file into sentences."""
 
 from biocompact.corpus.sentences import run_sentence_split
-from biocompact.runlog import job_logging, named_files
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_sentence_split(

@@ -1,7 +1,7 @@
 """Split the documents of one local text source into sentences."""
 
 from biocompact.corpus.local_text import run_local_text_split
-from biocompact.runlog import job_logging, named_files
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_local_text_split(

@@ -1,7 +1,7 @@
 """Sum the per-file corpus statistics (PubMed, PMC and local text)."""
 
 from biocompact.corpus.stats import run_corpus_stats
-from biocompact.runlog import job_logging, named_files
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_corpus_stats(

@@ -1,7 +1,7 @@
 """Download one source archive of the dataset registry and verify its SHA-256."""
 
 from biocompact.datasets.fetch import run_dataset_download
-from biocompact.runlog import job_logging, named_files
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_dataset_download(

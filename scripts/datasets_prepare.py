@@ -2,7 +2,7 @@
 check it against the registry; its checked counts go to a JSON file for the report."""
 
 from biocompact.datasets.prepare import run_dataset_preparation
-from biocompact.runlog import job_logging, named_files
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_dataset_preparation(

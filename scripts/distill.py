@@ -1,7 +1,7 @@
 """Rule distill: task-agnostic distillation of one student (resumable, data-parallel on its GPUs and nodes)."""
 
-from biocompact.language_model_job import DistillationJob, run_distillation
-from biocompact.runlog import job_logging, named_files
+from biocompact.training.language_model_job import DistillationJob, run_distillation
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_distillation(

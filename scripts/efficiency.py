@@ -1,7 +1,7 @@
 """Measure parameters, FLOPs, throughput, latency and memory of the compared models together."""
 
-from biocompact.efficiency import run_efficiency
-from biocompact.runlog import job_logging, named_files
+from biocompact.efficiency.benchmark import run_efficiency
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_efficiency(

@@ -4,9 +4,9 @@ compression's fp32 reference)."""
 
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun, finetune
-from biocompact.model_card import CardSettings
-from biocompact.runlog import job_logging, named_files
-from biocompact.tracking import TrackingSettings
+from biocompact.release.cards import CardSettings
+from biocompact.tracking.trackers import TrackingSettings
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     task = FinetuningTask.from_entry(snakemake.params.task)

@@ -2,8 +2,8 @@
 
 from biocompact.finetuning.saved_models import Publication, publish_finetuned
 from biocompact.finetuning.settings import FinetuningTask
-from biocompact.model_card import CardSettings
-from biocompact.runlog import job_logging, named_files
+from biocompact.release.cards import CardSettings
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     publish_finetuned(

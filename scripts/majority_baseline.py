@@ -2,7 +2,7 @@
 
 from biocompact.finetuning.baseline import majority_baseline
 from biocompact.finetuning.settings import FinetuningTask
-from biocompact.runlog import job_logging, named_files
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     majority_baseline(

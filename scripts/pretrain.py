@@ -1,7 +1,7 @@
 """Rule pretrain: pretraining of one model with its objective (resumable, data-parallel on its GPUs and nodes)."""
 
-from biocompact.language_model_job import PretrainingJob, run_pretraining
-from biocompact.runlog import job_logging, named_files
+from biocompact.training.language_model_job import PretrainingJob, run_pretraining
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_pretraining(

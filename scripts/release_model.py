@@ -1,7 +1,7 @@
 """Rule release_model: one Hub-ready release folder."""
 
-from biocompact.release import run_release_model
-from biocompact.runlog import job_logging, named_files
+from biocompact.release.folders import run_release_model
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_release_model(

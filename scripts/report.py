@@ -1,7 +1,7 @@
 """Render the self-contained HTML report from the result files."""
 
 from biocompact.report.render import run_report
-from biocompact.runlog import job_logging, named_files
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_report(

@@ -1,8 +1,8 @@
 """Compute and store the teacher's soft labels on one transfer set."""
 
 from biocompact.finetuning.settings import FinetuningTask
-from biocompact.runlog import job_logging, named_files
 from biocompact.task_distillation.soft_labels import SoftLabelRun, compute_soft_labels
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     compute_soft_labels(

@@ -3,9 +3,9 @@
 
 from biocompact.finetuning.checkpoints import Checkpointing
 from biocompact.finetuning.settings import FinetuningTask
-from biocompact.runlog import job_logging, named_files
 from biocompact.task_distillation.job import launch_students
 from biocompact.task_distillation.student import StudentRun
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     launch_students(

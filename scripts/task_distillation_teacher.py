@@ -4,8 +4,8 @@
 from biocompact.finetuning.checkpoints import Checkpointing
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun
-from biocompact.runlog import job_logging, named_files
 from biocompact.task_distillation.job import launch_teacher
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     launch_teacher(

@@ -1,8 +1,8 @@
 """Write one transfer set of task-specific distillation as JSON Lines."""
 
-from biocompact.runlog import job_logging, named_files
 from biocompact.task_distillation.settings import TransferSetSettings
 from biocompact.task_distillation.transfer import run_transfer_set
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_transfer_set(

@@ -1,7 +1,7 @@
 """Rule tokenize_corpus: tokenise and pack the sentence shards with one vocabulary."""
 
-from biocompact.runlog import job_logging, named_files
-from biocompact.tokenized_corpus import run_tokenization
+from biocompact.vocab.tokenized_corpus import run_tokenization
+from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     run_tokenization(

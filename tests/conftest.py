@@ -88,8 +88,8 @@ def pretrained(tmp_path_factory, repo_root) -> Path:
     from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
 
     import biocompact.pretraining.run as pretraining_run
-    from biocompact.model_card import write_language_model_card
     from biocompact.pretraining.settings import PretrainingSettings
+    from biocompact.release.cards import write_language_model_card
 
     folder = tmp_path_factory.mktemp("card")
     tokenizer = AutoTokenizer.from_pretrained(MINILM)

@@ -18,9 +18,9 @@ from transformers import (
     PreTrainedTokenizerBase,
 )
 
-from biocompact.model_card import CardSettings
 from biocompact.models.presets import build_config
 from biocompact.pretraining.run import special_token_ids
+from biocompact.release.cards import CardSettings
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.loop import TrainingSettings
 from biocompact.training.masking import MaskingSettings

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from biocompact.textshards import is_heldout
+from biocompact.corpus.textshards import is_heldout
 from biocompact.vocab.train import train_vocabulary
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "packing_quality.py"

@@ -26,8 +26,8 @@ from biocompact.corpus.decontamination import (
 )
 from biocompact.corpus.evaluation_text import FORMATS, evaluation_splits, normalise_pmid
 from biocompact.corpus.sentences import split_sentences
+from biocompact.corpus.textshards import iter_documents
 from biocompact.finetuning.settings import FinetuningTask
-from biocompact.textshards import iter_documents
 
 
 def _shard(path: Path, documents: list[list[str]], pmids: list[str] | None = None) -> Path:

@@ -28,11 +28,11 @@ from biocompact.pretraining.objectives import objective_entry
 from biocompact.pretraining.run import run_pretraining
 from biocompact.pretraining.segments import split_point
 from biocompact.pretraining.settings import PretrainingSettings
-from biocompact.tokenized_corpus import build_tokenized_corpus
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.masking import IGNORE_INDEX, MaskingSettings, prediction_positions
 from biocompact.vocab.build import build_vocabulary
 from biocompact.vocab.settings import VocabularySettings
+from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
 
 CLS, SEP, PAD, MASK, PERIOD = 2, 3, 0, 4, 1
 TINY = {

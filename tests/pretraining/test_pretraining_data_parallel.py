@@ -21,7 +21,7 @@ from rank_weights import rank_file
 from tiny_models import MINILM, TINY
 from torchrun_jobs import run_on_two_processes
 
-from biocompact.tokenized_corpus import build_tokenized_corpus
+from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MAX_SEQ_LENGTH = 32

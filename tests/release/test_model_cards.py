@@ -25,7 +25,7 @@ from biocompact.finetuning.saved_models import (
 )
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun
-from biocompact.model_card import (
+from biocompact.release.cards import (
     check_card,
     decontamination_statement,
     hub_id,
@@ -33,7 +33,7 @@ from biocompact.model_card import (
     spread,
     usage_snippet,
 )
-from biocompact.release import prepare_release, upload_command
+from biocompact.release.folders import prepare_release, upload_command
 
 
 def _snippet(card_text: str) -> str:

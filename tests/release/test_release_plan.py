@@ -2,7 +2,7 @@
 
 import pytest
 
-from biocompact.release_plan import release_plan
+from biocompact.release.plan import release_plan
 
 
 def test_language_models_keep_their_name_and_kept_pairs_join_model_and_task():

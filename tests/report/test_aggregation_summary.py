@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from report_results import metrics_record, write_json
 
-from biocompact.aggregation import AVERAGE_FORMULAS, BASELINE, aggregate
+from biocompact.report.aggregation import AVERAGE_FORMULAS, BASELINE, aggregate
 
 PATTERN = "ft/{model}/{task}/seed{seed}/metrics.json"
 BASELINE_PATTERN = "baselines/{task}/metrics.json"
@@ -223,7 +223,7 @@ def test_unknown_average_method_is_an_error(tmp_path: Path, monkeypatch: pytest.
 
 
 def test_blurb_score_is_the_mean_of_the_six_task_type_means():
-    from biocompact.aggregation import BLURB, blurb_scores
+    from biocompact.report.aggregation import BLURB, blurb_scores
 
     medians = {  # task: (BLURB type, median)
         "bc5-chem": ("ner", 0.90),

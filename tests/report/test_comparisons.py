@@ -19,8 +19,9 @@ from report_results import (
 )
 from seqeval.metrics import f1_score as conlleval_f1
 
-from biocompact.aggregation import BASELINE, OVERALL, aggregate
-from biocompact.comparisons import (
+from biocompact.finetuning.metrics import similarity_metrics
+from biocompact.report.aggregation import BASELINE, OVERALL, aggregate
+from biocompact.report.comparisons import (
     STUDENT_TEACHER,
     VERSUS_BASELINE,
     VERSUS_BEST,
@@ -31,7 +32,6 @@ from biocompact.comparisons import (
     task_rng,
     unit_weights,
 )
-from biocompact.finetuning.metrics import similarity_metrics
 
 RE_ENTRY = {"family": "re", "format": "biobert_tsv", "metric": "accuracy"}
 NER_ENTRY = {"family": "ner", "format": "biobert_tsv"}

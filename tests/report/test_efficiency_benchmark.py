@@ -14,7 +14,7 @@ import torch
 from snakemake_runs import OFFLINE_ENV, REPO_ROOT, SNAKEMAKE, planned_jobs
 from transformers import BertConfig, BertModel
 
-from biocompact.efficiency import (
+from biocompact.efficiency.benchmark import (
     benchmark,
     can_measure_cpu_peak,
     flops_per_token,

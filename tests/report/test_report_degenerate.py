@@ -11,9 +11,9 @@ import lxml.html
 import pytest
 from report_results import metrics, write_json
 
-from biocompact.aggregation import BASELINE, aggregate
-from biocompact.report import build_report
-from biocompact.retention import write_retention
+from biocompact.report.aggregation import BASELINE, aggregate
+from biocompact.report.render import build_report
+from biocompact.report.retention import write_retention
 
 PATTERN = "results/finetuning/{model}/{task}/seed{seed}/metrics.json"
 BASELINE_PATTERN = "results/baselines/{task}/metrics.json"

@@ -16,13 +16,13 @@ import pytest
 from browser_check import check_page, find_browser
 from report_results import metrics, write_json
 
-from biocompact.aggregation import BASELINE, aggregate
 from biocompact.datasets.check import check_split
 from biocompact.datasets.registry import get_dataset
 from biocompact.finetuning.readers import UNTYPED_ENTITY, LabelledText, TaggedSentence
-from biocompact.report import build_report
+from biocompact.report.aggregation import BASELINE, aggregate
 from biocompact.report.glance import pareto_front
-from biocompact.retention import write_retention
+from biocompact.report.render import build_report
+from biocompact.report.retention import write_retention
 
 PATTERN = "results/finetuning/{model}/{task}/seed{seed}/metrics.json"
 BASELINE_PATTERN = "results/baselines/{task}/metrics.json"
@@ -530,7 +530,7 @@ def test_pareto_front():
 
 def test_report_does_not_import_the_training_stack():
     code = (
-        "import sys, biocompact.report, biocompact.aggregation; "
+        "import sys, biocompact.report, biocompact.report.aggregation; "
         "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))"
     )
     result = subprocess.run(

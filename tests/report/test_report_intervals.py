@@ -12,12 +12,12 @@ import pandas as pd
 import pytest
 from report_results import BASELINE_METRICS, METRICS, settings, write_re_run
 
-from biocompact.aggregation import BASELINE, OVERALL, aggregate
-from biocompact.comparisons import VERSUS_BEST, run_comparisons
-from biocompact.report import build_report
+from biocompact.report.aggregation import BASELINE, OVERALL, aggregate
+from biocompact.report.comparisons import VERSUS_BEST, run_comparisons
 from biocompact.report.glance import headline
 from biocompact.report.intervals import Intervals
-from biocompact.retention import write_retention
+from biocompact.report.render import build_report
+from biocompact.report.retention import write_retention
 
 RE_ENTRY = {"family": "re", "format": "biobert_tsv", "metric": "accuracy"}
 GOLD = ["1", "0"] * 20  # 40 examples

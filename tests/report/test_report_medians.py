@@ -11,8 +11,8 @@ import lxml.html
 import pytest
 from report_results import metrics_record
 
-from biocompact.aggregation import BASELINE, aggregate
-from biocompact.report import build_report
+from biocompact.report.aggregation import BASELINE, aggregate
+from biocompact.report.render import build_report
 
 PATTERN = "results/finetuning/{model}/{task}/seed{seed}/metrics.json"
 BASELINE_PATTERN = "results/baselines/{task}/metrics.json"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from biocompact.aggregation import BLURB
+from biocompact.report.aggregation import BLURB
 from biocompact.report.published import (
     COLUMNS,
     published_table,

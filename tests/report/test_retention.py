@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 from report_results import metrics_record, write_json
 
-from biocompact.aggregation import BASELINE, aggregate
+from biocompact.report.aggregation import BASELINE, aggregate
+from biocompact.report.retention import write_retention
 from biocompact.report.tables import retention_table
-from biocompact.retention import write_retention
 
 PATTERN = "ft/{model}/{task}/seed{seed}/metrics.json"
 # (model, task) -> F1 per seed 1..3; None: the run is missing.

@@ -1,12 +1,12 @@
 """Jobs that no node of their partition can run are named before any is submitted
-(biocompact.cluster_fit): sinfo's columns read by hand, requests as the Slurm plugin
+(biocompact.workflow.cluster_fit): sinfo's columns read by hand, requests as the Slurm plugin
 submits them, and the message."""
 
 from __future__ import annotations
 
 import pytest
 
-from biocompact.cluster_fit import (
+from biocompact.workflow.cluster_fit import (
     NodeGroup,
     check_jobs_fit,
     gpus_of_gres,
@@ -163,7 +163,7 @@ def test_the_error_lists_the_jobs_and_how_to_fix_them():
 
 
 def test_without_sinfo_nothing_is_checked_and_a_warning_says_so(monkeypatch, caplog):
-    import biocompact.cluster_fit as cluster_fit
+    import biocompact.workflow.cluster_fit as cluster_fit
 
     monkeypatch.setattr(cluster_fit, "SINFO_COMMAND", ["/nonexistent/sinfo"])
     check_jobs_fit([job_request("tokenize_corpus", "", 1024, {})])  # no error

@@ -241,7 +241,7 @@ def requested_gpus(resources: dict) -> int:
 
 LAUNCHING_MODULES = (
     "biocompact.training.launch",
-    "biocompact.language_model_job",
+    "biocompact.training.language_model_job",
     "biocompact.task_distillation.job",
 )
 
@@ -249,7 +249,7 @@ LAUNCHING_MODULES = (
 def training_processes(script: Path, resources: dict) -> int:
     """The training processes a job of ``script`` starts: one per GPU of each node through
     the launcher (``biocompact.training.launch.launch``, which
-    ``biocompact.language_model_job``'s run_pretraining and run_distillation and
+    ``biocompact.training.language_model_job``'s run_pretraining and run_distillation and
     ``biocompact.task_distillation.job``'s launch_teacher and launch_students call), else one."""
     text = script.read_text("utf-8")
     launches = any(f"from {module} import" in text for module in LAUNCHING_MODULES)

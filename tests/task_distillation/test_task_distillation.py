@@ -23,8 +23,8 @@ from snakemake_runs import dry_run
 from tiny_models import HYPERPARAMETERS
 from torchrun_jobs import run_on_two_processes
 
-from biocompact.aggregation import aggregate
-from biocompact.report import build_report
+from biocompact.report.aggregation import aggregate
+from biocompact.report.render import build_report
 from biocompact.task_distillation.randomised import QUESTION_STARTERS, randomised_examples
 from biocompact.task_distillation.settings import TransferSetSettings
 from biocompact.task_distillation.summary import SETTINGS, read_summary, write_summary

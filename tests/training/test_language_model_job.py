@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from biocompact import language_model_job
-from biocompact.language_model_job import (
+from biocompact.training import language_model_job
+from biocompact.training.language_model_job import (
     DistillationJob,
     PretrainingJob,
     run_distillation,

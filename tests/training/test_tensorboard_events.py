@@ -11,7 +11,7 @@ from tiny_models import tiny_ner_task
 
 import biocompact.finetuning.train as finetuning_train
 from biocompact.finetuning.settings import FinetuningTask
-from biocompact.tensorboard_events import (
+from biocompact.tracking.tensorboard_events import (
     ScalarWriter,
     _varint,
     crc32c,

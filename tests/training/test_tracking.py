@@ -19,12 +19,11 @@ from snakemake_runs import OFFLINE_ENV, REPO_ROOT, SNAKEMAKE
 from tiny_models import BATCHER, loop_settings, tiny_ner_task, token_dataset, token_mlm
 
 import biocompact.finetuning.train as finetuning_train
-from biocompact.config_schema import validate_config
 from biocompact.finetuning.settings import FinetuningTask
-from biocompact.model_card import biocompact_commit
 from biocompact.pretraining.mlm import MaskedLanguageModelling
-from biocompact.tensorboard_events import read_scalars
-from biocompact.tracking import (
+from biocompact.release.cards import biocompact_commit
+from biocompact.tracking.tensorboard_events import read_scalars
+from biocompact.tracking.trackers import (
     ScalarTrackers,
     TrackingSettings,
     check_backends,
@@ -32,6 +31,7 @@ from biocompact.tracking import (
     tracking_uri,
 )
 from biocompact.training.loop import TENSORBOARD_DIR, train
+from biocompact.workflow.config_schema import validate_config
 
 
 def _real(module: str):

@@ -13,8 +13,8 @@ import torch
 from safetensors.torch import load_file
 
 from biocompact.pretraining.run import run_job
-from biocompact.tokenized_corpus import build_tokenized_corpus
 from biocompact.training.launch import torchrun_command
+from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
 from biocompact.vocab.train import train_vocabulary
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")

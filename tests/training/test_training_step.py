@@ -16,10 +16,10 @@ from biocompact.distillation.student import student_from_teacher_layers
 from biocompact.models.presets import build_config
 from biocompact.pretraining.objectives import objective_entry
 from biocompact.pretraining.run import special_token_ids
-from biocompact.tokenized_corpus import build_tokenized_corpus
 from biocompact.training.loop import TrainingSettings, adamw_optimizer
 from biocompact.training.stage import load_corpus
 from biocompact.training.step import TrainingStep, compiles
+from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -3,9 +3,9 @@
 import pytest
 from transformers import AutoTokenizer
 
-from biocompact.tokenized_corpus import build_tokenized_corpus
 from biocompact.vocab.build import build_vocabulary
 from biocompact.vocab.settings import VocabularySettings
+from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
 from biocompact.vocab.train import build_modernbert
 
 SETTINGS = {

@@ -7,8 +7,8 @@ import datasets
 from tiny_models import MINILM
 from transformers import AutoTokenizer
 
-from biocompact.textshards import is_heldout, iter_documents
-from biocompact.tokenized_corpus import (
+from biocompact.corpus.textshards import is_heldout, iter_documents
+from biocompact.vocab.tokenized_corpus import (
     FullSequences,
     best_fit,
     build_tokenized_corpus,

@@ -5,7 +5,7 @@ import json
 import pytest
 from transformers import AutoTokenizer
 
-from biocompact.textshards import in_sample, is_heldout, iter_documents, iter_sentences
+from biocompact.corpus.textshards import in_sample, is_heldout, iter_documents, iter_sentences
 from biocompact.vocab.build import build_vocabulary
 from biocompact.vocab.settings import VocabularySettings
 from biocompact.vocab.train import build_wordpiece

@@ -7,16 +7,16 @@ import json
 
 import pytest
 
-from biocompact.configured_inputs import (
+from biocompact.distillation.layer_map import resolve_student_layers
+from biocompact.finetuning.settings import FinetuningTask
+from biocompact.workflow.configured_inputs import (
     MissingInputError,
     glob_files,
     local_source_files,
     require_files,
     task_input_files,
 )
-from biocompact.distillation.layer_map import resolve_student_layers
-from biocompact.finetuning.settings import FinetuningTask
-from biocompact.model_shapes import (
+from biocompact.workflow.model_shapes import (
     architecture_depth,
     checkpoint_depth,
     checkpoint_positions,

@@ -9,7 +9,7 @@ import sys
 import pytest
 import yaml
 
-from biocompact.config_schema import (
+from biocompact.workflow.config_schema import (
     ConfigError,
     read_config_file,
     typed_command_line_values,
@@ -115,7 +115,7 @@ def test_the_command_names_each_config_file_with_a_yaml_error(tmp_path):
     (tmp_path / "good.yaml").write_text("finetuning: {seeds: [1]}\n")
     (tmp_path / "bad.yaml").write_text("finetuning:\n\tseeds: [1]\n")
     result = subprocess.run(
-        [sys.executable, "-m", "biocompact.config_schema", "good.yaml", "bad.yaml"],
+        [sys.executable, "-m", "biocompact.workflow.config_schema", "good.yaml", "bad.yaml"],
         cwd=tmp_path,
         capture_output=True,
         text=True,

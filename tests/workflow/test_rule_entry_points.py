@@ -10,9 +10,8 @@ from typing import Any
 import pytest
 from finetuning_tasks import PLACEHOLDERS, parsed_task
 
-from biocompact import retention
 from biocompact.corpus import stats
-from biocompact.report import render
+from biocompact.report import render, retention
 
 
 def _recorder(calls: list, result: Any = None) -> Any:
@@ -241,9 +240,9 @@ def test_dataset_rules_pass_their_files_and_params(
 
 
 def test_model_rules_pass_their_files_and_params(monkeypatch: pytest.MonkeyPatch) -> None:
-    from biocompact import efficiency, tokenized_corpus
     from biocompact.compression import formats, summary
-    from biocompact.vocab import build
+    from biocompact.efficiency import benchmark as efficiency
+    from biocompact.vocab import build, tokenized_corpus
 
     calls: list = []
     for module, name in (
@@ -319,7 +318,7 @@ def test_model_rules_pass_their_files_and_params(monkeypatch: pytest.MonkeyPatch
 def test_release_rules_pass_their_files_and_params(
     monkeypatch: pytest.MonkeyPatch, tmp_path
 ) -> None:
-    from biocompact import release
+    from biocompact.release import folders as release
 
     calls: list = []
     monkeypatch.setattr(release, "prepare_release", _returning(calls, None))

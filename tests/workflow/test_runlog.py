@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 from transformers import BertConfig, BertForMaskedLM, BertForTokenClassification
 
-from biocompact.runlog import LIBRARY_LOGGERS, attempts_file, job_logging, named_files
+from biocompact.workflow.runlog import LIBRARY_LOGGERS, attempts_file, job_logging, named_files
 
 
 @pytest.fixture
@@ -99,7 +99,7 @@ rule flaky:
 FLAKY_SCRIPT = """
 import os, signal
 from pathlib import Path
-from biocompact.runlog import job_logging
+from biocompact.workflow.runlog import job_logging
 
 with job_logging(snakemake) as log:
     if not Path("tried").exists():

@@ -18,8 +18,8 @@ import yaml
 from prediction_scores import scores_from_predictions
 from snakemake_runs import SNAKEMAKE, planned_jobs, run_snakemake
 
-from biocompact.comparisons import STUDENT_TEACHER, VERSUS_BASELINE, VERSUS_BEST
-from biocompact.model_card import parameter_count
+from biocompact.release.cards import parameter_count
+from biocompact.report.comparisons import STUDENT_TEACHER, VERSUS_BASELINE, VERSUS_BEST
 
 pytestmark = pytest.mark.slow
 
@@ -56,7 +56,7 @@ def test_models_load(demo_run, config):
 
 
 def test_every_model_folder_has_a_card_with_the_measured_numbers(demo_run, config):
-    from biocompact.model_card import check_card
+    from biocompact.release.cards import check_card
 
     results = demo_run / "results"
     folders = {path.parent for path in results.rglob("model/config.json")}
@@ -451,7 +451,7 @@ def test_decontamination_removes_exactly_the_documents_sharing_a_13_gram_with_th
     split's 13-grams: documents, sentences and examples matched, documents removed; the
     decontaminated shards are the shards without those documents; the report and the
     teacher's card show the counts."""
-    from biocompact.textshards import iter_documents
+    from biocompact.corpus.textshards import iter_documents
 
     contamination = json.loads((demo_run / "results/corpus/contamination.json").read_text())
     evaluation = _demo_evaluation_text(demo_run, config)

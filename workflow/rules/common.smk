@@ -3,8 +3,8 @@
 import os
 from pathlib import Path
 
-from biocompact.cluster_fit import check_jobs_fit, job_request
-from biocompact.configured_inputs import (
+from biocompact.workflow.cluster_fit import check_jobs_fit, job_request
+from biocompact.workflow.configured_inputs import (
     glob_files,
     local_path,
     local_source_files,
@@ -17,9 +17,9 @@ from biocompact.distillation.methods import method_options
 from biocompact.distillation.teacher_head import check_teacher_head, has_mlm_head
 from biocompact.finetuning.settings import resolve_task
 from biocompact.locations import resolve_location
-from biocompact.model_shapes import checkpoint_architectures, model_depth
+from biocompact.workflow.model_shapes import checkpoint_architectures, model_depth
 from biocompact.pretraining.objective_families import objective_for
-from biocompact.tracking import check_backends
+from biocompact.tracking.trackers import check_backends
 
 # A list, a numbered range or "all" (NCBI's listing, fetched once and cached).
 PUBMED_BASELINE = pubmed_file_names(

@@ -8,7 +8,7 @@
 from biocompact.finetuning.settings import check_model_overrides, resolve_task, task_entry
 from biocompact.finetuning.task_files import task_files
 from biocompact.finetuning.task_labels import check_task_labels
-from biocompact.model_shapes import model_positions
+from biocompact.workflow.model_shapes import model_positions
 
 check_model_overrides(config["finetuning"], ALL_MODELS)
 # every task parsed and checked with its preset's hyperparameters, before any job runs

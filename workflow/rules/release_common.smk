@@ -2,7 +2,7 @@
 # Uses model_dir, PRETRAINED, DISTILLED and the kept fine-tuned models of common.smk and
 # finetuning.smk.
 
-from biocompact.release_plan import release_plan
+from biocompact.release.plan import release_plan
 
 RELEASES = release_plan(
     config["release"],

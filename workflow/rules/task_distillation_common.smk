@@ -2,7 +2,7 @@
 # includes this file. Uses ALL_MODELS, model_input and model_dir of common.smk and
 # FINETUNING_TASKS and task_files of finetuning_common.smk.
 
-from biocompact.configured_inputs import require_files
+from biocompact.workflow.configured_inputs import require_files
 from biocompact.task_distillation.settings import ExperimentSettings, TransferSetSettings
 
 # Every entry parsed and checked here, before any job runs. Jobs get plain values (the

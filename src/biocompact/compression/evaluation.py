@@ -17,7 +17,7 @@ from transformers.utils.logging import disable_progress_bar
 
 from biocompact.atomic import atomic_open, write_json
 from biocompact.compression.formats import WEIGHT_FILES, load_format, weights_bytes
-from biocompact.efficiency import interleaved_timings, measurement
+from biocompact.efficiency.benchmark import interleaved_timings, measurement
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.task_labels import check_known_labels, task_labels
 from biocompact.finetuning.tasks import get_family
@@ -65,7 +65,7 @@ def cpu_latency(
 ) -> dict[str, list[dict[str, Any]]]:
     """The ``measurement`` of every model on CPU at every batch size and sequence length all
     models' positions allow (random token ids, full attention), ``repeats`` rounds interleaved
-    across the models (``biocompact.efficiency.interleaved_timings``)."""
+    across the models (``biocompact.efficiency.benchmark.interleaved_timings``)."""
     longest = min(model.config.max_position_embeddings for model in models.values())
     usable = [s for s in sequence_lengths if s <= longest]
     cpu = torch.device("cpu")

@@ -21,7 +21,7 @@ import pandas as pd
 
 from biocompact.atomic import atomic_open, read_json
 from biocompact.compression.settings import REFERENCE
-from biocompact.speedup import speedup_range
+from biocompact.efficiency.speedup import speedup_range
 
 COLUMNS = [
     "model",

@@ -43,8 +43,8 @@ from biocompact.corpus.evaluation_text import (
     evaluation_splits,
     normalise_pmid,
 )
+from biocompact.corpus.textshards import Document, iter_documents
 from biocompact.finetuning.settings import FinetuningTask
-from biocompact.textshards import Document, iter_documents
 
 LOG = logging.getLogger(__name__)
 

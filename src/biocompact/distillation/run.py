@@ -18,7 +18,7 @@ from biocompact.distillation.settings import DistillationSettings
 from biocompact.distillation.student import initialise_student
 from biocompact.distillation.teacher_head import check_teacher_head
 from biocompact.locations import portable_location
-from biocompact.tracking import TrackingSettings
+from biocompact.tracking.trackers import TrackingSettings
 from biocompact.training.launch import job_main
 from biocompact.training.loop import pick_device
 from biocompact.training.precision import inference_dtype

@@ -12,7 +12,7 @@ from typing import Any
 
 from biocompact.atomic import atomic_path, read_json, write_json
 from biocompact.finetuning.settings import FinetuningTask
-from biocompact.model_card import CardSettings, finetuned_model_card, write_card
+from biocompact.release.cards import CardSettings, finetuned_model_card, write_card
 
 logger = logging.getLogger(__name__)
 

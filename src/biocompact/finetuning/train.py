@@ -41,8 +41,8 @@ from biocompact.finetuning.task_files import fold_tasks
 from biocompact.finetuning.task_labels import saved_label_names
 from biocompact.finetuning.tasks import get_family
 from biocompact.locations import portable_location
-from biocompact.model_card import CardSettings, finetuned_model_card, hardware, write_card
-from biocompact.tracking import CurveDestination, ScalarTrackers, TrackingSettings
+from biocompact.release.cards import CardSettings, finetuned_model_card, hardware, write_card
+from biocompact.tracking.trackers import CurveDestination, ScalarTrackers, TrackingSettings
 from biocompact.training import distributed
 from biocompact.training.precision import native_bf16
 

@@ -18,7 +18,7 @@ from biocompact.locations import resolve_location
 from biocompact.models.presets import build_config
 from biocompact.pretraining.objectives import objective_entry
 from biocompact.pretraining.settings import PretrainingSettings
-from biocompact.tracking import TrackingSettings
+from biocompact.tracking.trackers import TrackingSettings
 from biocompact.training.launch import job_main
 from biocompact.training.stage import load_corpus, train_and_publish
 

@@ -1,5 +1,3 @@
-"""The self-contained HTML report, built from result files only (no training stack imported)."""
-
-from biocompact.report.render import build_report
-
-__all__ = ["build_report"]
+"""Report stage: the per-task aggregation over seeds, retention, the paired-bootstrap
+comparisons and the self-contained HTML report (``render.build_report``), built from result
+files only (no training stack imported)."""

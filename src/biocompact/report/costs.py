@@ -7,8 +7,8 @@ from typing import Any
 
 import pandas as pd
 
+from biocompact.efficiency.speedup import speedup_range
 from biocompact.report.tables import DASH, Cell, Table, frame_table, missing, number, speedup_text
-from biocompact.speedup import speedup_range
 
 SETTING = ["device", "batch_size", "sequence_length"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from biocompact.aggregation import BASELINE, OVERALL
+from biocompact.report.aggregation import BASELINE, OVERALL
 from biocompact.report.costs import (
     BAND_TEXT,
     describe_setting,

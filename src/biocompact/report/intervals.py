@@ -1,4 +1,4 @@
-"""The comparisons job's intervals in the report (``biocompact.comparisons``): which models a
+"""The comparisons job's intervals in the report (``biocompact.report.comparisons``): which models a
 row cannot tell apart, and the words of a difference with its interval."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from biocompact.comparisons import STUDENT_TEACHER, VERSUS_BASELINE, VERSUS_BEST
+from biocompact.report.comparisons import STUDENT_TEACHER, VERSUS_BASELINE, VERSUS_BEST
 
 NOT_DISTINGUISHABLE = "not distinguishable, 95%"
 

@@ -11,7 +11,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import EngFormatter, NullFormatter
 
-from biocompact.aggregation import BASELINE
+from biocompact.report.aggregation import BASELINE
 
 SVG_START = re.compile(r"^.*?(?=<svg)", re.DOTALL)
 SVG_METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.DOTALL)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from biocompact.aggregation import BLURB
+from biocompact.report.aggregation import BLURB
 from biocompact.report.tables import Cell, Table, models_in_order, percent
 
 COLUMNS = ["source", "model", "dataset", "metric", "setting", "value", "citation", "table", "note"]

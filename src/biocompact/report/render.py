@@ -9,14 +9,14 @@ from typing import Any
 import jinja2
 import pandas as pd
 
-from biocompact.aggregation import AVERAGE_FORMULAS, BLURB, BLURB_FORMULA
 from biocompact.atomic import atomic_open, read_json
 from biocompact.compression.summary import read_summary as read_compression_summary
 from biocompact.report import costs, glance, load, plots, tables
+from biocompact.report.aggregation import AVERAGE_FORMULAS, BLURB, BLURB_FORMULA
 from biocompact.report.contamination import contamination_context
 from biocompact.report.intervals import Intervals
 from biocompact.report.published import published_table, read_published, task_datasets
-from biocompact.retention import RETENTION_FORMULA
+from biocompact.report.retention import RETENTION_FORMULA
 from biocompact.task_distillation.summary import read_summary as read_distillation_summary
 
 
@@ -146,9 +146,9 @@ def build_report(
     folder of Snakemake benchmark TSVs (first subfolder = stage); ``source_dir`` is the
     workflow's git checkout, whose commit is recorded; ``task_distillation`` is the summary
     CSV of task-specific distillation (none: no such section); ``retention`` the students'
-    retention CSV (``biocompact.retention``; none: no students); ``compression`` the
+    retention CSV (``biocompact.report.retention``; none: no students); ``compression`` the
     compression summary CSV (``biocompact.compression.summary``; none: no such section);
-    ``comparisons`` and ``intervals`` the comparisons job's CSVs (``biocompact.comparisons``;
+    ``comparisons`` and ``intervals`` the comparisons job's CSVs (``biocompact.report.comparisons``;
     none: no intervals, rows ranked by their values alone); ``contamination`` the corpus's
     ``contamination.json`` (none: not decontaminated) and ``transfer_records`` the transfer
     sets' records (``biocompact.report.contamination``); ``published`` the CSV of

@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from biocompact.aggregation import BASELINE, BLURB, OVERALL
+from biocompact.report.aggregation import BASELINE, BLURB, OVERALL
 from biocompact.report.intervals import (
     NOT_DISTINGUISHABLE,
     Intervals,
@@ -301,7 +301,7 @@ def _retention_cell(row: pd.Series | None, comparison: pd.Series | None = None) 
 
 def retention_table(retention: pd.DataFrame, intervals: Intervals | None = None) -> Table | None:
     """One row per student (its teacher beside it), one column per task, the overall last:
-    student / teacher x 100 (``biocompact.retention``) with its 95% interval over test-unit
+    student / teacher x 100 (``biocompact.report.retention``) with its 95% interval over test-unit
     resamples when the comparisons' ``intervals`` are given, else the per-seed range."""
     if retention.empty:
         return None

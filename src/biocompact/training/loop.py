@@ -30,7 +30,7 @@ from torch.nn.parallel import DistributedDataParallel
 from tqdm.auto import tqdm
 from transformers import get_linear_schedule_with_warmup
 
-from biocompact.tracking import ScalarTrackers, TrackingSettings
+from biocompact.tracking.trackers import ScalarTrackers, TrackingSettings
 from biocompact.training import distributed
 from biocompact.training.batches import BatchOrder, DataPosition, MaskedBatcher, MaskedBatches
 from biocompact.training.checkpoint import (

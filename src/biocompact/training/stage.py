@@ -13,7 +13,7 @@ import torch
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
 from biocompact.atomic import atomic_path, write_json
-from biocompact.tracking import TrackingSettings
+from biocompact.tracking.trackers import TrackingSettings
 from biocompact.training import distributed
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.loop import TrainingSettings, train

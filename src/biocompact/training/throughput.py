@@ -1,7 +1,7 @@
 """Model FLOPs utilisation (MFU): the model's training FLOPs per second over the device's peak.
 
 Training FLOPs of a step = 3 x forward FLOPs (the backward pass costs twice the forward):
-the encoder's ``2 N + 4 L S H`` per real token (``biocompact.efficiency``) plus the MLM
+the encoder's ``2 N + 4 L S H`` per real token (``biocompact.efficiency.benchmark``) plus the MLM
 head's ``2 N_head`` per predicted (masked) position, the only positions it runs on (and
 where the last layer runs there only, ``biocompact.models.last_layer``, its keys and values
 at every token and the rest of it per prediction).
@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 from transformers import PreTrainedModel
 
-from biocompact.efficiency import flops_per_token, parameter_counts
+from biocompact.efficiency.benchmark import flops_per_token, parameter_counts
 from biocompact.models.heads import mlm_head
 from biocompact.training.masking import IGNORE_INDEX
 

@@ -10,8 +10,8 @@ from typing import Any
 from transformers import AutoTokenizer
 
 from biocompact.atomic import atomic_path, write_json
+from biocompact.corpus.textshards import iter_sentences
 from biocompact.locations import resolve_location
-from biocompact.textshards import iter_sentences
 from biocompact.vocab.settings import PRETRAINED, VocabularySettings
 from biocompact.vocab.stats import vocabulary_statistics
 from biocompact.vocab.train import train_vocabulary

@@ -27,9 +27,9 @@ import datasets
 import yaml
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
-from biocompact.aggregation import subsample_text
 from biocompact.atomic import atomic_open, read_json
 from biocompact.distillation.methods import trains_mlm_head
+from biocompact.report.aggregation import subsample_text
 
 CARD_FILE = "README.md"
 HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")

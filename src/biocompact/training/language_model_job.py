@@ -8,7 +8,7 @@ from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
 from biocompact.corpus.decontamination import external_checkpoints
-from biocompact.model_card import CardSettings, write_language_model_card
+from biocompact.release.cards import CardSettings, write_language_model_card
 from biocompact.training.launch import launch
 
 OUTPUTS = ("model", "log", "eval")

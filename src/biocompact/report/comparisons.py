@@ -38,11 +38,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biocompact.aggregation import BASELINE, BLURB, BLURB_TYPES, OVERALL
 from biocompact.atomic import atomic_open, read_json
 from biocompact.finetuning.metrics import positive_classes
 from biocompact.finetuning.predictions import FoldPredictions, read_predictions
 from biocompact.finetuning.unit_statistics import UnitStatistic, item_metric, unit_statistic
+from biocompact.report.aggregation import BASELINE, BLURB, BLURB_TYPES, OVERALL
 
 CONFIDENCE = 0.95
 ALPHA = 1 - CONFIDENCE
@@ -340,7 +340,7 @@ def row_comparisons(
 
 
 def _overall_retention(tasks: Sequence[TaskScores], student: str, teacher: str) -> dict:
-    """Retention over the tasks both ran, as ``biocompact.retention`` defines it: the mean of
+    """Retention over the tasks both ran, as ``biocompact.report.retention`` defines it: the mean of
     the student's task scores over the mean of the teacher's, on every resample."""
     both = [t for t in tasks if student in t.scores and teacher in t.scores]
     total = [

@@ -199,10 +199,10 @@ def _cpu_peak_rss_in_child(
     sequence_lengths: Sequence[int],
     threads: int,
 ) -> dict[tuple[int, int], float]:
-    """``cpu_peak_rss`` in a fresh Python process (``python -m biocompact.efficiency``)."""
+    """``cpu_peak_rss`` in a fresh Python process (``python -m biocompact.efficiency.benchmark``)."""
     arguments = json.dumps([str(model_path), list(batch_sizes), list(sequence_lengths), threads])
     result = subprocess.run(
-        [sys.executable, "-m", "biocompact.efficiency", arguments],
+        [sys.executable, "-m", "biocompact.efficiency.benchmark", arguments],
         capture_output=True,
         text=True,
         check=False,

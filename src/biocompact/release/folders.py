@@ -17,7 +17,7 @@ from huggingface_hub import ModelCard
 
 from biocompact.atomic import atomic_open, atomic_path
 from biocompact.locations import portable_location
-from biocompact.model_card import CARD_FILE, biocompact_commit, check_card
+from biocompact.release.cards import CARD_FILE, biocompact_commit, check_card
 
 LOG = logging.getLogger(__name__)
 

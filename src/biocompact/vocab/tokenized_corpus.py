@@ -53,7 +53,7 @@ import numpy as np
 from transformers import AutoTokenizer
 
 from biocompact.atomic import atomic_path
-from biocompact.textshards import is_heldout, iter_documents
+from biocompact.corpus.textshards import is_heldout, iter_documents
 
 Packed = tuple[list[int], list[int]]
 # token ids, word ids, first and last document, where each document after the first starts

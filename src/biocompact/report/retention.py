@@ -26,8 +26,8 @@ from typing import Any
 
 import pandas as pd
 
-from biocompact.aggregation import BASELINE, OVERALL, aggregate
 from biocompact.atomic import atomic_open
+from biocompact.report.aggregation import BASELINE, OVERALL, aggregate
 
 RETENTION_COLUMNS = [
     "student",

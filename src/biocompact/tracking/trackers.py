@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from biocompact.tensorboard_events import ScalarWriter
+from biocompact.tracking.tensorboard_events import ScalarWriter
 
 # backend -> (module it imports, pip package that installs it); tensorboard is built in
 OPTIONAL_BACKENDS = {"wandb": ("wandb", "wandb"), "mlflow": ("mlflow", "mlflow")}
@@ -76,7 +76,7 @@ MLFLOW_COMMIT_TAG = "mlflow.source.git.commit"
 
 def run_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
     """A run's ``params`` with the biocompact commit it runs from (``commit``)."""
-    from biocompact.model_card import biocompact_commit  # a job's import, not the DAG's
+    from biocompact.release.cards import biocompact_commit  # a job's import, not the DAG's
 
     return {**(params or {}), "commit": biocompact_commit()}
 

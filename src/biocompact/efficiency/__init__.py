@@ -1,0 +1,1 @@
+"""Efficiency stage: the inference benchmark and the speed-up arithmetic the report reads."""

@@ -1,0 +1,1 @@
+"""Experiment trackers (TensorBoard, MLflow, W&B) and TensorBoard's event files."""
