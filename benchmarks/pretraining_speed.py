@@ -69,7 +69,7 @@ from biocompact.vocab.tokenized_corpus import PACKINGS, build_tokenized_corpus
 DEFAULT_TEXT = (
     Path(__file__).resolve().parents[2] / "shared" / "data" / "text" / "PubMedAbstract_1MB.txt"
 )
-PACKING_DEFAULT = "document"  # the pipeline's default (pretraining_data.packing)
+PACKING_DEFAULT = "best_fit"  # the pipeline's default (pretraining_data.packing)
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 LEARNING_RATE, WARMUP_STEPS = 1e-4, 1
 

@@ -13,10 +13,10 @@ Three packings (``pretraining_data.packing``):
   than a whole sequence excepted), never inside one, so whole-word masking sees every word
   whole (``run_mlm.py``'s ``group_texts`` cuts anywhere); a sequence thus ends short by less
   than a word, and only the last sequence of a stream is shorter still.
-* ``document`` (default): BERT's document-aware packing: consecutive sentences of one
+* ``document``: BERT's document-aware packing: consecutive sentences of one
   document fill a sequence, and no sequence mixes documents (the last one of every document
   is short).
-* ``best_fit``: ``document``'s sequences, whole (whole sentences of one document),
+* ``best_fit`` (default): ``document``'s sequences, whole (whole sentences of one document),
   several to a sequence by best-fit decreasing (the longest first, each into the sequence
   it fills the most; Ding et al. 2024, "Fewer Truncations Improve Language Modeling"),
   ``[SEP] [CLS]`` between two and each attending only to itself with its own positions, as
@@ -293,7 +293,7 @@ def build_tokenized_corpus(
     max_seq_length: int,
     heldout_fraction: float,
     num_proc: int = 1,
-    packing: str = "document",
+    packing: str = "best_fit",
 ) -> datasets.DatasetDict:
     """Write a ``DatasetDict`` with ``train`` and ``validation`` splits to ``out_dir``."""
     if packing not in PACKINGS:
