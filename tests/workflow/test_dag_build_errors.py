@@ -279,3 +279,15 @@ def test_decontamination_off_sends_the_sentence_shards_to_the_vocabulary(finishe
     vocabulary = result.stdout.split("rule train_vocabulary:")[1].split("output:")[0]
     assert "results/corpus/sentences/demo25n0001.txt.gz" in vocabulary
     assert "decontaminated" not in vocabulary
+
+
+def test_a_learning_rate_yaml_reads_as_text_stops_the_run_before_any_job(finished_run):
+    def override(config):  # `learning_rate: 2e-4` in a YAML file: PyYAML reads the text '2e-4'
+        config["finetuning"]["tasks"]["demo-re"]["hyperparameters"] = {"learning_rate": "2e-4"}
+
+    result = _replay(finished_run, override)
+    assert result.returncode != 0
+    assert (
+        "config: finetuning.tasks.demo-re.hyperparameters: learning_rate is '2e-4', not a "
+        "number (YAML reads 2e-4 as text: write 2.0e-4, unquoted)"
+    ) in _output(result)

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from biocompact.distillation.methods import OPTION_KEYS, method_options
-from biocompact.training.entry import check_known_keys, split_training
+from biocompact.entries import check_known_keys
+from biocompact.training.entry import split_training
 from biocompact.training.loop import TrainingSettings
 
 

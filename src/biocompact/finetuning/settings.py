@@ -13,19 +13,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from biocompact.datasets.tasks import dataset_recipe, dataset_task
+from biocompact.entries import check_entry
 
 # The settings a preset's ``grid`` may vary, in the order a grid point is named.
 GRID_KEYS = ("learning_rate", "batch_size", "epochs")
-
-
-def _check_known_keys(where: str, entry: Mapping[str, Any], known: set[str]) -> None:
-    unknown = sorted(set(entry) - known)
-    if unknown:
-        raise ValueError(f"{where}: unknown setting {unknown[0]!r}; known: {sorted(known)}")
 
 
 @dataclass(frozen=True)
@@ -79,7 +74,7 @@ class Hyperparameters:
         cls, entry: Mapping[str, Any], where: str = "hyperparameters"
     ) -> Hyperparameters:
         """Parse the settings of a preset with its overrides (errors name ``where``)."""
-        _check_known_keys(where, entry, {item.name for item in fields(cls)})
+        check_entry(where, entry, cls)
         try:
             return cls(**{**entry, "grid": dict(entry.get("grid") or {})})
         except ValueError as error:
@@ -129,7 +124,7 @@ class FinetuningTask:
         """Parse a task entry (``task_entry``'s, or a test's), its ``hyperparameters``
         resolved into all its settings when present."""
         where = f"config: finetuning.tasks.{entry.get('name')}"
-        _check_known_keys(where, entry, {item.name for item in fields(cls)} - {"entry"})
+        check_entry(where, entry, cls, not_keys={"entry"})
         hyperparameters = entry.get("hyperparameters")
         return cls(
             **{

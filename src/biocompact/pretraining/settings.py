@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from biocompact.entries import check_known_keys
 from biocompact.pretraining.objectives import objective_entry
-from biocompact.training.entry import check_known_keys, split_training
+from biocompact.training.entry import split_training
 from biocompact.training.loop import TrainingSettings
 
 

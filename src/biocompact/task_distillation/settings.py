@@ -10,22 +10,16 @@ params trigger compares plain values only), and jobs parse them with ``from_entr
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
+from biocompact.entries import check_entry
 from biocompact.finetuning.settings import task_entry
 from biocompact.task_distillation.randomised import QUESTION_STARTERS
 
 TEXT_FORMAT = "text"
 # Transfer formats with their own labels (the direct fine-tuning baseline trains on them)
 LABELLED_FORMATS = ("biobert_tsv", "blue_tsv", "mednli_jsonl", "bioasq_yesno_json", "pubmedqa_json")
-
-
-def _check_known_keys(where: str, entry: Mapping[str, Any], cls: type) -> None:
-    known = {field.name for field in fields(cls)} - {"name"}  # the name is the entry's key
-    unknown = sorted(set(entry) - known)
-    if unknown:
-        raise ValueError(f"{where}: unknown setting {unknown[0]!r}; known: {sorted(known)}")
 
 
 @dataclass(frozen=True)
@@ -70,10 +64,10 @@ class TransferSetSettings:
     def from_entry(cls, name: str, entry: Mapping[str, Any]) -> TransferSetSettings:
         """Parse the entry ``name`` of ``task_distillation.transfer_sets``."""
         where = f"task_distillation.transfer_sets.{name}"
-        _check_known_keys(where, entry, cls)
+        check_entry(where, entry, cls, not_keys={"name"})  # the name is the key
         randomised = entry.get("randomised")
         if randomised is not None:
-            _check_known_keys(f"{where}.randomised", randomised, RandomisedSettings)
+            check_entry(f"{where}.randomised", randomised, RandomisedSettings)
             starters = randomised.get("question_starters")
             randomised = RandomisedSettings(
                 **{**randomised, **({"question_starters": tuple(starters)} if starters else {})}
@@ -129,5 +123,5 @@ class ExperimentSettings:
     @classmethod
     def from_entry(cls, name: str, entry: Mapping[str, Any]) -> ExperimentSettings:
         """Parse the entry ``name`` of ``task_distillation.experiments``."""
-        _check_known_keys(f"task_distillation.experiments.{name}", entry, cls)
+        check_entry(f"task_distillation.experiments.{name}", entry, cls, not_keys={"name"})
         return cls(**{**entry, "name": name, "transfer": tuple(entry["transfer"])})

@@ -15,10 +15,3 @@ def split_training(entry: Mapping[str, Any]) -> tuple[TrainingSettings, dict[str
     """The entry's ``TrainingSettings`` (the schema's shared training keys) and its other keys."""
     training = TrainingSettings(**{key: entry[key] for key in TRAINING_KEYS if key in entry})
     return training, {key: value for key, value in entry.items() if key not in TRAINING_KEYS}
-
-
-def check_known_keys(section: str, entry: Mapping[str, Any], known: set[str]) -> None:
-    """Raise, naming the key, if ``entry`` of config ``section`` holds a key not in ``known``."""
-    unknown = sorted(set(entry) - known)
-    if unknown:
-        raise ValueError(f"{section}: unknown setting {unknown[0]!r}; known: {sorted(known)}")

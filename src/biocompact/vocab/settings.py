@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from biocompact.entries import check_entry
 from biocompact.vocab.train import BUILDERS
 
 # Fields that are not options of the trainer: what is trained, on what, compared with what
@@ -56,11 +57,6 @@ class VocabularySettings:
     @classmethod
     def from_entry(cls, entry: Mapping[str, Any]) -> VocabularySettings:
         """Parse and check one ``vocabularies`` entry (as validated by the schema)."""
-        known = {field.name for field in fields(cls)}
-        unknown = sorted(set(entry) - known)
-        if unknown:
-            raise ValueError(
-                f"vocabularies: unknown setting {unknown[0]!r}; known: {sorted(known)}"
-            )
+        check_entry("vocabularies", entry, cls)
         special = tuple(entry.get("extra_special_tokens", ()))
         return cls(**{**entry, "extra_special_tokens": special})

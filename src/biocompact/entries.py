@@ -1,0 +1,77 @@
+"""Config entries parsed into frozen dataclasses: the checks every ``from_entry`` shares,
+written once (a key the dataclass does not have; a value of the wrong type).
+
+The type check matters where the schema cannot type a value (overrides such as a task's
+``hyperparameters``): YAML 1.1, which PyYAML reads, takes ``2e-4`` for text (a float needs a
+dot: ``2.0e-4``), and a learning rate that is text would otherwise fail deep in a training
+job instead of when the DAG is built.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Iterable, Mapping
+from dataclasses import fields
+from typing import Any
+
+# The scalar types checked; a field annotated otherwise (a mapping, a tuple) is left alone.
+SCALARS = (bool, int, float, str, type(None))
+
+
+def check_known_keys(where: str, entry: Mapping[str, Any], known: Iterable[str]) -> None:
+    """Raise, naming the key, if ``entry`` (config section ``where``) holds a key not in
+    ``known``."""
+    known = set(known)
+    unknown = sorted(set(entry) - known)
+    if unknown:
+        raise ValueError(f"{where}: unknown setting {unknown[0]!r}; known: {sorted(known)}")
+
+
+def check_entry(
+    where: str, entry: Mapping[str, Any], cls: type, *, not_keys: Iterable[str] = ()
+) -> None:
+    """Check ``entry`` against dataclass ``cls``: every key a field (but ``not_keys``), every
+    value of a scalar field of its annotated type (an int where a float is expected; never
+    a bool for a number)."""
+    check_known_keys(where, entry, {item.name for item in fields(cls)} - set(not_keys))
+    hints = typing.get_type_hints(cls)
+    for key, value in entry.items():
+        allowed = _scalar_types(hints[key])
+        if allowed and not _is_instance(value, allowed):
+            raise ValueError(f"{where}: {key} is {value!r}, not {_names(allowed)}{_hint(value)}")
+
+
+def _scalar_types(hint: Any) -> tuple[type, ...]:
+    """The types a value annotated ``hint`` may have, when all are scalars; else ()."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        options = typing.get_args(hint)
+    else:
+        options = (hint,)
+    return options if all(option in SCALARS for option in options) else ()
+
+
+def _is_instance(value: Any, allowed: tuple[type, ...]) -> bool:
+    if isinstance(value, bool):  # a bool is an int to Python, never a number in a config
+        return bool in allowed
+    if isinstance(value, int) and float in allowed:
+        return True
+    return isinstance(value, allowed)
+
+
+def _names(allowed: tuple[type, ...]) -> str:
+    words = {bool: "true or false", int: "an integer", float: "a number", str: "text"}
+    return " or ".join(words.get(kind, "null") for kind in allowed)
+
+
+def _hint(value: Any) -> str:
+    """How to write a number that YAML read as text."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        float(value)
+    except ValueError:
+        return ""
+    mantissa, _, exponent = value.lower().partition("e")
+    written = f"{mantissa}.0e{exponent}" if exponent and "." not in mantissa else value
+    return f" (YAML reads {value} as text: write {written}, unquoted)"

@@ -1,0 +1,68 @@
+"""The checks every config entry's ``from_entry`` shares: unknown keys and value types."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from biocompact.entries import check_entry, check_known_keys
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    rate: float = 1.0
+    steps: int = 1
+    limit: int | None = None
+    flag: bool = False
+    labels: tuple[str, ...] = ()
+
+
+def test_an_unknown_key_is_named_with_the_known_ones():
+    with pytest.raises(ValueError, match=r"^sec: unknown setting 'rte'; known: \['a', 'b'\]$"):
+        check_known_keys("sec", {"a": 1, "rte": 2}, ["a", "b"])
+
+
+def test_a_key_left_out_of_the_entry_is_unknown():
+    with pytest.raises(ValueError, match="unknown setting 'name'"):
+        check_entry("sec", {"name": "x"}, Entry, not_keys={"name"})
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"name": "x", "rate": 2, "steps": 3, "limit": None, "flag": True},
+        {"rate": 2.5e-4, "limit": 7, "labels": ["anything", 1]},  # a tuple field is not checked
+    ],
+)
+def test_values_of_their_types_pass(entry):
+    check_entry("sec", entry, Entry)
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        (
+            {"rate": "2e-4"},
+            "sec: rate is '2e-4', not a number (YAML reads 2e-4 as text: write 2.0e-4, unquoted)",
+        ),
+        (
+            {"rate": "1.5E3"},
+            "sec: rate is '1.5E3', not a number (YAML reads 1.5E3 as text: write 1.5E3, unquoted)",
+        ),
+        ({"rate": "fast"}, "sec: rate is 'fast', not a number"),
+        ({"rate": True}, "sec: rate is True, not a number"),
+        ({"steps": 2.0}, "sec: steps is 2.0, not an integer"),
+        (
+            {"limit": "7"},
+            "sec: limit is '7', not an integer or null (YAML reads 7 as text: write 7, unquoted)",
+        ),
+        ({"flag": "yes please"}, "sec: flag is 'yes please', not true or false"),
+        ({"name": 3}, "sec: name is 3, not text"),
+    ],
+)
+def test_a_value_of_another_type_is_named_with_the_type_expected(entry, message):
+    with pytest.raises(ValueError) as raised:
+        check_entry("sec", entry, Entry)
+    assert str(raised.value) == message
