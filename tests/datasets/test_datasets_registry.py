@@ -35,14 +35,14 @@ from biocompact.datasets.registry import (
     load_registry,
 )
 from biocompact.datasets.tasks import dataset_task, uses_prepared_files
-from biocompact.finetuning.readers import (
+from biocompact.finetuning.settings import resolve_task
+from biocompact.taskfiles.readers import (
     read_hoc_tsv,
     read_ner_biobert_tsv,
     read_nli_jsonl,
     read_re_blue_tsv,
     read_similarity_jsonl,
 )
-from biocompact.finetuning.settings import resolve_task
 
 
 def _tar(path: Path, members: dict[str, bytes]) -> Path:
@@ -380,7 +380,7 @@ def test_label_outside_the_label_set_fails_naming_the_record(tmp_path):
 
 def test_counts_by_unit_are_hand_computed():
     from biocompact.datasets.check import UNITS
-    from biocompact.finetuning.readers import MultiLabelText, TaggedSentence
+    from biocompact.taskfiles.readers import MultiLabelText, TaggedSentence
 
     sentences = [
         TaggedSentence(["a", "b", "c", "d"], ["B-X", "I-X", "O", "B-X"], "f", 1),
@@ -396,7 +396,7 @@ def test_counts_by_unit_are_hand_computed():
 def test_bc5cdr_disease_dev_within_its_documented_tolerance(tmp_path):
     """The files hold 4,246 dev mentions where the published tables say 4,244."""
     from biocompact.datasets.check import CheckError, check_split
-    from biocompact.finetuning.readers import TaggedSentence, normalise_tag
+    from biocompact.taskfiles.readers import TaggedSentence, normalise_tag
 
     dataset = get_dataset("bc5cdr-disease")
     assert dataset.splits["dev"].tolerance == 2

@@ -8,8 +8,8 @@ import random
 import pytest
 
 from biocompact.finetuning.metrics import ner_metrics, score
-from biocompact.finetuning.readers import read_ner_biobert_tsv
 from biocompact.finetuning.token_classification import TokenClassification
+from biocompact.taskfiles.readers import read_ner_biobert_tsv
 
 conlleval = pytest.importorskip("conlleval")
 

@@ -18,11 +18,11 @@ from report_results import metrics, write_json
 
 from biocompact.datasets.check import check_split
 from biocompact.datasets.registry import get_dataset
-from biocompact.finetuning.readers import UNTYPED_ENTITY, LabelledText, TaggedSentence
 from biocompact.report.aggregation import BASELINE, aggregate
 from biocompact.report.glance import pareto_front
 from biocompact.report.render import build_report
 from biocompact.report.retention import write_retention
+from biocompact.taskfiles.readers import UNTYPED_ENTITY, LabelledText, TaggedSentence
 
 PATTERN = "results/finetuning/{model}/{task}/seed{seed}/metrics.json"
 BASELINE_PATTERN = "results/baselines/{task}/metrics.json"

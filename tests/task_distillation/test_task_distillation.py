@@ -404,8 +404,8 @@ def read_transfer_set_from(texts: list[str], folder: Path):
 
 
 def test_soft_labels_refuse_single_texts_for_a_pair_task():
-    from biocompact.finetuning.readers import LabelledText
     from biocompact.task_distillation.soft_labels import check_input_kind
+    from biocompact.taskfiles.readers import LabelledText
 
     single = [LabelledText("0", "a passage", "", "x", 1)]
     pair = [LabelledText("0", "is it?", "yes", "y", 1, text_pair="a passage")]

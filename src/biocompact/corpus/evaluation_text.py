@@ -19,13 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from biocompact.finetuning.bioasq import (
+from biocompact.finetuning.settings import FinetuningTask
+from biocompact.finetuning.task_files import fold_tasks
+from biocompact.taskfiles.bioasq import (
     read_bioasq_snippet_documents,
     read_pubmedqa_json,
     read_squad_json,
     read_yesno_json,
 )
-from biocompact.finetuning.readers import (
+from biocompact.taskfiles.readers import (
     read_hoc_tsv,
     read_ner_biobert_tsv,
     read_ner_conll,
@@ -34,8 +36,6 @@ from biocompact.finetuning.readers import (
     read_re_blue_tsv,
     read_similarity_jsonl,
 )
-from biocompact.finetuning.settings import FinetuningTask
-from biocompact.finetuning.task_files import fold_tasks
 
 EVALUATION_SPLITS = ("dev", "test")
 _PMID = re.compile(r"(\d+)(?:\.\d+)?")  # a PMID, with or without its version (123.2)

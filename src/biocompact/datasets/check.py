@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from biocompact.datasets.convert import GOLDEN
 from biocompact.datasets.registry import Dataset
-from biocompact.finetuning.readers import (
+from biocompact.taskfiles.readers import (
     LabelledText,
     MultiLabelText,
     TaggedSentence,

@@ -16,9 +16,9 @@ from biocompact.datasets.convert import CONVERTERS, GOLDEN, ConversionError, pre
 from biocompact.datasets.errors import DatasetError
 from biocompact.datasets.fetch import ARCHIVE_ERRORS, read_member
 from biocompact.datasets.registry import REGISTRY, Dataset, Registry
-from biocompact.finetuning import readers
-from biocompact.finetuning.bioasq import read_bioasq_golden, read_squad_json
-from biocompact.finetuning.readers import DatasetFormatError
+from biocompact.taskfiles import readers
+from biocompact.taskfiles.bioasq import read_bioasq_golden, read_squad_json
+from biocompact.taskfiles.readers import DatasetFormatError
 
 LOG = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ from transformers import (
 
 from biocompact.finetuning.family import Encoded, TaskFamily
 from biocompact.finetuning.metrics import Metric, multilabel_metrics
-from biocompact.finetuning.readers import MultiLabelText, read_hoc_tsv
 from biocompact.finetuning.settings import FinetuningTask
+from biocompact.taskfiles.readers import MultiLabelText, read_hoc_tsv
 
 
 class MultiLabelClassification(TaskFamily):

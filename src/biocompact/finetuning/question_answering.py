@@ -18,18 +18,12 @@ from transformers import (
     PreTrainedTokenizerBase,
 )
 
-from biocompact.finetuning.bioasq import (
-    TOP_ANSWERS,
-    Snippet,
-    golden_answer,
-    merge_candidates,
-    read_bioasq_golden,
-    read_squad_json,
-)
+from biocompact.finetuning.bioasq import TOP_ANSWERS, golden_answer, merge_candidates
 from biocompact.finetuning.family import Encoded, TaskFamily
 from biocompact.finetuning.metrics import Metric, factoid_metrics
-from biocompact.finetuning.readers import DatasetFormatError
 from biocompact.finetuning.settings import FinetuningTask, Hyperparameters
+from biocompact.taskfiles.bioasq import Snippet, read_bioasq_golden, read_squad_json
+from biocompact.taskfiles.readers import DatasetFormatError
 
 CONTEXT = 1  # sequence id of the snippet in (question, snippet) inputs
 

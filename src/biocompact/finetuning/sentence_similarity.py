@@ -17,8 +17,8 @@ from transformers import (
 
 from biocompact.finetuning.family import Encoded, TaskFamily
 from biocompact.finetuning.metrics import Metric, similarity_metrics
-from biocompact.finetuning.readers import ScoredPair, read_similarity_jsonl
 from biocompact.finetuning.settings import FinetuningTask
+from biocompact.taskfiles.readers import ScoredPair, read_similarity_jsonl
 
 
 class SentenceSimilarity(TaskFamily):

@@ -17,8 +17,8 @@ from transformers import (
 
 from biocompact.finetuning.family import Encoded, TaskFamily
 from biocompact.finetuning.metrics import Metric, classification_metrics
-from biocompact.finetuning.readers import LabelledText
 from biocompact.finetuning.settings import FinetuningTask
+from biocompact.taskfiles.readers import LabelledText
 
 
 class SequenceClassification(TaskFamily):

@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from biocompact.finetuning.readers import (
+from biocompact.finetuning.settings import FinetuningTask
+from biocompact.finetuning.task_files import fold_tasks
+from biocompact.taskfiles.readers import (
     NER_READERS,
     TEXT_READERS,
     UNTYPED_ENTITY,
@@ -22,8 +24,6 @@ from biocompact.finetuning.readers import (
     read_nli_jsonl,
     typed_tag,
 )
-from biocompact.finetuning.settings import FinetuningTask
-from biocompact.finetuning.task_files import fold_tasks
 
 # (family, format) -> the reader of a family whose examples carry class labels
 LABEL_READERS: dict[tuple[str, str], Callable[[str | Path], list]] = {

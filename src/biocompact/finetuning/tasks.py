@@ -6,11 +6,11 @@ from __future__ import annotations
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.multilabel_classification import MultiLabelClassification
 from biocompact.finetuning.question_answering import ExtractiveQuestionAnswering
-from biocompact.finetuning.readers import TEXT_READERS, read_nli_jsonl
 from biocompact.finetuning.sentence_similarity import SentenceSimilarity
 from biocompact.finetuning.sequence_classification import SequenceClassification
 from biocompact.finetuning.token_classification import TokenClassification
 from biocompact.finetuning.yesno import YesNoQuestions
+from biocompact.taskfiles.readers import TEXT_READERS, read_nli_jsonl
 
 FAMILIES: dict[str, tuple[TaskFamily, ...]] = {
     "ner": (TokenClassification(),),

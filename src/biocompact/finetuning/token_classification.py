@@ -15,8 +15,8 @@ from transformers import (
 
 from biocompact.finetuning.family import Encoded, TaskFamily
 from biocompact.finetuning.metrics import Metric, ner_metrics
-from biocompact.finetuning.readers import NER_READERS, TaggedSentence
 from biocompact.finetuning.settings import FinetuningTask
+from biocompact.taskfiles.readers import NER_READERS, TaggedSentence
 
 IGNORED = -100  # label id the loss skips
 OUTSIDE = "O"

@@ -10,17 +10,13 @@ from typing import IO
 import numpy as np
 from scipy.special import softmax
 
-from biocompact.finetuning.bioasq import (
-    golden_answer,
-    read_bioasq_golden,
-    read_pubmedqa_json,
-    read_yesno_json,
-)
+from biocompact.finetuning.bioasq import golden_answer
 from biocompact.finetuning.family import Encoded
 from biocompact.finetuning.metrics import Metric, ScoredLabel, yesno_metrics
-from biocompact.finetuning.readers import DatasetFormatError, LabelledText
 from biocompact.finetuning.sequence_classification import SequenceClassification
 from biocompact.finetuning.settings import FinetuningTask
+from biocompact.taskfiles.bioasq import read_bioasq_golden, read_pubmedqa_json, read_yesno_json
+from biocompact.taskfiles.readers import DatasetFormatError, LabelledText
 
 
 def _questions(examples: Sequence[LabelledText]) -> dict[str, list[LabelledText]]:

@@ -9,7 +9,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
-from biocompact.finetuning.readers import LabelledText
+from biocompact.taskfiles.readers import LabelledText
 
 QUESTION_STARTERS = (
     "is",

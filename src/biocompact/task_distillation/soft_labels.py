@@ -30,11 +30,11 @@ from transformers.utils.logging import disable_progress_bar
 
 from biocompact.atomic import atomic_open, write_json
 from biocompact.finetuning.metrics import positive_label
-from biocompact.finetuning.readers import LabelledText
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.train import predict_logits
 from biocompact.task_distillation.transfer import read_transfer_set
+from biocompact.taskfiles.readers import LabelledText
 
 logger = logging.getLogger(__name__)
 

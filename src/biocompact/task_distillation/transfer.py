@@ -17,8 +17,10 @@ from pathlib import Path
 from biocompact.atomic import atomic_open, write_json
 from biocompact.corpus.decontamination import EvaluationIndex
 from biocompact.corpus.evaluation_text import EvaluationExample
-from biocompact.finetuning.bioasq import read_pubmedqa_json, read_yesno_json
-from biocompact.finetuning.readers import (
+from biocompact.task_distillation.randomised import randomised_examples
+from biocompact.task_distillation.settings import TEXT_FORMAT, TransferSetSettings
+from biocompact.taskfiles.bioasq import read_pubmedqa_json, read_yesno_json
+from biocompact.taskfiles.readers import (
     DatasetFormatError,
     LabelledText,
     non_empty,
@@ -26,8 +28,6 @@ from biocompact.finetuning.readers import (
     read_re_biobert_tsv,
     read_re_blue_tsv,
 )
-from biocompact.task_distillation.randomised import randomised_examples
-from biocompact.task_distillation.settings import TEXT_FORMAT, TransferSetSettings
 
 logger = logging.getLogger(__name__)
 

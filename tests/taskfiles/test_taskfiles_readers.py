@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from biocompact.finetuning.bioasq import read_bioasq_golden, read_squad_json, read_yesno_json
-from biocompact.finetuning.readers import (
+from biocompact.taskfiles.bioasq import read_bioasq_golden, read_squad_json, read_yesno_json
+from biocompact.taskfiles.readers import (
     DatasetFormatError,
     read_hoc_tsv,
     read_ner_biobert_tsv,
@@ -277,7 +277,7 @@ def test_squad_error_names_the_line_of_the_question(tmp_path):
 
 
 def test_pubmedqa_one_example_per_question(tmp_path):
-    from biocompact.finetuning.bioasq import read_pubmedqa_json
+    from biocompact.taskfiles.bioasq import read_pubmedqa_json
 
     entries = {
         "123": {"QUESTION": "Does X help?", "CONTEXTS": ["A.", "B."], "final_decision": "maybe"},
