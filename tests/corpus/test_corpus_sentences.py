@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from biocompact.atomic import write_json
 from biocompact.corpus.sentences import build_splitter, chunks, split_sentences
 from biocompact.corpus.stats import sum_corpus_stats
+from biocompact.files.atomic import write_json
 
 ABBREVIATIONS = (
     "Growth of E. coli K-12 was inhibited at 37 degrees C (Fig. 2). "

@@ -16,8 +16,8 @@ from tiny_models import CARD_SETTINGS, tiny_ner_task
 from transformers import BertForMaskedLM
 
 import biocompact.finetuning.train as finetuning_train
-from biocompact.atomic import atomic_path
 from biocompact.compression.formats import compress
+from biocompact.files.atomic import atomic_path
 from biocompact.finetuning.saved_models import (
     Publication,
     choose_run,

@@ -12,6 +12,7 @@ from pathlib import Path
 from tiny_models import CARD_SETTINGS, tiny_ner_task
 
 import biocompact.finetuning.train as finetuning_train
+from biocompact.distillation.methods import trains_mlm_head
 from biocompact.finetuning.saved_models import Publication, publish_finetuned
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.locations import portable_location, resolve_location
@@ -28,6 +29,7 @@ def _distilled(pretrained: Path, method: str, alpha: dict):
         "teacher": MINILM,
         "method": method,
         "alpha": alpha,
+        "mlm_head_trained": trains_mlm_head(alpha),
     }
     return language_model_card(
         pretrained / "model",

@@ -21,11 +21,11 @@ from tiny_models import BATCHER, loop_settings, tiny_ner_task, token_dataset, to
 import biocompact.finetuning.train as finetuning_train
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.pretraining.mlm import MaskedLanguageModelling
-from biocompact.release.cards import biocompact_commit
 from biocompact.tracking.tensorboard_events import read_scalars
 from biocompact.tracking.trackers import (
     ScalarTrackers,
     TrackingSettings,
+    biocompact_commit,
     check_backends,
     flat_params,
     tracking_uri,

@@ -15,9 +15,9 @@ import torch
 from transformers import AutoTokenizer
 from transformers.utils.logging import disable_progress_bar
 
-from biocompact.atomic import atomic_open, write_json
 from biocompact.compression.formats import WEIGHT_FILES, load_format, weights_bytes
 from biocompact.efficiency.benchmark import interleaved_timings, measurement
+from biocompact.files.atomic import atomic_open, write_json
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.task_labels import check_known_labels, task_labels
 from biocompact.finetuning.tasks import get_family

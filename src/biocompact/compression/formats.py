@@ -12,10 +12,10 @@ import torch
 import transformers
 from transformers import AutoConfig, AutoTokenizer, PreTrainedModel
 
-from biocompact.atomic import atomic_path
 from biocompact.compression.onnx_runtime import ONNX_FILE, OnnxModel, export_onnx
 from biocompact.compression.quantisation import INT8_WEIGHTS, load_int8, quantise_int8, save_int8
 from biocompact.compression.settings import FORMATS, REFERENCE
+from biocompact.files.atomic import atomic_path
 from biocompact.release.cards import CARD_FILE, compressed_model_card, write_card
 
 WEIGHT_FILES = {REFERENCE: "model.safetensors", "int8": INT8_WEIGHTS, "onnx": ONNX_FILE}

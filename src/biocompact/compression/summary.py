@@ -19,9 +19,9 @@ from typing import Any
 
 import pandas as pd
 
-from biocompact.atomic import atomic_open, read_json
 from biocompact.compression.settings import REFERENCE
 from biocompact.efficiency.speedup import speedup_range
+from biocompact.files.atomic import atomic_open, read_json
 
 COLUMNS = [
     "model",

@@ -36,7 +36,6 @@ from typing import Any
 import numpy as np
 import xxhash
 
-from biocompact.atomic import atomic_open, read_json, write_json
 from biocompact.corpus.evaluation_text import (
     EvaluationExample,
     EvaluationSplit,
@@ -44,6 +43,7 @@ from biocompact.corpus.evaluation_text import (
     normalise_pmid,
 )
 from biocompact.corpus.textshards import Document, iter_documents
+from biocompact.files.atomic import atomic_open, read_json, write_json
 from biocompact.finetuning.settings import FinetuningTask
 
 LOG = logging.getLogger(__name__)
@@ -576,26 +576,3 @@ def run_contamination_summary(*, inputs: Mapping[str, Any], outputs: Mapping[str
         outputs["contamination"],
         contamination_summary(EvaluationIndex.load(inputs["index"]), records),
     )
-
-
-def external_checkpoints(name: str, config: Mapping[str, Any]) -> list[str]:
-    """The checkpoints not built by this workflow whose pretraining text model ``name``
-    carries (its own location, a pretraining ``init``, a teacher's or an initial student's
-    lineage): text that no one here has checked for evaluation text."""
-    if name in config["external_models"]:
-        return [config["external_models"][name]]
-    if name in config["pretraining"]:
-        init = config["pretraining"][name]["init"]
-        return [] if init == "scratch" else [init]
-    entry = config["distillation"][name]
-    sources = external_checkpoints(entry["teacher"], config)
-    student_init = entry["student_init"]
-    if (
-        student_init in config["external_models"]
-        or student_init in config["pretraining"]
-        or (student_init in config["distillation"])
-    ):
-        sources += external_checkpoints(student_init, config)
-    elif student_init not in ("teacher_layers", "random"):
-        sources.append(student_init)
-    return list(dict.fromkeys(sources))

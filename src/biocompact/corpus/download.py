@@ -10,27 +10,22 @@ with ``folder`` ``baseline`` or ``updatefiles``, each beside an NCBI-style sidec
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import http.client
 import logging
 import os
 import re
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from biocompact.atomic import atomic_path
 from biocompact.corpus.errors import CorpusFileError
+from biocompact.files.atomic import atomic_path
+from biocompact.files.download import DownloadError, copy_with_digest, with_retries
 
 LOG = logging.getLogger(__name__)
 
 FOLDERS = ("baseline", "updatefiles")
 URL_SCHEMES = ("http://", "https://", "ftp://", "file://")
 SIDECAR = re.compile(r"MD5\((?P<name>[^)]+)\)\s*=\s*(?P<digest>[0-9a-fA-F]{32})\s*")
-CHUNK_BYTES = 1 << 20
 T = TypeVar("T")
 
 
@@ -47,30 +42,6 @@ def pubmed_url(source: str, folder: str, name: str) -> str:
     return source_url(source, folder, name)
 
 
-def _is_transient(error: Exception) -> bool:
-    """Server hiccups and dropped connections are retried; missing files are not."""
-    if isinstance(error, urllib.error.HTTPError):
-        return error.code == 429 or error.code >= 500
-    if isinstance(error, urllib.error.URLError):
-        return not isinstance(error.reason, FileNotFoundError)
-    return isinstance(error, (http.client.HTTPException, ConnectionError, TimeoutError))
-
-
-def with_retries(url: str, read: Callable[[IO[bytes]], T], retries: int, backoff_s: float) -> T:
-    """Call ``read(response)`` on ``url``, retrying transient errors with exponential back-off."""
-    for attempt in range(retries + 1):
-        try:
-            with urllib.request.urlopen(url, timeout=60) as response:
-                return read(response)
-        except (urllib.error.URLError, http.client.HTTPException, OSError) as error:
-            if attempt == retries or not _is_transient(error):
-                raise CorpusFileError(url, f"download failed: {error}") from error
-            delay = backoff_s * 2**attempt
-            LOG.warning("%s: %s; retry %d/%d in %.0f s", url, error, attempt + 1, retries, delay)
-            time.sleep(delay)
-    raise AssertionError("unreachable")
-
-
 def read_md5_sidecar(text: str, name: str, url: str) -> str:
     """The hex digest an NCBI ``.md5`` sidecar states for file ``name``."""
     match = SIDECAR.fullmatch(text)
@@ -81,16 +52,13 @@ def read_md5_sidecar(text: str, name: str, url: str) -> str:
     return match["digest"].lower()
 
 
-def copy_with_digest(response: IO[bytes], target: IO[bytes], algorithm: str) -> str:
-    """Copy ``response`` over ``target`` (from its start, in chunks) and return the copy's
-    hex digest by ``algorithm`` (a ``hashlib`` name: ``md5`` for NCBI's sidecars)."""
-    digest = hashlib.new(algorithm)
-    target.seek(0)
-    target.truncate()
-    while chunk := response.read(CHUNK_BYTES):
-        digest.update(chunk)
-        target.write(chunk)
-    return digest.hexdigest()
+def read_url(url: str, read: Callable[[IO[bytes]], T], retries: int, backoff_s: float) -> T:
+    """``read(response)`` of ``url`` with retries (``with_retries``); a failure is a
+    ``CorpusFileError`` naming the URL."""
+    try:
+        return with_retries(url, read, retries, backoff_s)
+    except DownloadError as error:
+        raise CorpusFileError(error.url, error.problem) from error
 
 
 def download_file(
@@ -107,7 +75,7 @@ def download_file(
     """
     expected = None
     if verify_md5:
-        sidecar = with_retries(
+        sidecar = read_url(
             url + ".md5",
             lambda response: response.read().decode("ascii", "replace"),
             retries,
@@ -115,7 +83,7 @@ def download_file(
         )
         expected = read_md5_sidecar(sidecar, url.rsplit("/", 1)[-1], url + ".md5")
     with atomic_path(output) as temporary, open(temporary, "wb") as target:
-        actual = with_retries(
+        actual = read_url(
             url, lambda response: copy_with_digest(response, target, "md5"), retries, backoff_s
         )
         if expected is not None and actual != expected:

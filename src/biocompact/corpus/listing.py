@@ -18,8 +18,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from biocompact.atomic import atomic_open
-from biocompact.corpus.download import URL_SCHEMES, pubmed_url, with_retries
+from biocompact.corpus.download import URL_SCHEMES, pubmed_url, read_url
+from biocompact.files.atomic import atomic_open
 
 LOG = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ def discover_names(
         return cache.read_text(encoding="utf-8").split()
     if source.startswith(URL_SCHEMES) and not source.startswith("file://"):
         url = pubmed_url(source, folder, "")
-        html = with_retries(
+        html = read_url(
             url, lambda response: response.read().decode("utf-8", "replace"), retries, 2.0
         )
         names = listed_names(html)

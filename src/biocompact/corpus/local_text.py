@@ -21,8 +21,8 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, BinaryIO
 
-from biocompact.atomic import write_json
 from biocompact.corpus.sentences import build_splitter, write_documents
+from biocompact.files.atomic import write_json
 
 FORMATS = ("lines", "jsonl", "document")
 

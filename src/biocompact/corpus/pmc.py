@@ -30,9 +30,9 @@ from typing import Any
 from lxml import etree
 from pubmed_parser.pubmed_oa_parser import parse_article_meta, parse_date
 
-from biocompact.atomic import atomic_open, write_json
 from biocompact.corpus.download import evict_if_unreadable
 from biocompact.corpus.errors import CorpusFileError
+from biocompact.files.atomic import atomic_open, write_json
 
 LOG = logging.getLogger(__name__)
 

@@ -29,9 +29,9 @@ from typing import Any
 
 from lxml import etree
 
-from biocompact.atomic import atomic_open, write_json
 from biocompact.corpus.download import evict_if_unreadable
 from biocompact.corpus.errors import CorpusFileError
+from biocompact.files.atomic import atomic_open, write_json
 
 LOG = logging.getLogger(__name__)
 

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from biocompact.atomic import atomic_open, write_json
 from biocompact.corpus.pubmed import read_citations
 from biocompact.corpus.sentence_rules import split_text
 from biocompact.corpus.updates import read_keep_list
+from biocompact.files.atomic import atomic_open, write_json
 
 if TYPE_CHECKING:
     from spacy.language import Language

@@ -6,7 +6,7 @@ import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from biocompact.atomic import read_json, write_json
+from biocompact.files.atomic import read_json, write_json
 
 TOTALS = ("documents", "sentences", "words", "characters")
 

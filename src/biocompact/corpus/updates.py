@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biocompact.atomic import atomic_open, read_json
 from biocompact.corpus.pubmed import read_citations
+from biocompact.files.atomic import atomic_open, read_json
 
 LOG = logging.getLogger(__name__)
 

@@ -15,12 +15,11 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
-from biocompact.atomic import atomic_path
-from biocompact.corpus.download import copy_with_digest, with_retries
-from biocompact.corpus.errors import CorpusFileError
 from biocompact.datasets.convert import source_members
 from biocompact.datasets.errors import DatasetError
 from biocompact.datasets.registry import REGISTRY, Source
+from biocompact.files.atomic import atomic_path
+from biocompact.files.download import DownloadError, copy_with_digest, with_retries
 
 LOG = logging.getLogger(__name__)
 
@@ -160,7 +159,7 @@ def download_source(
                     retries,
                     backoff_s,
                 )
-        except CorpusFileError as error:
+        except DownloadError as error:
             raise DatasetError(where, url, str(output), error.problem) from error
         try:
             skipped = unsafe_members(temporary, extracted)

@@ -10,12 +10,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from biocompact.atomic import atomic_path, write_json
 from biocompact.datasets.check import CheckError, check_split
 from biocompact.datasets.convert import CONVERTERS, GOLDEN, ConversionError, prepared_files
 from biocompact.datasets.errors import DatasetError
 from biocompact.datasets.fetch import ARCHIVE_ERRORS, read_member
 from biocompact.datasets.registry import REGISTRY, Dataset, Registry
+from biocompact.files.atomic import atomic_path, write_json
 from biocompact.taskfiles import readers
 from biocompact.taskfiles.bioasq import read_bioasq_golden, read_squad_json
 from biocompact.taskfiles.readers import DatasetFormatError

@@ -13,6 +13,7 @@ from typing import Any
 
 from transformers import AutoModelForMaskedLM, PreTrainedModel
 
+from biocompact.distillation.methods import trains_mlm_head
 from biocompact.distillation.objectives import METHODS
 from biocompact.distillation.settings import DistillationSettings
 from biocompact.distillation.student import initialise_student
@@ -71,6 +72,7 @@ def run_distillation(
         "student_init": portable_location(settings.student_init),
         "student_layers": settings.student_layers,
         **objective.options_record(),
+        "mlm_head_trained": trains_mlm_head(objective.alpha),  # what the model card offers
         "architecture": student.config.to_diff_dict(),
     }
     return train_and_publish(

@@ -30,7 +30,7 @@ from typing import Any
 import torch
 from transformers import AutoModel, PreTrainedModel
 
-from biocompact.atomic import write_json
+from biocompact.files.atomic import write_json
 
 FLOPS_FORMULA = "2 * layer_parameters + 4 * layers * sequence_length * hidden_size"
 log = logging.getLogger(__name__)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from biocompact.atomic import atomic_open, write_json
+from biocompact.files.atomic import atomic_open, write_json
 from biocompact.finetuning.record import FoldResult, metrics_record, write_fold_predictions
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.splits import load_splits

@@ -31,7 +31,7 @@ import torch
 from transformers import Trainer, TrainerCallback
 from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
 
-from biocompact.atomic import atomic_path, write_json
+from biocompact.files.atomic import atomic_path, write_json
 from biocompact.training import distributed
 
 log = logging.getLogger(__name__)

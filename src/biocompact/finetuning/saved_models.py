@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from biocompact.atomic import atomic_path, read_json, write_json
+from biocompact.files.atomic import atomic_path, read_json, write_json
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.release.cards import CardSettings, finetuned_model_card, write_card
 

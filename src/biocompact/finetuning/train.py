@@ -30,7 +30,7 @@ from transformers import (
 from transformers.trainer_pt_utils import LengthGroupedSampler
 from transformers.utils.logging import disable_progress_bar
 
-from biocompact.atomic import atomic_open, atomic_path, write_json
+from biocompact.files.atomic import atomic_open, atomic_path, write_json
 from biocompact.finetuning import checkpoints
 from biocompact.finetuning.checkpoints import Checkpointing, child
 from biocompact.finetuning.family import TaskFamily

@@ -17,7 +17,6 @@ import platform
 import re
 import statistics
 import struct
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,9 +26,8 @@ import datasets
 import yaml
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
-from biocompact.atomic import atomic_open, read_json
-from biocompact.distillation.methods import trains_mlm_head
-from biocompact.report.aggregation import subsample_text
+from biocompact.files.atomic import atomic_open, read_json
+from biocompact.tracking.trackers import biocompact_commit
 
 CARD_FILE = "README.md"
 HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
@@ -136,28 +134,6 @@ def architecture(folder: str | os.PathLike) -> dict[str, Any]:
     with open(Path(folder) / "config.json", encoding="utf-8") as handle:
         config = json.load(handle)
     return {key: config[key] for key in ARCHITECTURE_KEYS if key in config}
-
-
-def biocompact_commit() -> str:
-    """The git commit of the biocompact checkout this code runs from (``-dirty`` with
-    uncommitted changes), or ``unknown`` outside a git checkout."""
-    repository = Path(__file__).resolve().parents[2]
-    try:
-        commit = subprocess.run(
-            ["git", "-C", str(repository), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        status = subprocess.run(
-            ["git", "-C", str(repository), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return commit + ("-dirty" if status else "")
 
 
 def hardware() -> str:
@@ -274,6 +250,15 @@ def decontamination_statement(
     return statement
 
 
+def subsample_text(subsampled: Mapping[str, Mapping[str, int]] | None) -> str:
+    """The splits a run used only part of (a metrics record's ``subsampled``), e.g.
+    ``test: 1,000 of 4,797``; empty when every split was whole."""
+    return "; ".join(
+        f"{split}: {counts['used']:,} of {counts['of']:,}"
+        for split, counts in (subsampled or {}).items()
+    )
+
+
 def language_model_card(
     folder: str | os.PathLike,
     evaluation: Mapping[str, Any],
@@ -290,9 +275,7 @@ def language_model_card(
     name = evaluation["model"]
     distilled = "teacher" in evaluation
     family = config_entry.get("family", "bert")
-    head_trained = family != "electra" and (
-        not distilled or trains_mlm_head(evaluation.get("alpha", {}))
-    )
+    head_trained = family != "electra" and (not distilled or evaluation["mlm_head_trained"])
     pipeline_tag = "fill-mask" if head_trained else "feature-extraction"
     tail = _read_log_tail(log_path)
     if distilled:

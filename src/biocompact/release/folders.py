@@ -15,7 +15,7 @@ from typing import Any
 
 from huggingface_hub import ModelCard
 
-from biocompact.atomic import atomic_open, atomic_path
+from biocompact.files.atomic import atomic_open, atomic_path
 from biocompact.locations import portable_location
 from biocompact.release.cards import CARD_FILE, biocompact_commit, check_card
 

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from biocompact.atomic import atomic_open
+from biocompact.files.atomic import atomic_open
+from biocompact.release.cards import subsample_text
 
 BASELINE = "majority-class"
 OVERALL = "overall"
@@ -49,15 +50,6 @@ BLURB_FORMULA = (
 SCORE_COLUMNS = ["model", "task", "seed", "metric", "value", "status", "subsample"]
 STAT_COLUMNS = ["median", "mean", "std", "min", "max"]
 AVERAGE_COLUMNS = ["model", "group", "value", "n_tasks", "n_expected_tasks", "method"]
-
-
-def subsample_text(subsampled: Mapping[str, Mapping[str, int]] | None) -> str:
-    """The splits a run used only part of (a metrics record's ``subsampled``), e.g.
-    ``test: 1,000 of 4,797``; empty when every split was whole."""
-    return "; ".join(
-        f"{split}: {counts['used']:,} of {counts['of']:,}"
-        for split, counts in (subsampled or {}).items()
-    )
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biocompact.atomic import atomic_open, read_json
+from biocompact.files.atomic import atomic_open, read_json
 from biocompact.finetuning.metrics import positive_classes
 from biocompact.finetuning.predictions import FoldPredictions, read_predictions
 from biocompact.finetuning.unit_statistics import UnitStatistic, item_metric, unit_statistic

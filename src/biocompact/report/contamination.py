@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from biocompact.corpus.decontamination import external_checkpoints
+from biocompact.locations import external_checkpoints
 from biocompact.report.tables import Table, frame_table, number
 
 CONTAMINATION_COLUMNS = {

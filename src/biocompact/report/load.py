@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from biocompact.atomic import read_json
+from biocompact.files.atomic import read_json
 
 PACKAGES = [
     "biocompact",

@@ -9,8 +9,8 @@ from typing import Any
 import jinja2
 import pandas as pd
 
-from biocompact.atomic import atomic_open, read_json
 from biocompact.compression.summary import read_summary as read_compression_summary
+from biocompact.files.atomic import atomic_open, read_json
 from biocompact.report import costs, glance, load, plots, tables
 from biocompact.report.aggregation import AVERAGE_FORMULAS, BLURB, BLURB_FORMULA
 from biocompact.report.contamination import contamination_context

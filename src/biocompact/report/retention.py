@@ -26,7 +26,7 @@ from typing import Any
 
 import pandas as pd
 
-from biocompact.atomic import atomic_open
+from biocompact.files.atomic import atomic_open
 from biocompact.report.aggregation import BASELINE, OVERALL, aggregate
 
 RETENTION_COLUMNS = [

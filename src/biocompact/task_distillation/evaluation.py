@@ -15,7 +15,7 @@ from typing import Any
 from scipy.special import softmax
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-from biocompact.atomic import atomic_open
+from biocompact.files.atomic import atomic_open
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.metrics import ScoredLabel, roc_auc_metric
 from biocompact.finetuning.settings import FinetuningTask

@@ -28,7 +28,7 @@ import torch.nn.functional as F
 from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
 from transformers.utils.logging import disable_progress_bar
 
-from biocompact.atomic import atomic_open, write_json
+from biocompact.files.atomic import atomic_open, write_json
 from biocompact.finetuning.metrics import positive_label
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.tasks import get_family

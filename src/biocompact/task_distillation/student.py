@@ -21,7 +21,7 @@ from transformers import (
 )
 from transformers.utils.logging import disable_progress_bar
 
-from biocompact.atomic import write_json
+from biocompact.files.atomic import write_json
 from biocompact.finetuning.checkpoints import Checkpointing, child
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.settings import FinetuningTask

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from biocompact.atomic import atomic_open, read_json
+from biocompact.files.atomic import atomic_open, read_json
 
 SETTINGS = {
     "teacher": "teacher",

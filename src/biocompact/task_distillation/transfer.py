@@ -14,9 +14,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from biocompact.atomic import atomic_open, write_json
 from biocompact.corpus.decontamination import EvaluationIndex
 from biocompact.corpus.evaluation_text import EvaluationExample
+from biocompact.files.atomic import atomic_open, write_json
 from biocompact.task_distillation.randomised import randomised_examples
 from biocompact.task_distillation.settings import TEXT_FORMAT, TransferSetSettings
 from biocompact.taskfiles.bioasq import read_pubmedqa_json, read_yesno_json

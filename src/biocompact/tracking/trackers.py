@@ -16,6 +16,7 @@ import importlib
 import importlib.util
 import json
 import os
+import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,10 +75,30 @@ RUN_TAGS = ("stage", "model", "task", "seed", "fold", "commit")
 MLFLOW_COMMIT_TAG = "mlflow.source.git.commit"
 
 
+def biocompact_commit() -> str:
+    """The git commit of the biocompact checkout this code runs from (``-dirty`` with
+    uncommitted changes), or ``unknown`` outside a git checkout."""
+    repository = Path(__file__).resolve().parents[2]
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(repository), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "-C", str(repository), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return commit + ("-dirty" if status else "")
+
+
 def run_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
     """A run's ``params`` with the biocompact commit it runs from (``commit``)."""
-    from biocompact.release.cards import biocompact_commit  # a job's import, not the DAG's
-
     return {**(params or {}), "commit": biocompact_commit()}
 
 

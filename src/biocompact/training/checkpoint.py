@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from biocompact.atomic import atomic_path
+from biocompact.files.atomic import atomic_path
 
 STATE_FILE = "state.pt"
 PREFIX = "step-"

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
-from biocompact.corpus.decontamination import external_checkpoints
+from biocompact.locations import external_checkpoints
 from biocompact.release.cards import CardSettings, write_language_model_card
 from biocompact.training.launch import launch
 

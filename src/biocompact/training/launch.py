@@ -28,7 +28,7 @@ from pathlib import Path
 
 import torch
 
-from biocompact.atomic import write_json
+from biocompact.files.atomic import write_json
 from biocompact.training import distributed
 
 log = logging.getLogger(__name__)

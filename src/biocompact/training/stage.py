@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 import torch
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
-from biocompact.atomic import atomic_path, write_json
+from biocompact.files.atomic import atomic_path, write_json
 from biocompact.tracking.trackers import TrackingSettings
 from biocompact.training import distributed
 from biocompact.training.batches import MaskedBatcher

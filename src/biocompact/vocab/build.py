@@ -9,8 +9,8 @@ from typing import Any
 
 from transformers import AutoTokenizer
 
-from biocompact.atomic import atomic_path, write_json
 from biocompact.corpus.textshards import iter_sentences
+from biocompact.files.atomic import atomic_path, write_json
 from biocompact.locations import resolve_location
 from biocompact.vocab.settings import PRETRAINED, VocabularySettings
 from biocompact.vocab.stats import vocabulary_statistics

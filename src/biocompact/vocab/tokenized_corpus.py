@@ -52,8 +52,8 @@ import datasets
 import numpy as np
 from transformers import AutoTokenizer
 
-from biocompact.atomic import atomic_path
 from biocompact.corpus.textshards import is_heldout, iter_documents
+from biocompact.files.atomic import atomic_path
 
 Packed = tuple[list[int], list[int]]
 # token ids, word ids, first and last document, where each document after the first starts

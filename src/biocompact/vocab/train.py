@@ -27,7 +27,7 @@ from tokenizers import (
 )
 from transformers import BertTokenizerFast, PreTrainedTokenizerBase, PreTrainedTokenizerFast
 
-from biocompact.atomic import atomic_path
+from biocompact.files.atomic import atomic_path
 
 log = logging.getLogger(__name__)
 

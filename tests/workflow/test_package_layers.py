@@ -1,0 +1,61 @@
+"""The package's folders form layers: no two packages import each other, directly or
+through others, so each stage can be read (and changed) with only what lies beneath it."""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "biocompact"
+
+
+def _imports_between_packages() -> dict[str, dict[str, set[str]]]:
+    """{package: {imported package: {"module <- imported module", ...}}} of biocompact."""
+    edges: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE).parts
+        if len(parts) < 2:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("biocompact."):
+                target = node.module.split(".")[1]
+                if target != parts[0] and (PACKAGE / target).is_dir():
+                    edges[parts[0]][target].add(f"{'/'.join(parts)} <- {node.module}")
+    return edges
+
+
+def _cycle(edges: dict[str, dict[str, set[str]]]) -> list[str]:
+    """One cycle of packages ([a, b, ..., a]), or [] when there is none."""
+    state: dict[str, str] = {}
+    path: list[str] = []
+
+    def visit(package: str) -> list[str]:
+        state[package] = "open"
+        path.append(package)
+        for target in sorted(edges.get(package, {})):
+            if state.get(target) == "open":
+                return [*path[path.index(target) :], target]
+            if target not in state and (found := visit(target)):
+                return found
+        state[package] = "done"
+        path.pop()
+        return []
+
+    for package in sorted(edges):
+        if package not in state and (found := visit(package)):
+            return found
+    return []
+
+
+def test_no_package_imports_one_that_imports_it_back():
+    edges = _imports_between_packages()
+    cycle = _cycle(edges)
+    steps = [f"{a} -> {b}: {sorted(edges[a][b])}" for a, b in zip(cycle, cycle[1:])]
+    assert not cycle, "packages in a cycle:\n" + "\n".join(steps)
+
+
+def test_the_check_finds_a_cycle():
+    edges = {"a": {"b": {"a/x.py <- biocompact.b.y"}}, "b": {"c": set()}, "c": {"a": set()}}
+    assert _cycle(edges) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b": set()}, "b": {}}) == []
