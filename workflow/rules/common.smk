@@ -20,6 +20,8 @@ from biocompact.locations import resolve_location
 from biocompact.workflow.model_shapes import checkpoint_architectures, model_depth
 from biocompact.pretraining.objective_families import objective_for
 from biocompact.tracking.trackers import check_backends
+from biocompact.workflow import slurm_resources
+from biocompact.workflow.slurm_resources import gpu_job_threads
 
 # A list, a numbered range or "all" (NCBI's listing, fetched once and cached).
 PUBMED_BASELINE = pubmed_file_names(
@@ -45,6 +47,9 @@ ALL_MODELS = PRETRAINED + DISTILLED + list(EXTERNAL)
 FINETUNE_MODELS = config["finetuning"]["models"]
 TASKS = list(config["finetuning"]["tasks"])
 SEEDS = config["finetuning"]["seeds"]
+# The most threads Snakemake gives one job (--max-threads, --cores): a job asks Slurm for no
+# more CPUs than that
+THREAD_CAPS = (workflow.resource_settings.max_threads, workflow.resource_settings.cores)
 
 
 def _check_names():
@@ -299,76 +304,11 @@ def model_vocabulary(name):
     return model_vocabulary(config["distillation"][name]["teacher"])
 
 
-def cpus_allowed(requested):
-    """``requested`` CPUs, at most the threads Snakemake gives one job (--max-threads,
-    --cores), so that a job never asks Slurm for more CPUs than it is given threads."""
-    for cap in (workflow.resource_settings.max_threads, workflow.resource_settings.cores):
-        if cap:
-            requested = min(requested, cap)
-    return requested
-
-
 def gpu_job_resources(entry):
-    """Slurm resources of a GPU job from a config ``resources`` block (schema: gpu_job).
-
-    ``entry`` is the config entry holding the block, or a function of the job's wildcards
-    giving it (one entry per model). In the Slurm plugin's
-    names: on one node, ``gpu`` becomes --gpus; on ``nodes`` N > 1, ``gres`` gpu:G asks
-    for G GPUs on each node, and ``mpi`` with ``tasks`` N runs the job's script on the
-    first node without srun, for it to start one launcher per node (--ntasks=N).
-    ``cpus_per_gpu`` becomes --cpus-per-gpu, or ``cpus_per_task`` --cpus-per-task for a
-    job without GPUs, at most the CPUs Snakemake gives one job (``cpus_allowed``).
-    ``gpus_per_node`` is the launcher's, not the plugin's.
-    """
-
-    def block(wildcards):
-        return (entry(wildcards) if callable(entry) else entry)["resources"]
-
-    def pick(key):
-        def resource(wildcards):
-            return block(wildcards)[key]
-
-        return resource
-
-    def gpu(wildcards):
-        """--gpus on one node; left out (None) on several."""
-        resources = block(wildcards)
-        return resources["gpus"] if resources["nodes"] == 1 else None
-
-    def gres(wildcards):
-        """--gres=gpu:G on several nodes; left out on one."""
-        resources = block(wildcards)
-        return f"gpu:{resources['gpus']}" if resources["nodes"] > 1 and resources["gpus"] else None
-
-    def mpi(wildcards):
-        return "srun" if block(wildcards)["nodes"] > 1 else None
-
-    def tasks(wildcards):
-        resources = block(wildcards)
-        return resources["nodes"] if resources["nodes"] > 1 else None
-
-    def cpus_per_gpu(wildcards):
-        """--cpus-per-gpu: the block's, or fewer where the job's CPUs would exceed the cap."""
-        resources = block(wildcards)
-        gpus = max(1, resources["gpus"])
-        return max(1, cpus_allowed(gpus * resources["cpus_per_gpu"]) // gpus)
-
-    def cpus_without_gpu(wildcards):
-        resources = block(wildcards)
-        return 0 if resources["gpus"] else cpus_allowed(resources["cpus_per_gpu"])
-
-    return {
-        "gpu": gpu,
-        "gres": gres,
-        "nodes": pick("nodes"),
-        "mpi": mpi,
-        "tasks": tasks,
-        "gpus_per_node": pick("gpus"),
-        "cpus_per_gpu": cpus_per_gpu,
-        "cpus_per_task": cpus_without_gpu,
-        "mem_mb": pick("mem_mb"),
-        "runtime": pick("runtime"),
-    }
+    """Slurm resources of a GPU job from the ``resources`` block of config ``entry`` (or of
+    a function of the wildcards giving the entry), its CPUs at most what Snakemake gives one
+    job (biocompact.workflow.slurm_resources)."""
+    return slurm_resources.gpu_job_resources(entry, THREAD_CAPS)
 
 
 # Among the jobs ready to run, Snakemake starts those of higher priority first (locally, and
@@ -417,16 +357,6 @@ def vocabulary_priority(wildcards):
 
 # The corpus jobs lead to every vocabulary: the highest priority of any trained model.
 CORPUS_PRIORITY = max(map(_priority_of_model, PRETRAINED + DISTILLED), default=0)
-
-
-def gpu_job_threads(entry):
-    """Threads of a GPU job: every CPU it asks for (Snakemake caps them at --cores locally)."""
-
-    def threads(wildcards):
-        block = entry(wildcards)["resources"]
-        return max(1, block["gpus"]) * block["cpus_per_gpu"]
-
-    return threads
 
 
 def data_job_resources(rule):

@@ -1,0 +1,95 @@
+"""The Slurm resources of a GPU job from its config ``resources`` block (schema: gpu_job),
+in the names of Snakemake's Slurm executor plugin (light: read when the DAG is built).
+
+On one node, ``gpu`` becomes --gpus; on ``nodes`` N > 1, ``gres`` gpu:G asks for G GPUs on
+each node, and ``mpi`` with ``tasks`` N runs the job's script on the first node without
+srun, for it to start one launcher per node (--ntasks=N). ``cpus_per_gpu`` becomes
+--cpus-per-gpu, or ``cpus_per_task`` --cpus-per-task for a job without GPUs, never more
+CPUs than Snakemake gives one job (--max-threads, --cores: ``cpus_allowed``).
+``gpus_per_node`` is the launcher's, not the plugin's. A value of None leaves the option
+out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from functools import partial
+from typing import Any
+
+Block = Mapping[str, Any]  # a validated ``resources`` block: gpus, nodes, cpus_per_gpu, ...
+# The plugin's resource names a GPU job sets (``slurm_resources``'s keys)
+RESOURCE_NAMES = (
+    "gpu",
+    "gres",
+    "nodes",
+    "mpi",
+    "tasks",
+    "gpus_per_node",
+    "cpus_per_gpu",
+    "cpus_per_task",
+    "mem_mb",
+    "runtime",
+)
+
+
+def cpus_allowed(requested: int, caps: Iterable[int | None]) -> int:
+    """``requested`` CPUs, at most each cap that is set (Snakemake's --max-threads and
+    --cores), so that a job never asks Slurm for more CPUs than it is given threads."""
+    for cap in caps:
+        if cap:
+            requested = min(requested, cap)
+    return requested
+
+
+def slurm_resources(block: Block, caps: Iterable[int | None]) -> dict[str, Any]:
+    """The plugin's resources of one job whose config block is ``block``."""
+    caps = tuple(caps)
+    gpus, nodes = block["gpus"], block["nodes"]
+    several = nodes > 1
+    return {
+        "gpu": None if several else gpus,
+        "gres": f"gpu:{gpus}" if several and gpus else None,
+        "nodes": nodes,
+        "mpi": "srun" if several else None,
+        "tasks": nodes if several else None,
+        "gpus_per_node": gpus,
+        "cpus_per_gpu": max(
+            1, cpus_allowed(max(1, gpus) * block["cpus_per_gpu"], caps) // max(1, gpus)
+        ),
+        "cpus_per_task": 0 if gpus else cpus_allowed(block["cpus_per_gpu"], caps),
+        "mem_mb": block["mem_mb"],
+        "runtime": block["runtime"],
+    }
+
+
+def gpu_job_resources(
+    entry: Mapping[str, Any] | Callable[[Any], Mapping[str, Any]], caps: Iterable[int | None]
+) -> dict[str, Callable[[Any], Any]]:
+    """A rule's ``resources``: for each of the plugin's names, a function of the job's
+    wildcards. ``entry`` is the config entry holding the ``resources`` block, or a function
+    of the wildcards giving it (one entry per model)."""
+    caps = tuple(caps)
+    return {key: partial(_resource, entry, caps, key) for key in RESOURCE_NAMES}
+
+
+def gpu_job_threads(
+    entry: Callable[[Any], Mapping[str, Any]],
+) -> Callable[[Any], int]:
+    """A rule's ``threads``: every CPU its job asks for (Snakemake caps them at --cores
+    locally)."""
+    return partial(_threads, entry)
+
+
+def _resource(
+    entry: Mapping[str, Any] | Callable[[Any], Mapping[str, Any]],
+    caps: tuple[int | None, ...],
+    key: str,
+    wildcards: Any,
+) -> Any:
+    block = (entry(wildcards) if callable(entry) else entry)["resources"]
+    return slurm_resources(block, caps)[key]
+
+
+def _threads(entry: Callable[[Any], Mapping[str, Any]], wildcards: Any) -> int:
+    block = entry(wildcards)["resources"]
+    return max(1, block["gpus"]) * block["cpus_per_gpu"]
