@@ -4,24 +4,14 @@ import os
 from pathlib import Path
 
 from biocompact.workflow.cluster_fit import check_jobs_fit, job_request
-from biocompact.workflow.configured_inputs import (
-    glob_files,
-    local_path,
-    local_source_files,
-    require_files,
-    task_input_files,
-)
+from biocompact.workflow.configured_inputs import glob_files, require_files
 from biocompact.corpus.listing import pubmed_file_names
-from biocompact.distillation.layer_map import resolve_layer_map, resolve_student_layers
-from biocompact.distillation.methods import method_options
-from biocompact.distillation.teacher_head import check_teacher_head, has_mlm_head
 from biocompact.finetuning.settings import resolve_task
 from biocompact.locations import resolve_location
-from biocompact.workflow.model_shapes import checkpoint_architectures, model_depth
-from biocompact.pretraining.objective_families import objective_for
 from biocompact.tracking.trackers import check_backends
 from biocompact.workflow import slurm_resources
-from biocompact.workflow.slurm_resources import gpu_job_threads
+from biocompact.workflow.config_checks import check_config, own_vocabulary
+from biocompact.workflow.slurm_resources import gpu_job_threads, one_gpu
 
 # A list, a numbered range or "all" (NCBI's listing, fetched once and cached).
 PUBMED_BASELINE = pubmed_file_names(
@@ -52,214 +42,7 @@ SEEDS = config["finetuning"]["seeds"]
 THREAD_CAPS = (workflow.resource_settings.max_threads, workflow.resource_settings.cores)
 
 
-def _check_names():
-    seen = {}
-    for section, names in (
-        ("pretraining", PRETRAINED),
-        ("distillation", DISTILLED),
-        ("external_models", EXTERNAL),
-    ):
-        for name in names:
-            if name in seen:
-                raise ValueError(
-                    f"config: model name {name!r} is used in both {seen[name]} and {section}"
-                )
-            seen[name] = section
-    if len(set(PUBMED_STEMS)) != len(PUBMED_STEMS):
-        raise ValueError("config: corpus.pubmed.baseline and updates repeat a file name")
-    if PUBMED_UPDATES and not PUBMED_BASELINE:
-        raise ValueError("config: corpus.pubmed.updates names files but baseline names none")
-    if VOCABS and not (PUBMED_STEMS or PMC_FILES or TEXT_SOURCES):
-        raise ValueError(f"config: vocabularies {VOCABS} need a corpus, but corpus names no file")
-    for name, settings in config["pretraining"].items():
-        if settings["vocabulary"] not in VOCABS:
-            raise ValueError(
-                f"config: pretraining.{name}.vocabulary {settings['vocabulary']!r} is not in vocabularies"
-            )
-    for name, settings in config["distillation"].items():
-        if settings["teacher"] not in ALL_MODELS:
-            raise ValueError(
-                f"config: distillation.{name}.teacher {settings['teacher']!r} is not a model of pretraining, distillation or external_models"
-            )
-        teacher = config["pretraining"].get(settings["teacher"], {})
-        if teacher.get("objective") == "electra" or (
-            teacher.get("family") == "electra" and not teacher.get("objective")
-        ):
-            raise ValueError(
-                f"config: distillation.{name}.teacher {settings['teacher']!r} is an ELECTRA discriminator, which has no MLM head to distil"
-            )
-    for name in FINETUNE_MODELS:
-        if name not in seen:
-            raise ValueError(
-                f"config: finetuning.models names {name!r}, which is not a model of pretraining, distillation or external_models"
-            )
-
-
-def _check_locations():
-    """Every model location of the config names a folder, a hub name or a package's folder:
-    a wrong one stops the run here, naming its key, before any job trains."""
-    locations = {f"external_models.{name}": location for name, location in EXTERNAL.items()}
-    for name, entry in config["pretraining"].items():
-        if entry["init"] != "scratch":
-            locations[f"pretraining.{name}.init"] = entry["init"]
-    for name, entry in config["distillation"].items():
-        if entry["student_init"] not in ("teacher_layers", "random", *ALL_MODELS):
-            locations[f"distillation.{name}.student_init"] = entry["student_init"]
-    for name, entry in config["vocabularies"].items():
-        for key in ("reference", "checkpoint"):
-            if entry[key]:
-                locations[f"vocabularies.{name}.{key}"] = entry[key]
-    for key, location in locations.items():
-        resolve_location(location, key)
-
-
-def _check_input_files():
-    """Every input file the config names exists (task data, PubMed and PMC files and dataset
-    mirrors that are local), whatever results/ holds from an earlier run: else the run
-    stops here, naming each missing file's key."""
-    pubmed, pmc = config["corpus"]["pubmed"], config["corpus"]["pmc"]
-    files = local_source_files(
-        pubmed["source"],
-        [f"{stem}.xml.gz" for stem in PUBMED_BASELINE],
-        "corpus.pubmed.baseline",
-        "baseline",
-    )
-    files += local_source_files(
-        pubmed["source"],
-        [f"{stem}.xml.gz" for stem in PUBMED_UPDATES],
-        "corpus.pubmed.updates",
-        "updatefiles",
-    )
-    files += local_source_files(pmc["source"], PMC_FILES, "corpus.pmc.files")
-    for task in TASKS:
-        files += task_input_files(task, resolve_task(config["finetuning"], task, training=False))
-    for source, url in config["datasets"]["mirrors"].items():
-        if source in DATASET_SOURCES and local_path(url) is not None:
-            files.append((f"datasets.mirrors.{source}", local_path(url)))
-    require_files(files)
-
-
-def _check_layers():
-    """Each student's layer indices (student_layers, layer_map, minilmv2.teacher_layer) name
-    layers its teacher has, where the config or a checkpoint's config.json tells its depth."""
-    for name, entry in config["distillation"].items():
-        where = f"config: distillation.{name}"
-        method_options(entry["method"], entry, where)  # only options the method reads
-        teacher = model_depth(entry["teacher"], config)
-        if teacher is None:
-            continue
-        try:
-            if entry["student_init"] == "teacher_layers":
-                resolve_student_layers(teacher, entry["student_layers"])
-            student = model_depth(name, config)
-            if entry["layer_map"] is not None and student is not None:
-                resolve_layer_map(student, teacher, entry["layer_map"])
-        except ValueError as error:
-            raise ValueError(f"{where} (teacher {entry['teacher']!r}): {error}") from None
-        teacher_layer = (entry.get("minilmv2") or {}).get("teacher_layer")
-        if teacher_layer is not None and not 1 <= teacher_layer <= teacher:
-            raise ValueError(
-                f"{where}.minilmv2.teacher_layer {teacher_layer} is not a layer 1..{teacher} "
-                f"of the teacher {entry['teacher']!r}"
-            )
-
-
-def _check_pretraining():
-    """Each model's objective trains its family; continued pretraining reads its corpus in
-    the checkpoint's own vocabulary (a vocabulary of type pretrained of the same checkpoint)."""
-    for name, entry in config["pretraining"].items():
-        where = f"config: pretraining.{name}"
-        try:
-            objective_for(entry["objective"], entry["family"])
-        except ValueError as error:
-            raise ValueError(f"{where}: {error}") from None
-        if entry["init"] == "scratch":
-            continue
-        vocabulary = config["vocabularies"][entry["vocabulary"]]
-        own = vocabulary["type"] == "pretrained" and resolve_location(
-            vocabulary["checkpoint"]
-        ) == resolve_location(entry["init"])
-        if not own:
-            raise ValueError(
-                f"{where}.init {entry['init']!r}: continued pretraining needs the checkpoint's "
-                f"own vocabulary, but vocabularies.{entry['vocabulary']} is not of type "
-                "'pretrained' with this checkpoint"
-            )
-
-
-# Sections whose jobs cannot use all of their resources block, and the keys those jobs
-# reject above 1. A fine-tuning run trains in one process on one GPU; task distillation's
-# teacher and students train on every GPU of one node (biocompact.task_distillation.job),
-# its other jobs on one (one_gpu). Pretraining and distillation start one process per GPU
-# on each node (biocompact.training.launch).
-SINGLE_GPU_SECTIONS = {
-    "finetuning": (("gpus", "nodes"), "a fine-tuning run trains on one GPU"),
-    "task_distillation": (("nodes",), "task-distillation jobs run on one node"),
-}
-
-
-def _check_single_gpu_jobs():
-    """A job asks for no more GPUs or nodes than it uses: more would be paid for and left
-    idle. Several such jobs share a node instead."""
-    for section, (keys, job) in SINGLE_GPU_SECTIONS.items():
-        for key in keys:
-            value = config[section]["resources"][key]
-            if value > 1:
-                raise ValueError(
-                    f"config: {section}.resources.{key} is {value}, but {job}; set it to 1 "
-                    "(Slurm runs several jobs on a node side by side)"
-                )
-
-
-def one_gpu(entry):
-    """Config ``entry`` with its resources cut to one GPU (none where it has none): for the
-    jobs of a section that run in one process while its training jobs use every GPU."""
-    resources = entry["resources"]
-    return {**entry, "resources": {**resources, "gpus": min(resources["gpus"], 1)}}
-
-
-def own_vocabulary(location):
-    """The first vocabulary of type pretrained whose checkpoint is ``location`` (the
-    checkpoint's own tokenizer), or None."""
-    for name, vocabulary in config["vocabularies"].items():
-        if vocabulary["type"] == "pretrained" and resolve_location(
-            vocabulary["checkpoint"]
-        ) == resolve_location(location):
-            return name
-    return None
-
-
-def _check_external_teachers():
-    """A student of an external teacher trains on the corpus tokenised by the teacher's own
-    vocabulary, and a method that reads the teacher's logits needs a checkpoint with an MLM
-    head (told by its config.json's architectures where the checkpoint is a folder)."""
-    for name, entry in config["distillation"].items():
-        teacher = entry["teacher"]
-        if teacher not in EXTERNAL:
-            continue
-        key = f"config: distillation.{name}.teacher"
-        if own_vocabulary(EXTERNAL[teacher]) is None:
-            raise ValueError(
-                f"{key} {teacher!r} is an external model, whose student trains on the corpus in "
-                f"the teacher's own tokenizer: add a vocabularies entry with type: pretrained "
-                f"and checkpoint: {EXTERNAL[teacher]}"
-            )
-        architectures = checkpoint_architectures(EXTERNAL[teacher], f"external_models.{teacher}")
-        if architectures is not None:
-            check_teacher_head(
-                entry["method"],
-                has_mlm_head(architectures),
-                f"{key} {teacher!r} (architectures {architectures})",
-            )
-
-
-_check_names()
-_check_locations()
-_check_external_teachers()
-_check_input_files()
-_check_layers()
-_check_pretraining()
-_check_single_gpu_jobs()
+check_config(config, PUBMED_BASELINE, PUBMED_UPDATES, DATASET_SOURCES)
 check_backends(config["tracking"]["backends"])
 
 
@@ -300,7 +83,7 @@ def model_vocabulary(name):
     if name in PRETRAINED:
         return config["pretraining"][name]["vocabulary"]
     if name in EXTERNAL:
-        return own_vocabulary(EXTERNAL[name])
+        return own_vocabulary(config["vocabularies"], EXTERNAL[name])
     return model_vocabulary(config["distillation"][name]["teacher"])
 
 

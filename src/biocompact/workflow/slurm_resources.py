@@ -93,3 +93,10 @@ def _resource(
 def _threads(entry: Callable[[Any], Mapping[str, Any]], wildcards: Any) -> int:
     block = entry(wildcards)["resources"]
     return max(1, block["gpus"]) * block["cpus_per_gpu"]
+
+
+def one_gpu(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """Config ``entry`` with its resources cut to one GPU (none where it has none): for the
+    jobs of a section that run in one process while its training jobs use every GPU."""
+    resources = entry["resources"]
+    return {**entry, "resources": {**resources, "gpus": min(resources["gpus"], 1)}}

