@@ -50,8 +50,8 @@ validate_config(
 )
 
 
-include: "workflow/rules/datasets.smk"  # DATASET_SOURCES, read by common.smk's checks
 include: "workflow/rules/common.smk"
+include: "workflow/rules/datasets.smk"
 include: "workflow/rules/corpus.smk"
 include: "workflow/rules/vocab.smk"
 include: "workflow/rules/pretraining.smk"

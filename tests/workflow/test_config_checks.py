@@ -26,7 +26,7 @@ def _validated(change=None) -> dict:
 
 def _check(config: dict) -> None:
     pubmed = config["corpus"]["pubmed"]
-    check_config(config, list(pubmed["baseline"]), list(pubmed["updates"]), dataset_sources=())
+    check_config(config, list(pubmed["baseline"]), list(pubmed["updates"]))
 
 
 @pytest.fixture(autouse=True)
@@ -82,7 +82,7 @@ def test_a_bad_config_is_named_by_its_key(change, message):
 def test_a_repeated_pubmed_file_is_refused():
     config = _validated()
     with pytest.raises(ValueError, match="baseline and updates repeat a file name"):
-        check_config(config, ["demo25n0001"], ["demo25n0001"], dataset_sources=())
+        check_config(config, ["demo25n0001"], ["demo25n0001"])
 
 
 def test_own_vocabulary_is_the_pretrained_one_of_the_checkpoint():

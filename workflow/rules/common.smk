@@ -42,7 +42,7 @@ SEEDS = config["finetuning"]["seeds"]
 THREAD_CAPS = (workflow.resource_settings.max_threads, workflow.resource_settings.cores)
 
 
-check_config(config, PUBMED_BASELINE, PUBMED_UPDATES, DATASET_SOURCES)
+check_config(config, PUBMED_BASELINE, PUBMED_UPDATES)
 check_backends(config["tracking"]["backends"])
 
 

@@ -6,21 +6,14 @@ import re
 
 from biocompact.datasets.convert import prepared_files
 from biocompact.datasets.registry import SOURCES, get_dataset
-from biocompact.datasets.tasks import CACHE, archive_path, uses_prepared_files
-from biocompact.finetuning.settings import resolve_task
+from biocompact.datasets.tasks import CACHE, archive_path
+from biocompact.workflow.config_checks import dataset_sources, datasets_used
 
 # The registered datasets whose prepared files the tasks read (each checked: registered and
-# downloadable); a task naming a dataset with its own copy of every split takes the registry's
-# settings and recipe alone. The tasks are filled in from the registry where they are read
-# (finetuning.settings.task_entry).
-DATASETS_USED = sorted(
-    {
-        resolve_task(config["finetuning"], task, training=False).dataset
-        for task, settings in config["finetuning"]["tasks"].items()
-        if uses_prepared_files(settings)
-    }
-)
-DATASET_SOURCES = sorted({get_dataset(name).source for name in DATASETS_USED})
+# downloadable), and their source archives. The tasks are filled in from the registry where
+# they are read (finetuning.settings.task_entry).
+DATASETS_USED = datasets_used(config["finetuning"])
+DATASET_SOURCES = dataset_sources(config["finetuning"])
 
 
 def dataset_source_url(source):

@@ -5,9 +5,11 @@ config stops the run before any job (light: no torch)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from typing import Any
 
+from biocompact.datasets.registry import get_dataset
+from biocompact.datasets.tasks import uses_prepared_files
 from biocompact.distillation.layer_map import resolve_layer_map, resolve_student_layers
 from biocompact.distillation.methods import method_options
 from biocompact.distillation.teacher_head import check_teacher_head, has_mlm_head
@@ -25,22 +27,35 @@ from biocompact.workflow.model_shapes import checkpoint_architectures, model_dep
 Config = Mapping[str, Any]  # the config, validated against the schema (defaults filled in)
 
 
-def check_config(
-    config: Config,
-    pubmed_baseline: list[str],
-    pubmed_updates: list[str],
-    dataset_sources: Collection[str],
-) -> None:
+def check_config(config: Config, pubmed_baseline: list[str], pubmed_updates: list[str]) -> None:
     """Every cross-check of the config; the first problem raises ``ValueError``.
     ``pubmed_baseline`` and ``pubmed_updates`` are the PubMed file stems the corpus names
-    (ranges and listings resolved), ``dataset_sources`` the registry's sources its tasks use."""
+    (ranges and listings resolved)."""
     _check_names(config, pubmed_baseline, pubmed_updates)
     _check_locations(config)
     _check_external_teachers(config)
-    _check_input_files(config, pubmed_baseline, pubmed_updates, dataset_sources)
+    _check_input_files(config, pubmed_baseline, pubmed_updates)
     _check_layers(config)
     _check_pretraining(config)
     _check_single_gpu_jobs(config)
+
+
+def datasets_used(finetuning: Mapping[str, Any]) -> list[str]:
+    """The registered datasets whose prepared files the tasks of config section
+    ``finetuning`` read (a task naming a dataset with its own copy of every split takes the
+    registry's settings and recipe alone)."""
+    return sorted(
+        {
+            resolve_task(finetuning, task, training=False).dataset
+            for task, settings in finetuning["tasks"].items()
+            if uses_prepared_files(settings)
+        }
+    )
+
+
+def dataset_sources(finetuning: Mapping[str, Any]) -> list[str]:
+    """The registry's source archives of ``datasets_used``."""
+    return sorted({get_dataset(name).source for name in datasets_used(finetuning)})
 
 
 def _all_models(config: Config) -> list[str]:
@@ -119,10 +134,7 @@ def _check_locations(config: Config) -> None:
 
 
 def _check_input_files(
-    config: Config,
-    pubmed_baseline: list[str],
-    pubmed_updates: list[str],
-    dataset_sources: Collection[str],
+    config: Config, pubmed_baseline: list[str], pubmed_updates: list[str]
 ) -> None:
     """Every input file the config names exists (task data, PubMed and PMC files and dataset
     mirrors that are local), whatever results/ holds from an earlier run: else the run
@@ -143,8 +155,9 @@ def _check_input_files(
     files += local_source_files(pmc["source"], pmc["files"], "corpus.pmc.files")
     for task in config["finetuning"]["tasks"]:
         files += task_input_files(task, resolve_task(config["finetuning"], task, training=False))
+    sources = dataset_sources(config["finetuning"])
     for source, url in config["datasets"]["mirrors"].items():
-        if source in dataset_sources and local_path(url) is not None:
+        if source in sources and local_path(url) is not None:
             files.append((f"datasets.mirrors.{source}", local_path(url)))
     require_files(files)
 
