@@ -4,11 +4,14 @@ the rule's named files and params to the function that does the work, unchanged.
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from finetuning_tasks import PLACEHOLDERS, parsed_task
+from snakemake_runs import REPO_ROOT
 
 from biocompact.corpus import stats
 from biocompact.report import render, retention
@@ -358,3 +361,19 @@ def test_transfer_set_and_summary_entry_points_write_their_named_outputs(monkeyp
         (("t.json", record), {}),
         (("s.csv", ["run"]), {}),
     ]
+
+
+def test_every_rule_script_is_named_after_its_rule() -> None:
+    """``rule NAME`` runs ``scripts/NAME.py``, and every script belongs to one rule."""
+    rules_dir = REPO_ROOT / "workflow" / "rules"
+    scripts = {}
+    for path in sorted(rules_dir.glob("*.smk")):
+        for rule, body in re.findall(
+            r"^rule (\w+):(.*?)(?=^rule |\Z)", path.read_text(), re.S | re.M
+        ):
+            script = re.search(r'script:\s*\n\s*"([^"]+)"', body)
+            if script:
+                scripts[rule] = Path(script.group(1)).stem
+    assert scripts and {rule: name for rule, name in scripts.items() if rule != name} == {}
+    on_disk = {path.stem for path in (REPO_ROOT / "scripts").glob("*.py")}
+    assert on_disk == set(scripts.values())

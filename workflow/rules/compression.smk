@@ -46,7 +46,7 @@ rule compress:
     params:
         format="{format}",
     script:
-        "../../scripts/compression_compress.py"
+        "../../scripts/compress.py"
 
 
 rule evaluate_compressed:
@@ -86,7 +86,7 @@ rule evaluate_compressed:
         sequence_lengths=config["efficiency"]["sequence_lengths"],
         repeats=config["efficiency"]["repeats"],
     script:
-        "../../scripts/compression_evaluate.py"
+        "../../scripts/evaluate_compressed.py"
 
 
 rule compression_summary:

@@ -32,7 +32,7 @@ rule download_dataset:
         lock_file=config["datasets"]["checksum_lock"],
         retries=config["datasets"]["retries"],
     script:
-        "../../scripts/datasets_download.py"
+        "../../scripts/download_dataset.py"
 
 
 rule prepare_dataset:
@@ -58,4 +58,4 @@ rule prepare_dataset:
         file="{file}",
         url=dataset_url,
     script:
-        "../../scripts/datasets_prepare.py"
+        "../../scripts/prepare_dataset.py"

@@ -77,7 +77,7 @@ rule publish_finetuned:
         choice=config["finetuning"]["save_choice"],
         task=finetune_task,
     script:
-        "../../scripts/finetuning_publish.py"
+        "../../scripts/publish_finetuned.py"
 
 
 localrules:

@@ -44,4 +44,4 @@ rule release:
     params:
         namespace=config["release"]["namespace"],
     script:
-        "../../scripts/release_commands.py"
+        "../../scripts/release.py"

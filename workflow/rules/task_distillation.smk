@@ -36,7 +36,7 @@ rule transfer_set:
         name="{transfer}",
         settings=td_transfer_entry,
     script:
-        "../../scripts/task_distillation_transfer.py"
+        "../../scripts/transfer_set.py"
 
 
 rule finetune_teacher:
@@ -67,7 +67,7 @@ rule finetune_teacher:
         # outside the outputs: a job killed and started again resumes from there
         checkpoint_dir="results/checkpoints/task_distillation/teachers/{model}/{task}/seed{seed}",
     script:
-        "../../scripts/task_distillation_teacher.py"
+        "../../scripts/finetune_teacher.py"
 
 
 rule soft_labels:
@@ -94,7 +94,7 @@ rule soft_labels:
         task=td_task("teacher"),
         temperature=td_experiment_temperature,
     script:
-        "../../scripts/task_distillation_soft_labels.py"
+        "../../scripts/soft_labels.py"
 
 
 rule train_students:
@@ -133,7 +133,7 @@ rule train_students:
         seeds=TD_SEEDS,
         checkpoint_dir=td_student_checkpoints,
     script:
-        "../../scripts/task_distillation_students.py"
+        "../../scripts/train_students.py"
 
 
 use rule train_students as untrained_students with:
