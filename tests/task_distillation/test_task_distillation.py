@@ -1021,9 +1021,9 @@ def test_report_table_rows_are_transfer_sets_columns_the_settings(
     build_report(
         output,
         repo_root / "workflow/report/report.html.j2",
-        tmp_path / "summary_ft.csv",
-        tmp_path / "scores.csv",
-        tmp_path / "averages.csv",
+        summary=tmp_path / "summary_ft.csv",
+        scores=tmp_path / "scores.csv",
+        averages=tmp_path / "averages.csv",
         task_distillation=distillation_summary,
         source_dir=repo_root,
     )

@@ -82,14 +82,14 @@ def run_pretraining(
         corpus,
         tokenizer,
         batcher,
-        settings.training,
-        checkpoint_dir,
-        outputs,
-        probes,
-        description,
-        threads,
-        TrackingSettings.from_config(tracking) if tracking else None,
-        f"pretraining/{name}",
+        settings=settings.training,
+        checkpoint_dir=checkpoint_dir,
+        outputs=outputs,
+        probes=probes,
+        description=description,
+        threads=threads,
+        tracking=TrackingSettings.from_config(tracking) if tracking else None,
+        run_name=f"pretraining/{name}",
     )
 
 

@@ -118,6 +118,7 @@ def _compression_context(summary: str | Path | None) -> dict[str, Any]:
 def build_report(
     output: str | Path,
     template: str | Path,
+    *,
     summary: str | Path,
     scores: str | Path,
     averages: str | Path,

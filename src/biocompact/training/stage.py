@@ -65,6 +65,7 @@ def train_and_publish(
     corpus: datasets.DatasetDict,
     tokenizer: PreTrainedTokenizerBase,
     batcher: MaskedBatcher,
+    *,
     settings: TrainingSettings,
     checkpoint_dir: str | os.PathLike,
     outputs: dict[str, str],
