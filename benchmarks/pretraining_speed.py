@@ -199,7 +199,7 @@ def huggingface_dataset(
             return_offsets_mapping=True,
             return_special_tokens_mask=True,
         )
-        encoded = group_texts({key: encoded[key] for key in encoded.keys()}, seq_length)
+        encoded = group_texts({key: encoded[key] for key in encoded}, seq_length)
     else:
         sentences = [sentence for document in documents for sentence in document]
         encoded = tokenizer(

@@ -64,7 +64,7 @@ def test_hyperparameters_are_the_preset_then_the_task_then_the_model(finetuning)
     data = resolve_task(finetuning, "demo-re", training=False)
     assert data.hyperparameters is None and dataclasses.replace(task, hyperparameters=None) == data
     with pytest.raises(ValueError, match="'demo-re' was read without its hyperparameters"):
-        data.training
+        _ = data.training
     own = resolve_task(finetuning, "demo-re", hyperparameters={"epochs": 5})
     assert own.hyperparameters == Hyperparameters(epochs=5)
 

@@ -201,7 +201,7 @@ def test_slurm_dag_gives_the_results_of_a_local_run(slurm_run, local_run):
         tokenizer = f"results/vocab/{name}/tokenizer/tokenizer.json"
         assert (slurm_dir / tokenizer).read_text() == (local_run / tokenizer).read_text(), name
     for stage, name in [
-        (stage, name) for stage in ("pretraining", "distillation") for name in config[stage]
+        (section, entry) for section in ("pretraining", "distillation") for entry in config[section]
     ]:
         model = f"results/{stage}/{name}/model"
         assert _same_weights(slurm_dir / model, local_run / model), name

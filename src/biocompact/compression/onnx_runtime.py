@@ -58,7 +58,7 @@ def export_onnx(model: PreTrainedModel, input_names: Sequence[str], path: str | 
         for name in input_names
     }
     with torch.inference_mode():
-        names = [name for name in model(**examples).keys() if name != "loss"]
+        names = [name for name in model(**examples) if name != "loss"]
     batch, sequence = torch.export.Dim("batch"), torch.export.Dim("sequence")
     program = torch.onnx.export(
         _Outputs(model, names).eval(),

@@ -24,15 +24,11 @@ def majority_baseline(task: FinetuningTask, *, outputs: Mapping[str, str]) -> di
     results = []
     for fold, fold_task in fold_tasks(task):
         splits = load_splits(fold_task, family)
-
-        def scores(examples: list, predictions: list) -> dict[str, float]:
-            return family.score(examples, predictions, fold_task, splits.labels)
-
         test = family.majority(splits.train, splits.test)
         dev = family.majority(splits.train, splits.dev)
-        results.append(
-            FoldResult(fold, splits, scores(splits.test, test), scores(splits.dev, dev), test)
-        )
+        test_scores = family.score(splits.test, test, fold_task, splits.labels)
+        dev_scores = family.score(splits.dev, dev, fold_task, splits.labels)
+        results.append(FoldResult(fold, splits, test_scores, dev_scores, test))
     record = metrics_record(
         model=MODEL_NAME,
         task_name=task.name,

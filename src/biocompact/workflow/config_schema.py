@@ -153,12 +153,11 @@ def _source(sources: Sequence[tuple[str, Mapping]], path: list) -> str:
 
 def _sets(content: Any, path: list) -> bool:
     for key in path:
-        if isinstance(content, Mapping) and key in content:
-            content = content[key]
-        elif isinstance(content, list) and isinstance(key, int) and key < len(content):
-            content = content[key]
-        else:
+        in_mapping = isinstance(content, Mapping) and key in content
+        in_list = isinstance(content, list) and isinstance(key, int) and key < len(content)
+        if not (in_mapping or in_list):
             return False
+        content = content[key]
     return True
 
 
