@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from pathlib import Path
 
-from biocompact.atomic import atomic_path
+from biocompact.files.atomic import atomic_path
 
 DEFAULT_SEED = 2025
 BASELINE_FILES = ("demo25n0001", "demo25n0002")
