@@ -9,6 +9,7 @@ job instead of when the DAG is built.
 
 from __future__ import annotations
 
+import functools
 import types
 import typing
 from collections.abc import Iterable, Mapping
@@ -35,11 +36,18 @@ def check_entry(
     value of a scalar field of its annotated type (an int where a float is expected; never
     a bool for a number)."""
     check_known_keys(where, entry, {item.name for item in fields(cls)} - set(not_keys))
-    hints = typing.get_type_hints(cls)
+    allowed_types = _field_scalar_types(cls)
     for key, value in entry.items():
-        allowed = _scalar_types(hints[key])
+        allowed = allowed_types[key]
         if allowed and not _is_instance(value, allowed):
             raise ValueError(f"{where}: {key} is {value!r}, not {_names(allowed)}{_hint(value)}")
+
+
+@functools.cache
+def _field_scalar_types(cls: type) -> dict[str, tuple[type, ...]]:
+    """``_scalar_types`` of each field of dataclass ``cls`` (resolved once per class: the
+    workflow parses a task's entry for every job when it builds the DAG)."""
+    return {name: _scalar_types(hint) for name, hint in typing.get_type_hints(cls).items()}
 
 
 def _scalar_types(hint: Any) -> tuple[type, ...]:
@@ -73,5 +81,10 @@ def _hint(value: Any) -> str:
     except ValueError:
         return ""
     mantissa, _, exponent = value.lower().partition("e")
-    written = f"{mantissa}.0e{exponent}" if exponent and "." not in mantissa else value
-    return f" (YAML reads {value} as text: write {written}, unquoted)"
+    if exponent:  # YAML 1.1's float needs a dot in the mantissa and a signed exponent
+        dot = "" if "." in mantissa else ".0"
+        sign = "" if exponent[0] in "+-" else "+"
+        value_written = f"{mantissa}{dot}e{sign}{exponent}"
+    else:
+        value_written = value
+    return f" (YAML reads {value} as text: write {value_written}, unquoted)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+import yaml
 
 from biocompact.entries import check_entry, check_known_keys
 
@@ -49,7 +50,7 @@ def test_values_of_their_types_pass(entry):
         ),
         (
             {"rate": "1.5E3"},
-            "sec: rate is '1.5E3', not a number (YAML reads 1.5E3 as text: write 1.5E3, unquoted)",
+            "sec: rate is '1.5E3', not a number (YAML reads 1.5E3 as text: write 1.5e+3, unquoted)",
         ),
         ({"rate": "fast"}, "sec: rate is 'fast', not a number"),
         ({"rate": True}, "sec: rate is True, not a number"),
@@ -66,3 +67,11 @@ def test_a_value_of_another_type_is_named_with_the_type_expected(entry, message)
     with pytest.raises(ValueError) as raised:
         check_entry("sec", entry, Entry)
     assert str(raised.value) == message
+
+
+@pytest.mark.parametrize("text", ["2e-4", "1.5E3", "1e+5", "7"])
+def test_the_spelling_suggested_is_a_number_to_yaml(text):
+    with pytest.raises(ValueError) as raised:
+        check_entry("sec", {"rate": text}, Entry)
+    written = str(raised.value).split("write ")[1].removesuffix(", unquoted)")
+    assert isinstance(yaml.safe_load(f"x: {written}")["x"], int | float)

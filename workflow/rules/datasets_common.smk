@@ -13,7 +13,7 @@ from biocompact.workflow.config_checks import dataset_sources, datasets_used
 # downloadable), and their source archives. The tasks are filled in from the registry where
 # they are read (finetuning.settings.task_entry).
 DATASETS_USED = datasets_used(config["finetuning"])
-DATASET_SOURCES = dataset_sources(config["finetuning"])
+DATASET_SOURCES = dataset_sources(DATASETS_USED)
 
 
 def dataset_source_url(source):

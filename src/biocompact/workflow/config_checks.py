@@ -5,7 +5,7 @@ config stops the run before any job (light: no torch)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from biocompact.datasets.registry import get_dataset
@@ -53,9 +53,9 @@ def datasets_used(finetuning: Mapping[str, Any]) -> list[str]:
     )
 
 
-def dataset_sources(finetuning: Mapping[str, Any]) -> list[str]:
-    """The registry's source archives of ``datasets_used``."""
-    return sorted({get_dataset(name).source for name in datasets_used(finetuning)})
+def dataset_sources(datasets: Iterable[str]) -> list[str]:
+    """The registry's source archives of registered ``datasets`` (``datasets_used``)."""
+    return sorted({get_dataset(name).source for name in datasets})
 
 
 def _all_models(config: Config) -> list[str]:
@@ -155,7 +155,7 @@ def _check_input_files(
     files += local_source_files(pmc["source"], pmc["files"], "corpus.pmc.files")
     for task in config["finetuning"]["tasks"]:
         files += task_input_files(task, resolve_task(config["finetuning"], task, training=False))
-    sources = dataset_sources(config["finetuning"])
+    sources = dataset_sources(datasets_used(config["finetuning"]))
     for source, url in config["datasets"]["mirrors"].items():
         if source in sources and local_path(url) is not None:
             files.append((f"datasets.mirrors.{source}", local_path(url)))
