@@ -50,6 +50,8 @@ validate_config(
 )
 
 
+# common.smk first: the names and input functions of every stage (its STAGE_common.smk files);
+# then the stage rule files, in any order (tests/workflow/test_include_order.py).
 include: "workflow/rules/common.smk"
 include: "workflow/rules/datasets.smk"
 include: "workflow/rules/corpus.smk"

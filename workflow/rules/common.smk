@@ -1,4 +1,5 @@
-# Names and helpers shared by the workflow files, all derived from the validated config.
+# Names and helpers shared by the workflow files, all derived from the validated config; at its
+# end, every stage's names and input functions (the Snakefile includes this file first).
 
 import os
 from pathlib import Path
@@ -180,3 +181,20 @@ onstart:
             for job in workflow.dag.needrun_jobs()
             if not job.is_local
         )
+
+
+# Every stage's names and input functions (STAGE_common.smk), before any stage rule file. A
+# stage rule file uses at parse time only these names and the rules of its own file (another
+# file's rules only inside input functions), so the Snakefile may include the stage rule
+# files in any order. A later file here may use the names of an earlier one (finetuning's
+# tasks in task distillation, compression, report and release).
+include: "datasets_common.smk"
+include: "corpus_common.smk"
+include: "vocab_common.smk"
+include: "pretraining_common.smk"
+include: "distillation_common.smk"
+include: "finetuning_common.smk"
+include: "task_distillation_common.smk"
+include: "compression_common.smk"
+include: "report_common.smk"
+include: "release_common.smk"

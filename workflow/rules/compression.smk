@@ -1,33 +1,14 @@
 # Compression stage: fine-tuned models in their deployment formats (PyTorch dynamic int8,
 # ONNX run with ONNX Runtime) beside the saved fp32 model, each re-scored on the task's test
-# set with the harness and timed on CPU. Uses FINETUNE_MODELS, TASKS, SEEDS, model_dir,
-# model_input of common.smk and task_data and finetune_config of finetuning_common.smk.
-
-
-include: "compression_common.smk"
-
-
-# The fp32 reference: rule finetune's run of each compressed (model, task) with the compression
-# seed also saves the model it chose on dev, so that one run serves both stages.
-use rule finetune as finetune_saved with:
-    output:
-        model=directory("results/finetuning/{model}/{task}/seed{seed}/model"),
-        metrics=rules.finetune.output.metrics,
-        predictions=rules.finetune.output.predictions,
-    wildcard_constraints:
-        model="|".join(COMPRESSION.models) or "(?!)",
-        task="|".join(COMPRESSION.tasks) or "(?!)",
-        seed=str(COMPRESSION.seed),
-    priority: PRIORITY_CHAIN
-
-
-ruleorder: finetune_saved > finetune_kept > finetune
+# set with the harness and timed on CPU. Its names (COMPRESSION) and input functions are in
+# compression_common.smk; task_data and finetune_task are finetuning_common.smk's. The fp32
+# reference, rule finetune_saved, is declared in finetuning.smk beside rule finetune.
 
 
 rule compress:
     """One deployment format of a saved fine-tuned model: int8 or onnx."""
     input:
-        model=rules.finetune_saved.output.model,
+        model=saved_model,
     output:
         model=directory("results/compression/{model}/{task}/seed{seed}/{format}/model"),
     log:

@@ -1,4 +1,6 @@
-# Names of the compression stage: its checked settings and input functions (compression.smk).
+# Names of the compression stage: its checked settings and input functions (compression.smk);
+# included by common.smk. Uses FINETUNE_MODELS, TASKS and SEEDS of common.smk and
+# task_data_config of finetuning_common.smk.
 
 
 from biocompact.compression.settings import REFERENCE, CompressionSettings
@@ -22,11 +24,17 @@ def compression_evaluations():
     ]
 
 
+def saved_model(wildcards):
+    """Input: the fp32 model that finetune_saved saved for (``wildcards.model``,
+    ``wildcards.task``, ``wildcards.seed``), which the other formats are made from."""
+    return expand(rules.finetune_saved.output.model, **wildcards)[0]
+
+
 def compressed_models(wildcards):
     """Format name -> its model folder: the saved fine-tuned model for fp32."""
     return {
         name: (
-            expand(rules.finetune_saved.output.model, **wildcards)[0]
+            saved_model(wildcards)
             if name == REFERENCE
             else expand(rules.compress.output.model, **wildcards, format=name)[0]
         )

@@ -1,24 +1,19 @@
 # Corpus stage: PubMed download -> parse -> latest versions -> sentences -> statistics;
 # PMC Open Access download -> parse -> sentences (de-duplicated against PubMed) beside it;
 # local text files (bring your own corpus) -> sentences; then decontamination against the
-# dev and test text of the fine-tuning tasks.
+# dev and test text of the fine-tuning tasks. Its names (PMC, SENTENCES, the shards' paths,
+# SHARDS, PRETRAINING_SHARDS, CONTAMINATION...) and input functions are in corpus_common.smk.
 
 import re
-
-
-include: "corpus_common.smk"
-
-
-PMC = config["corpus"]["pmc"]
-SENTENCES = config["corpus"]["sentences"]
-# Which citations of one PubMed file are their PMID's latest record: one file per PubMed
-# file, all written by one job (corpus_latest_pubmed), each read by that file's job.
-KEEP_LIST = "results/corpus/pubmed/latest/{stem}.keep.txt.gz"
 
 
 localrules:
     corpus_download_pubmed,
     corpus_download_pmc,
+
+
+wildcard_constraints:
+    shard="|".join(map(re.escape, SHARDS)) or "(?!)",
 
 
 rule corpus_download_pubmed:
@@ -98,9 +93,9 @@ rule corpus_split_sentences:
         documents=rules.corpus_parse_pubmed.output.documents,
         keep=KEEP_LIST,
     output:
-        sentences="results/corpus/sentences/{stem}.txt.gz",
-        stats="results/corpus/sentences/{stem}.stats.json",
-        pmids="results/corpus/sentences/{stem}.pmids.txt.gz",
+        sentences=f"{PUBMED_SHARD}.txt.gz",
+        stats=f"{PUBMED_SHARD}.stats.json",
+        pmids=f"{PUBMED_SHARD}.pmids.txt.gz",
     log:
         "results/logs/corpus/split_sentences/{stem}.log",
     benchmark:
@@ -178,9 +173,9 @@ rule corpus_split_pmc:
         ),
         documents=rules.corpus_parse_pmc.output.documents,
     output:
-        sentences="results/corpus/sentences/pmc/{pmc_file}.txt.gz",
-        stats="results/corpus/sentences/pmc/{pmc_file}.stats.json",
-        pmids="results/corpus/sentences/pmc/{pmc_file}.pmids.txt.gz",
+        sentences=f"{PMC_SHARD}.txt.gz",
+        stats=f"{PMC_SHARD}.stats.json",
+        pmids=f"{PMC_SHARD}.pmids.txt.gz",
     log:
         "results/logs/corpus/split_pmc/{pmc_file}.log",
     benchmark:
@@ -204,8 +199,8 @@ rule corpus_split_text:
     input:
         files=text_source_files,
     output:
-        sentences="results/corpus/sentences/text/{text_source}.txt.gz",
-        stats="results/corpus/sentences/text/{text_source}.stats.json",
+        sentences=f"{TEXT_SHARD}.txt.gz",
+        stats=f"{TEXT_SHARD}.stats.json",
     log:
         "results/logs/corpus/split_text/{text_source}.log",
     benchmark:
@@ -225,42 +220,8 @@ rule corpus_split_text:
         "../../scripts/corpus_split_text.py"
 
 
-# Every PubMed file's, PMC file's and local text source's sentences.
-SENTENCE_SHARDS = (
-    expand(rules.corpus_split_sentences.output.sentences, stem=PUBMED_STEMS)
-    + expand(rules.corpus_split_pmc.output.sentences, pmc_file=PMC_FILES)
-    + expand(rules.corpus_split_text.output.sentences, text_source=TEXT_SOURCES)
-)
-
-
-# Decontamination (biocompact.corpus.decontamination): the shards without every document
-# that shares a PMID or an n-gram with the dev and test text of the checked tasks. Each
-# shard is named by its path under sentences/ ({shard}: a PubMed stem, pmc/{file} or
-# text/{source}); PubMed and PMC shards come with the PMIDs of their documents.
-SHARD_PMIDS = {
-    **dict(
-        zip(
-            expand(rules.corpus_split_sentences.output.sentences, stem=PUBMED_STEMS),
-            expand(rules.corpus_split_sentences.output.pmids, stem=PUBMED_STEMS),
-        )
-    ),
-    **dict(
-        zip(
-            expand(rules.corpus_split_pmc.output.sentences, pmc_file=PMC_FILES),
-            expand(rules.corpus_split_pmc.output.pmids, pmc_file=PMC_FILES),
-        )
-    ),
-}
-SHARDS = {
-    os.path.relpath(path, "results/corpus/sentences").removesuffix(".txt.gz"): path
-    for path in SENTENCE_SHARDS
-}
-
-
-wildcard_constraints:
-    shard="|".join(map(re.escape, SHARDS)) or "(?!)",
-
-
+# Decontamination (biocompact.corpus.decontamination): every sentence shard (SHARDS) without
+# the documents that share a PMID or an n-gram with the dev and test text of the checked tasks.
 rule corpus_evaluation_text:
     """Collect the dev and test text (and PMIDs) of the checked tasks as n-gram hashes."""
     input:
@@ -292,8 +253,8 @@ rule corpus_decontaminate:
         pmids=shard_pmids,
         index=rules.corpus_evaluation_text.output.index,
     output:
-        sentences="results/corpus/decontaminated/{shard}.txt.gz",
-        matches="results/corpus/decontaminated/{shard}.matches.json",
+        sentences=f"{DECONTAMINATED_SHARD}.txt.gz",
+        matches=f"{DECONTAMINATED_SHARD}.matches.json",
     log:
         "results/logs/corpus/decontaminate/{shard}.log",
     benchmark:
@@ -315,7 +276,7 @@ rule corpus_contamination:
         index=rules.corpus_evaluation_text.output.index,
         matches=expand(rules.corpus_decontaminate.output.matches, shard=SHARDS),
     output:
-        contamination="results/corpus/contamination.json",
+        contamination=CONTAMINATION_FILE,
     log:
         "results/logs/corpus/contamination/contamination.log",
     benchmark:
@@ -328,16 +289,6 @@ rule corpus_contamination:
         runtime=10,
     script:
         "../../scripts/corpus_contamination.py"
-
-
-# The pretraining text, read by the vocabulary and tokenising jobs: the decontaminated
-# shards, or the sentence shards themselves when decontamination is off.
-PRETRAINING_SHARDS = (
-    expand(rules.corpus_decontaminate.output.sentences, shard=SHARDS)
-    if DECONTAMINATE_CORPUS
-    else SENTENCE_SHARDS
-)
-CONTAMINATION = rules.corpus_contamination.output.contamination if DECONTAMINATE_CORPUS else []
 
 
 rule corpus_stats:

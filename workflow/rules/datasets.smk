@@ -1,10 +1,7 @@
 # Public datasets by name: a task with `dataset: NAME` gets the registry's family, format,
 # folds and metric, and split files under results/data/NAME/ that these rules download
-# (once per source archive), verify and convert. Included before common.smk, which sees
-# the filled-in tasks.
-
-
-include: "datasets_common.smk"
+# (once per source archive), verify and convert. Its names and input functions are in
+# datasets_common.smk (included by common.smk).
 
 
 localrules:

@@ -1,4 +1,5 @@
-# Names and input functions of the dataset rules (datasets.smk), derived from the config.
+# Names and input functions of the dataset rules (datasets.smk), derived from the config;
+# included by common.smk.
 # Importing the registry validates registry.yaml against its schema: an unknown key or a
 # missing field stops the DAG build naming the file and the key.
 

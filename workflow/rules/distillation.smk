@@ -1,7 +1,5 @@
 # Distillation stage: task-agnostic distillation of a student from a pretrained teacher.
-
-
-include: "distillation_common.smk"
+# Its input functions are in distillation_common.smk; CONTAMINATION is corpus_common.smk's.
 
 
 # A student whose student_init names a model of this config (STUDENT_FROM_MODEL, common.smk)

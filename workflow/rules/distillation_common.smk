@@ -1,4 +1,4 @@
-# Input functions of the distillation stage (distillation.smk, which includes this file).
+# Input functions of the distillation stage (distillation.smk); included by common.smk.
 
 
 def distillation_entry(wildcards):

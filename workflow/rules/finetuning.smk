@@ -1,15 +1,10 @@
 # Fine-tuning stage: every model x task x seed, plus a majority-class baseline per task.
-# Its names and input functions are in finetuning_common.smk.
-
-
-include: "finetuning_common.smk"
+# Its names (SAVE_MODELS, SEED_MODEL, SAVED_TASKS...) and input functions are in
+# finetuning_common.smk; the seed of the compressed models (COMPRESSION) in compression_common.smk.
 
 
 localrules:
     finetuning,
-
-
-SEED_MODEL = "results/finetuning/{model}/{task}/seed{seed}/model"
 
 
 rule finetune:
@@ -39,9 +34,6 @@ rule finetune:
 
 # finetuning.save_models (best, all): every seed's run also saves the model it chose on dev
 # (kept with `all`; with `best` a temporary folder, deleted once the chosen one is published).
-SAVE_MODELS = config["finetuning"]["save_models"]
-
-
 use rule finetune as finetune_kept with:
     output:
         model=(directory(SEED_MODEL) if SAVE_MODELS == "all" else temp(directory(SEED_MODEL))),
@@ -52,7 +44,22 @@ use rule finetune as finetune_kept with:
         task="|".join(SAVED_TASKS) or "(?!)",
 
 
-ruleorder: finetune_kept > finetune
+# The compression stage's fp32 reference (compression.smk): rule finetune's run of each
+# compressed (model, task) with the compression seed also saves the model it chose on dev, so
+# that one run serves both stages. Declared here, as `use rule` needs its rule already defined.
+use rule finetune as finetune_saved with:
+    output:
+        model=directory(SEED_MODEL),
+        metrics=rules.finetune.output.metrics,
+        predictions=rules.finetune.output.predictions,
+    wildcard_constraints:
+        model="|".join(COMPRESSION.models) or "(?!)",
+        task="|".join(COMPRESSION.tasks) or "(?!)",
+        seed=str(COMPRESSION.seed),
+    priority: PRIORITY_CHAIN
+
+
+ruleorder: finetune_saved > finetune_kept > finetune
 
 
 rule publish_finetuned:

@@ -1,5 +1,6 @@
-# Fine-tuning: names and input functions of finetuning.smk (which includes this file), also
-# used by the stages that fine-tune on or read a task (task_distillation.smk, compression.smk).
+# Fine-tuning: names and input functions of finetuning.smk (included by common.smk), also
+# used by the stages that fine-tune on or read a task (task distillation, compression, report,
+# release).
 # A task's settings are resolved from the validated config when read
 # (biocompact.finetuning.settings: the dataset a task names filled in, hyperparameters of the
 # preset, then the task, then finetuning.model_overrides); the config is never changed. Rules
@@ -18,6 +19,10 @@ for _task in FINETUNING_TASKS.values():
     check_task_labels(_task)
 # the tasks whose fine-tuned models can be saved: one model per seed (no folds)
 SAVED_TASKS = [task for task in TASKS if not FINETUNING_TASKS[task].folds]
+# finetuning.save_models: none, best or all (finetune_kept, finetuning.smk)
+SAVE_MODELS = config["finetuning"]["save_models"]
+# The folder of the model a seed's run saved (finetune_kept, and finetune_saved for compression).
+SEED_MODEL = "results/finetuning/{model}/{task}/seed{seed}/model"
 
 
 def finetune_config(model, task):

@@ -4,9 +4,7 @@
 # Several GPUs (a model's resources.gpus > 1): the script checks that the job sees them
 # and starts `torchrun --standalone --nproc_per_node=N -m biocompact.pretraining.run`,
 # one data-parallel process per GPU on the job's node; only rank 0 writes.
-
-
-include: "pretraining_common.smk"
+# Its input functions are in pretraining_common.smk; CONTAMINATION is corpus_common.smk's.
 
 
 rule pretrain:

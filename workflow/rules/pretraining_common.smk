@@ -1,4 +1,4 @@
-# Input functions of the pretraining stage (pretraining.smk, which includes this file).
+# Input functions of the pretraining stage (pretraining.smk); included by common.smk.
 
 
 def pretraining_entry(wildcards):

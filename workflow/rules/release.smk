@@ -1,10 +1,8 @@
 # Release: chosen models gathered into Hub-ready folders (weights, config, tokenizer, card,
 # measured results) and the `hf upload` command of each; pushing stays the user's step.
 # Language models (release.models) by name; kept fine-tuned models (release.finetuned) as
-# MODEL/TASK, released as MODEL-TASK (biocompact.release.plan, release_common.smk).
-
-
-include: "release_common.smk"
+# MODEL/TASK, released as MODEL-TASK (biocompact.release.plan). Its names (RELEASES) and
+# input functions are in release_common.smk.
 
 
 localrules:

@@ -1,6 +1,6 @@
-# Input functions and the plan of the release stage (release.smk, which includes this file).
-# Uses model_dir, PRETRAINED, DISTILLED and the kept fine-tuned models of common.smk and
-# finetuning.smk.
+# Input functions and the plan of the release stage (release.smk); included by common.smk.
+# Uses model_dir, PRETRAINED, DISTILLED and FINETUNE_MODELS of common.smk and the kept
+# fine-tuned models (SAVED_TASKS, SAVE_MODELS) of finetuning_common.smk.
 
 from biocompact.release.plan import release_plan
 

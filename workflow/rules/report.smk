@@ -1,31 +1,16 @@
 # Aggregation over seeds, efficiency benchmark and the HTML report.
-# Uses FINETUNE_MODELS, TASKS, SEEDS, PRETRAINED, DISTILLED, VOCABS, model_dir and
-# model_input from common.smk, TD_EXPERIMENTS from task_distillation.smk, COMPRESSION from
-# compression.smk; the paths of other stages' results by reference to the rules that write them.
-
-
-include: "report_common.smk"
-
-
-# Distilled students fine-tuned beside their teacher: the retention view compares them.
-STUDENT_TEACHERS = {
-    name: config["distillation"][name]["teacher"]
-    for name in DISTILLED
-    if name in FINETUNE_MODELS and config["distillation"][name]["teacher"] in FINETUNE_MODELS
-}
-
-# The transfer sets of the task-distillation experiments: the report counts what each dropped.
-REPORTED_TRANSFER_SETS = list(
-    dict.fromkeys(name for experiment in TD_EXPERIMENTS.values() for name in experiment.transfer)
-)
+# Uses FINETUNE_MODELS, TASKS, SEEDS of common.smk, blurb_task_types and dataset_counts of
+# datasets_common.smk, CONTAMINATION of corpus_common.smk; its names (STUDENT_TEACHERS) and
+# the input functions naming the other stages' results (finetuned_metrics, transfer_records...)
+# are in report_common.smk.
 
 
 rule aggregate:
     """Median over seeds per (model, task, metric), missing runs shown as missing; family and
     overall averages by the method of report.average."""
     input:
-        metrics=expand(rules.finetune.output.metrics, model=FINETUNE_MODELS, task=TASKS, seed=SEEDS),
-        baselines=expand(rules.majority_baseline.output.metrics, task=TASKS),
+        metrics=finetuned_metrics,
+        baselines=baseline_metrics,
     output:
         scores=report(
             "results/aggregate/scores.csv", caption="../report/scores.rst", category="Results"
@@ -68,12 +53,10 @@ rule comparisons:
     task's test units (every run's predictions), Almost Stochastic Order over seeds, Holm's
     correction over the tasks; every model's score and average with its interval."""
     input:
-        metrics=rules.aggregate.input.metrics,
-        predictions=expand(
-            rules.finetune.output.predictions, model=FINETUNE_MODELS, task=TASKS, seed=SEEDS
-        ),
-        baselines=rules.aggregate.input.baselines,
-        baseline_predictions=expand(rules.majority_baseline.output.predictions, task=TASKS),
+        metrics=finetuned_metrics,
+        predictions=finetuned_predictions,
+        baselines=baseline_metrics,
+        baseline_predictions=baseline_predictions,
     output:
         comparisons=report(
             "results/comparisons/comparisons.csv",
@@ -112,7 +95,7 @@ rule efficiency:
     """Parameters, FLOPs per token, inference throughput, latency and peak memory of every
     fine-tuned model, measured together: repeats interleaved across the models."""
     input:
-        [model_input(model) for model in FINETUNE_MODELS],
+        finetuned_model_inputs,
     output:
         results=[
             report(
@@ -135,7 +118,7 @@ rule efficiency:
         runtime=60,
     params:
         models=FINETUNE_MODELS,
-        model_paths={model: model_dir(model) for model in FINETUNE_MODELS},
+        model_paths=finetuned_model_paths,
         batch_sizes=config["efficiency"]["batch_sizes"],
         sequence_lengths=config["efficiency"]["sequence_lengths"],
         repeats=config["efficiency"]["repeats"],
@@ -152,20 +135,18 @@ rule report:
         scores=rules.aggregate.output.scores,
         averages=rules.aggregate.output.averages,
         efficiency=rules.efficiency.output.results,
-        train_logs=expand(rules.pretrain.output.log, model=PRETRAINED)
-        + expand(rules.distill.output.log, model=DISTILLED),
-        evals=expand(rules.pretrain.output.eval, model=PRETRAINED)
-        + expand(rules.distill.output.eval, model=DISTILLED),
-        corpus=rules.corpus_stats.output[0] if SENTENCE_SHARDS else [],
-        vocab=expand(rules.train_vocabulary.output.stats, vocab=VOCABS),
+        train_logs=language_model_logs,
+        evals=language_model_evals,
+        corpus=corpus_statistics,
+        vocab=vocabulary_statistics,
         datasets=dataset_counts(),
-        task_distillation=rules.task_distillation_summary.output.summary if TD_EXPERIMENTS else [],
+        task_distillation=task_distillation_results,
         retention=rules.aggregate.output.retention,
         comparisons=rules.comparisons.output.comparisons,
         intervals=rules.comparisons.output.intervals,
-        compression=rules.compression_summary.output[0] if COMPRESSION.pairs else [],
+        compression=compression_results,
         contamination=CONTAMINATION,
-        transfer_records=expand(rules.transfer_set.output.record, transfer=REPORTED_TRANSFER_SETS),
+        transfer_records=transfer_records,
     output:
         html=report("results/report/report.html", caption="../report/report.rst", category="Report"),
     log:

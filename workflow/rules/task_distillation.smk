@@ -4,9 +4,6 @@
 # Its names (TD_*) and input functions (td_*) are in task_distillation_common.smk.
 
 
-include: "task_distillation_common.smk"
-
-
 wildcard_constraints:
     experiment="|".join(TD_EXPERIMENTS) or "(?!)",
     transfer="|".join(TD_TRANSFER) or "(?!)",
@@ -18,7 +15,7 @@ rule transfer_set:
     examples that overlap a test set dropped (decontamination.transfer_sets) and counted."""
     input:
         td_transfer_source,
-        **({"index": rules.corpus_evaluation_text.output.index} if GUARD_TRANSFER_SETS else {}),
+        unpack(td_transfer_guard),
     output:
         transfer="results/task_distillation/transfer/{transfer}.jsonl",
         record="results/task_distillation/transfer/{transfer}.json",

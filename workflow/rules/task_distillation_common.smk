@@ -1,6 +1,7 @@
-# Task-specific distillation: names and input functions of task_distillation.smk, which
-# includes this file. Uses ALL_MODELS, model_input and model_dir of common.smk and
-# FINETUNING_TASKS and task_files of finetuning_common.smk.
+# Task-specific distillation: names and input functions of task_distillation.smk; included
+# by common.smk. Uses ALL_MODELS, model_input and model_dir of common.smk,
+# GUARD_TRANSFER_SETS of corpus_common.smk and FINETUNING_TASKS and task_files of
+# finetuning_common.smk.
 
 from biocompact.workflow.configured_inputs import require_files
 from biocompact.task_distillation.settings import ExperimentSettings, TransferSetSettings
@@ -139,6 +140,12 @@ def td_transfer_source(wildcards):
     """Input: the file transfer set ``wildcards.transfer`` is read or randomised from."""
     settings = TD_TRANSFER[wildcards.transfer]
     return settings.randomised.source if settings.randomised else settings.path
+
+
+def td_transfer_guard(wildcards):
+    """Input: the evaluation text's n-gram index, named ``index``, that the examples of a
+    transfer set are checked against (decontamination.transfer_sets); none when it is off."""
+    return {"index": rules.corpus_evaluation_text.output.index} if GUARD_TRANSFER_SETS else {}
 
 
 def td_transfer_entry(wildcards):

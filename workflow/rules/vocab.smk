@@ -1,7 +1,5 @@
-# Vocabulary stage: subword vocabularies trained with `tokenizers`, and the tokenised corpus.
-
-
-include: "vocab_common.smk"
+# Vocabulary stage: subword vocabularies trained with `tokenizers`, and the tokenised corpus,
+# both from PRETRAINING_SHARDS (corpus_common.smk). Its input functions are in vocab_common.smk.
 
 
 rule train_vocabulary:

@@ -1,24 +1,27 @@
-# Input functions of the vocabulary stage (vocab.smk, which includes this file).
+# Input functions of the vocabulary stage (vocab.smk); included by common.smk. Uses
+# PRETRAINING_SHARDS of corpus_common.smk.
 
 import json
 
 from biocompact.vocab.memory import vocabulary_memory_mb as sample_memory_mb
 from biocompact.vocab.settings import PRETRAINED as PRETRAINED_VOCABULARY
 
-# Each pretraining shard's statistics: those of the sentence shard it comes from (its words,
-# written by that shard's own job; corpus_stats reads them in the shards' order). A
-# decontaminated shard holds at most those words, so the memory they give is an upper bound.
-SHARD_STATS = dict(
-    zip(
-        PRETRAINING_SHARDS,
-        [
-            *rules.corpus_stats.input.stats,
-            *rules.corpus_stats.input.pmc_stats,
-            *rules.corpus_stats.input.text_stats,
-        ],
-        strict=True,
+
+def shard_stats():
+    """Each pretraining shard's statistics: those of the sentence shard it comes from (its
+    words, written by that shard's own job; corpus_stats reads them in the shards' order). A
+    decontaminated shard holds at most those words, so the memory they give is an upper bound."""
+    return dict(
+        zip(
+            PRETRAINING_SHARDS,
+            [
+                *rules.corpus_stats.input.stats,
+                *rules.corpus_stats.input.pmc_stats,
+                *rules.corpus_stats.input.text_stats,
+            ],
+            strict=True,
+        )
     )
-)
 
 
 def vocabulary_entry(wildcards):
@@ -38,9 +41,10 @@ def vocabulary_memory_mb(wildcards, input):
     if entry["type"] == PRETRAINED_VOCABULARY:  # copies a tokenizer: no sample is trained on
         return sample_memory_mb(0, 1.0)
     words = 0
+    stats_files = shard_stats()
     for shard in input.shards:
         os.stat(shard)  # a missing shard fails naming the input: <TBD>
-        stats = Path(SHARD_STATS[shard]).read_text(encoding="utf-8")
+        stats = Path(stats_files[shard]).read_text(encoding="utf-8")
         words += json.loads(stats)["words"] if stats else 0  # empty: marked done by --touch
     return sample_memory_mb(words, entry["sample_fraction"])
 
