@@ -14,7 +14,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo slurm-demo test lint lint-format lint-rules format clean
+.PHONY: install demo slurm-demo test lint lint-format lint-rules lint-types format clean
 
 install: $(VENV)/.installed
 
@@ -40,7 +40,8 @@ $(VENV)/.lint-installed: requirements-lint.txt
 # Formatting first (seconds, the lint tools alone), then the rules: `snakemake --lint` parses
 # the workflow, which imports snakemake and the package, so it runs in the full .venv. It
 # exits 1 on any lint warning; the demo config, then one that enables every other stage.
-lint: lint-format lint-rules
+# Then the types (mypy, configured in pyproject.toml's [tool.mypy]).
+lint: lint-format lint-rules lint-types
 
 lint-format: $(VENV)/.lint-installed
 	$(BIN)/ruff check .
@@ -50,6 +51,11 @@ lint-format: $(VENV)/.lint-installed
 lint-rules: install
 	$(BIN)/snakemake --lint -n
 	$(BIN)/snakemake --lint -n --configfile configs/families-demo.yaml
+
+# mypy over src/biocompact in the full .venv: torch, transformers and numpy carry the types it
+# checks against, beside the stubs that requirements-lint.txt pins.
+lint-types: install $(VENV)/.lint-installed
+	$(BIN)/mypy
 
 format: $(VENV)/.lint-installed
 	$(BIN)/ruff check --fix .

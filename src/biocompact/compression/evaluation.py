@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from transformers import AutoTokenizer
+from transformers import AutoTokenizer, PreTrainedModel
 from transformers.utils.logging import disable_progress_bar
 
 from biocompact.compression.formats import WEIGHT_FILES, load_format, weights_bytes
+from biocompact.compression.onnx_runtime import OnnxModel
 from biocompact.efficiency.benchmark import interleaved_timings, measurement
 from biocompact.files.atomic import atomic_open, write_json
 from biocompact.finetuning.settings import FinetuningTask
@@ -29,7 +30,7 @@ MB = 1e6  # sizes in megabytes (10^6 bytes)
 
 
 def score_on_test(
-    model: torch.nn.Module,
+    model: PreTrainedModel | OnnxModel,
     folder: str | Path,
     task: FinetuningTask,
     seed: int,
@@ -58,7 +59,7 @@ def score_on_test(
 
 
 def cpu_latency(
-    models: Mapping[str, torch.nn.Module],
+    models: Mapping[str, PreTrainedModel | OnnxModel],
     batch_sizes: Sequence[int],
     sequence_lengths: Sequence[int],
     repeats: int,

@@ -46,7 +46,9 @@ def compress(fp32_folder: str | Path, format_name: str, out_folder: str | Path) 
             write_card(compressed_model_card(fp32_folder, format_name, out_folder), folder)
 
 
-def load_format(folder: str | Path, format_name: str, threads: int = 1) -> torch.nn.Module:
+def load_format(
+    folder: str | Path, format_name: str, threads: int = 1
+) -> PreTrainedModel | OnnxModel:
     """The model of format ``format_name`` saved in ``folder``, ready for inference with
     ``threads`` CPU threads (PyTorch's for fp32 and int8, ONNX Runtime's for onnx)."""
     torch.set_num_threads(threads)

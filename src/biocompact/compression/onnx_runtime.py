@@ -70,6 +70,7 @@ def export_onnx(model: PreTrainedModel, input_names: Sequence[str], path: str | 
         dynamo=True,
         external_data=False,
     )
+    assert program is not None  # dynamo=True returns the program
     program.save(str(path), external_data=False)
     return names
 

@@ -195,7 +195,7 @@ class EvaluationIndex:
                 keys.append(hashes)
                 key_splits.append(number)
                 key_examples.append(index)
-                numbers = {_pmid_number(pmid) for pmid in example.pmids} - {None}
+                numbers = {n for pmid in example.pmids if (n := _pmid_number(pmid)) is not None}
                 with_pmid += bool(numbers)
                 pmid_rows += [(pmid, number, index) for pmid in sorted(numbers)]
             meta.append(
@@ -290,7 +290,7 @@ class EvaluationIndex:
         owners = set().union(
             *(self.hash_owners(int(value)) for value in hashes[self.contains(hashes)])
         )
-        numbers = {_pmid_number(pmid) for pmid in example.pmids} - {None}
+        numbers = {n for pmid in example.pmids if (n := _pmid_number(pmid)) is not None}
         return owners.union(*(self.pmid_owners(number) for number in numbers))
 
     def matched_examples(self, hashes: Iterable[int], pmids: Iterable[int]) -> list[dict[str, int]]:
@@ -390,7 +390,9 @@ class ShardCounts:
         )
         self.hashes |= match.hashes
         if match.pmid_splits:
-            self.pmids.add(_pmid_number(pmid))
+            number = _pmid_number(pmid)
+            assert number is not None  # matched by its PMID
+            self.pmids.add(number)
         for split in match.pmid_splits:
             self.per_split[split].update(pmid_documents=1, pmid_sentences=len(document))
         for split, sentences in match.ngram_sentences.items():
@@ -474,7 +476,7 @@ def decontaminate_shard(
     """Write the documents of shard ``sentences`` that match nothing of ``index`` to
     ``out`` (same format, same order) and the shard's counts to ``matches``; return them."""
     counts = ShardCounts(index)
-    options = {"compresslevel": GZIP_LEVEL} if str(out).endswith(".gz") else {}
+    options: dict[str, Any] = {"compresslevel": GZIP_LEVEL} if str(out).endswith(".gz") else {}
     with atomic_open(out, **options) as handle:
         for batch, batch_pmids in _batches(sentences, pmids):
             for document, pmid, match in zip(
@@ -505,7 +507,7 @@ def contamination_summary(
     examples = index.matched_examples(hashes, pmids)
     splits = []
     for number, meta in enumerate(index.splits):
-        counts = Counter()
+        counts: Counter[str] = Counter()
         for record in records:
             counts.update(record["splits"][number])
         splits.append(

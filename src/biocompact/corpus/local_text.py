@@ -31,7 +31,7 @@ class LocalTextError(ValueError):
     """A bad line of a local text file (the message names file and line)."""
 
 
-def _open(path: str | os.PathLike) -> BinaryIO:
+def _open(path: str | os.PathLike) -> gzip.GzipFile | BinaryIO:
     return gzip.open(path, "rb") if str(path).endswith(".gz") else open(path, "rb")
 
 

@@ -130,7 +130,7 @@ def _captioned(element: etree._Element, options: PmcOptions) -> Iterator[str]:
 def _references(ref_list: etree._Element) -> Iterator[str]:
     """One line per reference; its parts (often without separators in JATS) space-joined."""
     for ref in ref_list.iter("ref"):
-        yield " ".join(part.strip() for part in ref.itertext() if part.strip())
+        yield " ".join(part.strip() for part in ref.itertext() if part.strip())  # type: ignore[misc]  # lxml-stubs: itertext yields str
 
 
 def _year(root: etree._Element) -> int | None:
@@ -199,7 +199,9 @@ def iter_articles(path: str | os.PathLike) -> Iterator[tuple[str, bytes | None]]
                 if _unsafe(member):
                     yield member.name, None
                 elif member.name.endswith(ARTICLE_SUFFIXES):
-                    yield member.name, archive.extractfile(member).read()
+                    content = archive.extractfile(member)
+                    assert content is not None  # a regular file: _unsafe let no other through
+                    yield member.name, content.read()
     except (tarfile.TarError, EOFError, gzip.BadGzipFile, zlib.error, OSError) as error:
         raise CorpusFileError(path, f"corrupt or truncated archive: {error}") from error
 

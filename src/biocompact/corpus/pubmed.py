@@ -74,7 +74,7 @@ def _text(element: etree._Element | None) -> str:
     """All text inside ``element`` (nested markup included), whitespace collapsed."""
     if element is None:
         return ""
-    text = element.text or "" if len(element) == 0 else "".join(element.itertext())
+    text = element.text or "" if len(element) == 0 else "".join(element.itertext())  # type: ignore[arg-type]  # lxml-stubs: itertext yields str
     return " ".join(text.split())
 
 
@@ -140,6 +140,7 @@ def _citation(
     pmid_element = medline.find("PMID") if medline is not None else None
     if pmid_element is None:
         raise ValueError(f"{where}: no MedlineCitation/PMID")
+    assert medline is not None  # pmid_element was found in it
     pmid, version = _pmid(pmid_element, where)
     article = medline.find("Article")
     if article is None:

@@ -84,10 +84,10 @@ def write_keep_lists(
             np.save(out, np.sort(winners["pmid"].to_numpy(dtype=np.int64)))
     by_file = dict(tuple(winners.groupby("file")["pmid"]))
     for index, path in enumerate(keep):
-        pmids = by_file.get(index, pd.Series(dtype=np.int64))
+        kept = by_file.get(index, pd.Series(dtype=np.int64))
         with atomic_open(path) as out:
-            out.writelines(f"{pmid}\n" for pmid in pmids)
-        LOG.info("%s: %d PMIDs keep their latest record here", path, len(pmids))
+            out.writelines(f"{pmid}\n" for pmid in kept)
+        LOG.info("%s: %d PMIDs keep their latest record here", path, len(kept))
 
 
 def read_keep_list(path: str | os.PathLike) -> set[str]:

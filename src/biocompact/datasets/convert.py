@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from biocompact.datasets.registry import Dataset, Registry
 
@@ -86,7 +87,8 @@ def _records(text: str) -> Iterator[tuple[int, dict]]:
             raise ConversionError(f"line {number}: malformed JSON ({error.msg})") from None
 
 
-def _field(record: dict, key: str, number: int, kind: type | tuple = str) -> object:
+def _field(record: dict, key: str, number: int, kind: type | tuple = str) -> Any:
+    """``record[key]``, a JSON value checked to be of ``kind`` (not a bool)."""
     value = record.get(key) if isinstance(record, dict) else None
     if not isinstance(value, kind) or isinstance(value, bool):
         raise ConversionError(f"line {number}: missing or malformed field {key!r}")

@@ -97,10 +97,10 @@ def _scan(archive: Path, wanted: str | None = None) -> tuple[dict[str, str | Non
                 if record(info.filename, is_link, not info.is_dir()):
                     data = handle.read(info)  # checks the member's CRC
         return members, data
-    with tarfile.open(archive, "r:*") as handle:
-        for info in handle:
-            if record(info.name, info.issym() or info.islnk(), info.isfile()):
-                extracted = handle.extractfile(info)
+    with tarfile.open(archive, "r:*") as tar:
+        for member in tar:
+            if record(member.name, member.issym() or member.islnk(), member.isfile()):
+                extracted = tar.extractfile(member)
                 data = extracted.read() if extracted is not None else None
     return members, data
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ LOG = logging.getLogger(__name__)
 
 # The harness readers of the registry's (family, format) pairs, imported without the
 # training stack (a test checks they are the families' own readers).
-READERS = {
+READERS: dict[tuple[str, str], Callable[[str | Path], Sequence[object]]] = {
     ("ner", "biobert_tsv"): readers.read_ner_biobert_tsv,
     ("ner", "conll"): readers.read_ner_conll,
     ("re", "biobert_tsv"): readers.read_re_biobert_tsv,
@@ -39,6 +39,7 @@ READERS = {
 def _read_and_check(dataset: Dataset, split: str, fold: str | None, path: Path) -> dict:
     """Read the converted file as fine-tuning will (raises on zero examples) and check it
     against the registry."""
+    examples: Sequence[object]
     if split == GOLDEN:
         examples = list(read_bioasq_golden(path).values())
     else:

@@ -137,11 +137,11 @@ def load_registry(path: str | Path = REGISTRY_FILE) -> Registry:
     except (OSError, yaml.YAMLError) as error:
         raise RegistryError(f"{path}: cannot read the dataset registry: {error}") from None
     schema = yaml.safe_load(SCHEMA_FILE.read_text(encoding="utf-8"))
-    error = jsonschema.exceptions.best_match(
+    problem = jsonschema.exceptions.best_match(
         jsonschema.Draft202012Validator(schema).iter_errors(data)
     )
-    if error is not None:
-        raise RegistryError(f"{_where(path, list(error.absolute_path))}: {error.message}")
+    if problem is not None:
+        raise RegistryError(f"{_where(path, list(problem.absolute_path))}: {problem.message}")
     for name, entry in data["datasets"].items():
         if entry.get("source") and entry["source"] not in data["sources"]:
             raise RegistryError(

@@ -16,10 +16,13 @@ pre-attention norm, rotary positions on Q and K, and a sliding window of
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import torch
 import torch.nn.functional as F
 from transformers import PreTrainedModel
 from transformers.models.modernbert.modeling_modernbert import (
+    ModernBertEncoderLayer,
     ModernBertModel,
     apply_rotary_pos_emb,
 )
@@ -42,6 +45,7 @@ def query_key_value(
     batch, length, _ = layer_input.shape
     if isinstance(base, ModernBertModel):
         block = base.layers[layer - 1]
+        assert isinstance(block, ModernBertEncoderLayer)
         attention = block.attn
         fused = attention.Wqkv(block.attn_norm(layer_input))
         heads = fused.view(batch, length, 3, -1, attention.head_dim).transpose(1, 3)
@@ -55,7 +59,7 @@ def query_key_value(
             window = (offsets[:, None] - offsets[None, :]).abs() <= base.config.sliding_window
         return query, key, value, window
     try:
-        attention = base.encoder.layer[layer - 1].attention.self
+        attention = cast(Any, base).encoder.layer[layer - 1].attention.self  # BERT-style
     except AttributeError as error:
         raise TypeError(
             f"{type(model).__name__} is neither a BERT-style encoder "
@@ -99,6 +103,7 @@ def layer_input(model: PreTrainedModel, layer: int, inputs: dict) -> torch.Tenso
     layers = getattr(encoder, "layer", None)
     if not isinstance(layers, torch.nn.ModuleList):
         return model.base_model(**inputs, output_hidden_states=True).hidden_states[layer - 1]
+    assert encoder is not None  # it holds the layers
     encoder.layer = layers[: layer - 1]
     try:
         return model.base_model(**inputs).last_hidden_state

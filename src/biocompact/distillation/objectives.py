@@ -139,7 +139,9 @@ class DistillationObjective(Objective):
         # hidden states of every layer come from Transformers' output-capturing hooks, which
         # its first call would install under a lock that a compiled step cannot trace
         for model in (student, teacher):
-            maybe_install_capturing_hooks(model.base_model)
+            base = model.base_model
+            assert isinstance(base, PreTrainedModel)  # BertModel, ...: typed as a Module only
+            maybe_install_capturing_hooks(base)
 
     def options_record(self) -> dict[str, Any]:
         """The options the method read, defaults filled in, for the run's record (eval.json)."""
@@ -169,16 +171,18 @@ class DistillationObjective(Objective):
         self.teacher.eval()
         return self
 
+    # Activations here; a method may take its own (MiniLMv2 relation vectors, none of a
+    # teacher that does not run), which its loss_terms reads
     def student_activations(
         self, batch: dict[str, torch.Tensor], positions: torch.Tensor | None, pairs: torch.Tensor
-    ) -> Activations:
+    ) -> Any:
         mapped = self.mapped_layers()
         layers = [student for student, _ in mapped]
         return compute_activations(self.student, batch, positions, bool(mapped), layers, pairs)
 
     def teacher_activations(
         self, batch: dict[str, torch.Tensor], positions: torch.Tensor | None, pairs: torch.Tensor
-    ) -> Activations:
+    ) -> Any:
         mapped = self.mapped_layers()
         layers = sorted({teacher for _, teacher in mapped})
         with teacher_inference():
@@ -187,9 +191,7 @@ class DistillationObjective(Objective):
             )
         return teacher if torch.compiler.is_compiling() else teacher.clone()
 
-    def loss_terms(
-        self, student: Activations, teacher: Activations, inputs: LossInputs
-    ) -> dict[str, torch.Tensor]:
+    def loss_terms(self, student: Any, teacher: Any, inputs: LossInputs) -> dict[str, torch.Tensor]:
         """The method's loss terms: scalars, or one value per student layer for ``LAYER_TERMS``."""
         raise NotImplementedError
 
@@ -213,6 +215,7 @@ class DistillationObjective(Objective):
     ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         terms = self.terms(batch)
         loss = sum((self._weight(name, value) * value).sum() for name, value in terms.items())
+        assert isinstance(loss, torch.Tensor)  # a method has at least one term
         return loss, {f"loss_{name}": value.detach().sum() for name, value in terms.items()}
 
     def _weight(self, term: str, value: torch.Tensor) -> torch.Tensor:
@@ -228,7 +231,9 @@ class SoftTargetObjective(DistillationObjective):
 
     def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **options: Any):
         super().__init__(student, teacher, **options)
-        self.temperature: float = options.get("temperature", self.spec.temperature)
+        temperature = options.get("temperature", self.spec.temperature)
+        assert temperature is not None  # a soft-target method's spec sets one
+        self.temperature: float = temperature
 
     def options_record(self) -> dict[str, Any]:
         return {"temperature": self.temperature, **super().options_record()}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from typing import Any, cast
 
 import torch
 from transformers import AutoModelForMaskedLM, ModernBertModel, PreTrainedModel
@@ -38,7 +39,8 @@ def student_from_teacher_layers(
         base.layers = torch.nn.ModuleList(base.layers[index] for index in layers)
         student.config.layer_types = [teacher.config.layer_types[index] for index in layers]
     else:
-        base.encoder.layer = torch.nn.ModuleList(base.encoder.layer[index] for index in layers)
+        encoder = cast(Any, base).encoder  # a BERT-style encoder
+        encoder.layer = torch.nn.ModuleList(encoder.layer[index] for index in layers)
     student.config.num_hidden_layers = len(layers)
     return student.requires_grad_(True)
 

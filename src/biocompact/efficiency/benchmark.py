@@ -25,12 +25,15 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from transformers import AutoModel, PreTrainedModel
 
 from biocompact.files.atomic import write_json
+
+if TYPE_CHECKING:
+    from biocompact.compression.onnx_runtime import OnnxModel
 
 FLOPS_FORMULA = "2 * layer_parameters + 4 * layers * sequence_length * hidden_size"
 log = logging.getLogger(__name__)
@@ -103,7 +106,7 @@ def random_inputs(
 
 
 def time_once(
-    model: PreTrainedModel, inputs: dict[str, torch.Tensor], device: torch.device
+    model: torch.nn.Module, inputs: dict[str, torch.Tensor], device: torch.device
 ) -> float:
     """Seconds of one forward pass."""
     _synchronize(device)
@@ -114,7 +117,7 @@ def time_once(
 
 
 def interleaved_timings(
-    models: dict[str, PreTrainedModel],
+    models: Mapping[str, PreTrainedModel | OnnxModel],
     batch_size: int,
     sequence_length: int,
     repeats: int,

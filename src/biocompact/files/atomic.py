@@ -16,7 +16,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 
 def _umask() -> int:
@@ -79,7 +79,7 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", **kwargs: Any) -> Iter
             if opener is gzip.open:
                 mode = mode + "t" if "t" not in mode else mode
         with opener(temporary, mode, **kwargs) as handle:
-            yield handle
+            yield cast(IO, handle)  # a GzipFile in binary mode: a file, though not typeshed's IO
 
 
 def write_json(path: str | os.PathLike, data: Any) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Literal, overload
 
 from biocompact.taskfiles.bioasq import GoldenQuestion
 from biocompact.taskfiles.readers import DatasetFormatError
@@ -18,6 +19,17 @@ from biocompact.taskfiles.readers import DatasetFormatError
 TOP_ANSWERS = 5
 
 
+@overload
+def golden_answer(
+    golden: Mapping[str, GoldenQuestion], question_id: str, kind: Literal["yesno"], path: str | Path
+) -> str: ...
+@overload
+def golden_answer(
+    golden: Mapping[str, GoldenQuestion],
+    question_id: str,
+    kind: Literal["factoid"],
+    path: str | Path,
+) -> tuple[str, ...]: ...
 def golden_answer(
     golden: Mapping[str, GoldenQuestion], question_id: str, kind: str, path: str | Path
 ) -> tuple[str, ...] | str:

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-import numpy as np
 from datasets import Dataset
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
@@ -100,8 +99,9 @@ class TaskFamily(ABC):
         """Tokenise ``examples`` (truncating to the preset's max_seq_length) with label ids."""
 
     @abstractmethod
-    def decode(self, logits: np.ndarray, encoded: Encoded, labels: Sequence[str]) -> list:
-        """Turn model outputs on ``encoded`` into predictions in the form of ``gold``."""
+    def decode(self, logits: Any, encoded: Encoded, labels: Sequence[str]) -> list:
+        """Turn model outputs on ``encoded`` (Trainer's predictions: an array, or a tuple of
+        arrays for a model with several outputs) into predictions in the form of ``gold``."""
 
     @abstractmethod
     def majority(self, train: Sequence, examples: Sequence) -> list:

@@ -150,7 +150,8 @@ def positive_classes(
 ) -> list[str]:
     """The classes micro-F1 counts: ``positive_labels`` when given, else every label but
     ``negative_label`` (all labels when neither is set); both must be training ``labels``."""
-    unknown = {negative_label, *(positive_labels or ())} - {None, *labels}
+    named = [label for label in (negative_label, *(positive_labels or ())) if label is not None]
+    unknown = set(named) - set(labels)
     if unknown:
         raise ValueError(f"labels {sorted(unknown)} are not training labels {list(labels)}")
     return list(positive_labels or [label for label in labels if label != negative_label])

@@ -41,11 +41,11 @@ def _answer_span(
 ) -> tuple[int, int] | None:
     """Token positions of the first and last token of characters [start, end) when the
     window ``offsets`` (None outside the snippet) holds all of them."""
-    tokens = [k for k, offset in enumerate(offsets) if offset is not None]
-    if not tokens or offsets[tokens[0]][0] > start or offsets[tokens[-1]][1] < end:
+    tokens = [(k, offset) for k, offset in enumerate(offsets) if offset is not None]
+    if not tokens or tokens[0][1][0] > start or tokens[-1][1][1] < end:
         return None
-    first = next(k for k in tokens if offsets[k][1] > start)
-    last = next(k for k in reversed(tokens) if offsets[k][0] < end)
+    first = next(k for k, offset in tokens if offset[1] > start)
+    last = next(k for k, offset in reversed(tokens) if offset[0] < end)
     return first, last
 
 

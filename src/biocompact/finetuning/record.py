@@ -86,7 +86,7 @@ def metrics_record(
     first = results[0]
     labels = first.splits.labels
     cross_validated = first.fold is not None
-    record = {
+    record: dict[str, Any] = {
         "model": model,
         "task": task_name or task.name,
         "seed": seed,
@@ -107,7 +107,10 @@ def metrics_record(
         "subsampled": _subsampled(results),
     }
     if first.baseline_metrics is not None:
-        record["majority_baseline"] = _median([r.baseline_metrics for r in results])
+        # every fold has one when the first has: one run made them all
+        record["majority_baseline"] = _median(
+            [r.baseline_metrics for r in results if r.baseline_metrics is not None]
+        )
     if cross_validated:
         record["fold_aggregate"] = FOLD_AGGREGATE
         record["folds"] = {r.fold: _fold_entry(r) for r in results}

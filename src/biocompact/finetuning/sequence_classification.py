@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import IO
 
 import numpy as np
@@ -29,7 +30,7 @@ class SequenceClassification(TaskFamily):
     def __init__(
         self,
         name: str,
-        readers: Mapping[str, Callable[[str], list]],
+        readers: Mapping[str, Callable[[str | Path], list]],
         default_metric: str = "micro_f1",
         binary_default: bool = True,
     ) -> None:
@@ -82,9 +83,7 @@ class SequenceClassification(TaskFamily):
     def decode(self, logits: np.ndarray, encoded: Encoded, labels: Sequence[str]) -> list[str]:
         return [labels[index] for index in logits.argmax(-1)]
 
-    def majority(
-        self, train: Sequence[LabelledText], examples: Sequence[LabelledText]
-    ) -> list[str]:
+    def majority(self, train: Sequence[LabelledText], examples: Sequence[LabelledText]) -> list:
         """The most frequent training label (ties: the first in sorted order)."""
         counts = Counter(self.gold(train))
         most_frequent = max(sorted(counts), key=counts.__getitem__)

@@ -58,10 +58,10 @@ class Hyperparameters:
         """Every combination of the ``grid`` values over the other settings (these settings
         without a grid when it is empty); grid order: the keys as listed."""
         grid = {key: values for key, values in self.grid.items() if values}
-        return [
-            replace(self, grid={}, **dict(zip(grid, values)))
-            for values in itertools.product(*grid.values())
+        points: list[dict[str, Any]] = [
+            dict(zip(grid, values)) for values in itertools.product(*grid.values())
         ]
+        return [replace(self, grid={}, **point) for point in points]
 
     def as_record(self) -> dict[str, Any]:
         """The settings of one trained point, as metrics.json records them (no ``grid``)."""

@@ -106,6 +106,14 @@ class LengthGroupedTraining:
     ``train_sampling_strategy="group_by_length"``, which also shuffles evaluation into
     random megabatches; evaluation runs on a length-sorted copy instead (``length_sorted``)."""
 
+    # what it reads of the Trainer it is mixed into
+    model: PreTrainedModel
+    train_dataset: Dataset
+    label_names: list[str]
+    args: TrainingArguments
+    accelerator: Any  # accelerate's Accelerator (untyped)
+    data_collator: Callable
+
     def get_train_dataloader(self) -> DataLoader:
         # the loader Trainer builds (the columns its model's forward takes, as Trainer keeps
         # them; prepared by its accelerator) with the grouping sampler; under torchrun the
@@ -244,7 +252,7 @@ def _training_arguments(
 
 
 def _trainer(
-    model: PreTrainedModel,
+    model: PreTrainedModel | torch.nn.Module,
     arguments: TrainingArguments,
     family: TaskFamily,
     tokenizer: PreTrainedTokenizerBase,
@@ -305,7 +313,7 @@ def train_without_dev(
 
 
 def predict_logits(
-    model: PreTrainedModel,
+    model: PreTrainedModel | torch.nn.Module,  # a compressed model too (an ONNX Runtime one)
     family: TaskFamily,
     tokenizer: PreTrainedTokenizerBase,
     data: Dataset,
@@ -481,6 +489,7 @@ def _run_fold(
         if chosen is None or best.dev_metrics[primary] > chosen[2].dev_metrics[primary]:
             chosen = (point, model, best)
         del model
+    assert chosen is not None  # a grid has at least one point
     point, model, best = chosen
     if out_model and distributed.is_main():
         model.config.id2label = saved_labels

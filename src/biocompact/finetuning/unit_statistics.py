@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from seqeval.metrics.sequence_labeling import get_entities
@@ -240,7 +241,7 @@ def unit_statistic(
         if metric == "mse":
             return UnitStatistic(_moments, lambda s: _divide(s[..., 6], s[..., 0]))
         return None
-    label_of = _label if family == "qa_yesno" else _same
+    label_of: Callable[[Any], str] = _label if family == "qa_yesno" else _same
     if metric == "accuracy":
         return UnitStatistic(_per_item(lambda g, p: g == label_of(p)), _share)
     if metric == "roc_auc":

@@ -13,6 +13,8 @@ fine-tuning batch) keeps its 2-D padding mask.
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from transformers import ModernBertModel, PreTrainedModel
 
@@ -48,7 +50,7 @@ def first_position(model: PreTrainedModel) -> int:
     """The position id of a sequence's first token: ``pad_token_id + 1`` for RoBERTa-style
     embeddings (which number positions after the padding index), 0 for the others."""
     embeddings = getattr(model.base_model, "embeddings", None)
-    if hasattr(embeddings, "create_position_ids_from_input_ids"):
+    if embeddings is not None and hasattr(embeddings, "create_position_ids_from_input_ids"):
         return embeddings.padding_idx + 1
     return 0
 
@@ -57,7 +59,10 @@ def encoder_inputs(model: PreTrainedModel, batch: dict[str, torch.Tensor]) -> di
     """The keyword arguments of ``model.base_model`` for ``batch``: token ids, the attention
     mask (block-diagonal over ``documents`` where the batch has them), position ids and
     token types where the batch has them."""
-    inputs = {"input_ids": batch["input_ids"], "attention_mask": batch["attention_mask"]}
+    inputs: dict[str, Any] = {
+        "input_ids": batch["input_ids"],
+        "attention_mask": batch["attention_mask"],
+    }
     if "token_type_ids" in batch:
         inputs["token_type_ids"] = batch["token_type_ids"]
     if "documents" not in batch:

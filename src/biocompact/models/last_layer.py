@@ -21,6 +21,7 @@ before.
 from __future__ import annotations
 
 import types
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -85,7 +86,7 @@ def _forward(
 
 
 def _layer_at(
-    layer: nn.Module,
+    layer: Any,  # a BERT-layout layer (BertLayer, RobertaLayer, ...): sparse_last_layer checks
     hidden_states: torch.Tensor,
     attention_mask: torch.Tensor | None,
     positions: torch.Tensor,

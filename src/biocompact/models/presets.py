@@ -7,7 +7,7 @@ fields of that class.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from transformers import (
     AlbertConfig,
@@ -20,7 +20,8 @@ from transformers import (
 
 from biocompact.models.shapes import PRESETS
 
-FAMILIES: dict[str, type[PretrainedConfig]] = {
+# each family's config class, called with its own fields (the base class takes none of them)
+FAMILIES: dict[str, Callable[..., PretrainedConfig]] = {
     "bert": BertConfig,
     "roberta": RobertaConfig,
     "electra": ElectraConfig,
@@ -38,7 +39,7 @@ def build_config(
     max_position_embeddings: int = 512,
     family: str = "bert",
     pad_token_id: int = 0,
-    special_token_ids: Mapping[str, int] | None = None,
+    special_token_ids: Mapping[str, int | None] | None = None,
 ) -> PretrainedConfig:
     """The ``family``'s config from ``{"preset": name, **overrides}`` (overrides are its fields).
 

@@ -12,7 +12,7 @@ import copy
 
 import torch
 from torch import nn
-from transformers import AlbertForMaskedLM, PretrainedConfig, PreTrainedTokenizerBase
+from transformers import AlbertConfig, AlbertForMaskedLM, PreTrainedTokenizerBase
 
 from biocompact.models.documents import encoder_inputs
 from biocompact.models.last_layer import at_positions
@@ -59,6 +59,7 @@ class SentenceOrderBatcher:
 class MaskedLmAndSentenceOrder(MaskedLmAndPairTask):
     """ALBERT's loss: MLM at the masked positions + SOP on the ``[CLS]`` state (pooler + classifier)."""
 
+    model: AlbertForMaskedLM
     pair_label = "sentence_order_label"
     accuracy_key = "sentence_order_accuracy"
 
@@ -88,14 +89,18 @@ class MaskedLmAndSentenceOrder(MaskedLmAndPairTask):
 
 
 def build_albert(
-    config: PretrainedConfig | None,
+    config: AlbertConfig | None,
     location: str | None,
     options: dict,
     tokenizer: PreTrainedTokenizerBase,
     batcher: MaskedBatcher,
 ) -> tuple[Objective, SentenceOrderBatcher]:
     """MLM + SOP on a new ALBERT of ``config`` or the saved one at ``location``."""
-    model = AlbertForMaskedLM.from_pretrained(location) if location else AlbertForMaskedLM(config)
+    if location:
+        model = AlbertForMaskedLM.from_pretrained(location)
+    else:
+        assert config is not None  # a new model: config given
+        model = AlbertForMaskedLM(config)
     framed = copy.copy(batcher)
     framed.length = batcher.length + 1  # a pair holds one [SEP] more than its packed sequence
     wrapped = SentenceOrderBatcher(

@@ -17,7 +17,6 @@ from transformers import (
     ElectraConfig,
     ElectraForMaskedLM,
     ElectraForPreTraining,
-    PretrainedConfig,
     PreTrainedModel,
     PreTrainedTokenizerBase,
 )
@@ -164,18 +163,18 @@ class ReplacedTokenDetection(Objective):
 
 
 def build_electra(
-    config: PretrainedConfig | None,
+    config: ElectraConfig | None,
     location: str | None,
     options: dict,
     tokenizer: PreTrainedTokenizerBase,
     batcher: MaskedBatcher,
 ) -> tuple[Objective, MaskedBatcher]:
     """A new generator beside a new discriminator (``config``) or a saved one (``location``)."""
-    discriminator = (
-        ElectraForPreTraining.from_pretrained(location)
-        if location
-        else ElectraForPreTraining(config)
-    )
+    if location:
+        discriminator = ElectraForPreTraining.from_pretrained(location)
+    else:
+        assert config is not None  # a new model: config given
+        discriminator = ElectraForPreTraining(config)
     fraction = options.get("generator_fraction", GENERATOR_FRACTION)
     generator = ElectraForMaskedLM(generator_config(discriminator.config, fraction))
     weight = options.get("discriminator_weight", DISCRIMINATOR_WEIGHT)

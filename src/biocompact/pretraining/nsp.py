@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import torch
 from transformers import (
+    BertConfig,
     BertForMaskedLM,
     BertForPreTraining,
-    PretrainedConfig,
     PreTrainedTokenizerBase,
 )
 
@@ -120,6 +120,7 @@ def masked_lm_view(model: BertForPreTraining) -> BertForMaskedLM:
 class MaskedLmAndNextSentence(MaskedLmAndPairTask):
     """BERT's loss: MLM at the masked positions + NSP cross-entropy on the pooled ``[CLS]`` state."""
 
+    model: BertForPreTraining
     pair_label = "next_sentence_label"
     accuracy_key = "next_sentence_accuracy"
 
@@ -150,14 +151,18 @@ class MaskedLmAndNextSentence(MaskedLmAndPairTask):
 
 
 def build_nsp(
-    config: PretrainedConfig | None,
+    config: BertConfig | None,
     location: str | None,
     options: dict,
     tokenizer: PreTrainedTokenizerBase,
     batcher: MaskedBatcher,
 ) -> tuple[Objective, NextSentenceBatcher]:
     """MLM + NSP on a new ``BertForPreTraining`` of ``config`` or the saved BERT at ``location``."""
-    model = BertForPreTraining.from_pretrained(location) if location else BertForPreTraining(config)
+    if location:
+        model = BertForPreTraining.from_pretrained(location)
+    else:
+        assert config is not None  # a new model: config given
+        model = BertForPreTraining(config)
     wrapped = NextSentenceBatcher(
         batcher, tokenizer.cls_token_id, tokenizer.sep_token_id, sentence_end_ids(tokenizer)
     )

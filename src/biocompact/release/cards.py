@@ -528,7 +528,7 @@ def write_card(card: ModelCard, folder: str | os.PathLike) -> Path:
 def check_card(path: str | os.PathLike) -> ModelCard:
     """Load a card with ``ModelCard.load`` and check its metadata offline: a library, a
     pipeline tag, a license and a model-index whose every result has a numeric value."""
-    card = ModelCard.load(path, ignore_metadata_errors=False)
+    card = ModelCard.load(Path(path), ignore_metadata_errors=False)
     data = card.data
     missing = [key for key in ("library_name", "pipeline_tag", "license") if not data.get(key)]
     if missing:

@@ -331,7 +331,13 @@ def row_comparisons(
         pairs += [(VERSUS_BASELINE, m, BASELINE) for m in models]
     rows = []
     for kind, model, reference in pairs:
-        entry = {"row": row, "level": level, "kind": kind, "model": model, "reference": reference}
+        entry: dict[str, Any] = {
+            "row": row,
+            "level": level,
+            "kind": kind,
+            "model": model,
+            "reference": reference,
+        }
         entry.update(_difference(scores[model], scores[reference]))
         if kind == STUDENT_TEACHER and level in ("task", "overall"):
             entry.update(_retention(scores[model], scores[reference]))

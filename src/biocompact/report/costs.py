@@ -89,7 +89,7 @@ def speedup_cell(row: pd.Series) -> Cell:
 
 def largest_model(frame: pd.DataFrame) -> str:
     """The model with the most parameters (the speed-up reference)."""
-    return frame.loc[frame["parameters"].idxmax(), "model"]
+    return str(frame.loc[frame["parameters"].idxmax(), "model"])
 
 
 def reference_setting(frame: pd.DataFrame) -> pd.DataFrame:

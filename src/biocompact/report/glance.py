@@ -155,6 +155,7 @@ def _most_accurate(
     baseline = baseline_overall(averages)
     ranked = overall[above_baseline(overall["value"], baseline)]
     if ranked.empty:
+        assert baseline is not None  # without one every model is ranked
         return [], (
             f"none: every model is {AT_BASELINE} (overall average {percent(baseline)}), "
             "so none is ranked"
@@ -165,10 +166,12 @@ def _most_accurate(
     if intervals is None:
         names = " and ".join(best["model"]) + (" (tie)" if len(best) > 1 else "")
         return list(best["model"]), f"{names}: overall average {percent(first['value'])} {tasks}"
-    overall = intervals.row(OVERALL, "overall")
-    tied = [m for m in overall.tied() if m in set(ranked["model"])] or [first["model"]]
+    overall_intervals = intervals.row(OVERALL, "overall")
+    tied = [m for m in overall_intervals.tied() if m in set(ranked["model"])] or [first["model"]]
     values = ranked.set_index("model")["value"]
-    scores = ", ".join(f"{percent(values[m])} {interval(*_bounds(overall, m))}" for m in tied)
+    scores = ", ".join(
+        f"{percent(values[m])} {interval(*_bounds(overall_intervals, m))}" for m in tied
+    )
     if len(tied) == 1:
         return (
             tied,
@@ -188,6 +191,7 @@ def _fastest(tradeoff: pd.DataFrame, efficiency: pd.DataFrame, best: str | None)
     """The fastest model at the reference setting: its speed-up over the most accurate model
     (the largest without one), how it was measured, its range and FLOP check."""
     fastest = tradeoff.loc[tradeoff["tokens_per_second"].idxmax()]
+    assert isinstance(fastest, pd.Series)  # one label of a RangeIndex: one row
     reference = best or largest_model(efficiency)
     row = reference_setting(efficiency).set_index("model")
     setting = describe_setting(fastest)
@@ -198,7 +202,9 @@ def _fastest(tradeoff: pd.DataFrame, efficiency: pd.DataFrame, best: str | None)
             f"{fastest['model']}, also the most accurate ({number(fastest['tokens_per_second'])} "
             f"tokens/s, {setting})"
         )
-    speedup = pair_speedup(row.loc[fastest["model"]], row.loc[reference])
+    reference_row = row.loc[reference]
+    assert isinstance(reference_row, pd.Series)  # one row per model at the setting
+    speedup = pair_speedup(row.loc[fastest["model"]], reference_row)
     measured = (
         f"median of {fastest['repeats']} {fastest['timing']}, range "
         f"{speedup['speedup_min']:.2f}-{speedup['speedup_max']:.2f}x"
@@ -206,12 +212,13 @@ def _fastest(tradeoff: pd.DataFrame, efficiency: pd.DataFrame, best: str | None)
     other = (
         tradeoff.set_index("model").loc[reference] if reference in set(tradeoff["model"]) else None
     )
+    assert not isinstance(other, pd.DataFrame)  # one row per model
     sentence = (
         f"{fastest['model']}: {speedup['speedup']:.2f}x the throughput of {reference} "
         f"({measured}; {number(fastest['tokens_per_second'])} vs "
-        f"{number(row.loc[reference, 'tokens_per_second'])} tokens/s, {setting}; FLOP ratio "
+        f"{number(reference_row['tokens_per_second'])} tokens/s, {setting}; FLOP ratio "
         f"{speedup['flop_ratio']:.2f}x) with "
-        f"{100 * fastest['parameters'] / row.loc[reference, 'parameters']:.0f}% of its parameters"
+        f"{100 * fastest['parameters'] / reference_row['parameters']:.0f}% of its parameters"
     )
     if other is not None and other["overall"] > 0:
         sentence += (
@@ -248,6 +255,7 @@ def headline(
     best = most_accurate[0][0] if most_accurate and most_accurate[0] else None
     lines["Fastest"] = _fastest(tradeoff, efficiency, best)
     smallest = tradeoff.loc[tradeoff["parameters"].idxmin()]
+    assert isinstance(smallest, pd.Series)  # one label of a RangeIndex: one row
     lines["Smallest"] = f"{smallest['model']} ({number(smallest['parameters'])} parameters)"
     front = tradeoff.loc[tradeoff["pareto"], "model"]
     lines["Pareto-optimal"] = (

@@ -66,10 +66,10 @@ def seed_spread(scores: pd.DataFrame, summary: pd.DataFrame) -> str:
             if len(values):
                 axis.hlines(values.median(), x - 0.25, x + 0.25, color="black", linewidth=2)
             seeds = rows.loc[model, ["n_seeds", "n_expected"]] if model in rows.index else None
-            partial = seeds is not None and seeds["n_seeds"] < seeds["n_expected"]
-            labels.append(
-                f"{model} ({seeds['n_seeds']}/{seeds['n_expected']})" if partial else model
-            )
+            label = model
+            if seeds is not None and seeds["n_seeds"] < seeds["n_expected"]:  # partial
+                label = f"{model} ({seeds['n_seeds']}/{seeds['n_expected']})"
+            labels.append(label)
         axis.set_xticks(range(len(models)), labels, rotation=30, ha="right")
         axis.set_xlim(-0.5, len(models) - 0.5)
         axis.set_title(task)
@@ -122,7 +122,7 @@ def speedup(frame: pd.DataFrame, reference: str) -> str:
     )
     models = list(dict.fromkeys(frame["model"]))
     height = 0.8 / len(settings)
-    for index, setting in settings.iterrows():
+    for index, (_, setting) in enumerate(settings.iterrows()):
         selected = (frame[settings.columns] == setting).all(axis=1)
         rows = frame[selected].set_index("model").reindex(models)
         label = f"{setting['device']}, batch {setting['batch_size']}, length {setting['sequence_length']}"

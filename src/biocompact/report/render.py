@@ -157,7 +157,7 @@ def build_report(
     prepared splits of registered datasets (none: no such table).
     """
     averages_frame = pd.read_csv(averages)
-    interval_tables = Intervals.read(comparisons, intervals) if comparisons else None
+    interval_tables = Intervals.read(comparisons, intervals) if comparisons and intervals else None
     context = {
         "title": title,
         **_results_context(

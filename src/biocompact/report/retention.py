@@ -118,7 +118,16 @@ def retention_table(
             medians[task] = (student_median, teacher_median)
             baseline = baselines.get(task, float("nan"))
             rows.append(
-                _row(student, teacher, task, metric, pair, student_median, teacher_median, baseline)
+                _row(
+                    student,
+                    teacher,
+                    str(task),
+                    str(metric),
+                    pair,
+                    student_median,
+                    teacher_median,
+                    baseline,
+                )
             )
         if medians:
             complete = paired.groupby("seed")["task"].transform("nunique") == len(medians)
@@ -158,7 +167,9 @@ def run_aggregation(
     """Rule aggregate: ``aggregation.aggregate`` with the rule's params (``settings``: models,
     tasks, seeds, path patterns, average, blurb_types; ``teachers``: student -> teacher)
     into its outputs (scores, summary, averages, markdown), then each student's retention."""
-    tables = {key: outputs[key] for key in ("scores", "summary", "averages", "markdown")}
+    tables: dict[str, Any] = {
+        key: outputs[key] for key in ("scores", "summary", "averages", "markdown")
+    }
     aggregate(**tables, **{key: value for key, value in settings.items() if key != "teachers"})
     return write_retention(
         outputs["scores"], outputs["summary"], settings["teachers"], outputs["retention"]

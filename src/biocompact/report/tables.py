@@ -309,6 +309,7 @@ def retention_table(retention: pd.DataFrame, intervals: Intervals | None = None)
     table = Table(["Student", "Teacher", *tasks, "Overall"])
     for (student, teacher), rows in retention.groupby(["student", "teacher"], sort=False):
         by_task = {row["task"]: row for _, row in rows.iterrows()}
+        student, teacher = str(student), str(teacher)
         cells = [Cell(student), Cell(teacher)]
         for task in [*tasks, OVERALL]:
             level = "overall" if task == OVERALL else "task"
@@ -605,7 +606,11 @@ def compression_table(summary: pd.DataFrame) -> Table | None:
     table = Table(columns)
     for (model, task, seed), rows in summary.groupby(["model", "task", "seed"], sort=False):
         by_format = {row["format"]: row for _, row in rows.iterrows()}
-        cells = [Cell(model), Cell(task, f"seed {seed}"), Cell(rows["primary_metric"].iloc[0])]
+        cells = [
+            Cell(str(model)),
+            Cell(str(task), f"seed {seed}"),
+            Cell(rows["primary_metric"].iloc[0]),
+        ]
         for name in formats:
             row = by_format.get(name)
             if row is None:

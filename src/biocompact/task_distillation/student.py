@@ -120,6 +120,7 @@ def _training_data(
     its own labels (``direct``), or nothing (``untrained``)."""
     if method == UNTRAINED:
         return None
+    assert data_path is not None  # the rule gives a trained student its data
     if method == DISTILLED:
         examples, soft = read_soft_labels(data_path)
         data = family.encode(examples, tokenizer, labels, task).dataset
@@ -180,13 +181,13 @@ def run_students(
     tokenizer = AutoTokenizer.from_pretrained(run.student_path)
     teacher_labels = read_predicted_labels(inputs["teacher_predictions"])
     data = _training_data(method, inputs.get("data"), family, tokenizer, labels, task)
-    training = ()
+    trainer_class: type[Trainer] = Trainer  # train_without_dev's defaults
+    label_names: list[str] | None = None
     if method == DISTILLED:
+        assert run.temperature is not None  # StudentRun checks: distilled students have one
         positive = labels.index(soft_label_columns(labels)[0])
-        training = (
-            SoftLabelTrainer.with_settings(run.temperature, positive),
-            [SOFT_LABELS],
-        )
+        trainer_class = SoftLabelTrainer.with_settings(run.temperature, positive)
+        label_names = [SOFT_LABELS]
     results = []
     for seed, out_evaluation, out_prediction in zip(
         run.seeds, outputs["evaluations"], outputs["predictions"], strict=True
@@ -202,7 +203,8 @@ def run_students(
                 data,
                 task.training,
                 seed,
-                *training,
+                trainer_class,
+                label_names,
                 checkpointing=child(checkpointing, f"seed{seed}"),
             )
         evaluation = evaluate(

@@ -78,6 +78,7 @@ def transfer_examples(settings: TransferSetSettings) -> list[LabelledText]:
             randomised.questions,
             randomised.question_starters,
         )
+    assert settings.path is not None  # TransferSet: path or randomised
     return read_source(settings.path, settings.format)
 
 

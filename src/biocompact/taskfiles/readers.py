@@ -239,7 +239,7 @@ def read_hoc_tsv(path: str | Path) -> list[MultiLabelText]:
             raise DatasetFormatError(
                 path, number, f"malformed labels {cells[0]!r} (expected e.g. 0_0,1_1,...)"
             )
-        positive = frozenset(flag.group(1) for flag in flags if flag.group(2) == "1")
+        positive = frozenset(flag.group(1) for flag in flags if flag and flag.group(2) == "1")
         document = cells[2].rsplit("_", 1)[0]
         examples.append(MultiLabelText(cells[2], cells[1], positive, document, str(path), number))
     return non_empty(path, examples)
@@ -290,17 +290,22 @@ class ScoredPair:
 def read_similarity_jsonl(path: str | Path) -> list[ScoredPair]:
     """Read JSON lines with ``sentence1``, ``sentence2``, a numeric ``gold_label`` and
     optionally ``pairID``."""
-    pairs = []
+    pairs: list[ScoredPair] = []
     for number, record in _json_lines(path):
-        texts = [record.get(key) for key in ("sentence1", "sentence2")]
+        text, text_pair = record.get("sentence1"), record.get("sentence2")
         score = record.get("gold_label")
-        if not all(isinstance(text, str) and text for text in texts):
+        if not (isinstance(text, str) and text and isinstance(text_pair, str) and text_pair):
             raise DatasetFormatError(path, number, "missing or empty sentence1/sentence2")
         if not isinstance(score, (int, float)) or isinstance(score, bool):
             raise DatasetFormatError(path, number, f"gold_label {score!r} is not a number")
         pairs.append(
             ScoredPair(
-                str(record.get("pairID", len(pairs))), *texts, float(score), str(path), number
+                str(record.get("pairID", len(pairs))),
+                text,
+                text_pair,
+                float(score),
+                str(path),
+                number,
             )
         )
     return non_empty(path, pairs)

@@ -17,6 +17,7 @@ import struct
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import cast
 
 FILE_VERSION = b"brain.Event:2"
 _CRC32C_TABLE = []
@@ -124,6 +125,7 @@ def _fields(data: bytes) -> Iterator[tuple[int, int, bytes | int]]:
     while position < len(data):
         key, position = _read_varint(data, position)
         number, wire = key >> 3, key & 7
+        value: bytes | int
         if wire == 0:
             value, position = _read_varint(data, position)
         elif wire == 1:
@@ -141,7 +143,8 @@ def _fields(data: bytes) -> Iterator[tuple[int, int, bytes | int]]:
 def read_scalars(path: str | os.PathLike) -> list[tuple[int, str, float]]:
     """Every (step, tag, value) of an event file, checking each record's CRCs."""
     data = Path(path).read_bytes()
-    scalars, position = [], 0
+    scalars: list[tuple[int, str, float]] = []
+    position = 0
     while position < len(data):
         length_bytes = data[position : position + 8]
         (length,) = struct.unpack("<Q", length_bytes)
@@ -152,11 +155,12 @@ def read_scalars(path: str | os.PathLike) -> list[tuple[int, str, float]]:
             raise ValueError(f"{path}: corrupt record at byte {position}")
         position += 16 + length
         fields = list(_fields(event))
-        step = next((value for number, _, value in fields if number == 2), 0)
+        # the wire types the format fixes: step a varint, summary, value, tag and number bytes
+        step = cast(int, next((value for number, _, value in fields if number == 2), 0))
         for number, _, summary in fields:
             if number != 5:
                 continue
-            for _, _, value in _fields(summary):
-                entry = {n: v for n, _, v in _fields(value)}
+            for _, _, value in _fields(cast(bytes, summary)):
+                entry = {n: cast(bytes, v) for n, _, v in _fields(cast(bytes, value))}
                 scalars.append((step, entry[1].decode(), struct.unpack("<f", entry[2])[0]))
     return scalars

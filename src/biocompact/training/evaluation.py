@@ -53,7 +53,7 @@ def fill_mask_probe(
     model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, probes: list[dict], top_k: int = 5
 ) -> list[dict]:
     """Top-k predictions for each probe ``{"text": "... [MASK] ...", "answer": "..."}``."""
-    fill = pipeline("fill-mask", model=model, tokenizer=tokenizer, top_k=top_k, device=model.device)
+    fill = pipeline("fill-mask", model=model, tokenizer=tokenizer, top_k=top_k, device=model.device)  # type: ignore[call-overload]  # its tokenizer type names two subclasses of PreTrainedTokenizerBase only
     results = []
     for probe in probes:
         text = probe["text"].replace("[MASK]", tokenizer.mask_token)

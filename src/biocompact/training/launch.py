@@ -128,6 +128,7 @@ def run_data_parallel(command: list[str], spec: dict, spec_path: str | os.PathLi
     with subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
     ) as process:
+        assert process.stdout is not None  # stdout=PIPE
         for line in process.stdout:
             log.info("%s", line.rstrip())
     if process.returncode:

@@ -87,7 +87,8 @@ def _comparable(settings: dict) -> dict:
 
 def adamw_optimizer(objective: Objective, settings: TrainingSettings) -> torch.optim.AdamW:
     """AdamW over the trainable parameters, without weight decay for biases and LayerNorms."""
-    decay, no_decay = [], []
+    decay: list[torch.nn.Parameter] = []
+    no_decay: list[torch.nn.Parameter] = []
     for name, parameter in objective.named_parameters():
         if not parameter.requires_grad:
             continue

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import datasets
 import torch
 from torch import nn
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-from biocompact.training.batches import MaskedBatcher
 from biocompact.training.evaluation import evaluate_language_model
 
 
@@ -40,7 +41,7 @@ class Objective(nn.Module):
         self,
         tokenizer: PreTrainedTokenizerBase,
         validation: datasets.Dataset,
-        batcher: MaskedBatcher,
+        batcher: Any,  # the objective's own: a MaskedBatcher here, a PairBatcher for segments
         probes: list[dict],
     ) -> dict:
         """The ``eval.json`` figures of the trained model: held-out MLM loss and fill-mask probes."""

@@ -101,7 +101,7 @@ class TrainingStep:
 
     def __call__(self, batches: list[Batch]) -> Terms:
         # what optimizer.step() sets: the learning-rate scheduler checks that a step came first
-        self.optimizer._opt_called = True
+        self.optimizer._opt_called = True  # type: ignore[attr-defined]  # private, undeclared
         if not self.compiled:
             return self._run(batches)
         for rate, group in zip(self.learning_rates, self.optimizer.param_groups):
@@ -125,6 +125,7 @@ class TrainingStep:
         return sums
 
     def _data_parallel_step(self, batches: list[Batch]) -> Terms:
+        assert self.data_parallel is not None  # this step runs only with it
         sums: Terms = {}
         for index, batch in enumerate(batches):
             last = index == len(batches) - 1

@@ -54,7 +54,9 @@ class FlopCounter:
 
     def __init__(self, model: PreTrainedModel, last_layer_at_predictions: bool = False):
         config = model.config
-        self.layer_parameters = parameter_counts(model.base_model)["layers"]
+        base = model.base_model
+        assert isinstance(base, PreTrainedModel)  # BertModel, ...: typed as a Module only
+        self.layer_parameters = parameter_counts(base)["layers"]
         self.layers = config.num_hidden_layers
         self.hidden_size = config.hidden_size
         # a tied decoder is listed here too, so the vocabulary projection is counted

@@ -44,6 +44,7 @@ def build_vocabulary(
     sample_fraction = settings.sample_fraction
     pretrained = settings.type == PRETRAINED
     if pretrained:
+        assert settings.checkpoint is not None  # VocabularySettings checks: type pretrained has one
         tokenizer = copy_checkpoint_tokenizer(settings.checkpoint, out_tokenizer)
     else:
         tokenizer = train_vocabulary(

@@ -219,7 +219,9 @@ def best_fit(
         by_room.setdefault(left - cost, []).append(target)
     packed = []
     for members in sequences:
-        ids, words, starts = [], [], []
+        ids: list[int] = []
+        words: list[int] = []
+        starts: list[int] = []
         for index in members:
             row_ids, row_words, _ = rows[index]
             if ids:

@@ -25,7 +25,7 @@ from tokenizers import (
     processors,
     trainers,
 )
-from transformers import BertTokenizerFast, PreTrainedTokenizerBase, PreTrainedTokenizerFast
+from transformers import BertTokenizerFast, PreTrainedTokenizerBase, PreTrainedTokenizerFast  # type: ignore[attr-defined]  # BertTokenizerFast: a lazy alias (of BertTokenizer) its type-checking imports omit
 
 from biocompact.files.atomic import atomic_path
 

@@ -44,18 +44,18 @@ def datasets_used(finetuning: Mapping[str, Any]) -> list[str]:
     """The registered datasets whose prepared files the tasks of config section
     ``finetuning`` read (a task naming a dataset with its own copy of every split takes the
     registry's settings and recipe alone)."""
-    return sorted(
-        {
-            resolve_task(finetuning, task, training=False).dataset
-            for task, settings in finetuning["tasks"].items()
-            if uses_prepared_files(settings)
-        }
-    )
+    names = {
+        resolve_task(finetuning, task, training=False).dataset
+        for task, settings in finetuning["tasks"].items()
+        if uses_prepared_files(settings)
+    }
+    return sorted(name for name in names if name is not None)  # each names one: all
 
 
 def dataset_sources(datasets: Iterable[str]) -> list[str]:
     """The registry's source archives of registered ``datasets`` (``datasets_used``)."""
-    return sorted({get_dataset(name).source for name in datasets})
+    sources = {get_dataset(name).source for name in datasets}
+    return sorted(source for source in sources if source is not None)  # checked: all
 
 
 def _all_models(config: Config) -> list[str]:
@@ -67,7 +67,7 @@ def _check_names(config: Config, pubmed_baseline: list[str], pubmed_updates: lis
     vocabularies."""
     pubmed_stems = pubmed_baseline + pubmed_updates
     all_models = _all_models(config)
-    seen = {}
+    seen: dict[str, str] = {}
     for section, names in (
         ("pretraining", config["pretraining"]),
         ("distillation", config["distillation"]),
@@ -157,8 +157,9 @@ def _check_input_files(
         files += task_input_files(task, resolve_task(config["finetuning"], task, training=False))
     sources = dataset_sources(datasets_used(config["finetuning"]))
     for source, url in config["datasets"]["mirrors"].items():
-        if source in sources and local_path(url) is not None:
-            files.append((f"datasets.mirrors.{source}", local_path(url)))
+        path = local_path(url)
+        if source in sources and path is not None:
+            files.append((f"datasets.mirrors.{source}", path))
     require_files(files)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
+from jsonschema.protocols import Validator
 
 COMMAND_LINE = "--config"
 LONGEST_MESSAGE = 120  # characters of what is wrong (jsonschema quotes whole values)
@@ -61,7 +62,7 @@ def typed_command_line_values(values: Any) -> Any:
     return values
 
 
-def _with_defaults(validator_class: type) -> type:
+def _with_defaults(validator_class: type[Validator]) -> type[Validator]:
     """``validator_class`` that fills in each property's default before validating it."""
     validate_properties = validator_class.VALIDATORS["properties"]
 
@@ -107,6 +108,7 @@ def _problems(error: ValidationError, key_paths: list[str]) -> list[tuple[list, 
     """(key path, what is wrong) of each problem of ``error`` (one per unknown key)."""
     path = list(error.path)
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        assert isinstance(error.schema, Mapping)  # the schema that holds the keyword
         known = list(error.schema.get("properties", {}))
         return [
             ([*path, key], f"unknown key{_closest(str(key), known, key_paths)}")

@@ -21,7 +21,7 @@ def architecture_depth(architecture: Mapping[str, Any] | None) -> int | None:
     architecture = architecture or {}
     if "num_hidden_layers" in architecture:
         return int(architecture["num_hidden_layers"])
-    preset = PRESETS.get(architecture.get("preset"))
+    preset = PRESETS.get(architecture.get("preset", ""))
     return preset[0] if preset else None
 
 
