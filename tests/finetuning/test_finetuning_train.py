@@ -417,7 +417,7 @@ def test_length_grouped_training_batches_and_length_sorted_evaluation(tmp_path):
     from datasets import Dataset
     from transformers import Trainer, TrainingArguments
 
-    from biocompact.finetuning.train import LengthGroupedTraining, length_sorted
+    from biocompact.finetuning.trainer import LengthGroupedTraining, length_sorted
 
     lengths = [3, 9, 5, 7, 2, 8, 4, 6]
     data = Dataset.from_dict({"input_ids": [[1] * n for n in lengths], "note": lengths})
@@ -456,7 +456,7 @@ def test_length_sorted_evaluation_returns_outputs_and_metrics_in_dataset_order(t
         TrainingArguments,
     )
 
-    from biocompact.finetuning.train import (
+    from biocompact.finetuning.trainer import (
         in_dataset_order,
         length_sorted,
         metrics_in_dataset_order,

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from biocompact.finetuning import train as finetuning_train
+from biocompact.finetuning import trainer as finetuning_trainer
 from biocompact.finetuning.settings import Hyperparameters
 from biocompact.training.precision import inference_dtype, native_bf16
 
@@ -37,9 +37,9 @@ def test_a_gpu_has_native_bf16_when_cuda_says_so(monkeypatch):
 def test_fine_tuning_uses_bf16_where_native_unless_switched_off(
     monkeypatch, tmp_path, native, setting, expected
 ):
-    monkeypatch.setattr(finetuning_train, "native_bf16", lambda device: native)
+    monkeypatch.setattr(finetuning_trainer, "native_bf16", lambda device: native)
     hyperparameters = HYPERPARAMETERS | ({} if setting is None else {"bf16": setting})
-    arguments = finetuning_train._training_arguments(
+    arguments = finetuning_trainer.training_arguments(
         Hyperparameters.from_entry(hyperparameters), 1, str(tmp_path)
     )
     assert arguments.bf16 is expected

@@ -22,7 +22,7 @@ from biocompact.files.atomic import atomic_open, write_json
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.task_labels import check_known_labels, task_labels
 from biocompact.finetuning.tasks import get_family
-from biocompact.finetuning.train import predict_logits
+from biocompact.finetuning.trainer import predict_logits
 from biocompact.task_distillation.soft_labels import model_labels
 
 log = logging.getLogger(__name__)

@@ -20,7 +20,7 @@ from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.metrics import ScoredLabel, roc_auc_metric
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.splits import check_known_labels
-from biocompact.finetuning.train import predict_logits
+from biocompact.finetuning.trainer import predict_logits
 from biocompact.task_distillation.summary import AGREEMENT
 from biocompact.training import distributed
 

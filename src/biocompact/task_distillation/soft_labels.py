@@ -32,7 +32,7 @@ from biocompact.files.atomic import atomic_open, write_json
 from biocompact.finetuning.metrics import positive_label
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.tasks import get_family
-from biocompact.finetuning.train import predict_logits
+from biocompact.finetuning.trainer import predict_logits
 from biocompact.task_distillation.transfer import read_transfer_set
 from biocompact.taskfiles.readers import LabelledText
 

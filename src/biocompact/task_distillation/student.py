@@ -27,7 +27,8 @@ from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.splits import check_known_labels
 from biocompact.finetuning.tasks import get_family
-from biocompact.finetuning.train import FinetuneRun, finetune, train_without_dev
+from biocompact.finetuning.train import FinetuneRun, finetune
+from biocompact.finetuning.trainer import train_without_dev
 from biocompact.task_distillation.evaluation import evaluate, read_predicted_labels
 from biocompact.task_distillation.soft_labels import (
     model_labels,
@@ -203,8 +204,8 @@ def run_students(
                 data,
                 task.training,
                 seed,
-                trainer_class,
-                label_names,
+                trainer_class=trainer_class,
+                label_names=label_names,
                 checkpointing=child(checkpointing, f"seed{seed}"),
             )
         evaluation = evaluate(
