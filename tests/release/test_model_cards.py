@@ -17,6 +17,7 @@ from transformers import BertForMaskedLM
 
 import biocompact.finetuning.train as finetuning_train
 from biocompact.compression.formats import compress
+from biocompact.distillation.methods import METHOD_OPTIONS
 from biocompact.files.atomic import atomic_path
 from biocompact.finetuning.saved_models import (
     Publication,
@@ -26,6 +27,8 @@ from biocompact.finetuning.saved_models import (
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun
 from biocompact.release.cards import (
+    CITATIONS,
+    DISTILLATION_METHODS,
     check_card,
     decontamination_statement,
     hub_id,
@@ -255,3 +258,9 @@ def test_release_of_a_folder_without_card_is_refused(tmp_path):
     (tmp_path / "model").mkdir()
     with pytest.raises(FileNotFoundError, match="no model card"):
         prepare_release(tmp_path / "model", tmp_path / "eval.json", "a/b", tmp_path / "out")
+
+
+def test_every_distillation_method_has_its_card_text_and_a_cited_paper():
+    assert set(DISTILLATION_METHODS) == set(METHOD_OPTIONS)
+    for description, citation in DISTILLATION_METHODS.values():
+        assert description and citation in CITATIONS

@@ -25,18 +25,24 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import torch
-from transformers import AutoModel, PreTrainedModel
+from transformers import AutoModel, PretrainedConfig, PreTrainedModel
 
 from biocompact.files.atomic import write_json
 
-if TYPE_CHECKING:
-    from biocompact.compression.onnx_runtime import OnnxModel
-
 FLOPS_FORMULA = "2 * layer_parameters + 4 * layers * sequence_length * hidden_size"
 log = logging.getLogger(__name__)
+
+
+class TimedModel(Protocol):
+    """What the benchmark times: a model called on token ids, with its config (a
+    PreTrainedModel, or the compression stage's ONNX Runtime model)."""
+
+    config: PretrainedConfig
+
+    def __call__(self, **inputs: torch.Tensor) -> Any: ...
 
 
 def _numel(module: torch.nn.Module | None) -> int:
@@ -105,9 +111,7 @@ def random_inputs(
     }
 
 
-def time_once(
-    model: torch.nn.Module, inputs: dict[str, torch.Tensor], device: torch.device
-) -> float:
+def time_once(model: TimedModel, inputs: dict[str, torch.Tensor], device: torch.device) -> float:
     """Seconds of one forward pass."""
     _synchronize(device)
     start = time.perf_counter()
@@ -117,7 +121,7 @@ def time_once(
 
 
 def interleaved_timings(
-    models: Mapping[str, PreTrainedModel | OnnxModel],
+    models: Mapping[str, TimedModel],
     batch_size: int,
     sequence_length: int,
     repeats: int,
