@@ -209,15 +209,20 @@ def vocabulary_job(folder: Path, shard: str, sample_fraction: float) -> dict:
         folder / "stats.json",
         "bench",
         VocabularySettings.from_entry({**SETTINGS, "sample_fraction": sample_fraction}),
-        HELDOUT_FRACTION,
-        MAX_HELDOUT_SENTENCES,
+        heldout_fraction=HELDOUT_FRACTION,
+        max_heldout_sentences=MAX_HELDOUT_SENTENCES,
     )
     return {"fertility": stats["fertility"], "disk": folder_bytes(folder)}
 
 
 def tokenisation_job(folder: Path, shard: str, tokenizer: str) -> dict:
     splits = build_tokenized_corpus(
-        [shard], tokenizer, folder / "data", MAX_SEQ_LENGTH, HELDOUT_FRACTION, num_proc=1
+        [shard],
+        tokenizer,
+        folder / "data",
+        max_seq_length=MAX_SEQ_LENGTH,
+        heldout_fraction=HELDOUT_FRACTION,
+        num_proc=1,
     )
     tokens = sum(sum(len(ids) for ids in split["input_ids"]) for split in splits.values())
     return {"tokens": tokens, "disk": folder_bytes(folder / "data")}

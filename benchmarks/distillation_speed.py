@@ -206,9 +206,9 @@ def compare(args, method: str, device: torch.device) -> dict:
     our_step = TrainingStep(
         ours,
         adamw_optimizer(ours, settings),
-        settings.max_grad_norm,
-        autocast(device),
-        compiles(args.compile, device),
+        max_grad_norm=settings.max_grad_norm,
+        autocast=autocast(device),
+        compiled=compiles(args.compile, device),
     )
     runs = {
         "biocompact": lambda batch: our_step([batch]),

@@ -256,7 +256,13 @@ def profiles(plan: dict, text: Path, work: Path) -> dict:
 def _step(objective, device: torch.device, autocast, compiled: bool) -> TrainingStep:
     objective.to(device).train()
     settings = TrainingSettings(steps=1, batch_size=1, learning_rate=1e-4)
-    return TrainingStep(objective, adamw_optimizer(objective, settings), 1.0, autocast, compiled)
+    return TrainingStep(
+        objective,
+        adamw_optimizer(objective, settings),
+        max_grad_norm=1.0,
+        autocast=autocast,
+        compiled=compiled,
+    )
 
 
 def main(argv: list[str] | None = None) -> dict:

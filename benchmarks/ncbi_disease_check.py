@@ -92,10 +92,16 @@ def pretrain(out: Path, threads: int) -> Path:
         out / "vocab.json",
         "real",
         VocabularySettings.from_entry(VOCABULARY),
-        0.05,
-        20000,
+        heldout_fraction=0.05,
+        max_heldout_sentences=20000,
     )
-    build_tokenized_corpus([shard], out / "tokenizer", out / "corpus", MAX_SEQ_LENGTH, 0.05)
+    build_tokenized_corpus(
+        [shard],
+        out / "tokenizer",
+        out / "corpus",
+        max_seq_length=MAX_SEQ_LENGTH,
+        heldout_fraction=0.05,
+    )
     settings = PretrainingSettings.from_entry(
         {"vocabulary": "real", "architecture": {"preset": "demo-4L-256"}, **PRETRAINING}
     )

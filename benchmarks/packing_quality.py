@@ -111,8 +111,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
                 args.shards,
                 args.tokenizer,
                 path,
-                args.max_seq_length,
-                args.heldout_fraction,
+                max_seq_length=args.max_seq_length,
+                heldout_fraction=args.heldout_fraction,
                 packing=packing,
             )["train"]
             tokens = sum(len(ids) for ids in packed["input_ids"])

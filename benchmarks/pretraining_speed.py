@@ -102,7 +102,7 @@ def build_corpus(args, shard: Path, folder: Path) -> Path:
         [shard],
         args.tokenizer_dir,
         folder,
-        args.seq_length,
+        max_seq_length=args.seq_length,
         heldout_fraction=0.05,
         packing=args.packing,
     )
@@ -143,7 +143,9 @@ class BiocompactSteps:
             self.device.type, dtype=torch.bfloat16, enabled=args.bf16 and native_bf16(self.device)
         )
         compiled = compiles(compile_setting, self.device)
-        self.step = TrainingStep(self.objective, optimizer, 1.0, autocast, compiled)
+        self.step = TrainingStep(
+            self.objective, optimizer, max_grad_norm=1.0, autocast=autocast, compiled=compiled
+        )
         self.count_flops = FlopCounter(model, self.objective.last_layer_at_predictions())
 
     def __call__(self) -> dict:

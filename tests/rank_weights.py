@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import datasets
 import torch
@@ -43,11 +44,11 @@ def train_keeping_weights(
     batcher: MaskedBatcher,
     settings: TrainingSettings,
     checkpoint_dir: str | os.PathLike,
-    *rest: object,
+    **options: Any,
 ) -> Path:
     """``stage.train`` that saves this process's parameters before and after training."""
     before = trainable_parameters(objective)
-    log_path = _train(objective, dataset, batcher, settings, checkpoint_dir, *rest)
+    log_path = _train(objective, dataset, batcher, settings, checkpoint_dir, **options)
     weights = {"before": before, "after": trainable_parameters(objective)}
     torch.save(weights, rank_file(checkpoint_dir, distributed.rank()))
     return log_path

@@ -23,6 +23,7 @@ def metrics_record(
     model: str,
     task: str,
     seed: int | None,
+    *,
     family: str,
     primary: str,
     values: dict[str, float],
@@ -53,7 +54,15 @@ def metrics(
     if accuracy is not None:
         values["accuracy"] = accuracy
         definitions["accuracy"] = "share of correct predictions"
-    return metrics_record(model, task, seed, task.split("-")[0], "f1", values, definitions)
+    return metrics_record(
+        model,
+        task,
+        seed,
+        family=task.split("-")[0],
+        primary="f1",
+        values=values,
+        definitions=definitions,
+    )
 
 
 def write_re_run(

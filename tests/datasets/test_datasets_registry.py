@@ -77,7 +77,14 @@ def biobert_mirror(shared_data, tmp_path) -> Path:
 def _download(archive: Path, tmp_path: Path, source=BIOBERT) -> Path:
     output = tmp_path / "cache" / "archives" / source.name / source.archive
     members = source_members(REGISTRY, source.name)
-    download_source(source, archive.as_uri(), output, tmp_path / "lock.sha256", members, retries=0)
+    download_source(
+        source,
+        archive.as_uri(),
+        output,
+        lock_file=tmp_path / "lock.sha256",
+        extracted=members,
+        retries=0,
+    )
     return output
 
 
@@ -125,7 +132,12 @@ def test_unsafe_member_the_registry_never_reads_is_skipped_and_counted(
     output = tmp_path / "cache" / "datasets.tar.gz"
     extracted = source_members(REGISTRY, BIOBERT.name)
     digest, skipped = download_source(
-        BIOBERT, archive.as_uri(), output, tmp_path / "lock.sha256", extracted, retries=0
+        BIOBERT,
+        archive.as_uri(),
+        output,
+        lock_file=tmp_path / "lock.sha256",
+        extracted=extracted,
+        retries=0,
     )
     assert len(digest) == 64 and output.exists()
     problem = "has '..' in its path" if ".." in name else "has an absolute path"

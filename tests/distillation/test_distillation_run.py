@@ -98,7 +98,14 @@ def _distil(
     }
     settings = DistillationSettings.from_entry(entry)
     return run_distillation(
-        out.name, settings, teacher, corpus, outputs, out / "checkpoints", masking={}, probes=[]
+        out.name,
+        settings,
+        teacher_dir=teacher,
+        dataset_dir=corpus,
+        outputs=outputs,
+        checkpoint_dir=out / "checkpoints",
+        masking={},
+        probes=[],
     )
 
 

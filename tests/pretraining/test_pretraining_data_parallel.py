@@ -36,7 +36,11 @@ def corpus(tmp_path_factory) -> Path:
     documents = ["\n".join(lines[start : start + 4]) for start in range(0, len(lines), 4)]
     (folder / "sentences.txt").write_text("\n\n".join(documents) + "\n", encoding="utf-8")
     build_tokenized_corpus(
-        [folder / "sentences.txt"], MINILM, folder / "data", MAX_SEQ_LENGTH, heldout_fraction=0.1
+        [folder / "sentences.txt"],
+        MINILM,
+        folder / "data",
+        max_seq_length=MAX_SEQ_LENGTH,
+        heldout_fraction=0.1,
     )
     return folder / "data"
 

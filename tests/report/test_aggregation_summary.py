@@ -33,7 +33,18 @@ def write_metrics(path: Path, model: str, task: str, seed: int | None, value: fl
     family, primary = TASKS[task]
     metrics = {primary: value, "precision": value + 0.01}
     definitions = {primary: f"{primary} of {task}", "precision": "precision"}
-    write_json(path, metrics_record(model, task, seed, family, primary, metrics, definitions))
+    write_json(
+        path,
+        metrics_record(
+            model,
+            task,
+            seed,
+            family=family,
+            primary=primary,
+            values=metrics,
+            definitions=definitions,
+        ),
+    )
 
 
 @pytest.fixture
@@ -59,11 +70,11 @@ def outputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, pd.Dat
         "summary.csv",
         "averages.csv",
         "summary.md",
-        ["big", "small"],
-        FIXTURE_TASKS,
-        [1, 2, 3, 4, 5],
-        PATTERN,
-        BASELINE_PATTERN,
+        models=["big", "small"],
+        tasks=FIXTURE_TASKS,
+        seeds=[1, 2, 3, 4, 5],
+        metrics_pattern=PATTERN,
+        baseline_pattern=BASELINE_PATTERN,
     )
     return {
         "scores": pd.read_csv("scores.csv"),
@@ -158,11 +169,11 @@ def test_complete_grid_has_no_missing_seeds(tmp_path: Path, monkeypatch: pytest.
         "summary.csv",
         "averages.csv",
         "summary.md",
-        ["m"],
-        ["t-ner"],
-        [1, 2, 3],
-        PATTERN,
-        BASELINE_PATTERN,
+        models=["m"],
+        tasks=["t-ner"],
+        seeds=[1, 2, 3],
+        metrics_pattern=PATTERN,
+        baseline_pattern=BASELINE_PATTERN,
     )
     summary = pd.read_csv("summary.csv", keep_default_na=False)
     f1 = row(summary, model="m", metric="f1")
@@ -192,10 +203,10 @@ def test_overall_average_methods(
         "summary.csv",
         "averages.csv",
         "summary.md",
-        ["m"],
-        ["t-ner", "t-ner2", "t-re"],
-        [1, 2, 3],
-        PATTERN,
+        models=["m"],
+        tasks=["t-ner", "t-ner2", "t-re"],
+        seeds=[1, 2, 3],
+        metrics_pattern=PATTERN,
         average=method,
     )
     averages = pd.read_csv("averages.csv")
@@ -213,10 +224,10 @@ def test_unknown_average_method_is_an_error(tmp_path: Path, monkeypatch: pytest.
             "summary.csv",
             "averages.csv",
             "summary.md",
-            ["m"],
-            ["t-ner"],
-            [1],
-            PATTERN,
+            models=["m"],
+            tasks=["t-ner"],
+            seeds=[1],
+            metrics_pattern=PATTERN,
             average="median",
         )
     assert not Path("averages.csv").exists()

@@ -173,11 +173,11 @@ def test_the_overall_average_and_its_interval_follow_the_aggregation(tmp_path):
     table, intervals = run(tmp_path, models=["a", "b"], tasks=tasks, seeds=[1, 2])
     aggregate(
         *(tmp_path / name for name in ("scores.csv", "summary.csv", "averages.csv", "s.md")),
-        ["a", "b"],
-        list(tasks),
-        [1, 2],
-        str(tmp_path / METRICS),
-        str(tmp_path / BASELINE_METRICS),
+        models=["a", "b"],
+        tasks=list(tasks),
+        seeds=[1, 2],
+        metrics_pattern=str(tmp_path / METRICS),
+        baseline_pattern=str(tmp_path / BASELINE_METRICS),
     )
     averages = pd.read_csv(tmp_path / "averages.csv")
     for model in ("a", "b", BASELINE):

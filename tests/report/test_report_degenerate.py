@@ -80,11 +80,11 @@ def build(
         summary / "summary.csv",
         summary / "averages.csv",
         summary / "summary.md",
-        models,
-        TASKS,
-        SEEDS,
-        str(root / PATTERN),
-        str(root / BASELINE_PATTERN),
+        models=models,
+        tasks=TASKS,
+        seeds=SEEDS,
+        metrics_pattern=str(root / PATTERN),
+        baseline_pattern=str(root / BASELINE_PATTERN),
     )
     write_retention(
         summary / "scores.csv", summary / "summary.csv", teachers, summary / "retention.csv"

@@ -143,11 +143,11 @@ def report_file(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Pa
         results / "summary/summary.csv",
         results / "summary/averages.csv",
         results / "summary/summary.md",
-        ["big", "small"],
-        ["ner-a", "re-b"],
-        [1, 2, 3],
-        str(root / PATTERN),
-        str(root / BASELINE_PATTERN),
+        models=["big", "small"],
+        tasks=["ner-a", "re-b"],
+        seeds=[1, 2, 3],
+        metrics_pattern=str(root / PATTERN),
+        baseline_pattern=str(root / BASELINE_PATTERN),
     )
     # Rounds of big 1,024 / 1,000 / 1,100 ms and small 409.6 / 500 / 400 ms: per-round speed-ups
     # 2.5, 2.0, 2.75, median 2.5; FLOPs per token 8,000 / 2,000, a FLOP ratio of 4.

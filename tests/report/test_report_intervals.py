@@ -51,7 +51,14 @@ def tree(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> lxml.html
     study = settings(root, models, dict.fromkeys(tasks, RE_ENTRY), seeds, teachers=teachers)
     run_comparisons(study, outputs=outputs)
     tables = [root / name for name in ("scores.csv", "summary.csv", "averages.csv", "s.md")]
-    aggregate(*tables, models, tasks, seeds, str(root / METRICS), str(root / BASELINE_METRICS))
+    aggregate(
+        *tables,
+        models=models,
+        tasks=tasks,
+        seeds=seeds,
+        metrics_pattern=str(root / METRICS),
+        baseline_pattern=str(root / BASELINE_METRICS),
+    )
     write_retention(tables[0], tables[1], teachers, root / "retention.csv")
     build_report(
         root / "report.html",

@@ -29,7 +29,9 @@ def _record(model: str, task: str, seed: int | None, rng: random.Random) -> dict
         "accuracy": round(rng.uniform(0.5, 1.0), 4),
     }
     definitions = {name: f"{name} of {task}" for name in metrics}
-    return metrics_record(model, task, seed, family, primary, metrics, definitions)
+    return metrics_record(
+        model, task, seed, family=family, primary=primary, values=metrics, definitions=definitions
+    )
 
 
 @pytest.fixture(scope="module")
@@ -58,11 +60,11 @@ def report(tmp_path_factory, repo_root) -> tuple[dict, dict]:
         out / "summary.csv",
         out / "averages.csv",
         out / "summary.md",
-        MODELS,
-        list(TASKS),
-        SEEDS,
-        str(root / PATTERN),
-        str(root / BASELINE_PATTERN),
+        models=MODELS,
+        tasks=list(TASKS),
+        seeds=SEEDS,
+        metrics_pattern=str(root / PATTERN),
+        baseline_pattern=str(root / BASELINE_PATTERN),
     )
     html = root / "report.html"
     build_report(

@@ -35,17 +35,17 @@ def retention(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> pd.DataFrame:
                 values = {"f1": value, "precision": 1.0}
                 write_json(
                     Path(PATTERN.format(model=model, task=task, seed=seed)),
-                    metrics_record(model, task, seed, family, "f1", values),
+                    metrics_record(model, task, seed, family=family, primary="f1", values=values),
                 )
     aggregate(
         "scores.csv",
         "summary.csv",
         "averages.csv",
         "summary.md",
-        ["teacher", "student", "other", "zero"],
-        ["ner-a", "re-b", "dc-c"],
-        [1, 2, 3],
-        PATTERN,
+        models=["teacher", "student", "other", "zero"],
+        tasks=["ner-a", "re-b", "dc-c"],
+        seeds=[1, 2, 3],
+        metrics_pattern=PATTERN,
     )
     teachers = {"student": "teacher", "other": "teacher", "teacher": "zero"}
     table = write_retention("scores.csv", "summary.csv", teachers, "retention.csv")
@@ -95,15 +95,22 @@ def test_a_student_at_or_below_the_majority_class_is_flagged(tmp_path, monkeypat
         for seed, value in enumerate(values, start=1):
             write_json(
                 Path(PATTERN.format(model=model, task="re-b", seed=seed)),
-                metrics_record(model, "re-b", seed, "re", "f1", {"f1": value}),
+                metrics_record(
+                    model, "re-b", seed, family="re", primary="f1", values={"f1": value}
+                ),
             )
     write_json(
         Path("base/re-b/metrics.json"),
-        metrics_record(BASELINE, "re-b", None, "re", "f1", {"f1": 0.69}),
+        metrics_record(BASELINE, "re-b", None, family="re", primary="f1", values={"f1": 0.69}),
     )
     outputs = ("scores.csv", "summary.csv", "averages.csv", "summary.md")
     aggregate(
-        *outputs, ["teacher", "student"], ["re-b"], [1, 2, 3], PATTERN, "base/{task}/metrics.json"
+        *outputs,
+        models=["teacher", "student"],
+        tasks=["re-b"],
+        seeds=[1, 2, 3],
+        metrics_pattern=PATTERN,
+        baseline_pattern="base/{task}/metrics.json",
     )
     table = write_retention("scores.csv", "summary.csv", {"student": "teacher"}, "r.csv")
     rows = table.set_index("task")

@@ -81,9 +81,14 @@ def test_mlflow_receives_the_values_of_train_log_and_the_run_parameters(tmp_path
         BATCHER,
         settings,
         tmp_path / "checkpoints",
-        tracking,
-        "pretraining/tiny",
-        {"stage": "pretraining", "model": "tiny", "seed": settings.seed, "config": {"init": "x"}},
+        tracking=tracking,
+        run_name="pretraining/tiny",
+        run_params={
+            "stage": "pretraining",
+            "model": "tiny",
+            "seed": settings.seed,
+            "config": {"init": "x"},
+        },
     )
     log = [json.loads(line) for line in log_path.read_text().splitlines()]
     expected = {
@@ -154,8 +159,8 @@ def test_tensorboard_alone_imports_no_tracker(tmp_path, monkeypatch):
         BATCHER,
         loop_settings(steps=2, log_every=2, checkpoint_every=2),
         tmp_path,
-        TrackingSettings(),
-        "pretraining/tiny",
+        tracking=TrackingSettings(),
+        run_name="pretraining/tiny",
     )
     assert list((tmp_path / TENSORBOARD_DIR).glob("*tfevents*"))
 

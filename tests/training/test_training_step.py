@@ -37,7 +37,12 @@ def corpus(tmp_path_factory) -> Path:
     documents = ["\n".join(lines[start : start + 3]) for start in range(0, len(lines), 3)]
     (folder / "sentences.txt").write_text("\n\n".join(documents) + "\n", encoding="utf-8")
     build_tokenized_corpus(
-        [folder / "sentences.txt"], MINILM, folder / "data", 32, 0.1, packing="full"
+        [folder / "sentences.txt"],
+        MINILM,
+        folder / "data",
+        max_seq_length=32,
+        heldout_fraction=0.1,
+        packing="full",
     )
     return folder / "data"
 
@@ -94,8 +99,12 @@ def _step(objective, backend: str | None = None) -> TrainingStep:
     optimizer = adamw_optimizer(objective, settings)
     autocast = torch.autocast("cpu", enabled=False)
     if backend is None:
-        return TrainingStep(objective, optimizer, 1.0, autocast, False)
-    return TrainingStep(objective, optimizer, 1.0, autocast, True, backend=backend)
+        return TrainingStep(
+            objective, optimizer, max_grad_norm=1.0, autocast=autocast, compiled=False
+        )
+    return TrainingStep(
+        objective, optimizer, max_grad_norm=1.0, autocast=autocast, compiled=True, backend=backend
+    )
 
 
 BUILDERS = {

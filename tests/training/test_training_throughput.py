@@ -62,7 +62,13 @@ def test_a_job_never_runs_on_fewer_gpus_than_it_asked_for():
 
 def test_a_job_on_two_nodes_is_one_srun_task_per_node_joined_by_a_rendezvous():
     command = multi_node_command(
-        "biocompact.distillation.run", "ck/job.json", 2, 4, 32, "node1:29400", "77"
+        "biocompact.distillation.run",
+        "ck/job.json",
+        nodes=2,
+        processes_per_node=4,
+        cpus_per_node=32,
+        rendezvous="node1:29400",
+        job_id="77",
     )
     srun, torchrun = command[: command.index("-m")], command[command.index("-m") :]
     assert srun[:6] == [

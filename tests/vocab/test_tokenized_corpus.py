@@ -294,6 +294,8 @@ def test_the_read_text_is_freed_before_the_packed_corpus_is_written(tmp_path, mo
         return save(splits, folder, **options)
 
     monkeypatch.setattr(datasets.DatasetDict, "save_to_disk", save_and_look)
-    splits = build_tokenized_corpus([shard], MINILM, tmp_path / "data", 32, heldout_fraction=0.1)
+    splits = build_tokenized_corpus(
+        [shard], MINILM, tmp_path / "data", max_seq_length=32, heldout_fraction=0.1
+    )
     assert sum(len(split) for split in splits.values()) > 0
     assert held_while_saving == []

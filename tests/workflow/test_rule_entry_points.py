@@ -236,7 +236,10 @@ def test_dataset_rules_pass_their_files_and_params(
         outputs={"file": "train.tsv", "counts": counts},
     )
     assert calls == [
-        ((fetch.REGISTRY.sources[source], "u", "a.zip", "lock", ["member"]), {"retries": 2}),
+        (
+            (fetch.REGISTRY.sources[source], "u", "a.zip"),
+            {"lock_file": "lock", "extracted": ["member"], "retries": 2},
+        ),
         (("ds", "train.tsv", "a.zip", "u", "train.tsv"), {}),
     ]
     assert json.loads(counts.read_text()) == {"train": 3}

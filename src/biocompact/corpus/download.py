@@ -97,6 +97,7 @@ def download_pubmed_file(
     folder: str,
     stem: str,
     output: str | os.PathLike,
+    *,
     verify_md5: bool = True,
     retries: int = 4,
     backoff_s: float = 2.0,

@@ -90,6 +90,7 @@ def split_local_text(
     files: Iterable[str | os.PathLike],
     sentences: str | os.PathLike,
     stats: str | os.PathLike,
+    *,
     format: str = "lines",
     text_field: str = "text",
     splitter: str = "rules",
@@ -110,7 +111,12 @@ def split_local_text(
             yield "", text, None, ""
 
     result = write_documents(
-        documents(), build_splitter(splitter, model), sentences, stats, {}, "no_text"
+        documents(),
+        build_splitter(splitter, model),
+        sentences,
+        stats,
+        skipped={},
+        empty_reason="no_text",
     )
     result["records"] = records
     write_json(stats, result)

@@ -167,6 +167,7 @@ def write_documents(
     segmenter: RuleSplitter | ScispacySplitter,
     sentences: str | os.PathLike,
     stats: str | os.PathLike,
+    *,
     skipped: dict[str, int],
     empty_reason: str,
     pmids: str | os.PathLike | None = None,
@@ -222,6 +223,7 @@ def split_sentences(
     keep: str | os.PathLike,
     sentences: str | os.PathLike,
     stats: str | os.PathLike,
+    *,
     include_title: bool = True,
     splitter: str = "rules",
     model: str | None = None,
@@ -251,9 +253,9 @@ def split_sentences(
         build_splitter(splitter, model),
         sentences,
         stats,
-        {"not_latest": not_latest},
-        "no_abstract",
-        pmids,
+        skipped={"not_latest": not_latest},
+        empty_reason="no_abstract",
+        pmids=pmids,
     )
 
 
@@ -261,6 +263,7 @@ def split_pmc_sentences(
     documents: str | os.PathLike,
     sentences: str | os.PathLike,
     stats: str | os.PathLike,
+    *,
     pubmed_pmids: str | os.PathLike | None = None,
     include_title: bool = True,
     splitter: str = "rules",
@@ -291,7 +294,13 @@ def split_pmc_sentences(
                 yield title, text, article["year"], article["pmid"]
 
     return write_documents(
-        items(), build_splitter(splitter, model), sentences, stats, duplicates, "no_text", pmids
+        items(),
+        build_splitter(splitter, model),
+        sentences,
+        stats,
+        skipped=duplicates,
+        empty_reason="no_text",
+        pmids=pmids,
     )
 
 

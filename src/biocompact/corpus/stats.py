@@ -16,6 +16,7 @@ def sum_corpus_stats(
     parse_metas: Sequence[str | os.PathLike],
     stems: Sequence[str],
     output: str | os.PathLike,
+    *,
     pmc_stats: Sequence[str | os.PathLike] = (),
     pmc_metas: Sequence[str | os.PathLike] = (),
     pmc_files: Sequence[str] = (),

@@ -139,6 +139,7 @@ def download_source(
     source: Source,
     url: str,
     output: str | os.PathLike,
+    *,
     lock_file: str | os.PathLike,
     extracted: Collection[str],
     retries: int = 4,
@@ -196,8 +197,8 @@ def run_dataset_download(
         REGISTRY.sources[name],
         settings["url"],
         outputs["archive"],
-        settings["lock_file"],
-        source_members(REGISTRY, name),
+        lock_file=settings["lock_file"],
+        extracted=source_members(REGISTRY, name),
         retries=settings["retries"],
     )
     LOG.info("%s: sha256 %s", outputs["archive"], digest)

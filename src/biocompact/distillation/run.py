@@ -39,6 +39,7 @@ def load_teacher(teacher_dir: str | os.PathLike, method: str) -> PreTrainedModel
 def run_distillation(
     name: str,
     settings: DistillationSettings,
+    *,
     teacher_dir: str | os.PathLike,
     dataset_dir: str | os.PathLike,
     outputs: dict[str, str],

@@ -26,6 +26,7 @@ from biocompact.training.stage import load_corpus, train_and_publish
 def run_pretraining(
     name: str,
     settings: PretrainingSettings,
+    *,
     dataset_dir: str | os.PathLike,
     tokenizer_dir: str | os.PathLike,
     outputs: dict[str, str],

@@ -295,6 +295,7 @@ def aggregate(
     summary: str | Path,
     averages: str | Path,
     markdown: str | Path,
+    *,
     models: Sequence[str],
     tasks: Sequence[str],
     seeds: Sequence[int],

@@ -413,6 +413,7 @@ def _add_aso(
 def compare(
     tasks: Sequence[TaskScores],
     teachers: Mapping[str, str],
+    *,
     method: str,
     blurb_types: Mapping[str, str],
     resamples: int,
@@ -488,11 +489,11 @@ def run_comparisons(
     comparisons, intervals = compare(
         tasks,
         settings["teachers"],
-        settings["average"],
-        settings["blurb_types"],
-        settings["resamples"],
-        settings["seed"],
-        threads,
+        method=settings["average"],
+        blurb_types=settings["blurb_types"],
+        resamples=settings["resamples"],
+        seed=settings["seed"],
+        threads=threads,
     )
     for table, key in ((comparisons, "comparisons"), (intervals, "intervals")):
         with atomic_open(outputs[key]) as handle:

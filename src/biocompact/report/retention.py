@@ -66,6 +66,7 @@ def _row(
     task: str,
     metric: str,
     pair: pd.DataFrame,
+    *,
     student_median: float,
     teacher_median: float,
     baseline: float,
@@ -124,9 +125,9 @@ def retention_table(
                     str(task),
                     str(metric),
                     pair,
-                    student_median,
-                    teacher_median,
-                    baseline,
+                    student_median=student_median,
+                    teacher_median=teacher_median,
+                    baseline=baseline,
                 )
             )
         if medians:
@@ -142,9 +143,9 @@ def retention_table(
                     OVERALL,
                     "primary",
                     per_seed,
-                    student_mean,
-                    teacher_mean,
-                    baseline_mean,
+                    student_median=student_mean,
+                    teacher_median=teacher_mean,
+                    baseline=baseline_mean,
                 )
             )
     return pd.DataFrame(rows, columns=RETENTION_COLUMNS)

@@ -47,6 +47,7 @@ def evaluate(
     family: TaskFamily,
     task: FinetuningTask,
     labels: Sequence[str],
+    *,
     seed: int,
     out_predictions: str | Path,
     teacher_predictions: Sequence[str] | None = None,

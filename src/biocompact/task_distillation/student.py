@@ -90,8 +90,8 @@ def train_teacher(
         family,
         task,
         model_labels(out_model),
-        run.seed,
-        outputs["evaluation_predictions"],
+        seed=run.seed,
+        out_predictions=outputs["evaluation_predictions"],
     )
     result = {
         "setting": "teacher",
@@ -209,7 +209,14 @@ def run_students(
                 checkpointing=child(checkpointing, f"seed{seed}"),
             )
         evaluation = evaluate(
-            model, tokenizer, family, task, labels, seed, out_prediction, teacher_labels
+            model,
+            tokenizer,
+            family,
+            task,
+            labels,
+            seed=seed,
+            out_predictions=out_prediction,
+            teacher_predictions=teacher_labels,
         )
         result = {
             "experiment": run.experiment,

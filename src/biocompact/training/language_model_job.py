@@ -73,9 +73,9 @@ def run_pretraining(
         settings,
         inputs,
         outputs,
-        threads,
-        gpus,
-        nodes,
+        threads=threads,
+        gpus=gpus,
+        nodes=nodes,
         tokenizer_dir=inputs["tokenizer"],
         max_seq_length=settings.max_seq_length,
     )
@@ -96,9 +96,9 @@ def run_distillation(
         settings,
         inputs,
         outputs,
-        threads,
-        gpus,
-        nodes,
+        threads=threads,
+        gpus=gpus,
+        nodes=nodes,
         teacher_dir=settings.teacher,
     )
 
@@ -108,6 +108,7 @@ def _train_language_model(
     job: LanguageModelJob,
     inputs: Mapping[str, Any],
     outputs: Mapping[str, Any],
+    *,
     threads: int,
     gpus: int,
     nodes: int,

@@ -71,6 +71,7 @@ def torchrun_command(module: str, spec_path: str | os.PathLike, processes: int) 
 def multi_node_command(
     module: str,
     spec_path: str | os.PathLike,
+    *,
     nodes: int,
     processes_per_node: int,
     cpus_per_node: int,
@@ -148,11 +149,11 @@ def launch(module: str, spec: dict, gpus: int, nodes: int = 1) -> None:
         command = multi_node_command(
             module,
             spec_path,
-            nodes,
-            data_parallel_processes(gpus),
-            spec["threads"],
-            rendezvous_endpoint(),
-            job_id,
+            nodes=nodes,
+            processes_per_node=data_parallel_processes(gpus),
+            cpus_per_node=spec["threads"],
+            rendezvous=rendezvous_endpoint(),
+            job_id=job_id,
         )
         run_data_parallel(command, spec, spec_path)
         return

@@ -113,6 +113,7 @@ def train(
     batcher: MaskedBatcher,
     settings: TrainingSettings,
     checkpoint_dir: str | os.PathLike,
+    *,
     tracking: TrackingSettings | None = None,
     run_name: str = "",
     run_params: Mapping[str, Any] | None = None,
@@ -182,10 +183,10 @@ def train(
     training_step = TrainingStep(
         objective,
         optimizer,
-        settings.max_grad_norm,
-        autocast,
-        compiles(settings.compile, device),
-        data_parallel,
+        max_grad_norm=settings.max_grad_norm,
+        autocast=autocast,
+        compiled=compiles(settings.compile, device),
+        data_parallel=data_parallel,
     )
     peak = peak_tflops(device, settings.peak_tflops)
     count_flops = (

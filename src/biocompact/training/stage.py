@@ -97,9 +97,9 @@ def train_and_publish(
         batcher,
         settings,
         checkpoint_dir,
-        tracking,
-        run_name,
-        parameters,
+        tracking=tracking,
+        run_name=run_name,
+        run_params=parameters,
     )
     if not distributed.is_main():
         return {}

@@ -68,6 +68,7 @@ class TrainingStep:
         self,
         loss: Callable[[Batch], tuple[torch.Tensor, Terms]],
         optimizer: torch.optim.AdamW,
+        *,
         max_grad_norm: float,
         autocast: torch.autocast,
         compiled: bool,

@@ -31,6 +31,7 @@ def build_vocabulary(
     out_stats: str | os.PathLike,
     name: str,
     settings: VocabularySettings,
+    *,
     heldout_fraction: float,
     max_heldout_sentences: int,
 ) -> dict:

@@ -292,6 +292,7 @@ def build_tokenized_corpus(
     shards: Sequence[str | os.PathLike],
     tokenizer_dir: str | os.PathLike,
     out_dir: str | os.PathLike,
+    *,
     max_seq_length: int,
     heldout_fraction: float,
     num_proc: int = 1,
