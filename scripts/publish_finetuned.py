@@ -2,6 +2,7 @@
 
 from biocompact.finetuning.saved_models import Publication, publish_finetuned
 from biocompact.finetuning.settings import FinetuningTask
+from biocompact.locations import external_checkpoints
 from biocompact.release.cards import CardSettings
 from biocompact.workflow.runlog import job_logging, named_files
 
@@ -12,6 +13,11 @@ with job_logging(snakemake):
             task=FinetuningTask.from_entry(snakemake.params.task),
             # the config's, not params: a new card text re-runs no publication
             card_settings=CardSettings.from_config(snakemake.config["model_cards"]),
+            base_model_built_here=snakemake.wildcards.model
+            not in snakemake.config["external_models"],
+            external_checkpoints=tuple(
+                external_checkpoints(snakemake.wildcards.model, snakemake.config)
+            ),
         ),
         inputs=named_files(snakemake.input),
         outputs=named_files(snakemake.output),

@@ -29,6 +29,7 @@ from biocompact.finetuning.train import FinetuneRun
 from biocompact.release.cards import (
     CITATIONS,
     DISTILLATION_METHODS,
+    base_model_statement,
     check_card,
     decontamination_statement,
     hub_id,
@@ -155,6 +156,30 @@ def test_the_card_states_the_decontamination_and_the_unknown_text():
     )
 
 
+def test_a_fine_tuned_models_statement_names_its_task_among_the_checked_or_not():
+    contamination = {
+        "ngram": 13,
+        "tasks": ["ncbi-disease"],
+        "corpus": {"documents": 100, "documents_removed": 2},
+    }
+    checked = (
+        "decontaminated against the dev and test text of `ncbi-disease`: 2 of 100 documents "
+        "shared a PMID or a 13-word n-gram with it and were removed "
+        "(`results/corpus/contamination.json`)"
+    )
+    assert base_model_statement("ncbi-disease", contamination, [], built_here=True) == checked
+    assert base_model_statement("hoc", contamination, [], built_here=True) == (
+        "`hoc` was not among the tasks checked: " + checked
+    )
+    assert base_model_statement("hoc", None, [], built_here=True) == (
+        "not checked: the corpus was not decontaminated against any task's evaluation text"
+    )
+    assert base_model_statement("hoc", None, ["owner/bert"], built_here=False) == (
+        "not checked: the base model `owner/bert` was not built here; its pretraining text "
+        "is unknown and may hold the dev and test text of `hoc`"
+    )
+
+
 def test_language_model_card_usage_snippet_runs(pretrained, capsys):
     card = check_card(pretrained / "model" / "README.md")
     exec(_snippet(card.text), {})  # the snippet names the folder it sits in
@@ -185,11 +210,28 @@ def test_published_fine_tuned_model_has_real_labels_and_a_card_of_every_seed(
             )
         )
     out = tmp_path / "published"
+    contamination = tmp_path / "contamination.json"
+    contamination.write_text(
+        json.dumps(
+            {
+                "ngram": 13,
+                "tasks": ["tiny-ner"],
+                "corpus": {"documents": 50, "documents_removed": 3},
+            }
+        )
+    )
     chosen = publish_finetuned(
-        Publication("median_dev", FinetuningTask.from_entry(task), CARD_SETTINGS),
+        Publication(
+            "median_dev",
+            FinetuningTask.from_entry(task),
+            CARD_SETTINGS,
+            base_model_built_here=True,
+            external_checkpoints=(),
+        ),
         inputs={
             "metrics": [str(tmp_path / f"m{seed}.json") for seed in folders],
             "models": list(folders.values()),
+            "contamination": str(contamination),
         },
         outputs={"model": str(out)},
     )
@@ -205,6 +247,11 @@ def test_published_fine_tuned_model_has_real_labels_and_a_card_of_every_seed(
     assert f"{min(f1s):.4f}-{max(f1s):.4f}" in card.text
     assert chosen["definitions"]["f1"] in card.text
     assert f"seed {chosen['seed']}, the run with the median dev score" in card.text
+    # its base model's corpus was checked for this task's evaluation text
+    assert (
+        "| evaluation text in the base model's training | decontaminated against the dev and "
+        "test text of `tiny-ner`: 3 of 50 documents" in card.text
+    )
     exec(_snippet(card.text), {})
     assert "entity_group" in capsys.readouterr().out
 

@@ -35,9 +35,9 @@ def _distilled(pretrained: Path, method: str, alpha: dict):
         pretrained / "model",
         evaluation,
         pretrained / "log.jsonl",
-        {"teacher": "minilm", "method": method},
-        CARD_SETTINGS,
-        "the demo corpus",
+        config_entry={"teacher": "minilm", "method": method},
+        settings=CARD_SETTINGS,
+        training_data="the demo corpus",
     )
 
 
@@ -138,7 +138,13 @@ def test_a_released_fine_tuned_folder_holds_no_path_of_the_build_machine(
     assert MACHINE_PATH.search(metrics.read_bytes())  # the local record keeps its paths
     published = tmp_path / "published"
     publish_finetuned(
-        Publication("median_dev", FinetuningTask.from_entry(task), CARD_SETTINGS),
+        Publication(
+            "median_dev",
+            FinetuningTask.from_entry(task),
+            CARD_SETTINGS,
+            base_model_built_here=True,
+            external_checkpoints=(),
+        ),
         inputs={"metrics": [str(metrics)], "models": [str(tmp_path / "seed1")]},
         outputs={"model": str(published)},
     )

@@ -68,6 +68,7 @@ rule publish_finetuned:
     input:
         metrics=seed_metrics,
         models=seed_models,
+        contamination=base_model_contamination,
     output:
         model=directory("results/finetuned/{model}/{task}/model"),
     log:

@@ -65,6 +65,12 @@ def seed_models(wildcards):
     return expand(SEED_MODEL, seed=SEEDS, **wildcards)
 
 
+def base_model_contamination(wildcards):
+    """Input: the corpus's contamination.json where model ``wildcards.model`` was trained
+    here on the decontaminated corpus, else []: the published model's card says which."""
+    return CONTAMINATION if wildcards.model in PRETRAINED + DISTILLED else []
+
+
 def seed_metrics(wildcards):
     """Input: the metrics.json of every seed of (``wildcards.model``, ``wildcards.task``)."""
     return expand(rules.finetune.output.metrics, seed=SEEDS, **wildcards)

@@ -12,7 +12,12 @@ from typing import Any
 
 from biocompact.files.atomic import atomic_path, read_json, write_json
 from biocompact.finetuning.settings import FinetuningTask
-from biocompact.release.cards import CardSettings, finetuned_model_card, write_card
+from biocompact.release.cards import (
+    CardSettings,
+    base_model_statement,
+    finetuned_model_card,
+    write_card,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -56,10 +61,13 @@ def publish_chosen(
     task_config: Mapping[str, Any],
     settings: CardSettings,
     out_folder: str | os.PathLike,
+    *,
+    decontamination: str = "",
 ) -> Mapping[str, Any]:
     """Copy the chosen seed's folder (from ``folders``, seed -> model folder) to
-    ``out_folder`` with its card and its ``metrics.json`` (the run's record plus
-    ``selection``), atomically; returns the chosen record."""
+    ``out_folder`` with its card (``decontamination``: its base model's statement) and its
+    ``metrics.json`` (the run's record plus ``selection``), atomically; returns the chosen
+    record."""
     chosen, sentence = choose_run(records, choice)
     with atomic_path(out_folder, is_dir=True) as folder:
         shutil.copytree(
@@ -70,7 +78,14 @@ def publish_chosen(
         )
         write_json(folder / "metrics.json", {**chosen, "selection": sentence})
         card = finetuned_model_card(
-            folder, records, chosen, sentence, task_config, settings, location=str(out_folder)
+            folder,
+            records,
+            chosen,
+            sentence,
+            task_config,
+            settings,
+            location=str(out_folder),
+            decontamination=decontamination,
         )
         write_card(card, folder)
     return chosen
@@ -79,11 +94,15 @@ def publish_chosen(
 @dataclass(frozen=True)
 class Publication:
     """How one (model, task)'s fine-tuned model is published: the seed ``choice`` (one of
-    ``CHOICES``), the ``task`` (its entry is quoted by the card) and the card's settings."""
+    ``CHOICES``), the ``task`` (its entry is quoted by the card), the card's settings, and
+    of the base model whether this workflow built it and the checkpoints not built here
+    whose text it carries (``locations.external_checkpoints``)."""
 
     choice: str
     task: FinetuningTask
     card_settings: CardSettings
+    base_model_built_here: bool
+    external_checkpoints: tuple[str, ...]
 
 
 def publish_finetuned(
@@ -93,8 +112,17 @@ def publish_finetuned(
     outputs: Mapping[str, str],
 ) -> Mapping[str, Any]:
     """``publish_chosen`` of the seeds' records (``inputs["metrics"]``) and model folders
-    (``inputs["models"]``, in the same order) to ``outputs["model"]``."""
+    (``inputs["models"]``, in the same order) to ``outputs["model"]``; the card states
+    whether the base model's corpus was decontaminated (``inputs["contamination"]``, the
+    corpus's contamination.json where the base model was trained on a decontaminated one)."""
     records = [read_json(path) for path in inputs["metrics"]]
+    contamination = inputs.get("contamination")  # a file, or [] where not decontaminated
+    statement = base_model_statement(
+        publication.task.name,
+        read_json(contamination) if isinstance(contamination, str) else None,
+        publication.external_checkpoints,
+        built_here=publication.base_model_built_here,
+    )
     chosen = publish_chosen(
         records,
         {record["seed"]: folder for record, folder in zip(records, inputs["models"], strict=True)},
@@ -102,6 +130,7 @@ def publish_finetuned(
         publication.task.entry,
         publication.card_settings,
         outputs["model"],
+        decontamination=statement,
     )
     logger.info("published seed %d as %s", chosen["seed"], outputs["model"])
     return chosen

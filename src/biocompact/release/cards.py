@@ -63,7 +63,8 @@ CITATIONS = {
     'Inference" (arXiv 2412.13663, 2024)',
 }
 
-# What each distillation method is and whose it is
+# What each distillation method is and whose it is (one entry per method of
+# distillation.methods.METHOD_OPTIONS: the cards must not import the stage that writes them)
 DISTILLATION_METHODS = {
     "distilbert": ("DistilBioBERT: MLM, soft-label KL and hidden-state alignment", "rohanian2023"),
     "tinybert": (
@@ -250,6 +251,29 @@ def decontamination_statement(
     return statement
 
 
+def base_model_statement(
+    task: str,
+    contamination: Mapping[str, Any] | None,
+    external: Sequence[str],
+    *,
+    built_here: bool,
+) -> str:
+    """Whether a fine-tuned model's base model may have seen ``task``'s dev and test text in
+    training: for a model built here, its corpus's decontamination (``contamination.json``,
+    None: not decontaminated) and whether ``task`` was among the tasks it checked; for a
+    model not built here (``external``: its checkpoint), that nobody here checked."""
+    if not built_here:
+        names = ", ".join(f"`{location}`" for location in external)
+        return (
+            f"not checked: the base model {names} was not built here; its pretraining text is "
+            f"unknown and may hold the dev and test text of `{task}`"
+        )
+    statement = decontamination_statement(contamination, external)
+    if contamination is not None and task not in contamination["tasks"]:
+        statement = f"`{task}` was not among the tasks checked: " + statement
+    return statement
+
+
 def subsample_text(subsampled: Mapping[str, Mapping[str, int]] | None) -> str:
     """The splits a run used only part of (a metrics record's ``subsampled``), e.g.
     ``test: 1,000 of 4,797``; empty when every split was whole."""
@@ -263,6 +287,7 @@ def language_model_card(
     folder: str | os.PathLike,
     evaluation: Mapping[str, Any],
     log_path: str | os.PathLike,
+    *,
     config_entry: Mapping[str, Any],
     settings: CardSettings,
     training_data: str,
@@ -372,10 +397,12 @@ def finetuned_model_card(
     settings: CardSettings,
     *,
     location: str | None = None,
+    decontamination: str = "",
 ) -> ModelCard:
     """The card of a fine-tuned model (the run ``chosen`` of the seeds' ``records``): its
     own test scores and the median and range over the seeds, with each metric's
-    definition."""
+    definition; ``decontamination`` says whether its base model's training text was checked
+    for the task's evaluation text (``base_model_statement``)."""
     # a run outside the workflow may have no task name: its training file names it
     task = chosen["task"] or task_config.get("name") or str(task_config["train"])
     model = chosen["model"]
@@ -446,6 +473,11 @@ def finetuned_model_card(
                 f"{hyperparameters['batch_size']}, {hyperparameters['learning_rate']}",
             ),
             ("dev evaluation kept", f"epoch {chosen['best_epoch']}"),
+            *(
+                [("evaluation text in the base model's training", decontamination)]
+                if decontamination
+                else []
+            ),
         ],
     )
     compute = _table(
@@ -571,10 +603,10 @@ def write_language_model_card(
         outputs["model"],
         evaluation,
         outputs["log"],
-        config_entry,
-        settings,
-        training_data,
-        statement,
+        config_entry=config_entry,
+        settings=settings,
+        training_data=training_data,
+        decontamination=statement,
     )
     return write_card(card, outputs["model"])
 
