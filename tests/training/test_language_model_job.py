@@ -19,7 +19,6 @@ PARAMS = {
     "settings": {"steps": 3},
     "masking": {"probability": 0.15},
     "probes": [],
-    "max_seq_length": 64,
     "teacher": "results/pretraining/t/model",
 }
 CONFIG = {
@@ -49,7 +48,7 @@ def launched(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict, int, int]
 
 def test_job_settings_come_from_params_name_and_config() -> None:
     job = PretrainingJob.from_params(PARAMS, "m", CONFIG)
-    assert job.name == "m" and job.max_seq_length == 64 and job.settings == {"steps": 3}
+    assert job.name == "m" and job.settings == {"steps": 3}
     assert job.tracking == CONFIG["tracking"] and job.model_cards == CONFIG["model_cards"]
     assert DistillationJob.from_params(PARAMS, "s", CONFIG).teacher == PARAMS["teacher"]
     # text from a checkpoint not built here: its card says that text is unknown
@@ -65,8 +64,11 @@ def test_job_settings_come_from_params_name_and_config() -> None:
         )
 
 
-def test_each_stage_launches_its_module_with_the_shared_spec(launched: list) -> None:
-    inputs = {"corpus": "data/v", "tokenizer": "vocab/v/tokenizer"}
+def test_each_stage_launches_its_module_with_the_shared_spec(launched: list, tmp_path) -> None:
+    # pretraining's sequence length is the corpus's, from its record
+    record = tmp_path / "v.json"
+    record.write_text('{"max_seq_length": 64, "heldout_fraction": 0.1, "packing": "best_fit"}')
+    inputs = {"corpus": "data/v", "corpus_record": str(record), "tokenizer": "vocab/v/tokenizer"}
     run_pretraining(
         PretrainingJob.from_params(PARAMS, "m", CONFIG),
         inputs=inputs,

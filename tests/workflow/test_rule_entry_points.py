@@ -245,7 +245,9 @@ def test_dataset_rules_pass_their_files_and_params(
     assert json.loads(counts.read_text()) == {"train": 3}
 
 
-def test_model_rules_pass_their_files_and_params(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_model_rules_pass_their_files_and_params(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     from biocompact.compression import formats, summary
     from biocompact.efficiency import benchmark as efficiency
     from biocompact.vocab import build, tokenized_corpus
@@ -255,10 +257,12 @@ def test_model_rules_pass_their_files_and_params(monkeypatch: pytest.MonkeyPatch
         (formats, "compress"),
         (summary, "write_summary"),
         (efficiency, "benchmark"),
-        (tokenized_corpus, "build_tokenized_corpus"),
         (build, "build_vocabulary"),
     ):
         monkeypatch.setattr(module, name, _returning(calls, None))
+    # a corpus of 9 training and 1 held-out sequences
+    splits = {"train": SimpleNamespace(num_rows=9), "validation": SimpleNamespace(num_rows=1)}
+    monkeypatch.setattr(tokenized_corpus, "build_tokenized_corpus", _returning(calls, splits))
     monkeypatch.setattr(formats.torch, "set_num_threads", lambda threads: None)
     formats.run_compression(
         {"format": "int8"}, inputs={"model": "fp32"}, outputs={"model": "int8"}, threads=1
@@ -270,12 +274,19 @@ def test_model_rules_pass_their_files_and_params(monkeypatch: pytest.MonkeyPatch
         outputs={"results": ["a.json", "b.json"]},
         threads=4,
     )
+    record = tmp_path / "c.json"
     tokenized_corpus.run_tokenization(
         {"max_seq_length": 64, "heldout_fraction": 0.1, "packing": "document"},
         inputs={"shards": ["s"], "tokenizer": "t"},
-        outputs={"corpus": "c"},
+        outputs={"corpus": "c", "record": str(record)},
         threads=3,
     )
+    assert json.loads(record.read_text()) == {
+        "max_seq_length": 64,
+        "heldout_fraction": 0.1,
+        "packing": "document",
+        "sequences": {"train": 9, "validation": 1},
+    }
     entry = {"type": "wordpiece", "vocab_size": 100, "lowercase": True}
     build.run_vocabulary_training(
         {"name": "v", "settings": entry, "heldout_fraction": 0.1, "max_heldout_sentences": 5},

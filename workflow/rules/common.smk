@@ -78,6 +78,12 @@ def model_corpus(wildcards):
     return expand(rules.tokenize_corpus.output.corpus, vocab=vocabulary)[0]
 
 
+def model_corpus_record(wildcards):
+    """The record of that corpus (its sequence length, packing and split sizes)."""
+    vocabulary = model_vocabulary(wildcards.model)
+    return expand(rules.tokenize_corpus.output.record, vocab=vocabulary)[0]
+
+
 def model_vocabulary(name):
     """The vocabulary whose tokenised corpus a pretrained or distilled model trains on (an
     external teacher's: its own vocabulary, checked by _check_external_teachers)."""

@@ -11,6 +11,7 @@ rule pretrain:
     """Pretrain one model with its objective (MLM, BERT's MLM + NSP, ELECTRA, ALBERT's MLM + SOP)."""
     input:
         corpus=model_corpus,
+        corpus_record=model_corpus_record,  # its sequence length
         contamination=CONTAMINATION,  # the model card states whether the corpus was decontaminated
         tokenizer=model_tokenizer,
     output:
@@ -32,7 +33,6 @@ rule pretrain:
         checkpoint_dir="results/checkpoints/pretraining/{model}",
         settings=pretraining_settings,
         masking=config["masking"],
-        max_seq_length=config["pretraining_data"]["max_seq_length"],
         probes=config["probes"],
     script:
         "../../scripts/pretrain.py"

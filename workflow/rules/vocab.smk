@@ -36,6 +36,7 @@ rule tokenize_corpus:
         tokenizer=rules.train_vocabulary.output.tokenizer,
     output:
         corpus=directory("results/pretraining_data/{vocab}"),
+        record="results/pretraining_data/{vocab}.json",
     log:
         "results/logs/vocab/tokenize_corpus/{vocab}.log",
     benchmark:

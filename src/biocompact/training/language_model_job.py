@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
+from biocompact.files.atomic import read_json
 from biocompact.locations import external_checkpoints
 from biocompact.release.cards import CardSettings, write_language_model_card
 from biocompact.training.launch import launch
@@ -46,9 +47,7 @@ class LanguageModelJob:
 
 @dataclass(frozen=True)
 class PretrainingJob(LanguageModelJob):
-    """A pretraining job: also the corpus's sequence length."""
-
-    max_seq_length: int
+    """A pretraining job."""
 
 
 @dataclass(frozen=True)
@@ -67,7 +66,8 @@ def run_pretraining(
     gpus: int,
     nodes: int,
 ) -> None:
-    """Pretrain one model (inputs: corpus, tokenizer; outputs: model, log, eval)."""
+    """Pretrain one model (inputs: corpus, its record, tokenizer; outputs: model, log,
+    eval), its positions as long as the corpus's sequences."""
     _train_language_model(
         "biocompact.pretraining.run",
         settings,
@@ -77,7 +77,8 @@ def run_pretraining(
         gpus=gpus,
         nodes=nodes,
         tokenizer_dir=inputs["tokenizer"],
-        max_seq_length=settings.max_seq_length,
+        # the record rule tokenize_corpus wrote beside the corpus (vocab.tokenized_corpus)
+        max_seq_length=read_json(inputs["corpus_record"])["max_seq_length"],
     )
 
 

@@ -53,7 +53,7 @@ import numpy as np
 from transformers import AutoTokenizer
 
 from biocompact.corpus.textshards import is_heldout, iter_documents
-from biocompact.files.atomic import atomic_path
+from biocompact.files.atomic import atomic_path, write_json
 
 Packed = tuple[list[int], list[int]]
 # token ids, word ids, first and last document, where each document after the first starts
@@ -360,8 +360,9 @@ def run_tokenization(
 ) -> datasets.DatasetDict:
     """Rule tokenize_corpus: ``build_tokenized_corpus`` of ``inputs["shards"]`` with
     ``inputs["tokenizer"]`` into ``outputs["corpus"]`` in ``threads`` processes, as
-    ``settings`` say (max_seq_length, heldout_fraction, packing)."""
-    return build_tokenized_corpus(
+    ``settings`` say (max_seq_length, heldout_fraction, packing); its record (those
+    settings and the sequences of each split) to ``outputs["record"]``."""
+    corpus = build_tokenized_corpus(
         shards=inputs["shards"],
         tokenizer_dir=inputs["tokenizer"],
         out_dir=outputs["corpus"],
@@ -370,3 +371,16 @@ def run_tokenization(
         num_proc=threads,
         packing=settings["packing"],
     )
+    write_json(
+        outputs["record"],
+        {
+            **{key: settings[key] for key in RECORD_SETTINGS},
+            "sequences": {name: split.num_rows for name, split in corpus.items()},
+        },
+    )
+    return corpus
+
+
+# What a tokenised corpus's record (``corpus.json`` beside it) holds of its settings: the
+# models trained on it read their sequence length there, not from the config again.
+RECORD_SETTINGS = ("max_seq_length", "heldout_fraction", "packing")
