@@ -10,7 +10,7 @@ params trigger compares plain values only), and jobs parse them with ``from_entr
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from biocompact.entries import check_entry
@@ -87,8 +87,9 @@ class ExperimentSettings:
     student: str  # a model of the config
     transfer: tuple[str, ...]  # names of task_distillation.transfer_sets
     teacher_seed: int = 1
-    teacher_training: Mapping[str, Any] | None = None  # classifier hyperparameters
-    student_training: Mapping[str, Any] | None = None  # classifier hyperparameters
+    # classifier hyperparameters, independent of finetuning.presets (the schema's default too)
+    teacher_training: Mapping[str, Any] = field(default_factory=dict)
+    student_training: Mapping[str, Any] = field(default_factory=dict)
     temperature: float = 1.0  # of the teacher's and the student's sigmoid or softmax
     direct_finetuning: bool = True
 
