@@ -35,7 +35,7 @@ import torch
 from transformers import AutoModelForMaskedLM, PreTrainedModel
 
 from biocompact.distillation.attention import self_attention_vectors
-from biocompact.distillation.methods import METHOD_OPTIONS
+from biocompact.distillation.methods import METHOD_OPTIONS, method_options
 from biocompact.distillation.objectives import METHODS, Activations, DistillationObjective
 from biocompact.distillation.student import student_from_teacher_layers
 from biocompact.models.last_layer import at_positions
@@ -152,7 +152,7 @@ def build(
             student.set_attn_implementation("eager")
     torch.manual_seed(0)  # same projection initialisation in both
     options = {"minilmv2": {"relation_heads": args.relation_heads}} if relations else {}
-    return cls(student, teacher, **options).to(device)
+    return cls(student, teacher, method_options(cls.method, options)).to(device)
 
 
 def autocast(device: torch.device) -> torch.autocast:

@@ -13,6 +13,7 @@ import yaml
 from biocompact.distillation.methods import (
     METHOD_OPTIONS,
     OPTION_KEYS,
+    DistillationOptions,
     MethodOptions,
     method_options,
     set_options,
@@ -97,14 +98,20 @@ def test_an_option_the_method_does_not_read_is_named(method, entry, message):
     assert str(raised.value).startswith(message)
 
 
-def test_the_options_a_method_reads_pass_and_null_ones_are_unset():
+def test_the_options_a_method_reads_pass_and_null_ones_take_its_defaults():
     entry = {"temperature": None, "minilmv2": {"relation_heads": None, "teacher_layer": None}}
-    for method in METHOD_OPTIONS:
-        assert method_options(method, entry) == {}
-    assert method_options("tinybert", {"temperature": 1.0, "layer_map": [2, 4]}) == {
-        "temperature": 1.0,
-        "layer_map": [2, 4],
-    }
+    for method, spec in METHOD_OPTIONS.items():
+        assert method_options(method, entry) == DistillationOptions(
+            method, spec.alpha, spec.temperature
+        )
+    assert method_options(
+        "tinybert", {"temperature": 1.5, "layer_map": [2, 4], "alpha": {"output": 0.5}}
+    ) == DistillationOptions(
+        "tinybert", {"embedding": 1.0, "layer": 1.0, "output": 0.5}, 1.5, layer_map=[2, 4]
+    )
+    assert method_options("minilmv2", {"minilmv2": {"teacher_layer": 3}}) == DistillationOptions(
+        "minilmv2", {"qq": 1.0, "kk": 1.0, "vv": 1.0}, teacher_layer=3
+    )
 
 
 def test_the_table_is_light_enough_for_the_dag():

@@ -16,7 +16,7 @@ from transformers import BertConfig, BertForMaskedLM
 
 from biocompact.distillation.attention import attention_log_probs
 from biocompact.distillation.layer_map import resolve_layer_map, uniform_layer_map
-from biocompact.distillation.methods import METHOD_OPTIONS
+from biocompact.distillation.methods import METHOD_OPTIONS, method_options
 from biocompact.distillation.objectives import (
     METHODS,
     CompactObjective,
@@ -171,7 +171,9 @@ def test_attention_maps_equal_eager_attention_probabilities():
 def test_distilbert_terms_follow_eq_1_to_3():
     teacher = bert(4)
     student = student_from_teacher_layers(teacher, [0, 2])
-    objective = DistilBertObjective(student, teacher, temperature=2.0).eval()
+    objective = DistilBertObjective(
+        student, teacher, method_options("distilbert", {"temperature": 2.0})
+    ).eval()
     inputs = batch()
     s, t = Reference(student, inputs), Reference(teacher, inputs)
     terms = objective.terms(inputs)
@@ -274,7 +276,9 @@ def test_tinybert_terms_follow_eq_6_to_8_with_projections_and_the_uniform_map():
 def test_compact_terms_follow_eq_10_with_an_explicit_layer_map():
     teacher = bert(4)
     student = student_from_teacher_layers(teacher, [0, 2])
-    objective = CompactObjective(student, teacher, layer_map=[1, 3]).eval()
+    objective = CompactObjective(
+        student, teacher, method_options("compact", {"layer_map": [1, 3]})
+    ).eval()
     assert objective.alpha == {"mlm": 1.0, "soft": 5.0, "layer": 3.0}
     inputs = batch()
     s, t = Reference(student, inputs), Reference(teacher, inputs)
@@ -306,7 +310,9 @@ def test_compact_terms_follow_eq_10_with_an_explicit_layer_map():
 def test_loss_is_the_weighted_sum_of_its_terms_with_per_layer_weights():
     teacher = bert(4)
     objective = CompactObjective(
-        student_from_teacher_layers(teacher, None), teacher, alpha={"layer": [0.5, 2.0]}
+        student_from_teacher_layers(teacher, None),
+        teacher,
+        method_options("compact", {"alpha": {"layer": [0.5, 2.0]}}),
     )
     objective.eval()
     inputs = batch()
@@ -326,20 +332,31 @@ def test_loss_is_the_weighted_sum_of_its_terms_with_per_layer_weights():
         (lambda t: CompactObjective(bert(2, hidden=8), t), "equal widths"),
         (lambda t: TinyBertObjective(bert(2, hidden=16, heads=4), t), "as many heads"),
         (
-            lambda t: DistilBertObjective(bert(2), t, alpha={"layer": 1.0}),
+            lambda t: DistilBertObjective(
+                bert(2), t, method_options("distilbert", {"alpha": {"layer": 1.0}})
+            ),
             "alpha.layer is not a loss term",
         ),
         (
-            lambda t: DistilBertObjective(bert(2), t, layer_map=[2, 4]),
+            lambda t: DistilBertObjective(
+                bert(2), t, method_options("distilbert", {"layer_map": [2, 4]})
+            ),
             "layer_map is not an option of method 'distilbert'",
         ),
         (
-            lambda t: TinyBertObjective(bert(2), t, alpha={"layer": [1.0]}),
+            lambda t: TinyBertObjective(
+                bert(2), t, method_options("tinybert", {"alpha": {"layer": [1.0]}})
+            ),
             "alpha.layer lists 1 weights",
         ),
-        (lambda t: CompactObjective(bert(2), t, layer_map=[4]), "layer_map"),
         (
-            lambda t: MiniLMv2Objective(bert(2), t, minilmv2={"teacher_layer": 5}),
+            lambda t: CompactObjective(bert(2), t, method_options("compact", {"layer_map": [4]})),
+            "layer_map",
+        ),
+        (
+            lambda t: MiniLMv2Objective(
+                bert(2), t, method_options("minilmv2", {"minilmv2": {"teacher_layer": 5}})
+            ),
             r"minilmv2.teacher_layer 5 must be a layer 1..4 of the 4-layer teacher",
         ),
         (
@@ -348,11 +365,15 @@ def test_loss_is_the_weighted_sum_of_its_terms_with_per_layer_weights():
             r"numbers that do: \[1, 2, 4\]",
         ),
         (
-            lambda t: DistilBertObjective(bert(2), t, minilmv2={"relation_heads": 4}),
+            lambda t: DistilBertObjective(
+                bert(2), t, method_options("distilbert", {"minilmv2": {"relation_heads": 4}})
+            ),
             "minilmv2.relation_heads is not an option of method 'distilbert'",
         ),
         (
-            lambda t: MiniLMv2Objective(bert(2), t, minilmv2={"heads": 4}),
+            lambda t: MiniLMv2Objective(
+                bert(2), t, method_options("minilmv2", {"minilmv2": {"heads": 4}})
+            ),
             "minilmv2.heads is not an option of the minilmv2 method",
         ),
     ],
@@ -370,7 +391,7 @@ def test_each_method_records_the_options_its_table_declares(method):
     teacher = bert(4)
     student = bert(2) if method == "tinybert" else student_from_teacher_layers(teacher, None)
     options = OPTIONS.get(method, {})
-    record = METHODS[method](student, teacher, **options).options_record()
+    record = METHODS[method](student, teacher, method_options(method, options)).options_record()
     spec = METHOD_OPTIONS[method]
     assert tuple(sorted(record)) == tuple(sorted(spec.options))
     assert record["alpha"] == spec.alpha
@@ -379,9 +400,16 @@ def test_each_method_records_the_options_its_table_declares(method):
 
 @pytest.mark.parametrize("method", ["mlm", "minilmv2"])
 def test_a_method_without_soft_targets_refuses_a_temperature(method):
-    teacher = bert(4)
     with pytest.raises(ValueError, match=f"temperature is not an option of method '{method}'"):
-        METHODS[method](student_from_teacher_layers(teacher, None), teacher, temperature=2.0)
+        method_options(method, {"temperature": 2.0})
+
+
+def test_an_objective_refuses_the_options_of_another_method():
+    teacher = bert(4)
+    with pytest.raises(ValueError, match="options of method 'tinybert' for 'distilbert'"):
+        DistilBertObjective(
+            student_from_teacher_layers(teacher, None), teacher, method_options("tinybert")
+        )
 
 
 def _corpus() -> datasets.Dataset:
@@ -409,7 +437,7 @@ def test_a_step_changes_student_and_projections_not_teacher(method, tmp_path):
         if method in ("tinybert", "lewis", "minilmv2")
         else student_from_teacher_layers(teacher, None)
     )
-    objective = METHODS[method](student, teacher, **OPTIONS.get(method, {}))
+    objective = METHODS[method](student, teacher, method_options(method, OPTIONS.get(method, {})))
     teacher_before = copy.deepcopy(teacher.state_dict())
     trainable_before = copy.deepcopy(objective.trainable_state())
     settings = TrainingSettings(
@@ -467,7 +495,9 @@ def relation_kl(s_vectors, t_vectors, heads: int, inputs) -> float:
 def test_minilmv2_terms_relate_queries_keys_and_values_of_a_narrower_student():
     teacher, student = bert(4, hidden=16, heads=2), bert(2, hidden=8, heads=1, seed=1)
     objective = MiniLMv2Objective(
-        student, teacher, minilmv2={"relation_heads": 4, "teacher_layer": 3}
+        student,
+        teacher,
+        method_options("minilmv2", {"minilmv2": {"relation_heads": 4, "teacher_layer": 3}}),
     ).eval()
     inputs = batch()
     s, t = Reference(student, inputs), Reference(teacher, inputs)
@@ -499,7 +529,9 @@ def test_minilmv2_terms_relate_queries_keys_and_values_of_a_narrower_student():
 
 def test_minilmv2_trains_the_students_projections_and_lowers_the_loss():
     teacher, student = bert(4, hidden=16, heads=2), bert(2, hidden=8, heads=1, seed=1)
-    objective = MiniLMv2Objective(student, teacher, minilmv2={"relation_heads": 4})
+    objective = MiniLMv2Objective(
+        student, teacher, method_options("minilmv2", {"minilmv2": {"relation_heads": 4}})
+    )
     inputs = batch()
     optimizer = torch.optim.AdamW([p for p in objective.parameters() if p.requires_grad], lr=1e-2)
     losses = []

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from biocompact.distillation.methods import OPTION_KEYS
+from biocompact.distillation.methods import OPTION_KEYS, method_options
 from biocompact.distillation.settings import DistillationSettings
 from biocompact.training.entry import TRAINING_KEYS
 from biocompact.training.loop import TrainingSettings
@@ -45,7 +45,7 @@ def test_a_validated_entry_parses_with_the_schema_defaults():
         teacher="teacher",
         training=TrainingSettings(steps=10, batch_size=8, learning_rate=1e-3),
         method="tinybert",
-        options={"alpha": {"layer": [1.0, 2.0]}},
+        options=method_options("tinybert", {"alpha": {"layer": [1.0, 2.0]}}),
     )
     with pytest.raises(dataclasses.FrozenInstanceError):
         settings.method = "compact"
@@ -113,5 +113,8 @@ def test_minilmv2_options_parse_and_unset_ones_are_dropped():
         )
         for name, entry in config["distillation"].items()
     }
-    assert parsed["student"].options == {"minilmv2": {"relation_heads": 12}}
-    assert parsed["other"].options == {}
+    assert parsed["student"].options == method_options(
+        "minilmv2", {"minilmv2": {"relation_heads": 12}}
+    )
+    assert parsed["student"].options.relation_heads == 12
+    assert parsed["other"].options == method_options("distilbert")

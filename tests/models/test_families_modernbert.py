@@ -11,6 +11,7 @@ from transformers import (
 )
 
 from biocompact.distillation.attention import attention_log_probs, query_key_value
+from biocompact.distillation.methods import method_options
 from biocompact.distillation.objectives import METHODS
 from biocompact.distillation.student import initialise_student, student_from_teacher_layers
 from biocompact.finetuning.tasks import FAMILIES as TASK_FAMILIES
@@ -154,7 +155,7 @@ def test_every_distillation_method_trains_a_modernbert_student(method):
     teacher, inputs = modernbert(), batch()
     student = student_from_teacher_layers(teacher, [0, 3])
     options = {"minilmv2": {"relation_heads": 4}} if method == "minilmv2" else {}
-    objective = METHODS[method](student, modernbert(seed=1), **options)
+    objective = METHODS[method](student, modernbert(seed=1), method_options(method, options))
     loss, terms = objective(inputs)
     loss.backward()
     assert torch.isfinite(loss) and terms

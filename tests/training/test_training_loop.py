@@ -9,6 +9,7 @@ import torch
 from tiny_models import BATCHER, loop_settings, token_dataset, token_mlm
 from transformers import AutoModelForMaskedLM, AutoTokenizer
 
+from biocompact.distillation.methods import method_options
 from biocompact.distillation.objectives import DistilBertObjective
 from biocompact.distillation.student import student_from_teacher_layers
 from biocompact.locations import resolve_location
@@ -106,7 +107,9 @@ def test_distillation_step_changes_student_not_teacher(tmp_path):
     before = {k: v.clone() for k, v in teacher.state_dict().items()}
     student = student_from_teacher_layers(teacher, [0, 3])
     student_before = {k: v.clone() for k, v in student.state_dict().items()}
-    objective = DistilBertObjective(student, teacher, temperature=2.0, alpha={})
+    objective = DistilBertObjective(
+        student, teacher, method_options("distilbert", {"temperature": 2.0})
+    )
     log = train(objective, token_dataset(), BATCHER, loop_settings(steps=3), tmp_path)
     assert all(torch.equal(before[k], v) for k, v in teacher.state_dict().items())
     assert any(not torch.equal(student_before[k], v) for k, v in student.state_dict().items())

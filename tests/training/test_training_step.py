@@ -11,6 +11,7 @@ import torch
 from tiny_models import MINILM, TINY
 from transformers import BertForMaskedLM
 
+from biocompact.distillation.methods import method_options
 from biocompact.distillation.objectives import METHODS
 from biocompact.distillation.student import student_from_teacher_layers
 from biocompact.models.presets import build_config
@@ -83,7 +84,11 @@ def _distillation(corpus: Path, method: str):
     teacher = BertForMaskedLM(config)
     options = {"minilmv2": {"relation_heads": 2}} if method == "minilmv2" else {}
     student = student_from_teacher_layers(teacher, [0, 2])
-    return METHODS[method](student, teacher, **options), batcher, data["train"]
+    return (
+        METHODS[method](student, teacher, method_options(method, options)),
+        batcher,
+        data["train"],
+    )
 
 
 def _batches(batcher, dataset, steps: int) -> list[dict[str, torch.Tensor]]:

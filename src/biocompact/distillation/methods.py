@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 OPTION_KEYS = ("alpha", "temperature", "layer_map", "minilmv2")  # of a config entry
+DEFAULT_METHOD = "distilbert"
 
 
 @dataclass(frozen=True)
@@ -112,16 +113,43 @@ def set_options(entry: Mapping[str, Any]) -> dict[str, Any]:
     return chosen
 
 
-def method_options(method: str, entry: Mapping[str, Any], where: str = "") -> dict[str, Any]:
-    """The method options ``entry`` sets, checked against ``method``; ``where`` (the config
+@dataclass(frozen=True)
+class DistillationOptions:
+    """One student's method options, parsed and checked once (``method_options``): every loss
+    weight and the temperature at the method's defaults where the entry leaves them unset;
+    the layer map and MiniLMv2's relation heads and teacher layer as set (None: the
+    objective resolves them from the two models' layers)."""
+
+    method: str
+    alpha: Mapping[str, Any]  # loss term -> weight (``layer``: a number or one per layer)
+    temperature: float | None = None  # None: the method uses none
+    layer_map: list[int] | None = None  # teacher layer of each student layer
+    relation_heads: int | None = None  # minilmv2
+    teacher_layer: int | None = None  # minilmv2
+
+
+def method_options(
+    method: str, entry: Mapping[str, Any] | None = None, where: str = ""
+) -> DistillationOptions:
+    """The options of ``method`` that ``entry`` (a distillation entry, or its options alone)
+    sets, checked against the method and with its defaults filled in; ``where`` (the config
     key of the entry) prefixes an error."""
     try:
         if method not in METHOD_OPTIONS:
             raise ValueError(
                 f"unknown distillation method {method!r}; known: {sorted(METHOD_OPTIONS)}"
             )
-        options = set_options(entry)
-        METHOD_OPTIONS[method].check(options)
+        spec = METHOD_OPTIONS[method]
+        options = set_options(entry or {})
+        spec.check(options)
     except ValueError as error:
         raise ValueError(f"{where}: {error}" if where else str(error)) from None
-    return options
+    section = options.get(method, {})
+    return DistillationOptions(
+        method=method,
+        alpha={**spec.alpha, **options.get("alpha", {})},
+        temperature=options.get("temperature", spec.temperature),
+        layer_map=options.get("layer_map"),
+        relation_heads=section.get("relation_heads"),
+        teacher_layer=section.get("teacher_layer"),
+    )

@@ -41,7 +41,7 @@ from biocompact.distillation.losses import (
     soft_cross_entropy_loss,
     soft_mlm_loss,
 )
-from biocompact.distillation.methods import METHOD_OPTIONS
+from biocompact.distillation.methods import DistillationOptions, method_options
 from biocompact.models.documents import encoder_inputs, token_pairs
 from biocompact.models.heads import mlm_head
 from biocompact.models.last_layer import at_positions, enable_last_layer_at_positions
@@ -127,15 +127,20 @@ class DistillationObjective(Objective):
         False  # eq. 8 reads the outputs at every token; eqs. 1-2 at the masked ones
     )
 
-    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **options: Any):
-        """``options``: the method's options that are set (``methods.py``), the others at
-        its defaults."""
+    def __init__(
+        self,
+        student: PreTrainedModel,
+        teacher: PreTrainedModel,
+        options: DistillationOptions | None = None,
+    ):
+        """``options``: the method's, parsed (``methods.method_options``; None: its defaults)."""
         super().__init__()
-        self.spec = METHOD_OPTIONS[self.method]
-        self.spec.check(options)
+        self.options = options or method_options(self.method)
+        if self.options.method != self.method:
+            raise ValueError(f"options of method {self.options.method!r} for {self.method!r}")
         self.student = student
         self.teacher = teacher.eval().requires_grad_(False)
-        self.alpha = {**self.spec.alpha, **options.get("alpha", {})}
+        self.alpha = dict(self.options.alpha)
         # hidden states of every layer come from Transformers' output-capturing hooks, which
         # its first call would install under a lock that a compiled step cannot trace
         for model in (student, teacher):
@@ -229,11 +234,15 @@ class DistillationObjective(Objective):
 class SoftTargetObjective(DistillationObjective):
     """A method comparing the two models' output distributions at a temperature T."""
 
-    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **options: Any):
-        super().__init__(student, teacher, **options)
-        temperature = options.get("temperature", self.spec.temperature)
-        assert temperature is not None  # a soft-target method's spec sets one
-        self.temperature: float = temperature
+    def __init__(
+        self,
+        student: PreTrainedModel,
+        teacher: PreTrainedModel,
+        options: DistillationOptions | None = None,
+    ):
+        super().__init__(student, teacher, options)
+        assert self.options.temperature is not None  # a soft-target method's spec sets one
+        self.temperature: float = self.options.temperature
 
     def options_record(self) -> dict[str, Any]:
         return {"temperature": self.temperature, **super().options_record()}
@@ -243,11 +252,16 @@ class LayerWiseObjective(SoftTargetObjective):
     """A method with layer-to-layer terms through the map g (Rohanian et al. 2023, eq. 5),
     compared head by head; ``alpha.layer`` may give one weight per student layer."""
 
-    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **options: Any):
-        super().__init__(student, teacher, **options)
+    def __init__(
+        self,
+        student: PreTrainedModel,
+        teacher: PreTrainedModel,
+        options: DistillationOptions | None = None,
+    ):
+        super().__init__(student, teacher, options)
         n_student = student.config.num_hidden_layers
         self.layer_map = resolve_layer_map(
-            n_student, teacher.config.num_hidden_layers, options.get("layer_map")
+            n_student, teacher.config.num_hidden_layers, self.options.layer_map
         )
         weights = self.alpha["layer"]
         if isinstance(weights, list) and len(weights) != n_student:
@@ -274,8 +288,13 @@ class DistilBertObjective(SoftTargetObjective):
     method = "distilbert"
     learned_projection = False
 
-    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **options: Any):
-        super().__init__(student, teacher, **options)
+    def __init__(
+        self,
+        student: PreTrainedModel,
+        teacher: PreTrainedModel,
+        options: DistillationOptions | None = None,
+    ):
+        super().__init__(student, teacher, options)
         self.projection = self.width_projection(
             self.learned_projection, "aligns the last hidden states with a cosine"
         )
@@ -310,8 +329,13 @@ class TinyBertObjective(LayerWiseObjective):
     method = "tinybert"
     head_on_every_token = True
 
-    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **options: Any):
-        super().__init__(student, teacher, **options)
+    def __init__(
+        self,
+        student: PreTrainedModel,
+        teacher: PreTrainedModel,
+        options: DistillationOptions | None = None,
+    ):
+        super().__init__(student, teacher, options)
         self.embedding_projection = self.width_projection(learned=True)
         self.hidden_projection = self.width_projection(learned=True)
 
@@ -353,8 +377,13 @@ class CompactObjective(LayerWiseObjective):
 
     method = "compact"
 
-    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **options: Any):
-        super().__init__(student, teacher, **options)
+    def __init__(
+        self,
+        student: PreTrainedModel,
+        teacher: PreTrainedModel,
+        options: DistillationOptions | None = None,
+    ):
+        super().__init__(student, teacher, options)
         self.width_projection(False, "aligns hidden states layer by layer with a cosine")
 
     def loss_terms(self, student: Activations, teacher: Activations, inputs: LossInputs) -> dict:
@@ -386,8 +415,13 @@ class PlainMlmObjective(DistillationObjective):
 
     method = "mlm"
 
-    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **options: Any):
-        super().__init__(student, teacher, **options)
+    def __init__(
+        self,
+        student: PreTrainedModel,
+        teacher: PreTrainedModel,
+        options: DistillationOptions | None = None,
+    ):
+        super().__init__(student, teacher, options)
         enable_last_layer_at_positions(student)
 
     def student_activations(
@@ -446,18 +480,30 @@ class MiniLMv2Objective(DistillationObjective):
     method = "minilmv2"
     relations = {"qq": "query", "kk": "key", "vv": "value"}
 
-    def __init__(self, student: PreTrainedModel, teacher: PreTrainedModel, **options: Any):
-        super().__init__(student, teacher, **options)
-        section = options.get("minilmv2", {})
+    def __init__(
+        self,
+        student: PreTrainedModel,
+        teacher: PreTrainedModel,
+        options: DistillationOptions | None = None,
+    ):
+        super().__init__(student, teacher, options)
         n_teacher = teacher.config.num_hidden_layers
-        self.teacher_layer = section.get("teacher_layer", default_teacher_layer(n_teacher))
+        self.teacher_layer: int = (
+            default_teacher_layer(n_teacher)
+            if self.options.teacher_layer is None
+            else self.options.teacher_layer
+        )
         if not 1 <= self.teacher_layer <= n_teacher:
             raise ValueError(
                 f"minilmv2.teacher_layer {self.teacher_layer} must be a layer 1..{n_teacher} "
                 f"of the {n_teacher}-layer teacher"
             )
         self.student_layer = student.config.num_hidden_layers
-        self.relation_heads = section.get("relation_heads", default_relation_heads(n_teacher))
+        self.relation_heads: int = (
+            default_relation_heads(n_teacher)
+            if self.options.relation_heads is None
+            else self.options.relation_heads
+        )
         # every head's query/key/value vectors concatenated: the hidden width in both layouts
         widths = (student.config.hidden_size, teacher.config.hidden_size)
         if any(width % self.relation_heads for width in widths):

@@ -65,7 +65,7 @@ def run_distillation(
         settings.training.seed,
     )
     teacher = teacher.to(inference_dtype(pick_device(), settings.training.bf16))  # type: ignore[arg-type]  # functools.wraps on PreTrainedModel.to loses the method's binding
-    objective = METHODS[settings.method](student, teacher, **settings.options)
+    objective = METHODS[settings.method](student, teacher, settings.options)
     description = {
         "model": name,
         "teacher": portable_location(str(teacher_dir)),

@@ -11,7 +11,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from biocompact.distillation.methods import OPTION_KEYS, method_options
+from biocompact.distillation.methods import (
+    DEFAULT_METHOD,
+    OPTION_KEYS,
+    DistillationOptions,
+    method_options,
+)
 from biocompact.entries import check_known_keys
 from biocompact.training.entry import split_training
 from biocompact.training.loop import TrainingSettings
@@ -23,19 +28,20 @@ class DistillationSettings:
 
     teacher: str  # a model of the config (its folder reaches the job as an input)
     training: TrainingSettings
-    method: str = "distilbert"
+    method: str = DEFAULT_METHOD
     # teacher_layers, random, or a checkpoint (a model of the config: its folder)
     student_init: str = "teacher_layers"
     student_layers: list[int] | None = None  # teacher_layers: the layers kept (None: every other)
     student_architecture: dict[str, Any] | None = None  # random: preset and/or config fields
-    # the method's options that are set (alpha, temperature, layer_map, its own section):
-    # unset ones are at the method's defaults (methods.py); one it does not read is an error
-    options: dict[str, Any] = field(default_factory=dict)
+    # the method's options (alpha, temperature, layer_map, its own section), its defaults
+    # filled in (methods.py); from_entry refuses one the method does not read
+    options: DistillationOptions = field(default_factory=lambda: method_options(DEFAULT_METHOD))
 
     def __post_init__(self) -> None:
-        check_known_keys("distillation", self.options, set(OPTION_KEYS))
-        # the schema fills in unset options as null: keep only those set
-        object.__setattr__(self, "options", method_options(self.method, self.options))
+        if self.options.method != self.method:
+            raise ValueError(
+                f"options of method {self.options.method!r} for method {self.method!r}"
+            )
         if self.student_layers is not None and self.student_init != "teacher_layers":
             raise ValueError(
                 "student_layers is used with student_init teacher_layers only, "
@@ -53,5 +59,7 @@ class DistillationSettings:
         training, rest = split_training(entry)
         known = {item.name for item in fields(cls)} - {"training", "options"} | set(OPTION_KEYS)
         check_known_keys("distillation", rest, known)
+        # the schema fills in unset options as null: only those set are read
         options = {key: rest.pop(key) for key in OPTION_KEYS if key in rest}
-        return cls(training=training, options=options, **rest)
+        method = rest.get("method", DEFAULT_METHOD)
+        return cls(training=training, options=method_options(method, options), **rest)
