@@ -1,11 +1,11 @@
 """Every comparison of the report with its interval: paired bootstrap over test units, ASO
 over seeds, Holm's correction over the tasks; every score and average with its interval."""
 
-from biocompact.report.comparisons import run_comparisons
+from biocompact.report.rules import comparisons
 from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
-    run_comparisons(
+    comparisons(
         named_files(snakemake.params),
         outputs=named_files(snakemake.output),
         threads=snakemake.threads,

@@ -1,10 +1,10 @@
 """Write one deployment format (int8 or onnx) of a saved fine-tuned model."""
 
-from biocompact.compression.formats import run_compression
+from biocompact.compression.rules import compress
 from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
-    run_compression(
+    compress(
         named_files(snakemake.params),
         inputs=named_files(snakemake.input),
         outputs=named_files(snakemake.output),

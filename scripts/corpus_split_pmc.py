@@ -1,10 +1,10 @@
 """Split the parsed articles of one PMC file into sentences."""
 
-from biocompact.corpus.sentences import run_pmc_sentence_split
+from biocompact.corpus.rules import corpus_split_pmc
 from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
-    run_pmc_sentence_split(
+    corpus_split_pmc(
         named_files(snakemake.params),
         inputs=named_files(snakemake.input),
         outputs=named_files(snakemake.output),

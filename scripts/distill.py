@@ -1,10 +1,11 @@
 """Rule distill: task-agnostic distillation of one student (resumable, data-parallel on its GPUs and nodes)."""
 
-from biocompact.training.language_model_job import DistillationJob, run_distillation
+from biocompact.distillation.rules import distill
+from biocompact.training.language_model_job import DistillationJob
 from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
-    run_distillation(
+    distill(
         DistillationJob.from_params(snakemake.params, snakemake.wildcards.model, snakemake.config),
         inputs=named_files(snakemake.input),
         outputs=named_files(snakemake.output),

@@ -4,11 +4,11 @@
 from biocompact.finetuning.checkpoints import Checkpointing
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun
-from biocompact.task_distillation.job import launch_teacher
+from biocompact.task_distillation.rules import finetune_teacher
 from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
-    launch_teacher(
+    finetune_teacher(
         FinetuneRun(
             model_path=snakemake.params.model_path,
             task=FinetuningTask.from_entry(snakemake.params.task),

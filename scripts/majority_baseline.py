@@ -1,6 +1,6 @@
 """Score the majority-class baseline of one task."""
 
-from biocompact.finetuning.baseline import majority_baseline
+from biocompact.finetuning.rules import majority_baseline
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.workflow.runlog import job_logging, named_files
 

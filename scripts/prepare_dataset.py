@@ -1,11 +1,11 @@
 """Convert one split file of a registered dataset from its verified source archive and
 check it against the registry; its checked counts go to a JSON file for the report."""
 
-from biocompact.datasets.prepare import run_dataset_preparation
+from biocompact.datasets.rules import prepare_dataset
 from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
-    run_dataset_preparation(
+    prepare_dataset(
         named_files(snakemake.params),
         inputs=named_files(snakemake.input),
         outputs=named_files(snakemake.output),

@@ -1,10 +1,11 @@
 """Rule pretrain: pretraining of one model with its objective (resumable, data-parallel on its GPUs and nodes)."""
 
-from biocompact.training.language_model_job import PretrainingJob, run_pretraining
+from biocompact.pretraining.rules import pretrain
+from biocompact.training.language_model_job import PretrainingJob
 from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
-    run_pretraining(
+    pretrain(
         PretrainingJob.from_params(snakemake.params, snakemake.wildcards.model, snakemake.config),
         inputs=named_files(snakemake.input),
         outputs=named_files(snakemake.output),

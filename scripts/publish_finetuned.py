@@ -1,6 +1,7 @@
 """Publish the chosen seed's fine-tuned model of one (model, task) with its card."""
 
-from biocompact.finetuning.saved_models import Publication, publish_finetuned
+from biocompact.finetuning.rules import publish_finetuned
+from biocompact.finetuning.saved_models import Publication
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.locations import external_checkpoints
 from biocompact.release.cards import CardSettings

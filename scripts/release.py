@@ -1,10 +1,10 @@
 """Rule release: write and print the `hf upload` command of every release folder."""
 
-from biocompact.release.folders import run_release_commands
+from biocompact.release.rules import release
 from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
-    run_release_commands(
+    release(
         named_files(snakemake.params),
         inputs=named_files(snakemake.input),
         outputs=named_files(snakemake.output),

@@ -1,11 +1,12 @@
 """Compute and store the teacher's soft labels on one transfer set."""
 
 from biocompact.finetuning.settings import FinetuningTask
-from biocompact.task_distillation.soft_labels import SoftLabelRun, compute_soft_labels
+from biocompact.task_distillation.rules import soft_labels
+from biocompact.task_distillation.soft_labels import SoftLabelRun
 from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
-    compute_soft_labels(
+    soft_labels(
         SoftLabelRun(
             task=FinetuningTask.from_entry(snakemake.params.task),
             temperature=snakemake.params.temperature,

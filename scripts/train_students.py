@@ -3,12 +3,12 @@
 
 from biocompact.finetuning.checkpoints import Checkpointing
 from biocompact.finetuning.settings import FinetuningTask
-from biocompact.task_distillation.job import launch_students
+from biocompact.task_distillation.rules import train_students
 from biocompact.task_distillation.student import StudentRun
 from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
-    launch_students(
+    train_students(
         StudentRun(
             method=snakemake.params.method,
             student_path=snakemake.params.student_path,

@@ -19,11 +19,8 @@ import biocompact.finetuning.train as finetuning_train
 from biocompact.compression.formats import compress
 from biocompact.distillation.methods import METHOD_OPTIONS
 from biocompact.files.atomic import atomic_path
-from biocompact.finetuning.saved_models import (
-    Publication,
-    choose_run,
-    publish_finetuned,
-)
+from biocompact.finetuning.rules import publish_finetuned
+from biocompact.finetuning.saved_models import Publication, choose_run
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun
 from biocompact.release.cards import (

@@ -13,7 +13,8 @@ from tiny_models import CARD_SETTINGS, tiny_ner_task
 
 import biocompact.finetuning.train as finetuning_train
 from biocompact.distillation.methods import trains_mlm_head
-from biocompact.finetuning.saved_models import Publication, publish_finetuned
+from biocompact.finetuning.rules import publish_finetuned
+from biocompact.finetuning.saved_models import Publication
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.locations import portable_location, resolve_location
 from biocompact.release.cards import check_card, finetuned_model_card, language_model_card

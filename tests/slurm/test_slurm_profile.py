@@ -239,20 +239,22 @@ def requested_gpus(resources: dict) -> int:
     return int(gres.rsplit(":", 1)[1]) * resources["nodes"] if gres.startswith("gpu:") else 0
 
 
-LAUNCHING_MODULES = (
-    "biocompact.training.launch",
-    "biocompact.training.language_model_job",
-    "biocompact.task_distillation.job",
+# The rule entry points that train through ``biocompact.training.launch.launch``: one
+# process per GPU of each node.
+LAUNCHING_RULES = (
+    ("biocompact.pretraining.rules", "pretrain"),
+    ("biocompact.distillation.rules", "distill"),
+    ("biocompact.task_distillation.rules", "finetune_teacher"),
+    ("biocompact.task_distillation.rules", "train_students"),
 )
 
 
 def training_processes(script: Path, resources: dict) -> int:
     """The training processes a job of ``script`` starts: one per GPU of each node through
-    the launcher (``biocompact.training.launch.launch``, which
-    ``biocompact.training.language_model_job``'s run_pretraining and run_distillation and
-    ``biocompact.task_distillation.job``'s launch_teacher and launch_students call), else one."""
+    the launcher (``biocompact.training.launch.launch``, which the rule entry points of
+    ``LAUNCHING_RULES`` call), else one."""
     text = script.read_text("utf-8")
-    launches = any(f"from {module} import" in text for module in LAUNCHING_MODULES)
+    launches = any(f"from {module} import {rule}\n" in text for module, rule in LAUNCHING_RULES)
     if not launches:
         return 1
     return max(resources["gpus_per_node"], 1) * resources.get("nodes", 1)

@@ -302,11 +302,12 @@ def _train_teacher(model: str, task: dict, folder: Path, **run) -> dict:
 def _soft_labels(
     teacher: str, transfer_set: str, task: dict, temperature: float, out: Path, **names
 ) -> dict:
-    """``compute_soft_labels`` of ``transfer_set`` into ``out``.jsonl and ``out``.json."""
+    """Rule soft_labels of ``transfer_set`` into ``out``.jsonl and ``out``.json."""
     from biocompact.finetuning.settings import FinetuningTask
-    from biocompact.task_distillation.soft_labels import SoftLabelRun, compute_soft_labels
+    from biocompact.task_distillation.rules import soft_labels
+    from biocompact.task_distillation.soft_labels import SoftLabelRun
 
-    return compute_soft_labels(
+    return soft_labels(
         SoftLabelRun(FinetuningTask.from_entry(task), temperature, **names),
         inputs={"teacher": teacher, "transfer": transfer_set},
         outputs={"soft_labels": f"{out}.jsonl", "meta": f"{out}.json"},
@@ -485,7 +486,7 @@ def test_task_distillation_jobs_rebuild_their_runs_from_the_json_spec(
     the spec as JSON, with its files and threads unchanged (one GPU: in this process)."""
     from biocompact.finetuning.settings import FinetuningTask
     from biocompact.finetuning.train import FinetuneRun
-    from biocompact.task_distillation import job
+    from biocompact.task_distillation import job, rules
     from biocompact.task_distillation.student import StudentRun
 
     calls = []
@@ -494,11 +495,11 @@ def test_task_distillation_jobs_rebuild_their_runs_from_the_json_spec(
     task = FinetuningTask.from_entry(re_task)
     teacher = FinetuneRun("tiny", task, 3, model_name="teacher")
     outputs = {"metrics": str(tmp_path / "t" / "metrics.json"), "model": str(tmp_path / "m")}
-    job.launch_teacher(teacher, outputs=outputs, threads=2, gpus=0)
+    rules.finetune_teacher(teacher, outputs=outputs, threads=2, gpus=0)
     students = StudentRun("distilled", "s", task, (1, 2), 2.0, "x", "general", "student")
     inputs = {"teacher": "t", "teacher_predictions": "t.tsv", "data": None}
     files = {"evaluations": ["a/seed1/e.json", "a/seed2/e.json"], "predictions": ["p1", "p2"]}
-    job.launch_students(students, inputs=inputs, outputs=files, threads=1, gpus=1)
+    rules.train_students(students, inputs=inputs, outputs=files, threads=1, gpus=1)
     spec = job.students_spec(students, inputs, files, 1)
     assert spec["checkpoint_dir"] == "a"
     job.run_job(json.loads(json.dumps(spec)))  # as a torchrun process reads it

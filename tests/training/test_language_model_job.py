@@ -1,4 +1,5 @@
-"""The language-model rules' job: settings from a rule's params, the spec each stage launches."""
+"""The language-model rules' job: settings from a rule's params, the spec each stage launches
+(rules pretrain and distill: ``biocompact.pretraining.rules``, ``biocompact.distillation.rules``)."""
 
 from __future__ import annotations
 
@@ -6,13 +7,10 @@ from typing import Any
 
 import pytest
 
+from biocompact.distillation.rules import distill
+from biocompact.pretraining.rules import pretrain
 from biocompact.training import language_model_job
-from biocompact.training.language_model_job import (
-    DistillationJob,
-    PretrainingJob,
-    run_distillation,
-    run_pretraining,
-)
+from biocompact.training.language_model_job import DistillationJob, PretrainingJob
 
 PARAMS = {
     "checkpoint_dir": "results/checkpoints/pretraining/m",
@@ -69,7 +67,7 @@ def test_each_stage_launches_its_module_with_the_shared_spec(launched: list, tmp
     record = tmp_path / "v.json"
     record.write_text('{"max_seq_length": 64, "heldout_fraction": 0.1, "packing": "best_fit"}')
     inputs = {"corpus": "data/v", "corpus_record": str(record), "tokenizer": "vocab/v/tokenizer"}
-    run_pretraining(
+    pretrain(
         PretrainingJob.from_params(PARAMS, "m", CONFIG),
         inputs=inputs,
         outputs=FILES,
@@ -77,7 +75,7 @@ def test_each_stage_launches_its_module_with_the_shared_spec(launched: list, tmp
         gpus=1,
         nodes=1,
     )
-    run_distillation(
+    distill(
         DistillationJob.from_params(PARAMS, "s", CONFIG),
         inputs={"corpus": "data/v", "teacher": []},
         outputs=FILES,

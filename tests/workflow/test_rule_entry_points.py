@@ -1,10 +1,14 @@
-"""Each stage's rule entry point (run_STAGE(settings, inputs=, outputs=, threads=)) passes
-the rule's named files and params to the function that does the work, unchanged."""
+"""Each rule's entry point (``biocompact.STAGE.rules.RULE(settings, inputs=, outputs=,
+threads=)``) passes the rule's named files and params to the functions that do the work,
+unchanged; every rule script calls its rule's, and a rules module holds nothing else."""
 
 from __future__ import annotations
 
+import ast
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -13,8 +17,9 @@ import pytest
 from finetuning_tasks import PLACEHOLDERS, parsed_task
 from snakemake_runs import REPO_ROOT
 
-from biocompact.corpus import stats
-from biocompact.report import render, retention
+from biocompact.corpus import rules as corpus_rules
+from biocompact.report import aggregation
+from biocompact.report import rules as report_rules
 
 
 def _recorder(calls: list, result: Any = None) -> Any:
@@ -29,10 +34,10 @@ def test_corpus_stats_reads_named_inputs_and_the_file_names(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list = []
-    monkeypatch.setattr(stats, "sum_corpus_stats", _recorder(calls))
+    monkeypatch.setattr(corpus_rules, "sum_corpus_stats", _recorder(calls))
     inputs = {key: [key] for key in ("stats", "metas", "pmc_stats", "pmc_metas", "text_stats")}
     names = {"stems": ["a"], "pmc_files": ["p"], "text_sources": ["t"]}
-    stats.run_corpus_stats(names, inputs=inputs, outputs={"stats": "out.json"})
+    corpus_rules.corpus_stats(names, inputs=inputs, outputs={"stats": "out.json"})
     assert calls == [
         (
             (["stats"], ["metas"], ["a"], "out.json"),
@@ -49,8 +54,8 @@ def test_corpus_stats_reads_named_inputs_and_the_file_names(
 
 def test_report_gets_every_named_input_and_param(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list = []
-    monkeypatch.setattr(render, "build_report", _recorder(calls))
-    render.run_report(
+    monkeypatch.setattr(report_rules, "build_report", _recorder(calls))
+    report_rules.report(
         {"title": "T", "benchmarks": "b"},
         inputs={"template": "t.j2", "summary": "s.csv"},
         outputs={"html": "r.html"},
@@ -63,10 +68,10 @@ def test_report_gets_every_named_input_and_param(monkeypatch: pytest.MonkeyPatch
 def test_aggregation_writes_the_tables_then_the_retention(monkeypatch: pytest.MonkeyPatch) -> None:
     aggregated: list = []
     retained: list = []
-    monkeypatch.setattr(retention, "aggregate", _recorder(aggregated))
-    monkeypatch.setattr(retention, "write_retention", _recorder(retained))
+    monkeypatch.setattr(aggregation, "aggregate", _recorder(aggregated))
+    monkeypatch.setattr(report_rules, "write_retention", _recorder(retained))
     outputs = {key: f"{key}.out" for key in ("scores", "summary", "averages", "markdown")}
-    retention.run_aggregation(
+    report_rules.aggregate(
         {"models": ["m"], "teachers": {"s": "m"}},
         outputs={**outputs, "retention": "retention.csv"},
     )
@@ -77,7 +82,8 @@ def test_aggregation_writes_the_tables_then_the_retention(monkeypatch: pytest.Mo
 def test_compression_evaluation_pairs_formats_with_their_files(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from biocompact.compression import evaluation  # imports torch: only this test
+    # evaluation imports torch (only this test); rule evaluate_compressed imports it when called
+    from biocompact.compression import evaluation, rules
 
     calls: list = []
     monkeypatch.setattr(evaluation, "evaluate_formats", _recorder(calls))
@@ -91,7 +97,7 @@ def test_compression_evaluation_pairs_formats_with_their_files(
         "sequence_lengths": [8],
         "repeats": 2,
     }
-    evaluation.run_compression_evaluation(
+    rules.evaluate_compressed(
         settings,
         inputs={"fp32": "fp32/model", "int8": "int8/model", "data": ["test.tsv"]},
         outputs={"evaluations": ["e32", "e8"], "predictions": ["p32", "p8"]},
@@ -127,40 +133,40 @@ def _returning(calls: list, value: Any) -> Any:
 
 
 def test_corpus_rules_pass_their_files_and_params(monkeypatch: pytest.MonkeyPatch) -> None:
-    from biocompact.corpus import download, local_text, pmc, pubmed, sentences, updates
+    from biocompact.corpus import rules as corpus
 
     calls: list = []
-    monkeypatch.setattr(download, "download_pubmed_file", _returning(calls, "md5"))
-    monkeypatch.setattr(download, "download_file", _returning(calls, "md5"))
-    monkeypatch.setattr(updates, "write_keep_lists", _returning(calls, None))
+    monkeypatch.setattr(corpus, "download_pubmed_file", _returning(calls, "md5"))
+    monkeypatch.setattr(corpus, "download_file", _returning(calls, "md5"))
+    monkeypatch.setattr(corpus, "write_keep_lists", _returning(calls, None))
     summary = {"file": "f", "records": 1, "documents": 1, "skipped": {}, "deleted_pmids": []}
-    monkeypatch.setattr(pubmed, "parse_pubmed", _returning(calls, summary))
-    monkeypatch.setattr(pmc, "parse_pmc", _returning(calls, summary))
-    monkeypatch.setattr(sentences, "split_sentences", _returning(calls, {}))
-    monkeypatch.setattr(sentences, "split_pmc_sentences", _returning(calls, {}))
-    monkeypatch.setattr(local_text, "split_local_text", _returning(calls, {}))
+    monkeypatch.setattr(corpus, "parse_pubmed", _returning(calls, summary))
+    monkeypatch.setattr(corpus, "parse_pmc", _returning(calls, summary))
+    monkeypatch.setattr(corpus, "split_sentences", _returning(calls, {}))
+    monkeypatch.setattr(corpus, "split_pmc_sentences", _returning(calls, {}))
+    monkeypatch.setattr(corpus, "split_local_text", _returning(calls, {}))
     split = {"include_title": True, "splitter": "rules", "model": None}
     parsed = {"documents": "d.jsonl.gz", "meta": "m.json"}
     shards = {"sentences": "s.txt.gz", "stats": "s.json"}
 
-    download.run_pubmed_download(
+    corpus.corpus_download_pubmed(
         {"source": "src", "folder": "baseline", "stem": "n1", "verify_md5": True},
         outputs={"raw": "n1.xml.gz"},
     )
-    download.run_pmc_download(
+    corpus.corpus_download_pmc(
         {"source": "/pmc", "pmc_file": "a.tar.gz", "verify_md5": False}, outputs={"raw": "a"}
     )
-    updates.run_latest_pubmed(
+    corpus.corpus_latest_pubmed(
         inputs={"documents": ["d"], "metas": ["m"]}, outputs={"keep": ["k"], "pmids": "p.npy"}
     )
-    pubmed.run_pubmed_parsing(
+    corpus.corpus_parse_pubmed(
         {"section_labels": True, "other_abstract": False}, inputs={"raw": "x"}, outputs=parsed
     )
-    pmc.run_pmc_parsing({"options": {"captions": True}}, inputs={"raw": "x"}, outputs=parsed)
+    corpus.corpus_parse_pmc({"options": {"captions": True}}, inputs={"raw": "x"}, outputs=parsed)
     with_pmids = {**shards, "pmids": "s.pmids.txt.gz"}
-    sentences.run_sentence_split(split, inputs={"documents": "d", "keep": "k"}, outputs=with_pmids)
-    sentences.run_pmc_sentence_split(split, inputs={"documents": "d"}, outputs=with_pmids)
-    local_text.run_local_text_split(
+    corpus.corpus_split_sentences(split, inputs={"documents": "d", "keep": "k"}, outputs=with_pmids)
+    corpus.corpus_split_pmc(split, inputs={"documents": "d"}, outputs=with_pmids)
+    corpus.corpus_split_text(
         {"format": "lines", **split}, inputs={"files": ["a.txt"]}, outputs=shards
     )
     assert calls == [
@@ -168,7 +174,7 @@ def test_corpus_rules_pass_their_files_and_params(monkeypatch: pytest.MonkeyPatc
         (("file:///pmc/a.tar.gz", "a"), {"verify_md5": False}),
         ((["d"], ["m"], ["k"], "p.npy"), {}),
         (("x", "d.jsonl.gz", "m.json"), {"section_labels": True, "other_abstract": False}),
-        (("x", "d.jsonl.gz", "m.json", pmc.PmcOptions(captions=True)), {}),
+        (("x", "d.jsonl.gz", "m.json", corpus.PmcOptions(captions=True)), {}),
         (("d", "k", "s.txt.gz", "s.json"), {"pmids": "s.pmids.txt.gz", **split}),
         (("d", "s.txt.gz", "s.json"), {"pubmed_pmids": None, "pmids": "s.pmids.txt.gz", **split}),
         ((["a.txt"], "s.txt.gz", "s.json"), {"format": "lines", **split}),
@@ -178,28 +184,28 @@ def test_corpus_rules_pass_their_files_and_params(monkeypatch: pytest.MonkeyPatc
 def test_decontamination_rules_pass_their_files_and_params(
     monkeypatch: pytest.MonkeyPatch, tmp_path
 ) -> None:
-    from biocompact.corpus import decontamination
+    from biocompact.corpus import rules as corpus
 
     calls: list = []
     index = SimpleNamespace(name="index")
-    monkeypatch.setattr(decontamination, "build_evaluation_index", _returning(calls, index))
-    monkeypatch.setattr(decontamination.EvaluationIndex, "load", _returning(calls, index))
-    monkeypatch.setattr(decontamination, "decontaminate_shard", _returning(calls, {}))
-    monkeypatch.setattr(decontamination, "contamination_summary", _returning(calls, {"n": 1}))
+    monkeypatch.setattr(corpus, "build_evaluation_index", _returning(calls, index))
+    monkeypatch.setattr(corpus.EvaluationIndex, "load", _returning(calls, index))
+    monkeypatch.setattr(corpus, "decontaminate_shard", _returning(calls, {}))
+    monkeypatch.setattr(corpus, "contamination_summary", _returning(calls, {"n": 1}))
     tasks = [{"name": "t"}]
-    decontamination.run_evaluation_index({"tasks": tasks, "ngram": 13}, outputs={"index": "e.npz"})
+    corpus.corpus_evaluation_text({"tasks": tasks, "ngram": 13}, outputs={"index": "e.npz"})
     shard = {"sentences": "d.txt.gz", "matches": "d.matches.json"}
-    decontamination.run_decontamination(
+    corpus.corpus_decontaminate(
         inputs={"sentences": "s.txt.gz", "pmids": "s.pmids.txt.gz", "index": "e.npz"},
         outputs=shard,
     )
-    decontamination.run_decontamination(  # a local text shard: no PMIDs
+    corpus.corpus_decontaminate(  # a local text shard: no PMIDs
         inputs={"sentences": "s.txt.gz", "pmids": [], "index": "e.npz"}, outputs=shard
     )
     matches = tmp_path / "m.json"
     matches.write_text('{"shard": "s"}')
     contamination = tmp_path / "contamination.json"
-    decontamination.run_contamination_summary(
+    corpus.corpus_contamination(
         inputs={"index": "e.npz", "matches": [matches]},
         outputs={"contamination": contamination},
     )
@@ -218,26 +224,26 @@ def test_decontamination_rules_pass_their_files_and_params(
 def test_dataset_rules_pass_their_files_and_params(
     monkeypatch: pytest.MonkeyPatch, tmp_path
 ) -> None:
-    from biocompact.datasets import fetch, prepare
+    from biocompact.datasets import rules as datasets
 
     calls: list = []
-    monkeypatch.setattr(fetch, "download_source", _returning(calls, ("sha", [])))
-    monkeypatch.setattr(fetch, "source_members", lambda registry, name: ["member"])
-    monkeypatch.setattr(prepare, "prepare_file", _returning(calls, {"train": 3}))
-    source = next(iter(fetch.REGISTRY.sources))
-    fetch.run_dataset_download(
+    monkeypatch.setattr(datasets, "download_source", _returning(calls, ("sha", [])))
+    monkeypatch.setattr(datasets, "source_members", lambda registry, name: ["member"])
+    monkeypatch.setattr(datasets, "prepare_file", _returning(calls, {"train": 3}))
+    source = next(iter(datasets.REGISTRY.sources))
+    datasets.download_dataset(
         {"source": source, "url": "u", "lock_file": "lock", "retries": 2},
         outputs={"archive": "a.zip"},
     )
     counts = tmp_path / "counts.json"
-    prepare.run_dataset_preparation(
+    datasets.prepare_dataset(
         {"dataset": "ds", "file": "train.tsv", "url": "u"},
         inputs={"archive": "a.zip"},
         outputs={"file": "train.tsv", "counts": counts},
     )
     assert calls == [
         (
-            (fetch.REGISTRY.sources[source], "u", "a.zip"),
+            (datasets.REGISTRY.sources[source], "u", "a.zip"),
             {"lock_file": "lock", "extracted": ["member"], "retries": 2},
         ),
         (("ds", "train.tsv", "a.zip", "u", "train.tsv"), {}),
@@ -248,34 +254,35 @@ def test_dataset_rules_pass_their_files_and_params(
 def test_model_rules_pass_their_files_and_params(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from biocompact.compression import formats, summary
-    from biocompact.efficiency import benchmark as efficiency
-    from biocompact.vocab import build, tokenized_corpus
+    from biocompact.compression import formats
+    from biocompact.compression import rules as compression
+    from biocompact.efficiency import rules as efficiency
+    from biocompact.vocab import rules as vocab
 
     calls: list = []
     for module, name in (
-        (formats, "compress"),
-        (summary, "write_summary"),
+        (formats, "compress"),  # imported by rule compress when called
+        (compression, "write_summary"),
         (efficiency, "benchmark"),
-        (build, "build_vocabulary"),
+        (vocab, "build_vocabulary"),
     ):
         monkeypatch.setattr(module, name, _returning(calls, None))
     # a corpus of 9 training and 1 held-out sequences
     splits = {"train": SimpleNamespace(num_rows=9), "validation": SimpleNamespace(num_rows=1)}
-    monkeypatch.setattr(tokenized_corpus, "build_tokenized_corpus", _returning(calls, splits))
+    monkeypatch.setattr(vocab, "build_tokenized_corpus", _returning(calls, splits))
     monkeypatch.setattr(formats.torch, "set_num_threads", lambda threads: None)
-    formats.run_compression(
+    compression.compress(
         {"format": "int8"}, inputs={"model": "fp32"}, outputs={"model": "int8"}, threads=1
     )
-    summary.run_compression_summary(inputs={"evaluations": ["e"]}, outputs={"summary": "s"})
+    compression.compression_summary(inputs={"evaluations": ["e"]}, outputs={"summary": "s"})
     timing = {"batch_sizes": [1], "sequence_lengths": [8], "repeats": 2}
-    efficiency.run_efficiency(
+    efficiency.efficiency(
         {"models": ["a", "b"], "model_paths": {"a": "pa", "b": "pb"}, **timing},
         outputs={"results": ["a.json", "b.json"]},
         threads=4,
     )
     record = tmp_path / "c.json"
-    tokenized_corpus.run_tokenization(
+    vocab.tokenize_corpus(
         {"max_seq_length": 64, "heldout_fraction": 0.1, "packing": "document"},
         inputs={"shards": ["s"], "tokenizer": "t"},
         outputs={"corpus": "c", "record": str(record)},
@@ -288,7 +295,7 @@ def test_model_rules_pass_their_files_and_params(
         "sequences": {"train": 9, "validation": 1},
     }
     entry = {"type": "wordpiece", "vocab_size": 100, "lowercase": True}
-    build.run_vocabulary_training(
+    vocab.train_vocabulary(
         {"name": "v", "settings": entry, "heldout_fraction": 0.1, "max_heldout_sentences": 5},
         inputs={"shards": ["s"]},
         outputs={"tokenizer": "t", "stats": "st.json"},
@@ -324,7 +331,7 @@ def test_model_rules_pass_their_files_and_params(
                 "out_tokenizer": "t",
                 "out_stats": "st.json",
                 "name": "v",
-                "settings": build.VocabularySettings.from_entry(entry),
+                "settings": vocab.VocabularySettings.from_entry(entry),
                 "heldout_fraction": 0.1,
                 "max_heldout_sentences": 5,
             },
@@ -335,38 +342,39 @@ def test_model_rules_pass_their_files_and_params(
 def test_release_rules_pass_their_files_and_params(
     monkeypatch: pytest.MonkeyPatch, tmp_path
 ) -> None:
-    from biocompact.release import folders as release
+    from biocompact.release import folders
+    from biocompact.release import rules as release
 
     calls: list = []
     monkeypatch.setattr(release, "prepare_release", _returning(calls, None))
-    release.run_release_model(
+    release.release_model(
         {"results": "eval.json", "repo": "ns/m"}, inputs={"model": "m"}, outputs={"folder": "r"}
     )
     assert calls == [(("m", "eval.json", "ns/m", "r"), {})]
     commands = tmp_path / "upload.sh"
-    written = release.run_release_commands(
+    written = release.release(
         {"namespace": "ns"},
         inputs={"folders": ["results/release/m"]},
         outputs={"commands": commands},
     )
-    assert written == [release.upload_command("ns/m", "results/release/m")]
+    assert written == [folders.upload_command("ns/m", "results/release/m")]
     assert commands.read_text() == written[0] + "\n"
 
 
 def test_transfer_set_and_summary_entry_points_write_their_named_outputs(monkeypatch):
-    from biocompact.task_distillation import summary, transfer
+    from biocompact.task_distillation import rules
 
     calls: list = []
-    monkeypatch.setattr(summary, "write_summary", _recorder(calls))
-    monkeypatch.setattr(transfer.EvaluationIndex, "load", _recorder(calls, "index"))
-    monkeypatch.setattr(transfer, "write_json", _recorder(calls))
+    monkeypatch.setattr(rules, "write_summary", _recorder(calls))
+    monkeypatch.setattr(rules.EvaluationIndex, "load", _recorder(calls, "index"))
+    monkeypatch.setattr(rules, "write_json", _recorder(calls))
     settings = SimpleNamespace(name="abstracts")
     record = {"examples": 7, "dropped": 1}
-    monkeypatch.setattr(transfer, "build_transfer_set", _recorder(calls, record))
+    monkeypatch.setattr(rules, "build_transfer_set", _recorder(calls, record))
     outputs = {"transfer": "t.jsonl", "record": "t.json"}
-    assert transfer.run_transfer_set(settings, inputs={"index": "e.npz"}, outputs=outputs) == record
-    assert transfer.run_transfer_set(settings, inputs={}, outputs=outputs) == record  # unchecked
-    summary.run_summary({"runs": ["run"]}, outputs={"summary": "s.csv"})
+    assert rules.transfer_set(settings, inputs={"index": "e.npz"}, outputs=outputs) == record
+    assert rules.transfer_set(settings, inputs={}, outputs=outputs) == record  # unchecked
+    rules.task_distillation_summary({"runs": ["run"]}, outputs={"summary": "s.csv"})
     assert calls == [
         (("e.npz",), {}),
         ((settings, "t.jsonl", "index"), {}),
@@ -391,3 +399,77 @@ def test_every_rule_script_is_named_after_its_rule() -> None:
     assert scripts and {rule: name for rule, name in scripts.items() if rule != name} == {}
     on_disk = {path.stem for path in (REPO_ROOT / "scripts").glob("*.py")}
     assert on_disk == set(scripts.values())
+
+
+# Rules whose stage package is not named after their rule file: rule efficiency is declared
+# in report.smk, beside the report that reads its results, and runs the efficiency stage's.
+RULE_PACKAGES = {"efficiency": "efficiency"}
+
+
+def _rule_packages() -> dict[str, str]:
+    """{rule: the stage package of its rules module} of every ``rule NAME:`` of the rule
+    files: the package named after the rule file, or that of ``RULE_PACKAGES``."""
+    packages = {}
+    for path in sorted((REPO_ROOT / "workflow" / "rules").glob("*.smk")):
+        for rule in re.findall(r"^rule (\w+):", path.read_text(), re.M):
+            packages[rule] = RULE_PACKAGES.get(rule, path.stem)
+    return packages
+
+
+def test_every_rule_script_calls_its_rules_function() -> None:
+    """``scripts/RULE.py`` imports ``RULE`` from ``biocompact.STAGE.rules`` (STAGE: the
+    package of the rule file that declares the rule) and calls it; no other rule's."""
+    packages = _rule_packages()
+    for path in sorted((REPO_ROOT / "scripts").glob("*.py")):
+        rule = path.stem
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {
+            (node.module, alias.name)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and (node.module or "").endswith(".rules")
+            for alias in node.names
+        }
+        assert imported == {(f"biocompact.{packages[rule]}.rules", rule)}, path.name
+        called = {
+            node.func.id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        }
+        assert rule in called, f"{path.name} does not call {rule}"
+
+
+def test_a_rules_module_holds_one_function_per_rule_of_its_stage() -> None:
+    """Every public function of ``biocompact/STAGE/rules.py`` is a rule of that stage."""
+    packages = _rule_packages()
+    modules = sorted((REPO_ROOT / "src" / "biocompact").glob("*/rules.py"))
+    assert {path.parent.name for path in modules} == {
+        packages[path.stem] for path in (REPO_ROOT / "scripts").glob("*.py")
+    }
+    for path in modules:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        functions = [
+            node.name
+            for node in tree.body
+            if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")
+        ]
+        assert functions, path
+        stray = [name for name in functions if packages.get(name) != path.parent.name]
+        assert not stray, f"{path}: not rules of the {path.parent.name} stage: {stray}"
+
+
+def test_rules_modules_of_rules_without_torch_do_not_import_it() -> None:
+    """The corpus and datasets rules run in envs/corpus.yaml, the report's and the
+    summaries of compression and task distillation in envs/report.yaml: none has torch."""
+    code = (
+        "import sys\n"
+        "from biocompact.corpus import rules\n"
+        "from biocompact.datasets import rules\n"
+        "from biocompact.report import rules\n"
+        "from biocompact.compression import rules\n"
+        "from biocompact.task_distillation import rules\n"
+        "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert result.stdout.strip() == "[]"

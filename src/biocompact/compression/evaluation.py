@@ -137,30 +137,3 @@ def evaluate_formats(
             ],
         )
     return results
-
-
-def run_compression_evaluation(
-    settings: Mapping[str, Any],
-    *,
-    inputs: Mapping[str, Any],
-    outputs: Mapping[str, Sequence[str | Path]],
-    threads: int,
-) -> dict[str, dict[str, Any]]:
-    """Rule evaluate_compressed: ``evaluate_formats`` of the folders named by
-    ``settings["formats"]`` among the rule's inputs, with its params (``settings``: formats,
-    task, seed (a wildcard's text), model, task_name, batch_sizes, sequence_lengths, repeats); ``outputs``
-    evaluations and predictions list the files in the order of the formats."""
-    formats = settings["formats"]
-    return evaluate_formats(
-        {name: inputs[name] for name in formats},
-        FinetuningTask.from_entry(settings["task"]),
-        int(settings["seed"]),
-        dict(zip(formats, outputs["evaluations"])),
-        dict(zip(formats, outputs["predictions"])),
-        batch_sizes=settings["batch_sizes"],
-        sequence_lengths=settings["sequence_lengths"],
-        repeats=settings["repeats"],
-        threads=threads,
-        model_name=settings["model"],
-        task_name=settings["task_name"],
-    )

@@ -4,9 +4,7 @@ weights file, the model's config (labels, vocabulary size) and its tokenizer."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import torch
 import transformers
@@ -64,16 +62,3 @@ def load_format(
 def weights_bytes(folder: str | Path, format_name: str) -> int:
     """Size on disk of the format's weights file (config and tokenizer files excluded)."""
     return (Path(folder) / WEIGHT_FILES[format_name]).stat().st_size
-
-
-def run_compression(
-    settings: Mapping[str, Any],
-    *,
-    inputs: Mapping[str, Any],
-    outputs: Mapping[str, Any],
-    threads: int,
-) -> None:
-    """Rule compress: format ``settings["format"]`` of the saved model ``inputs["model"]``
-    into ``outputs["model"]`` on ``threads`` CPU threads."""
-    torch.set_num_threads(threads)
-    compress(inputs["model"], settings["format"], outputs["model"])

@@ -13,9 +13,8 @@ small batch, or a runtime given other threads).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
@@ -113,11 +112,3 @@ def read_summary(path: str | Path) -> pd.DataFrame:
     if missing:
         raise ValueError(f"{path}: not a compression summary, missing columns {missing}")
     return frame
-
-
-def run_compression_summary(
-    *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
-) -> pd.DataFrame:
-    """Rule compression_summary: the summary CSV ``outputs["summary"]`` of every format's
-    ``inputs["evaluations"]``."""
-    return write_summary(inputs["evaluations"], outputs["summary"])

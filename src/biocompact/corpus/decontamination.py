@@ -43,7 +43,7 @@ from biocompact.corpus.evaluation_text import (
     normalise_pmid,
 )
 from biocompact.corpus.textshards import Document, iter_documents
-from biocompact.files.atomic import atomic_open, read_json, write_json
+from biocompact.files.atomic import atomic_open, write_json
 from biocompact.finetuning.settings import FinetuningTask
 
 LOG = logging.getLogger(__name__)
@@ -551,30 +551,3 @@ def build_evaluation_index(
     for meta in index.splits:
         LOG.info("%s %s: %d examples", meta["task"], meta["split"], meta["examples"])
     return index
-
-
-def run_evaluation_index(settings: Mapping[str, Any], *, outputs: Mapping[str, Any]) -> None:
-    """Rule corpus_evaluation_text: the index of the dev and test text of
-    ``settings["tasks"]`` (task entries) in n-grams of ``settings["ngram"]`` words."""
-    build_evaluation_index(settings["tasks"], settings["ngram"], outputs["index"])
-
-
-def run_decontamination(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> dict:
-    """Rule corpus_decontaminate: ``decontaminate_shard`` of one sentence shard (with its
-    ``pmids`` where the rule has them) against the evaluation ``index``."""
-    return decontaminate_shard(
-        EvaluationIndex.load(inputs["index"]),
-        inputs["sentences"],
-        outputs["sentences"],
-        outputs["matches"],
-        inputs.get("pmids") or None,  # a local text shard has no PMIDs
-    )
-
-
-def run_contamination_summary(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> None:
-    """Rule corpus_contamination: ``contamination_summary`` of every shard's matches."""
-    records = [read_json(path) for path in inputs["matches"]]
-    write_json(
-        outputs["contamination"],
-        contamination_summary(EvaluationIndex.load(inputs["index"]), records),
-    )

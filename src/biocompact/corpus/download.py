@@ -13,9 +13,9 @@ import contextlib
 import logging
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, TypeVar
 
 from biocompact.corpus.errors import CorpusFileError
 from biocompact.files.atomic import atomic_path
@@ -124,25 +124,3 @@ def evict_if_unreadable(raw: str | os.PathLike) -> Iterator[None]:
             f"{error.problem} (removed from the download cache: the next run downloads "
             "it again, so fix or replace the source file first)",
         ) from error
-
-
-def run_pubmed_download(settings: Mapping[str, Any], *, outputs: Mapping[str, Any]) -> str:
-    """Rule corpus_download_pubmed: PubMed file ``settings["stem"]`` of NCBI's
-    ``settings["folder"]`` under ``settings["source"]`` to ``outputs["raw"]``."""
-    return download_pubmed_file(
-        settings["source"],
-        settings["folder"],
-        settings["stem"],
-        outputs["raw"],
-        verify_md5=settings["verify_md5"],
-    )
-
-
-def run_pmc_download(settings: Mapping[str, Any], *, outputs: Mapping[str, Any]) -> str:
-    """Rule corpus_download_pmc: PMC file ``settings["pmc_file"]`` under
-    ``settings["source"]`` to ``outputs["raw"]``."""
-    return download_file(
-        source_url(settings["source"], settings["pmc_file"]),
-        outputs["raw"],
-        verify_md5=settings["verify_md5"],
-    )

@@ -18,8 +18,8 @@ from __future__ import annotations
 import gzip
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, BinaryIO
+from collections.abc import Iterable, Iterator
+from typing import BinaryIO
 
 from biocompact.corpus.sentences import build_splitter, write_documents
 from biocompact.files.atomic import write_json
@@ -121,11 +121,3 @@ def split_local_text(
     result["records"] = records
     write_json(stats, result)
     return result
-
-
-def run_local_text_split(
-    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
-) -> dict:
-    """Rule corpus_split_text: ``split_local_text`` of one source's ``inputs["files"]`` as
-    ``settings`` say (format, text_field, splitter, model)."""
-    return split_local_text(inputs["files"], outputs["sentences"], outputs["stats"], **settings)

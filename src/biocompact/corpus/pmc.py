@@ -23,14 +23,12 @@ import re
 import tarfile
 import zlib
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from lxml import etree
 from pubmed_parser.pubmed_oa_parser import parse_article_meta, parse_date
 
-from biocompact.corpus.download import evict_if_unreadable
 from biocompact.corpus.errors import CorpusFileError
 from biocompact.files.atomic import atomic_open, write_json
 
@@ -237,23 +235,4 @@ def parse_pmc(
         "skipped": dict(sorted(skipped.items())),
     }
     write_json(meta, summary)
-    return summary
-
-
-def run_pmc_parsing(
-    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
-) -> dict:
-    """Rule corpus_parse_pmc: ``parse_pmc`` of ``inputs["raw"]`` with the options of
-    ``settings["options"]`` (a file that cannot be read is evicted from the download cache)."""
-    with evict_if_unreadable(inputs["raw"]):
-        summary = parse_pmc(
-            inputs["raw"], outputs["documents"], outputs["meta"], PmcOptions(**settings["options"])
-        )
-    LOG.info(
-        "%s: %d articles, %d documents, skipped %s",
-        summary["file"],
-        summary["records"],
-        summary["documents"],
-        summary["skipped"],
-    )
     return summary

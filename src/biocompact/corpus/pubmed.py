@@ -23,13 +23,11 @@ import os
 import re
 import zlib
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from lxml import etree
 
-from biocompact.corpus.download import evict_if_unreadable
 from biocompact.corpus.errors import CorpusFileError
 from biocompact.files.atomic import atomic_open, write_json
 
@@ -262,26 +260,3 @@ def read_citations(path: str | os.PathLike) -> Iterator[dict]:
                 yield json.loads(line)
             except json.JSONDecodeError as error:
                 raise CorpusFileError(path, f"line {line_number}: invalid JSON: {error}") from error
-
-
-def run_pubmed_parsing(
-    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
-) -> dict:
-    """Rule corpus_parse_pubmed: ``parse_pubmed`` of ``inputs["raw"]`` as ``settings`` say
-    (section_labels, other_abstract; a file that cannot be read is evicted from the
-    download cache)."""
-    with evict_if_unreadable(inputs["raw"]):
-        summary = parse_pubmed(
-            inputs["raw"],
-            outputs["documents"],
-            outputs["meta"],
-            section_labels=settings["section_labels"],
-            other_abstract=settings["other_abstract"],
-        )
-    LOG.info(
-        "%s: %d records, %d deletions",
-        summary["file"],
-        summary["records"],
-        len(summary["deleted_pmids"]),
-    )
-    return summary

@@ -17,8 +17,8 @@ import os
 import sys
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -301,34 +301,4 @@ def split_pmc_sentences(
         skipped=duplicates,
         empty_reason="no_text",
         pmids=pmids,
-    )
-
-
-def run_sentence_split(
-    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
-) -> dict:
-    """Rule corpus_split_sentences: ``split_sentences`` of one PubMed file's latest
-    citations as ``settings`` say (include_title, splitter, model)."""
-    return split_sentences(
-        inputs["documents"],
-        inputs["keep"],
-        outputs["sentences"],
-        outputs["stats"],
-        pmids=outputs.get("pmids"),
-        **settings,
-    )
-
-
-def run_pmc_sentence_split(
-    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
-) -> dict:
-    """Rule corpus_split_pmc: ``split_pmc_sentences`` of one PMC file's articles as
-    ``settings`` say, without those of ``inputs["pubmed_pmids"]`` where the rule has it."""
-    return split_pmc_sentences(
-        inputs["documents"],
-        outputs["sentences"],
-        outputs["stats"],
-        pubmed_pmids=inputs.get("pubmed_pmids"),
-        pmids=outputs.get("pmids"),
-        **settings,
     )

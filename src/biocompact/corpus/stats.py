@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from biocompact.files.atomic import read_json, write_json
 
@@ -70,25 +70,3 @@ def sum_corpus_stats(
     }
     write_json(output, result)
     return result
-
-
-def run_corpus_stats(
-    settings: Mapping[str, Sequence[str]],
-    *,
-    inputs: Mapping[str, Sequence[str | os.PathLike]],
-    outputs: Mapping[str, str | os.PathLike],
-) -> dict:
-    """Rule corpus_stats: ``sum_corpus_stats`` of the rule's named inputs (stats, metas and
-    their pmc_ and text_ counterparts) over the names of ``settings`` (stems, pmc_files,
-    text_sources) into ``outputs["stats"]``."""
-    return sum_corpus_stats(
-        inputs["stats"],
-        inputs["metas"],
-        settings["stems"],
-        outputs["stats"],
-        pmc_stats=inputs["pmc_stats"],
-        pmc_metas=inputs["pmc_metas"],
-        pmc_files=settings["pmc_files"],
-        text_stats=inputs["text_stats"],
-        text_sources=settings["text_sources"],
-    )

@@ -15,8 +15,7 @@ from __future__ import annotations
 import gzip
 import logging
 import os
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -94,8 +93,3 @@ def read_keep_list(path: str | os.PathLike) -> set[str]:
     """The PMIDs of a ``latest/{stem}.keep.txt.gz`` file."""
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         return {line.strip() for line in handle if line.strip()}
-
-
-def run_latest_pubmed(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> None:
-    """Rule corpus_latest_pubmed: the keep lists and the PMIDs of every parsed PubMed file."""
-    write_keep_lists(inputs["documents"], inputs["metas"], outputs["keep"], outputs["pmids"])

@@ -10,14 +10,13 @@ import posixpath
 import stat
 import tarfile
 import zipfile
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
-from typing import IO, Any
+from typing import IO
 
-from biocompact.datasets.convert import source_members
 from biocompact.datasets.errors import DatasetError
-from biocompact.datasets.registry import REGISTRY, Source
+from biocompact.datasets.registry import Source
 from biocompact.files.atomic import atomic_path
 from biocompact.files.download import DownloadError, copy_with_digest, with_retries
 
@@ -185,22 +184,3 @@ def download_source(
             if expected is None:
                 handle.write(f"{actual} {source.name} {source.url}\n")
     return actual, skipped
-
-
-def run_dataset_download(
-    settings: Mapping[str, Any], *, outputs: Mapping[str, Any]
-) -> tuple[str, list[str]]:
-    """Rule download_dataset: registry source ``settings["source"]`` from
-    ``settings["url"]`` to ``outputs["archive"]``, verified (``download_source``)."""
-    name = settings["source"]
-    digest, skipped = download_source(
-        REGISTRY.sources[name],
-        settings["url"],
-        outputs["archive"],
-        lock_file=settings["lock_file"],
-        extracted=source_members(REGISTRY, name),
-        retries=settings["retries"],
-    )
-    LOG.info("%s: sha256 %s", outputs["archive"], digest)
-    LOG.info("%d unsafe members skipped (never read): %s", len(skipped), ", ".join(skipped))
-    return digest, skipped

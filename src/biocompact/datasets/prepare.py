@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from biocompact.datasets.check import CheckError, check_split
 from biocompact.datasets.convert import CONVERTERS, GOLDEN, ConversionError, prepared_files
 from biocompact.datasets.errors import DatasetError
 from biocompact.datasets.fetch import ARCHIVE_ERRORS, read_member
 from biocompact.datasets.registry import REGISTRY, Dataset, Registry
-from biocompact.files.atomic import atomic_path, write_json
+from biocompact.files.atomic import atomic_path
 from biocompact.taskfiles import readers
 from biocompact.taskfiles.bioasq import read_bioasq_golden, read_squad_json
 from biocompact.taskfiles.readers import DatasetFormatError
@@ -83,17 +82,3 @@ def prepare_file(
             problem = str(error).replace(str(temporary), f"converted {relative}")
             raise DatasetError(name, url, member, problem) from None
     return {**counts, "file": relative, "bytes": len(converted.encode("utf-8"))}
-
-
-def run_dataset_preparation(
-    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
-) -> dict:
-    """Rule prepare_dataset: file ``settings["file"]`` of dataset ``settings["dataset"]``
-    from ``inputs["archive"]`` to ``outputs["file"]``, its checked counts to
-    ``outputs["counts"]`` (JSON, for the report)."""
-    counts = prepare_file(
-        settings["dataset"], settings["file"], inputs["archive"], settings["url"], outputs["file"]
-    )
-    write_json(outputs["counts"], counts)
-    LOG.info("%s: %s", outputs["file"], counts)
-    return counts

@@ -361,19 +361,3 @@ def benchmark(
 
 if __name__ == "__main__":  # the child process of _cpu_peak_rss_in_child
     print(json.dumps(cpu_peak_rss(*json.loads(sys.argv[1]))))
-
-
-def run_efficiency(
-    settings: Mapping[str, Any], *, outputs: Mapping[str, Any], threads: int
-) -> dict[str, dict[str, Any]]:
-    """Rule efficiency: ``benchmark`` of the models of ``settings["model_paths"]``, each
-    model's results to its file of ``outputs["results"]`` (in the order of
-    ``settings["models"]``)."""
-    return benchmark(
-        model_paths=settings["model_paths"],
-        outputs=dict(zip(settings["models"], outputs["results"])),
-        batch_sizes=settings["batch_sizes"],
-        sequence_lengths=settings["sequence_lengths"],
-        repeats=settings["repeats"],
-        threads=threads,
-    )

@@ -1,6 +1,6 @@
 """Fine-tuning and evaluation harness: readers, task families, metrics, training, baselines.
 
-Entry points: ``biocompact.finetuning.train.finetune`` and
-``biocompact.finetuning.baseline.majority_baseline`` (imported from their modules so that
-light users, such as the workflow's ``task_files``, do not load torch).
+Rule entry points: ``biocompact.finetuning.rules``; the work of each in its module
+(``train.finetune``, ``baseline.majority_baseline``, ``saved_models``), imported from there
+so that light users, such as the workflow's ``task_files``, do not load torch.
 """

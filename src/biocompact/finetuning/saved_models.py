@@ -10,11 +10,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from biocompact.files.atomic import atomic_path, read_json, write_json
+from biocompact.files.atomic import atomic_path, write_json
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.release.cards import (
     CardSettings,
-    base_model_statement,
     finetuned_model_card,
     write_card,
 )
@@ -103,34 +102,3 @@ class Publication:
     card_settings: CardSettings
     base_model_built_here: bool
     external_checkpoints: tuple[str, ...]
-
-
-def publish_finetuned(
-    publication: Publication,
-    *,
-    inputs: Mapping[str, Sequence[str]],
-    outputs: Mapping[str, str],
-) -> Mapping[str, Any]:
-    """``publish_chosen`` of the seeds' records (``inputs["metrics"]``) and model folders
-    (``inputs["models"]``, in the same order) to ``outputs["model"]``; the card states
-    whether the base model's corpus was decontaminated (``inputs["contamination"]``, the
-    corpus's contamination.json where the base model was trained on a decontaminated one)."""
-    records = [read_json(path) for path in inputs["metrics"]]
-    contamination = inputs.get("contamination")  # a file, or [] where not decontaminated
-    statement = base_model_statement(
-        publication.task.name,
-        read_json(contamination) if isinstance(contamination, str) else None,
-        publication.external_checkpoints,
-        built_here=publication.base_model_built_here,
-    )
-    chosen = publish_chosen(
-        records,
-        {record["seed"]: folder for record, folder in zip(records, inputs["models"], strict=True)},
-        publication.choice,
-        publication.task.entry,
-        publication.card_settings,
-        outputs["model"],
-        decontamination=statement,
-    )
-    logger.info("published seed %d as %s", chosen["seed"], outputs["model"])
-    return chosen

@@ -9,13 +9,11 @@ import os
 import re
 import shlex
 import shutil
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from huggingface_hub import ModelCard
 
-from biocompact.files.atomic import atomic_open, atomic_path
+from biocompact.files.atomic import atomic_path
 from biocompact.locations import portable_location
 from biocompact.release.cards import CARD_FILE, biocompact_commit, check_card
 
@@ -91,28 +89,3 @@ def upload_command(repo_id: str, folder: str | os.PathLike) -> str:
     return shlex.join(
         ["hf", "upload", repo_id, str(folder), ".", *EXCLUDE, "--commit-message", message]
     )
-
-
-def run_release_model(
-    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
-) -> Path:
-    """Rule release_model: the release folder ``outputs["folder"]`` of ``inputs["model"]``
-    with its ``settings["results"]`` file, for Hub repository ``settings["repo"]``."""
-    return prepare_release(
-        inputs["model"], settings["results"], settings["repo"], outputs["folder"]
-    )
-
-
-def run_release_commands(
-    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
-) -> list[str]:
-    """Rule release: the ``hf upload`` command of each of ``inputs["folders"]`` (to
-    ``settings["namespace"]``/its name) into ``outputs["commands"]``, and to the log."""
-    commands = [
-        upload_command(f"{settings['namespace']}/{Path(folder).name}", folder)
-        for folder in inputs["folders"]
-    ]
-    with atomic_open(outputs["commands"]) as handle:
-        handle.write("".join(command + "\n" for command in commands))
-    LOG.info("\n".join(["Upload each release folder (hf auth login first):", *commands]))
-    return commands

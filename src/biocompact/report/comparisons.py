@@ -463,10 +463,11 @@ def compare(
 def run_comparisons(
     settings: Mapping[str, Any], *, outputs: Mapping[str, str | Path], threads: int = 1
 ) -> pd.DataFrame:
-    """Rule comparisons: score every task of ``settings`` (models, tasks: name -> config
-    entry, seeds, the metrics and predictions path patterns of the runs and baselines,
-    teachers, average, blurb_types, resamples, seed); write ``outputs["comparisons"]`` and
-    ``outputs["intervals"]`` (CSV)."""
+    """Score every task of ``settings`` (models, tasks: name -> config entry, seeds, the
+    metrics and predictions path patterns of the runs and baselines, teachers, average,
+    blurb_types, resamples, seed); write ``outputs["comparisons"]`` and
+    ``outputs["intervals"]`` (CSV). Rule comparisons runs it with its params
+    (``report.rules.comparisons``), ``benchmarks/bootstrap_study.py`` with its own."""
     tasks = []
     for task, entry in settings["tasks"].items():
         runs = {

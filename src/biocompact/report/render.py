@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -207,15 +207,3 @@ def build_report(
     html = render(template, context)
     with atomic_open(output) as handle:
         handle.write(html)
-
-
-def run_report(
-    settings: Mapping[str, Any],
-    *,
-    inputs: Mapping[str, Any],
-    outputs: Mapping[str, str | Path],
-) -> None:
-    """Rule report: ``build_report`` of the rule's named inputs (template, published and the
-    result files) and params (``settings``: benchmarks, config, title, source_dir) into
-    ``outputs["html"]``."""
-    build_report(outputs["html"], **inputs, **settings)

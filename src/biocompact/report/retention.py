@@ -22,12 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
 from biocompact.files.atomic import atomic_open
-from biocompact.report.aggregation import BASELINE, OVERALL, aggregate
+from biocompact.report.aggregation import BASELINE, OVERALL
 
 RETENTION_COLUMNS = [
     "student",
@@ -160,18 +159,3 @@ def write_retention(
     with atomic_open(output) as handle:
         table.to_csv(handle, index=False)
     return table
-
-
-def run_aggregation(
-    settings: Mapping[str, Any], *, outputs: Mapping[str, str | Path]
-) -> pd.DataFrame:
-    """Rule aggregate: ``aggregation.aggregate`` with the rule's params (``settings``: models,
-    tasks, seeds, path patterns, average, blurb_types; ``teachers``: student -> teacher)
-    into its outputs (scores, summary, averages, markdown), then each student's retention."""
-    tables: dict[str, Any] = {
-        key: outputs[key] for key in ("scores", "summary", "averages", "markdown")
-    }
-    aggregate(**tables, **{key: value for key, value in settings.items() if key != "teachers"})
-    return write_retention(
-        outputs["scores"], outputs["summary"], settings["teachers"], outputs["retention"]
-    )

@@ -26,7 +26,7 @@ from biocompact.finetuning.checkpoints import Checkpointing
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun
 from biocompact.task_distillation.student import StudentRun, run_students, train_teacher
-from biocompact.training.launch import job_main, launch
+from biocompact.training.launch import job_main
 
 MODULE = "biocompact.task_distillation.job"
 TEACHER, STUDENTS = "teacher", "students"
@@ -90,31 +90,6 @@ def students_spec(
         "threads": threads,
         **_checkpoint_fields(checkpointing, Path(outputs["evaluations"][0]).parent.parent),
     }
-
-
-def launch_teacher(
-    run: FinetuneRun,
-    *,
-    outputs: Mapping[str, str],
-    threads: int,
-    gpus: int,
-    checkpointing: Checkpointing | None = None,
-) -> None:
-    """Fine-tune and evaluate the teacher (``train_teacher``) on ``gpus`` GPUs."""
-    launch(MODULE, teacher_spec(run, outputs, threads, checkpointing), gpus=gpus)
-
-
-def launch_students(
-    run: StudentRun,
-    *,
-    inputs: Mapping[str, str | None],
-    outputs: Mapping[str, Sequence[str]],
-    threads: int,
-    gpus: int,
-    checkpointing: Checkpointing | None = None,
-) -> None:
-    """Train and evaluate one experiment's students (``run_students``) on ``gpus`` GPUs."""
-    launch(MODULE, students_spec(run, inputs, outputs, threads, checkpointing), gpus=gpus)
 
 
 def run_job(spec: dict[str, Any]) -> None:

@@ -17,22 +17,18 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import torch
 import torch.nn.functional as F
-from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
-from transformers.utils.logging import disable_progress_bar
+from transformers import AutoConfig
 
-from biocompact.files.atomic import atomic_open, write_json
+from biocompact.files.atomic import atomic_open
 from biocompact.finetuning.metrics import positive_label
 from biocompact.finetuning.settings import FinetuningTask
-from biocompact.finetuning.tasks import get_family
-from biocompact.finetuning.trainer import predict_logits
 from biocompact.task_distillation.transfer import read_transfer_set
 from biocompact.taskfiles.readers import LabelledText
 
@@ -128,44 +124,3 @@ class SoftLabelRun:
     temperature: float
     experiment: str | None = None
     transfer: str | None = None
-
-
-def compute_soft_labels(
-    run: SoftLabelRun, *, inputs: Mapping[str, str], outputs: Mapping[str, str], threads: int = 1
-) -> dict[str, Any]:
-    """Run the teacher (``inputs["teacher"]``) once over the transfer set
-    (``inputs["transfer"]``); write the soft labels (``outputs["soft_labels"]``) and their
-    sidecar (``outputs["meta"]``)."""
-    torch.set_num_threads(threads)
-    disable_progress_bar()
-    task, teacher_path, transfer_path = run.task, inputs["teacher"], inputs["transfer"]
-    family = get_family(task.family, task.format)
-    labels = model_labels(teacher_path)
-    examples = read_transfer_set(transfer_path)
-    check_input_kind(examples, family.read_split(task, "test"), run.transfer or transfer_path)
-    tokenizer = AutoTokenizer.from_pretrained(teacher_path)
-    model = AutoModelForSequenceClassification.from_pretrained(teacher_path)
-    encoded = family.encode(examples, tokenizer, labels, task)
-    logits = torch.as_tensor(
-        predict_logits(model, family, tokenizer, encoded.dataset, task.training, 0)
-    )
-    columns = soft_label_columns(labels)
-    probabilities = teacher_probabilities(logits, run.temperature, labels.index(columns[0])).numpy()
-    write_soft_labels(outputs["soft_labels"], examples, probabilities)
-    meta = {
-        "experiment": run.experiment,
-        "transfer": run.transfer,
-        "teacher_path": teacher_path,
-        "labels": labels,
-        "columns": columns,
-        "activation": SIGMOID if len(labels) == 2 else SOFTMAX,
-        "temperature": run.temperature,
-        "examples": len(examples),
-        "truncated_examples": encoded.stats.get("truncated_examples", 0),
-        "mean_soft_label": [round(float(p), 6) for p in probabilities.mean(axis=0)],
-    }
-    write_json(outputs["meta"], meta)
-    logger.info(
-        "soft labels of %d transfer examples, mean %s", len(examples), meta["mean_soft_label"]
-    )
-    return meta

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
@@ -83,12 +82,6 @@ def write_summary(out: str | Path, runs: Sequence[Mapping]) -> pd.DataFrame:
     with atomic_open(out) as handle:
         summary.to_csv(handle, index=False)
     return summary
-
-
-def run_summary(settings: Mapping[str, Any], *, outputs: Mapping[str, str]) -> pd.DataFrame:
-    """Rule task_distillation_summary: ``write_summary`` of the rule's ``runs`` param to its
-    ``summary`` output."""
-    return write_summary(outputs["summary"], settings["runs"])
 
 
 def read_summary(path: str | Path) -> pd.DataFrame:

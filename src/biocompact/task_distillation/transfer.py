@@ -11,12 +11,12 @@ import gzip
 import json
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from biocompact.corpus.decontamination import EvaluationIndex
 from biocompact.corpus.evaluation_text import EvaluationExample
-from biocompact.files.atomic import atomic_open, write_json
+from biocompact.files.atomic import atomic_open
 from biocompact.task_distillation.randomised import randomised_examples
 from biocompact.task_distillation.settings import TEXT_FORMAT, TransferSetSettings
 from biocompact.taskfiles.bioasq import read_pubmedqa_json, read_yesno_json
@@ -166,20 +166,3 @@ def build_transfer_set(
         "dropped": len(dropped),
         "dropped_by_task": dict(sorted(by_task.items())),
     }
-
-
-def run_transfer_set(
-    settings: TransferSetSettings, *, inputs: Mapping[str, str], outputs: Mapping[str, str]
-) -> dict:
-    """Rule transfer_set: ``build_transfer_set`` into the rule's ``transfer`` output, checked
-    against the evaluation ``index`` where the rule has one; its record into ``record``."""
-    index = EvaluationIndex.load(inputs["index"]) if inputs.get("index") else None
-    record = build_transfer_set(settings, outputs["transfer"], index)
-    write_json(outputs["record"], record)
-    logger.info(
-        "transfer set %s: %d examples, %d dropped for overlapping a test set",
-        settings.name,
-        record["examples"],
-        record["dropped"],
-    )
-    return record

@@ -1,5 +1,6 @@
 """The rule side of a language-model job (pretraining, task-agnostic distillation): the spec
-every such job module reads, launched on the rule's GPUs and nodes, then the model card."""
+every such job module reads, launched on the rule's GPUs and nodes, then the model card
+(``train_language_model``, which the rules ``pretrain`` and ``distill`` call)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
-from biocompact.files.atomic import read_json
 from biocompact.locations import external_checkpoints
 from biocompact.release.cards import CardSettings, write_language_model_card
 from biocompact.training.launch import launch
@@ -57,54 +57,7 @@ class DistillationJob(LanguageModelJob):
     teacher: str
 
 
-def run_pretraining(
-    settings: PretrainingJob,
-    *,
-    inputs: Mapping[str, Any],
-    outputs: Mapping[str, Any],
-    threads: int,
-    gpus: int,
-    nodes: int,
-) -> None:
-    """Pretrain one model (inputs: corpus, its record, tokenizer; outputs: model, log,
-    eval), its positions as long as the corpus's sequences."""
-    _train_language_model(
-        "biocompact.pretraining.run",
-        settings,
-        inputs,
-        outputs,
-        threads=threads,
-        gpus=gpus,
-        nodes=nodes,
-        tokenizer_dir=inputs["tokenizer"],
-        # the record rule tokenize_corpus wrote beside the corpus (vocab.tokenized_corpus)
-        max_seq_length=read_json(inputs["corpus_record"])["max_seq_length"],
-    )
-
-
-def run_distillation(
-    settings: DistillationJob,
-    *,
-    inputs: Mapping[str, Any],
-    outputs: Mapping[str, Any],
-    threads: int,
-    gpus: int,
-    nodes: int,
-) -> None:
-    """Distil one student (inputs: corpus; outputs: model, log, eval)."""
-    _train_language_model(
-        "biocompact.distillation.run",
-        settings,
-        inputs,
-        outputs,
-        threads=threads,
-        gpus=gpus,
-        nodes=nodes,
-        teacher_dir=settings.teacher,
-    )
-
-
-def _train_language_model(
+def train_language_model(
     module: str,
     job: LanguageModelJob,
     inputs: Mapping[str, Any],

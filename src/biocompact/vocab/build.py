@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from itertools import islice
-from typing import Any
 
 from transformers import AutoTokenizer
 
@@ -76,20 +75,3 @@ def build_vocabulary(
         }
     write_json(out_stats, stats)
     return stats
-
-
-def run_vocabulary_training(
-    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
-) -> dict:
-    """Rule train_vocabulary: vocabulary ``settings["name"]`` of config entry
-    ``settings["settings"]`` from ``inputs["shards"]``, held out as ``settings`` say
-    (heldout_fraction, max_heldout_sentences)."""
-    return build_vocabulary(
-        shards=inputs["shards"],
-        out_tokenizer=outputs["tokenizer"],
-        out_stats=outputs["stats"],
-        name=settings["name"],
-        settings=VocabularySettings.from_entry(settings["settings"]),
-        heldout_fraction=settings["heldout_fraction"],
-        max_heldout_sentences=settings["max_heldout_sentences"],
-    )

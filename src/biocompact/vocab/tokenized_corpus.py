@@ -44,16 +44,15 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import datasets
 import numpy as np
 from transformers import AutoTokenizer
 
 from biocompact.corpus.textshards import is_heldout, iter_documents
-from biocompact.files.atomic import atomic_path, write_json
+from biocompact.files.atomic import atomic_path
 
 Packed = tuple[list[int], list[int]]
 # token ids, word ids, first and last document, where each document after the first starts
@@ -349,36 +348,6 @@ def build_tokenized_corpus(
         with atomic_path(out_dir, is_dir=True) as folder:
             splits.save_to_disk(str(folder))
     return datasets.load_from_disk(str(out_dir))
-
-
-def run_tokenization(
-    settings: Mapping[str, Any],
-    *,
-    inputs: Mapping[str, Any],
-    outputs: Mapping[str, Any],
-    threads: int,
-) -> datasets.DatasetDict:
-    """Rule tokenize_corpus: ``build_tokenized_corpus`` of ``inputs["shards"]`` with
-    ``inputs["tokenizer"]`` into ``outputs["corpus"]`` in ``threads`` processes, as
-    ``settings`` say (max_seq_length, heldout_fraction, packing); its record (those
-    settings and the sequences of each split) to ``outputs["record"]``."""
-    corpus = build_tokenized_corpus(
-        shards=inputs["shards"],
-        tokenizer_dir=inputs["tokenizer"],
-        out_dir=outputs["corpus"],
-        max_seq_length=settings["max_seq_length"],
-        heldout_fraction=settings["heldout_fraction"],
-        num_proc=threads,
-        packing=settings["packing"],
-    )
-    write_json(
-        outputs["record"],
-        {
-            **{key: settings[key] for key in RECORD_SETTINGS},
-            "sequences": {name: split.num_rows for name, split in corpus.items()},
-        },
-    )
-    return corpus
 
 
 # What a tokenised corpus's record (``corpus.json`` beside it) holds of its settings: the

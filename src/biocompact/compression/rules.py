@@ -1,0 +1,67 @@
+"""Rule entry points of the compression stage: one function per rule of
+workflow/rules/compression.smk, named after the rule.
+
+Light at import (no torch): rule compression_summary runs in envs/report.yaml, which has no
+torch, so the rules that load a model import their modules when they are called."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from biocompact.compression.summary import write_summary
+from biocompact.finetuning.settings import FinetuningTask
+
+
+def compress(
+    settings: Mapping[str, Any],
+    *,
+    inputs: Mapping[str, Any],
+    outputs: Mapping[str, Any],
+    threads: int,
+) -> None:
+    """Format ``settings["format"]`` of the saved model ``inputs["model"]`` into
+    ``outputs["model"]`` on ``threads`` CPU threads (``formats.compress``)."""
+    import torch
+
+    from biocompact.compression import formats
+
+    torch.set_num_threads(threads)
+    formats.compress(inputs["model"], settings["format"], outputs["model"])
+
+
+def evaluate_compressed(
+    settings: Mapping[str, Any],
+    *,
+    inputs: Mapping[str, Any],
+    outputs: Mapping[str, Sequence[str | Path]],
+    threads: int,
+) -> dict[str, dict[str, Any]]:
+    """``evaluate_formats`` of the folders named by ``settings["formats"]`` among the rule's
+    inputs, with its params (``settings``: formats, task, seed (a wildcard's text), model,
+    task_name, batch_sizes, sequence_lengths, repeats); ``outputs`` evaluations and
+    predictions list the files in the order of the formats."""
+    from biocompact.compression.evaluation import evaluate_formats
+
+    formats = settings["formats"]
+    return evaluate_formats(
+        {name: inputs[name] for name in formats},
+        FinetuningTask.from_entry(settings["task"]),
+        int(settings["seed"]),
+        dict(zip(formats, outputs["evaluations"])),
+        dict(zip(formats, outputs["predictions"])),
+        batch_sizes=settings["batch_sizes"],
+        sequence_lengths=settings["sequence_lengths"],
+        repeats=settings["repeats"],
+        threads=threads,
+        model_name=settings["model"],
+        task_name=settings["task_name"],
+    )
+
+
+def compression_summary(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> pd.DataFrame:
+    """The summary CSV ``outputs["summary"]`` of every format's ``inputs["evaluations"]``."""
+    return write_summary(inputs["evaluations"], outputs["summary"])

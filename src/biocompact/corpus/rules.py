@@ -1,0 +1,185 @@
+"""Rule entry points of the corpus stage: one function per rule of
+workflow/rules/corpus.smk, named after the rule."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from biocompact.corpus.decontamination import (
+    EvaluationIndex,
+    build_evaluation_index,
+    contamination_summary,
+    decontaminate_shard,
+)
+from biocompact.corpus.download import (
+    download_file,
+    download_pubmed_file,
+    evict_if_unreadable,
+    source_url,
+)
+from biocompact.corpus.local_text import split_local_text
+from biocompact.corpus.pmc import PmcOptions, parse_pmc
+from biocompact.corpus.pubmed import parse_pubmed
+from biocompact.corpus.sentences import split_pmc_sentences, split_sentences
+from biocompact.corpus.stats import sum_corpus_stats
+from biocompact.corpus.updates import write_keep_lists
+from biocompact.files.atomic import read_json, write_json
+
+LOG = logging.getLogger(__name__)
+
+
+def corpus_download_pubmed(settings: Mapping[str, Any], *, outputs: Mapping[str, Any]) -> str:
+    """PubMed file ``settings["stem"]`` of NCBI's ``settings["folder"]`` under
+    ``settings["source"]`` to ``outputs["raw"]``."""
+    return download_pubmed_file(
+        settings["source"],
+        settings["folder"],
+        settings["stem"],
+        outputs["raw"],
+        verify_md5=settings["verify_md5"],
+    )
+
+
+def corpus_parse_pubmed(
+    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+) -> dict:
+    """``parse_pubmed`` of ``inputs["raw"]`` as ``settings`` say (section_labels,
+    other_abstract; a file that cannot be read is evicted from the download cache)."""
+    with evict_if_unreadable(inputs["raw"]):
+        summary = parse_pubmed(
+            inputs["raw"],
+            outputs["documents"],
+            outputs["meta"],
+            section_labels=settings["section_labels"],
+            other_abstract=settings["other_abstract"],
+        )
+    LOG.info(
+        "%s: %d records, %d deletions",
+        summary["file"],
+        summary["records"],
+        len(summary["deleted_pmids"]),
+    )
+    return summary
+
+
+def corpus_latest_pubmed(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> None:
+    """The keep lists and the PMIDs of every parsed PubMed file."""
+    write_keep_lists(inputs["documents"], inputs["metas"], outputs["keep"], outputs["pmids"])
+
+
+def corpus_split_sentences(
+    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+) -> dict:
+    """``split_sentences`` of one PubMed file's latest citations as ``settings`` say
+    (include_title, splitter, model)."""
+    return split_sentences(
+        inputs["documents"],
+        inputs["keep"],
+        outputs["sentences"],
+        outputs["stats"],
+        pmids=outputs.get("pmids"),
+        **settings,
+    )
+
+
+def corpus_download_pmc(settings: Mapping[str, Any], *, outputs: Mapping[str, Any]) -> str:
+    """PMC file ``settings["pmc_file"]`` under ``settings["source"]`` to ``outputs["raw"]``."""
+    return download_file(
+        source_url(settings["source"], settings["pmc_file"]),
+        outputs["raw"],
+        verify_md5=settings["verify_md5"],
+    )
+
+
+def corpus_parse_pmc(
+    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+) -> dict:
+    """``parse_pmc`` of ``inputs["raw"]`` with the options of ``settings["options"]`` (a
+    file that cannot be read is evicted from the download cache)."""
+    with evict_if_unreadable(inputs["raw"]):
+        summary = parse_pmc(
+            inputs["raw"], outputs["documents"], outputs["meta"], PmcOptions(**settings["options"])
+        )
+    LOG.info(
+        "%s: %d articles, %d documents, skipped %s",
+        summary["file"],
+        summary["records"],
+        summary["documents"],
+        summary["skipped"],
+    )
+    return summary
+
+
+def corpus_split_pmc(
+    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+) -> dict:
+    """``split_pmc_sentences`` of one PMC file's articles as ``settings`` say, without those
+    of ``inputs["pubmed_pmids"]`` where the rule has it."""
+    return split_pmc_sentences(
+        inputs["documents"],
+        outputs["sentences"],
+        outputs["stats"],
+        pubmed_pmids=inputs.get("pubmed_pmids"),
+        pmids=outputs.get("pmids"),
+        **settings,
+    )
+
+
+def corpus_split_text(
+    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+) -> dict:
+    """``split_local_text`` of one source's ``inputs["files"]`` as ``settings`` say (format,
+    text_field, splitter, model)."""
+    return split_local_text(inputs["files"], outputs["sentences"], outputs["stats"], **settings)
+
+
+def corpus_evaluation_text(settings: Mapping[str, Any], *, outputs: Mapping[str, Any]) -> None:
+    """The index of the dev and test text of ``settings["tasks"]`` (task entries) in n-grams
+    of ``settings["ngram"]`` words."""
+    build_evaluation_index(settings["tasks"], settings["ngram"], outputs["index"])
+
+
+def corpus_decontaminate(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> dict:
+    """``decontaminate_shard`` of one sentence shard (with its ``pmids`` where the rule has
+    them) against the evaluation ``index``."""
+    return decontaminate_shard(
+        EvaluationIndex.load(inputs["index"]),
+        inputs["sentences"],
+        outputs["sentences"],
+        outputs["matches"],
+        inputs.get("pmids") or None,  # a local text shard has no PMIDs
+    )
+
+
+def corpus_contamination(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> None:
+    """``contamination_summary`` of every shard's matches."""
+    records = [read_json(path) for path in inputs["matches"]]
+    write_json(
+        outputs["contamination"],
+        contamination_summary(EvaluationIndex.load(inputs["index"]), records),
+    )
+
+
+def corpus_stats(
+    settings: Mapping[str, Sequence[str]],
+    *,
+    inputs: Mapping[str, Sequence[str | os.PathLike]],
+    outputs: Mapping[str, str | os.PathLike],
+) -> dict:
+    """``sum_corpus_stats`` of the rule's named inputs (stats, metas and their pmc_ and text_
+    counterparts) over the names of ``settings`` (stems, pmc_files, text_sources) into
+    ``outputs["stats"]``."""
+    return sum_corpus_stats(
+        inputs["stats"],
+        inputs["metas"],
+        settings["stems"],
+        outputs["stats"],
+        pmc_stats=inputs["pmc_stats"],
+        pmc_metas=inputs["pmc_metas"],
+        pmc_files=settings["pmc_files"],
+        text_stats=inputs["text_stats"],
+        text_sources=settings["text_sources"],
+    )

@@ -1,0 +1,49 @@
+"""Rule entry points of the datasets stage: one function per rule of
+workflow/rules/datasets.smk, named after the rule."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from biocompact.datasets.convert import source_members
+from biocompact.datasets.fetch import download_source
+from biocompact.datasets.prepare import prepare_file
+from biocompact.datasets.registry import REGISTRY
+from biocompact.files.atomic import write_json
+
+LOG = logging.getLogger(__name__)
+
+
+def download_dataset(
+    settings: Mapping[str, Any], *, outputs: Mapping[str, Any]
+) -> tuple[str, list[str]]:
+    """Registry source ``settings["source"]`` from ``settings["url"]`` to
+    ``outputs["archive"]``, verified (``download_source``)."""
+    name = settings["source"]
+    digest, skipped = download_source(
+        REGISTRY.sources[name],
+        settings["url"],
+        outputs["archive"],
+        lock_file=settings["lock_file"],
+        extracted=source_members(REGISTRY, name),
+        retries=settings["retries"],
+    )
+    LOG.info("%s: sha256 %s", outputs["archive"], digest)
+    LOG.info("%d unsafe members skipped (never read): %s", len(skipped), ", ".join(skipped))
+    return digest, skipped
+
+
+def prepare_dataset(
+    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+) -> dict:
+    """File ``settings["file"]`` of dataset ``settings["dataset"]`` from
+    ``inputs["archive"]`` to ``outputs["file"]``, its checked counts to ``outputs["counts"]``
+    (JSON, for the report)."""
+    counts = prepare_file(
+        settings["dataset"], settings["file"], inputs["archive"], settings["url"], outputs["file"]
+    )
+    write_json(outputs["counts"], counts)
+    LOG.info("%s: %s", outputs["file"], counts)
+    return counts

@@ -1,0 +1,31 @@
+"""Rule entry points of the distillation stage: one function per rule of
+workflow/rules/distillation.smk, named after the rule."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from biocompact.training.language_model_job import DistillationJob, train_language_model
+
+
+def distill(
+    settings: DistillationJob,
+    *,
+    inputs: Mapping[str, Any],
+    outputs: Mapping[str, Any],
+    threads: int,
+    gpus: int,
+    nodes: int,
+) -> None:
+    """Distil one student (inputs: corpus; outputs: model, log, eval)."""
+    train_language_model(
+        "biocompact.distillation.run",
+        settings,
+        inputs,
+        outputs,
+        threads=threads,
+        gpus=gpus,
+        nodes=nodes,
+        teacher_dir=settings.teacher,
+    )

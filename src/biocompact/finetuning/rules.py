@@ -1,0 +1,61 @@
+"""Rule entry points of the finetuning stage: one function per rule of
+workflow/rules/finetuning.smk, named after the rule (``finetune_kept`` and
+``finetune_saved`` are rule ``finetune`` with other outputs: they run its function)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from biocompact.files.atomic import read_json
+from biocompact.finetuning import baseline, train
+from biocompact.finetuning.saved_models import Publication, publish_chosen
+from biocompact.finetuning.settings import FinetuningTask
+from biocompact.finetuning.train import FinetuneRun
+from biocompact.release.cards import base_model_statement
+
+logger = logging.getLogger(__name__)
+
+
+def finetune(run: FinetuneRun, *, outputs: Mapping[str, str], threads: int) -> dict[str, Any]:
+    """``train.finetune`` of ``run`` into the rule's outputs (metrics, predictions, and the
+    model with its card where the rule has a ``model`` output) on ``threads`` CPU threads."""
+    return train.finetune(run, outputs=outputs, threads=threads)
+
+
+def publish_finetuned(
+    publication: Publication,
+    *,
+    inputs: Mapping[str, Sequence[str]],
+    outputs: Mapping[str, str],
+) -> Mapping[str, Any]:
+    """``publish_chosen`` of the seeds' records (``inputs["metrics"]``) and model folders
+    (``inputs["models"]``, in the same order) to ``outputs["model"]``; the card states
+    whether the base model's corpus was decontaminated (``inputs["contamination"]``, the
+    corpus's contamination.json where the base model was trained on a decontaminated one)."""
+    records = [read_json(path) for path in inputs["metrics"]]
+    contamination = inputs.get("contamination")  # a file, or [] where not decontaminated
+    statement = base_model_statement(
+        publication.task.name,
+        read_json(contamination) if isinstance(contamination, str) else None,
+        publication.external_checkpoints,
+        built_here=publication.base_model_built_here,
+    )
+    chosen = publish_chosen(
+        records,
+        {record["seed"]: folder for record, folder in zip(records, inputs["models"], strict=True)},
+        publication.choice,
+        publication.task.entry,
+        publication.card_settings,
+        outputs["model"],
+        decontamination=statement,
+    )
+    logger.info("published seed %d as %s", chosen["seed"], outputs["model"])
+    return chosen
+
+
+def majority_baseline(task: FinetuningTask, *, outputs: Mapping[str, str]) -> dict[str, Any]:
+    """``baseline.majority_baseline`` of ``task``: its metrics and test predictions into the
+    rule's outputs (metrics, predictions)."""
+    return baseline.majority_baseline(task, outputs=outputs)

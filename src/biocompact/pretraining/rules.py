@@ -1,0 +1,35 @@
+"""Rule entry points of the pretraining stage: one function per rule of
+workflow/rules/pretraining.smk, named after the rule."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from biocompact.files.atomic import read_json
+from biocompact.training.language_model_job import PretrainingJob, train_language_model
+
+
+def pretrain(
+    settings: PretrainingJob,
+    *,
+    inputs: Mapping[str, Any],
+    outputs: Mapping[str, Any],
+    threads: int,
+    gpus: int,
+    nodes: int,
+) -> None:
+    """Pretrain one model (inputs: corpus, its record, tokenizer; outputs: model, log,
+    eval), its positions as long as the corpus's sequences."""
+    train_language_model(
+        "biocompact.pretraining.run",
+        settings,
+        inputs,
+        outputs,
+        threads=threads,
+        gpus=gpus,
+        nodes=nodes,
+        tokenizer_dir=inputs["tokenizer"],
+        # the record rule tokenize_corpus wrote beside the corpus (vocab.tokenized_corpus)
+        max_seq_length=read_json(inputs["corpus_record"])["max_seq_length"],
+    )
