@@ -25,7 +25,6 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
 
 import pytest
 import yaml
@@ -85,11 +84,7 @@ def _workdir(folder: Path) -> Path:
     return folder
 
 
-def _snakemake(
-    workdir: Path, *args: str, env: dict | None = None, background: bool | IO[str] = False
-):
-    """Snakemake in ``workdir``: run to its end (asserted successful), or started in the
-    background, its output to a pipe (``background=True``) or to the file given."""
+def _snakemake(workdir: Path, *args: str, env: dict | None = None, background: bool = False):
     command = [
         sys.executable,
         "-m",
@@ -106,12 +101,12 @@ def _snakemake(
         "TOKENIZERS_PARALLELISM": "false",
         **(env or {}),
     }
-    if background is not False:
+    if background:
         return subprocess.Popen(
             command,
             cwd=workdir,
             env=environment,
-            stdout=subprocess.PIPE if background is True else background,
+            stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
             start_new_session=True,
@@ -167,33 +162,15 @@ def slurm_cluster(tmp_path_factory) -> Iterator[Path]:
 
 
 @pytest.fixture(scope="module")
-def started_local_run(tmp_path_factory) -> Iterator[tuple[Path, subprocess.Popen]]:
-    """The local run of the overlay, started at once in the background: it runs beside the
-    cluster's start and the Slurm run, which waits on submissions and status checks for most
-    of its time (one core busy on average), so the two take little more than the Slurm run."""
+def local_run(tmp_path_factory) -> Path:
     workdir = _workdir(tmp_path_factory.mktemp("local"))
-    with (workdir / "snakemake.log").open("w") as log:
-        snakemake = _snakemake(
-            workdir, "--profile", str(REPO_ROOT / "local"), "--cores", "2", background=log
-        )
-    yield workdir, snakemake
-    if snakemake.poll() is None:
-        os.killpg(snakemake.pid, signal.SIGKILL)
-        snakemake.wait(timeout=60)
-
-
-@pytest.fixture(scope="module")
-def local_run(started_local_run) -> Path:
-    workdir, snakemake = started_local_run
-    snakemake.wait(timeout=RUN_TIMEOUT)
-    assert snakemake.returncode == 0, (workdir / "snakemake.log").read_text()[-6000:]
+    _snakemake(workdir, "--profile", str(REPO_ROOT / "local"), "--cores", "2")
     return workdir
 
 
 @pytest.fixture(scope="module")
-def slurm_run(started_local_run, slurm_cluster, tmp_path_factory) -> tuple[Path, str]:
-    """The working directory and the log of `snakemake --profile slurm` on the overlay (the
-    local run going on beside it)."""
+def slurm_run(slurm_cluster, tmp_path_factory) -> tuple[Path, str]:
+    """The working directory and the log of `snakemake --profile slurm` on the overlay."""
     workdir = _workdir(tmp_path_factory.mktemp("slurm-dag"))
     result = _snakemake(workdir, *_slurm_args(), env=SLURM_ENV)
     return workdir, result.stdout + result.stderr
