@@ -83,7 +83,7 @@ def _field_defaults(cls: type) -> dict[str, Any]:
     """Each field of ``cls`` that has a default, with it (a tuple as the list YAML gives)."""
     return {
         field.name: _as_yaml(
-            field.default_factory()  # type: ignore[misc]
+            field.default_factory()
             if field.default_factory is not dataclasses.MISSING
             else field.default
         )
