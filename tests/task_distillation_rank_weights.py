@@ -13,13 +13,12 @@ import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import torch
 from transformers import PreTrainedModel
 
 from biocompact.task_distillation import student
-from biocompact.task_distillation.job import run_job
+from biocompact.task_distillation.job import StudentsSpec, TeacherSpec, read_spec, run_job
 from biocompact.training import distributed
 from biocompact.training.launch import job_main
 
@@ -30,11 +29,12 @@ def rank_file(folder: str | os.PathLike, rank: int, seed: int) -> Path:
     return Path(folder) / f"rank-{rank}-seed{seed}.pt"
 
 
-def weights_dir(spec: dict[str, Any]) -> Path:
+def weights_dir(spec: TeacherSpec | StudentsSpec) -> Path:
     """Where a students job's kept weights go: beside its seeds' folders (its checkpoints'
     folder is removed when the job ends); a teacher's job trains no student."""
-    evaluations = spec["outputs"].get("evaluations")
-    return Path(evaluations[0]).parent.parent if evaluations else Path(spec["checkpoint_dir"])
+    if isinstance(spec, StudentsSpec):
+        return Path(spec.outputs["evaluations"][0]).parent.parent
+    return Path(spec.checkpoint_dir)
 
 
 @contextlib.contextmanager
@@ -64,11 +64,11 @@ def keeping_weights(folder: str | os.PathLike) -> Iterator[None]:
         student.train_without_dev = _train
 
 
-def run_job_keeping_weights(spec: dict[str, Any]) -> None:
+def run_job_keeping_weights(spec: TeacherSpec | StudentsSpec) -> None:
     """``run_job``, keeping every process's trained student weights."""
     with keeping_weights(weights_dir(spec)):
         run_job(spec)
 
 
 if __name__ == "__main__":
-    job_main(run_job_keeping_weights)
+    job_main(run_job_keeping_weights, read_spec)

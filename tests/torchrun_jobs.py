@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import biocompact
-from biocompact.training.launch import torchrun_command
+from biocompact.training.launch import JobSpec, torchrun_command
 
 # the processes import this checkout's package and the job helpers beside the tests
 IMPORT_PATH = [str(Path(__file__).parent), str(Path(biocompact.__file__).parents[1])]
 
 
-def run_on_two_processes(module: str, spec: dict[str, Any], spec_path: Path, timeout: int = 300):
+def run_on_two_processes(module: str, spec: JobSpec, spec_path: Path, timeout: int = 300):
     """Write ``spec`` to ``spec_path`` and run job module ``module`` on it under torchrun on
     two CPU processes (gloo, one thread each); fail with the job's output unless it succeeds."""
     spec_path.parent.mkdir(parents=True, exist_ok=True)
-    spec_path.write_text(json.dumps(spec), encoding="utf-8")
+    spec.write(spec_path)
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([*IMPORT_PATH, os.environ.get("PYTHONPATH", "")]),

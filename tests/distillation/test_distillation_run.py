@@ -17,11 +17,12 @@ from transformers import (
     BertModel,
 )
 
-from biocompact.distillation.run import run_distillation
+from biocompact.distillation.run import DistillationSpec, run_distillation
 from biocompact.distillation.settings import DistillationSettings
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.locations import resolve_location
+from biocompact.training.masking import MaskingSettings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 NER = REPO_ROOT / "demo" / "tasks" / "ner"
@@ -227,26 +228,23 @@ def _torchrun_distillation(
     teacher: Path, corpus: Path, out: Path, method: str, options: dict
 ) -> None:
     """Distil under torchrun on two CPU processes (gloo), as the distill rule does on 2 GPUs."""
-    spec = {
-        "name": out.name,
-        "settings": {
-            "teacher": "teacher",
-            "method": method,
-            **TRAINING,
-            **options,
-        },
-        "teacher_dir": str(teacher),
-        "dataset_dir": str(corpus),
-        "outputs": {
+    spec = DistillationSpec(
+        name=out.name,
+        settings=DistillationSettings.from_entry(
+            {"teacher": "teacher", "method": method, **TRAINING, **options}
+        ),
+        teacher_dir=str(teacher),
+        dataset_dir=str(corpus),
+        outputs={
             "model": str(out / "model"),
             "log": str(out / "train_log.jsonl"),
             "eval": str(out / "eval.json"),
         },
-        "checkpoint_dir": str(out / "checkpoints"),
-        "masking": {},
-        "probes": [],
-        "threads": 1,
-    }
+        checkpoint_dir=str(out / "checkpoints"),
+        masking=MaskingSettings(),
+        probes=[],
+        threads=1,
+    )
     run_on_two_processes("biocompact.distillation.run", spec, out / "job.json")
 
 

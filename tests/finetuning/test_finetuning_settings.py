@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
+import json
 from pathlib import Path
 
 import pytest
 import yaml
 from snakemake.utils import validate
+from snakemake_runs import layer_config
 
 from biocompact.finetuning.settings import (
     FinetuningTask,
@@ -35,7 +38,7 @@ def test_the_schema_properties_are_the_fields_with_their_defaults():
     preset = SECTION["properties"]["presets"]["additionalProperties"]["properties"]
     assert {key: value["default"] for key, value in preset.items()} == _fields(Hyperparameters)
     task = SECTION["properties"]["tasks"]["additionalProperties"]["properties"]
-    assert set(task) == set(_fields(FinetuningTask)) - {"name", "entry"}
+    assert set(task) == set(_fields(FinetuningTask)) - {"name"}
 
 
 @pytest.fixture
@@ -59,7 +62,7 @@ def test_hyperparameters_are_the_preset_then_the_task_then_the_model(finetuning)
     assert resolve_task(finetuning, "demo-re", model="teacher").training.learning_rate == 1e-4
     assert (task.name, task.family, task.preset) == ("demo-re", "re", "demo")
     assert task.label_names == {"0": "no-association", "1": "gene-disease-association"}
-    assert task.entry == task_entry(finetuning, "demo-re", model="student")
+    assert task.as_entry() == task_entry(finetuning, "demo-re", model="student")
     assert "hyperparameters" not in task_entry(finetuning, "demo-re", training=False)
     data = resolve_task(finetuning, "demo-re", training=False)
     assert data.hyperparameters is None and dataclasses.replace(task, hyperparameters=None) == data
@@ -111,6 +114,64 @@ def test_bad_tasks_are_named(finetuning, change, message):
     finetuning["tasks"]["demo-re"].update(change)
     with pytest.raises(ValueError, match=message):
         task_entry(finetuning, "demo-re")
+
+
+def _layers(name: str) -> list[str]:
+    """The config files that the command in config file ``name``'s header runs with, later
+    over earlier (``name`` alone where its header has none)."""
+    text = (REPO_ROOT / name).read_text(encoding="utf-8")
+    header = "".join(line[1:] for line in text.splitlines(keepends=True) if line.startswith("#"))
+    for line in header.replace("\\\n", " ").splitlines():
+        words = line.split()
+        if words[:1] == ["snakemake"] and "--configfile" in words:
+            after = words[words.index("--configfile") + 1 :]
+            return list(itertools.takewhile(lambda word: word.endswith(".yaml"), after))
+    return [name]
+
+
+def _configured_tasks() -> list[tuple[str, dict, str]]:
+    """(config file, the finetuning section it runs with, validated, task) for every task
+    of the demo config and of configs/*.yaml."""
+    configs = sorted((REPO_ROOT / "configs").glob("*.yaml"))
+    tasks = []
+    for name in ["config.yaml", *(f"configs/{path.name}" for path in configs)]:
+        config: dict = {}
+        for layer in _layers(name):
+            layer_config(config, yaml.safe_load((REPO_ROOT / layer).read_text(encoding="utf-8")))
+        finetuning = {"finetuning": config.get("finetuning", {})}
+        validate(finetuning, str(SCHEMA))
+        tasks += [
+            (name, finetuning["finetuning"], task) for task in finetuning["finetuning"]["tasks"]
+        ]
+    return tasks
+
+
+CONFIGURED_TASKS = _configured_tasks()
+
+
+def test_tasks_of_every_config_are_read_from_the_configs():
+    # the demo's two tasks and more than one config's own
+    assert [task for name, _, task in CONFIGURED_TASKS if name == "config.yaml"] == [
+        "demo-ner",
+        "demo-re",
+    ]
+    assert len({name for name, _, _ in CONFIGURED_TASKS}) > 3
+
+
+@pytest.mark.parametrize(
+    ("name", "finetuning", "task"),
+    CONFIGURED_TASKS,
+    ids=lambda value: value if isinstance(value, str) else "",
+)
+def test_a_task_as_an_entry_parses_back_to_the_same_task(name, finetuning, task):
+    for training in (True, False):
+        parsed = FinetuningTask.from_entry(task_entry(finetuning, task, training=training))
+        entry = parsed.as_entry()
+        assert FinetuningTask.from_entry(entry) == parsed
+        assert json.loads(json.dumps(entry)) == entry  # plain values
+    # a field the demo leaves unset, set
+    folds = dataclasses.replace(parsed, folds=("a", 1), positive_labels=("yes",))
+    assert FinetuningTask.from_entry(folds.as_entry()) == folds
 
 
 def test_a_parsed_entry_checks_its_keys():

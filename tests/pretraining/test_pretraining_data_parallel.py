@@ -21,6 +21,9 @@ from rank_weights import rank_file
 from tiny_models import MINILM, TINY
 from torchrun_jobs import run_on_two_processes
 
+from biocompact.pretraining.run import PretrainingSpec
+from biocompact.pretraining.settings import PretrainingSettings
+from biocompact.training.masking import MaskingSettings
 from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -47,32 +50,34 @@ def corpus(tmp_path_factory) -> Path:
 
 def _torchrun_pretraining(corpus: Path, out: Path, family: str, objective: str) -> None:
     """Pretrain 2 steps under torchrun on two processes, each keeping its weights (rank_weights)."""
-    spec = {
-        "name": out.name,
-        "settings": {
-            "vocabulary": "minilm",
-            "architecture": TINY,
-            "family": family,
-            "objective": objective,
-            "steps": 2,
-            "batch_size": 8,
-            "learning_rate": 1e-3,
-            "log_every": 1,
-            "checkpoint_every": 2,
-        },
-        "dataset_dir": str(corpus),
-        "tokenizer_dir": str(MINILM),
-        "outputs": {
+    spec = PretrainingSpec(
+        name=out.name,
+        settings=PretrainingSettings.from_entry(
+            {
+                "vocabulary": "minilm",
+                "architecture": TINY,
+                "family": family,
+                "objective": objective,
+                "steps": 2,
+                "batch_size": 8,
+                "learning_rate": 1e-3,
+                "log_every": 1,
+                "checkpoint_every": 2,
+            }
+        ),
+        dataset_dir=str(corpus),
+        tokenizer_dir=str(MINILM),
+        outputs={
             "model": str(out / "model"),
             "log": str(out / "train_log.jsonl"),
             "eval": str(out / "eval.json"),
         },
-        "checkpoint_dir": str(out / "checkpoints"),
-        "masking": {},
-        "max_seq_length": MAX_SEQ_LENGTH,
-        "probes": [],
-        "threads": 1,
-    }
+        checkpoint_dir=str(out / "checkpoints"),
+        masking=MaskingSettings(),
+        max_seq_length=MAX_SEQ_LENGTH,
+        probes=[],
+        threads=1,
+    )
     run_on_two_processes("rank_weights", spec, out / "job.json")
 
 

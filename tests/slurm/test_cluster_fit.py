@@ -4,6 +4,8 @@ submits them, and the message."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from biocompact.workflow.cluster_fit import (
@@ -12,6 +14,7 @@ from biocompact.workflow.cluster_fit import (
     gpus_of_gres,
     job_request,
     parse_sinfo,
+    submitted_requests,
     time_limit_minutes,
     unfit_jobs,
 )
@@ -78,6 +81,24 @@ def test_requests_as_the_plugin_submits_them():
     assert (cpu.cpus, cpu.memory_mb, cpu.gpus) == (4, 2000, 0)
     # a memory Snakemake has not determined yet (<TBD>) is not known
     assert job_request("train_vocabulary", "", 2, {"mem_mb": "<TBD>"}).memory_mb is None
+
+
+def test_a_run_submits_the_requests_of_its_jobs_but_the_local_ones():
+    def job(rule: str, local: bool, **wildcards: str) -> SimpleNamespace:
+        return SimpleNamespace(
+            rule=SimpleNamespace(name=rule),
+            is_local=local,
+            wildcards_dict=wildcards,
+            threads=2,
+            resources={"mem_mb": 1000},
+        )
+
+    jobs = [job("finetune", False, model="m", task="t"), job("report", True), job("all", False)]
+    requests = list(submitted_requests(jobs))
+    assert requests == [
+        job_request("finetune", "model=m, task=t", 2, {"mem_mb": 1000}),
+        job_request("all", "", 2, {"mem_mb": 1000}),
+    ]
 
 
 def test_every_job_no_node_can_run_is_named_with_its_partitions_largest_nodes():

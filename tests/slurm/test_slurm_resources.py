@@ -13,6 +13,8 @@ from biocompact.workflow.slurm_resources import (
     gpu_job_resources,
     gpu_job_threads,
     slurm_resources,
+    timing_threads,
+    without_resources,
 )
 
 ONE_NODE = {"gpus": 2, "nodes": 1, "cpus_per_gpu": 8, "mem_mb": 32000, "runtime": 1440}
@@ -82,3 +84,17 @@ def test_rule_resources_and_threads_read_each_jobs_entry():
     assert (resources["gpu"](b), resources["cpus_per_task"](b), threads(b)) == (0, 4, 8)
     fixed = gpu_job_resources(entries["a"], NO_CAP)
     assert fixed["mem_mb"](a) == 32000
+
+
+def test_a_job_reads_its_entry_without_its_resources():
+    entry = {"vocabulary": "v", "steps": 3, "resources": {"gpus": 1}}
+    assert without_resources(entry) == {"vocabulary": "v", "steps": 3}
+    assert entry["resources"] == {"gpus": 1}  # the config is not changed
+
+
+@pytest.mark.parametrize(
+    ("cores", "usable", "threads"),
+    [(8, 2, 2), (2, 16, 2), (None, 16, 4)],  # at most the CPUs usable; 4 without --cores
+)
+def test_timing_jobs_take_every_core_snakemake_may_use(cores, usable, threads):
+    assert timing_threads(cores, usable) == threads

@@ -34,6 +34,7 @@ from biocompact.task_distillation.transfer import (
     read_transfer_set,
     write_transfer_set,
 )
+from biocompact.training.launch import SPEC_FILE, JobSpec
 
 
 def _transfer(entry: dict) -> TransferSetSettings:
@@ -479,6 +480,75 @@ def test_students_distilled_direct_and_untrained(teacher, re_task, tiny_model, t
     assert rerun[0]["metrics"] == records["untrained"][0]["metrics"]
 
 
+def test_task_distillation_specs_read_back_from_json_as_the_same_specs(tmp_path):
+    """Every field set (none at its default), the task's and its hyperparameters' too: what
+    a torchrun process reads is the spec its rule launched."""
+    from biocompact.finetuning.checkpoints import Checkpointing
+    from biocompact.finetuning.settings import FinetuningTask
+    from biocompact.finetuning.train import FinetuneRun
+    from biocompact.release.cards import CardSettings
+    from biocompact.task_distillation.job import StudentsSpec, TeacherSpec, read_spec
+    from biocompact.task_distillation.student import StudentRun
+    from biocompact.tracking.trackers import TrackingSettings
+
+    task = FinetuningTask.from_entry(
+        {
+            "name": "t",
+            "family": "re",
+            "format": "blue_tsv",
+            "train": "{fold}/train.tsv",
+            "test": "{fold}/test.tsv",
+            "preset": "p",
+            "hyperparameters": {
+                **HYPERPARAMETERS,
+                "eval_steps": 5,
+                "grid": {"learning_rate": [1e-3, 1e-4]},
+                "threshold": 0.4,
+            },
+            "dataset": "d",
+            "dev": "{fold}/dev.tsv",
+            "folds": ["a", 2],
+            "golden": "golden.json",
+            "intermediate": "more.tsv",
+            "max_train_examples": 10,
+            "max_dev_examples": 11,
+            "max_test_examples": 12,
+            "metric": "f1",
+            "negative_label": "false",
+            "positive_labels": ["yes", "maybe"],
+            "label_all_subtokens": True,
+            "label_names": {"0": "no", "1": "yes"},
+        }
+    )
+    checkpointing = Checkpointing(str(tmp_path / "checkpoints"), 7)
+    teacher = TeacherSpec(
+        run=FinetuneRun(
+            "teacher/model",
+            task,
+            3,
+            model_name="teacher",
+            saved_label_names={"0": "no", "1": "yes"},
+            card_settings=CardSettings("mit", ("en", "de"), ("biomedical",)),
+            tracking=TrackingSettings(("tensorboard", "wandb"), "p", "m.db"),
+        ),
+        outputs={"metrics": "t/metrics.json", "model": "t/model"},
+        threads=2,
+        checkpointing=checkpointing,
+        checkpoint_dir=checkpointing.folder,
+    )
+    students = StudentsSpec(
+        run=StudentRun("distilled", "s", task, (1, 2), 2.0, "x", "general", "student"),
+        inputs={"teacher": "t/model", "teacher_predictions": "t.tsv", "data": None},
+        outputs={"evaluations": ["a/seed1/e.json", "a/seed2/e.json"], "predictions": ["1", "2"]},
+        threads=3,
+        checkpointing=checkpointing,
+        checkpoint_dir=checkpointing.folder,
+    )
+    for spec in (teacher, students):
+        spec.write(tmp_path / "job.json")
+        assert read_spec(tmp_path / "job.json") == spec
+
+
 def test_task_distillation_jobs_rebuild_their_runs_from_the_json_spec(
     re_task, tmp_path, monkeypatch
 ):
@@ -501,8 +571,9 @@ def test_task_distillation_jobs_rebuild_their_runs_from_the_json_spec(
     files = {"evaluations": ["a/seed1/e.json", "a/seed2/e.json"], "predictions": ["p1", "p2"]}
     rules.train_students(students, inputs=inputs, outputs=files, threads=1, gpus=1)
     spec = job.students_spec(students, inputs, files, 1)
-    assert spec["checkpoint_dir"] == "a"
-    job.run_job(json.loads(json.dumps(spec)))  # as a torchrun process reads it
+    assert spec.checkpoint_dir == "a"
+    spec.write(tmp_path / "job.json")
+    job.run_job(job.read_spec(tmp_path / "job.json"))  # as a torchrun process reads it
     assert calls == [
         (teacher, {"outputs": outputs, "threads": 2, "checkpointing": None}),
         (students, {"inputs": inputs, "outputs": files, "threads": 1, "checkpointing": None}),
@@ -510,12 +581,11 @@ def test_task_distillation_jobs_rebuild_their_runs_from_the_json_spec(
     ]
 
 
-def _torchrun(spec: dict) -> None:
+def _torchrun(spec: JobSpec) -> None:
     """Run a task-distillation job ``spec`` under torchrun on two CPU processes (gloo), as
     its rule does on 2 GPUs, each keeping its students' weights (task_distillation_rank_weights)."""
-    from biocompact.training.launch import SPEC_FILE
 
-    spec_path = Path(spec["checkpoint_dir"]) / SPEC_FILE
+    spec_path = Path(spec.checkpoint_dir) / SPEC_FILE
     run_on_two_processes("task_distillation_rank_weights", spec, spec_path, timeout=600)
 
 
@@ -609,15 +679,14 @@ def test_teacher_and_students_train_data_parallel_on_two_processes(
 # ------------------------------------------------------------ killed jobs resume
 
 
-def _kill_after_checkpoint(spec: dict, checkpoint: Path) -> None:
+def _kill_after_checkpoint(spec: JobSpec, checkpoint: Path) -> None:
     """Run the job ``spec`` in a process of its own, as its rule does on one GPU, and kill it
     with SIGKILL once ``checkpoint`` is complete (written last: the extra state)."""
     from biocompact.finetuning.checkpoints import EXTRA_STATE
-    from biocompact.training.launch import SPEC_FILE
 
-    spec_path = Path(spec["checkpoint_dir"]) / SPEC_FILE
+    spec_path = Path(spec.checkpoint_dir) / SPEC_FILE
     spec_path.parent.mkdir(parents=True, exist_ok=True)
-    spec_path.write_text(json.dumps(spec), encoding="utf-8")
+    spec.write(spec_path)
     process = subprocess.Popen(
         [sys.executable, "-m", "biocompact.task_distillation.job", str(spec_path)],
         env={**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""},
@@ -649,7 +718,7 @@ def test_a_killed_teacher_job_resumes_to_the_weights_of_an_uninterrupted_one(
     from biocompact.finetuning.checkpoints import Checkpointing
     from biocompact.finetuning.settings import FinetuningTask
     from biocompact.finetuning.train import FinetuneRun
-    from biocompact.task_distillation.job import run_job, teacher_spec
+    from biocompact.task_distillation.job import read_spec, run_job, teacher_spec
 
     # 80 examples, 16 a batch, 4 epochs: 20 steps, a dev evaluation after each epoch
     task = FinetuningTask.from_entry(
@@ -670,7 +739,7 @@ def test_a_killed_teacher_job_resumes_to_the_weights_of_an_uninterrupted_one(
     _kill_after_checkpoint(spec, point / "checkpoint-9")
     assert not (tmp_path / "killed" / "evaluation.json").exists()
     with caplog.at_level(logging.INFO, logger="biocompact.finetuning.checkpoints"):
-        run_job(json.loads(json.dumps(spec)))  # started again
+        run_job(read_spec(Path(spec.checkpoint_dir) / SPEC_FILE))  # started again
     assert f"resuming from checkpoint {point / 'checkpoint-'}" in caplog.text
 
     straight, resumed = (
@@ -696,7 +765,7 @@ def test_a_killed_students_job_resumes_every_seed_to_the_weights_of_an_uninterru
 
     from biocompact.finetuning.checkpoints import Checkpointing
     from biocompact.finetuning.settings import FinetuningTask
-    from biocompact.task_distillation.job import students_spec
+    from biocompact.task_distillation.job import read_spec, students_spec
     from biocompact.task_distillation.student import StudentRun
 
     rows = [
@@ -735,7 +804,7 @@ def test_a_killed_students_job_resumes_every_seed_to_the_weights_of_an_uninterru
     _kill_after_checkpoint(spec, checkpoints / "seed2" / "checkpoint-8")
     assert (checkpoints / "seed1" / "checkpoint-15").is_dir()  # the first seed's last
     with caplog.at_level(logging.INFO, logger="biocompact.finetuning.checkpoints"):
-        run_job_keeping_weights(json.loads(json.dumps(spec)))  # started again
+        run_job_keeping_weights(read_spec(Path(spec.checkpoint_dir) / SPEC_FILE))  # started again
     for seed, step in ((1, 15), (2, 8)):
         assert (
             f"resuming from checkpoint {checkpoints / f'seed{seed}' / f'checkpoint-{step}'}"

@@ -9,12 +9,14 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from biocompact.finetuning.settings import task_entry
+from biocompact.finetuning.settings import FinetuningTask, task_entry
 from biocompact.task_distillation.settings import (
+    CLASSIFIER_TRAINING,
     LABELLED_FORMATS,
     ExperimentSettings,
     RandomisedSettings,
     TransferSetSettings,
+    classifier_training,
 )
 from biocompact.task_distillation.transfer import READERS
 
@@ -74,6 +76,15 @@ def test_an_experiment_trains_its_task_with_its_own_hyperparameters():
     }
     student = experiment.task_entry(config["finetuning"], "student")
     assert student["hyperparameters"] == entry["student_training"]
+    # an evaluation records them as the experiment gives them, in the config's order
+    for role, given in (("teacher", teacher), ("student", student)):
+        recorded = classifier_training(FinetuningTask.from_entry(given).training)
+        assert list(recorded.items()) == list(entry[f"{role}_training"].items())
+
+
+def test_the_recorded_classifier_training_is_the_schemas():
+    properties = SCHEMA["$defs"]["classifier_training"]["properties"]
+    assert tuple(properties) == CLASSIFIER_TRAINING
 
 
 @pytest.mark.parametrize(

@@ -8,19 +8,28 @@ from typing import Any
 import pytest
 
 from biocompact.distillation.rules import distill
+from biocompact.distillation.run import DistillationSpec
+from biocompact.distillation.settings import DistillationSettings
 from biocompact.pretraining.rules import pretrain
+from biocompact.pretraining.run import PretrainingSpec
+from biocompact.pretraining.settings import PretrainingSettings
+from biocompact.tracking.trackers import TrackingSettings
 from biocompact.training import language_model_job
 from biocompact.training.language_model_job import DistillationJob, PretrainingJob
+from biocompact.training.launch import JobSpec
+from biocompact.training.masking import MaskingSettings
 
+TRAINING = {"steps": 3, "batch_size": 8, "learning_rate": 1e-3}
 PARAMS = {
     "checkpoint_dir": "results/checkpoints/pretraining/m",
-    "settings": {"steps": 3},
-    "masking": {"probability": 0.15},
-    "probes": [],
+    "settings": {"vocabulary": "v", **TRAINING},
+    "masking": {"probability": 0.2},
+    "probes": [{"text": "[MASK] binds DNA.", "answer": "p53"}],
     "teacher": "results/pretraining/t/model",
 }
+STUDENT_PARAMS = {**PARAMS, "settings": {"teacher": "m", "student_layers": [0], **TRAINING}}
 CONFIG = {
-    "tracking": {"backends": []},
+    "tracking": {"backends": ["tensorboard"], "project": "p", "mlflow_uri": "m.db"},
     "model_cards": {"license": "mit"},
     "pretraining": {"m": {"init": "scratch"}},
     "distillation": {"s": {"teacher": "m", "student_init": "teacher_layers"}},
@@ -30,7 +39,7 @@ FILES = {"model": "m/model", "log": "m/train_log.jsonl", "eval": "m/eval.json"}
 
 
 @pytest.fixture
-def launched(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict, int, int]]:
+def launched(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, JobSpec, int, int]]:
     """The launches and cards of a job, neither run."""
     calls: list[Any] = []
     monkeypatch.setattr(
@@ -46,7 +55,7 @@ def launched(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict, int, int]
 
 def test_job_settings_come_from_params_name_and_config() -> None:
     job = PretrainingJob.from_params(PARAMS, "m", CONFIG)
-    assert job.name == "m" and job.settings == {"steps": 3}
+    assert job.name == "m" and job.settings == PARAMS["settings"]
     assert job.tracking == CONFIG["tracking"] and job.model_cards == CONFIG["model_cards"]
     assert DistillationJob.from_params(PARAMS, "s", CONFIG).teacher == PARAMS["teacher"]
     # text from a checkpoint not built here: its card says that text is unknown
@@ -76,7 +85,7 @@ def test_each_stage_launches_its_module_with_the_shared_spec(launched: list, tmp
         nodes=1,
     )
     distill(
-        DistillationJob.from_params(PARAMS, "s", CONFIG),
+        DistillationJob.from_params(STUDENT_PARAMS, "s", CONFIG),
         inputs={"corpus": "data/v", "teacher": []},
         outputs=FILES,
         threads=4,
@@ -85,19 +94,81 @@ def test_each_stage_launches_its_module_with_the_shared_spec(launched: list, tmp
     )
     (module, spec, gpus, nodes), (student_module, student_spec, *_) = launched
     assert (module, gpus, nodes) == ("biocompact.pretraining.run", 1, 1)
-    assert spec == {
-        "name": "m",
-        "settings": {"steps": 3},
+    shared = {
         "dataset_dir": "data/v",
-        "tokenizer_dir": "vocab/v/tokenizer",
-        "max_seq_length": 64,
         "outputs": FILES,
         "checkpoint_dir": PARAMS["checkpoint_dir"],
-        "masking": PARAMS["masking"],
-        "probes": [],
-        "threads": 2,
-        "tracking": CONFIG["tracking"],
+        "masking": MaskingSettings(probability=0.2),
+        "probes": PARAMS["probes"],
+        "tracking": TrackingSettings(("tensorboard",), "p", "m.db"),
     }
+    assert spec == PretrainingSpec(
+        name="m",
+        settings=PretrainingSettings.from_entry(PARAMS["settings"]),
+        tokenizer_dir="vocab/v/tokenizer",
+        max_seq_length=64,
+        threads=2,
+        **shared,
+    )
     assert student_module == "biocompact.distillation.run"
-    assert student_spec["teacher_dir"] == PARAMS["teacher"] and student_spec["threads"] == 4
-    assert "tokenizer_dir" not in student_spec
+    assert student_spec == DistillationSpec(
+        name="s",
+        settings=DistillationSettings.from_entry(STUDENT_PARAMS["settings"]),
+        teacher_dir=PARAMS["teacher"],
+        threads=4,
+        **shared,
+    )
+
+
+def test_a_spec_reads_back_from_its_json_file_as_the_same_spec(tmp_path) -> None:
+    """Every field set (none at its default), nested settings included: what a torchrun
+    process reads is the spec its rule launched."""
+    shared = {
+        "dataset_dir": "data/v",
+        "outputs": FILES,
+        "checkpoint_dir": str(tmp_path),
+        "masking": MaskingSettings(0.2, 0.7, 0.2, False, 3),
+        "probes": PARAMS["probes"],
+        "threads": 3,
+        "tracking": TrackingSettings(("tensorboard", "mlflow"), "p", "sqlite:///m.db"),
+    }
+    pretraining = PretrainingSpec(
+        name="m",
+        settings=PretrainingSettings.from_entry(
+            {
+                "vocabulary": "v",
+                "architecture": {"preset": "demo-4L-256", "hidden_dropout_prob": 0.2},
+                "init": "scratch",
+                "family": "electra",
+                "objective": "electra",
+                "electra": {"generator_fraction": 0.5, "discriminator_weight": 40.0},
+                **TRAINING,
+                "peak_tflops": 90.5,
+                "compile": False,
+            }
+        ),
+        tokenizer_dir="vocab/v/tokenizer",
+        max_seq_length=64,
+        **shared,
+    )
+    distillation = DistillationSpec(
+        name="s",
+        settings=DistillationSettings.from_entry(
+            {
+                "teacher": "m",
+                "method": "tinybert",
+                "student_init": "random",
+                "student_architecture": {"num_hidden_layers": 2},
+                "alpha": {"layer": [1.0, 2.0]},
+                "temperature": 3.0,
+                "layer_map": [1, 3],
+                **TRAINING,
+            }
+        ),
+        teacher_dir="results/pretraining/m/model",
+        **shared,
+    )
+    for spec in (pretraining, distillation):
+        path = tmp_path / f"{spec.name}.json"
+        spec.write(path)
+        assert type(spec).read(path) == spec

@@ -12,8 +12,10 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from biocompact.pretraining.run import run_job
+from biocompact.pretraining.run import PretrainingSpec, run_job
+from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.training.launch import torchrun_command
+from biocompact.training.masking import MaskingSettings
 from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
 from biocompact.vocab.train import train_vocabulary
 
@@ -56,45 +58,48 @@ def corpus(tmp_path_factory) -> dict:
     return {"dataset_dir": str(folder / "data"), "tokenizer_dir": str(folder / "tokenizer")}
 
 
-def _spec(corpus: dict, folder: Path, steps: int, objective: str | None = None) -> dict:
-    """A job as the pretrain rule starts it: paths, and the config entry as ``settings``."""
-    return {
+def _spec(corpus: dict, folder: Path, steps: int, objective: str | None = None) -> PretrainingSpec:
+    """A job as the pretrain rule starts it: paths, and the config entry parsed as
+    ``settings``."""
+    return PretrainingSpec(
         **corpus,
-        "name": "tiny",
-        "settings": {
-            "vocabulary": "v",
-            "architecture": {
-                "num_hidden_layers": 2,
-                "hidden_size": 32,
-                "num_attention_heads": 2,
-                "intermediate_size": 64,
-            },
-            "init": "scratch",
-            "objective": objective,
-            "steps": steps,
-            "batch_size": 8,
-            "learning_rate": 2e-3,
-            "warmup_steps": 3,
-            "log_every": 5,
-            "checkpoint_every": 5,
-            "seed": 3,
-        },
-        "outputs": {
+        name="tiny",
+        settings=PretrainingSettings.from_entry(
+            {
+                "vocabulary": "v",
+                "architecture": {
+                    "num_hidden_layers": 2,
+                    "hidden_size": 32,
+                    "num_attention_heads": 2,
+                    "intermediate_size": 64,
+                },
+                "init": "scratch",
+                "objective": objective,
+                "steps": steps,
+                "batch_size": 8,
+                "learning_rate": 2e-3,
+                "warmup_steps": 3,
+                "log_every": 5,
+                "checkpoint_every": 5,
+                "seed": 3,
+            }
+        ),
+        outputs={
             "model": str(folder / "model"),
             "log": str(folder / "train_log.jsonl"),
             "eval": str(folder / "eval.json"),
         },
-        "checkpoint_dir": str(folder / "checkpoints"),
-        "masking": {},
-        "max_seq_length": 48,
-        "probes": [{"text": "Mutations of [MASK] were found.", "answer": "brca1"}],
-        "threads": 1,
-    }
+        checkpoint_dir=str(folder / "checkpoints"),
+        masking=MaskingSettings(),
+        max_seq_length=48,
+        probes=[{"text": "Mutations of [MASK] were found.", "answer": "brca1"}],
+        threads=1,
+    )
 
 
-def _job(spec: dict, folder: Path) -> list[str]:
+def _job(spec: PretrainingSpec, folder: Path) -> list[str]:
     path = folder / "job.json"
-    path.write_text(json.dumps(spec), encoding="utf-8")
+    spec.write(path)
     return [sys.executable, "-m", "biocompact.pretraining.run", str(path)]
 
 
@@ -114,7 +119,7 @@ def test_a_job_killed_with_sigkill_resumes_to_the_same_weights(corpus, tmp_path,
     run_job(straight)
 
     killed = _spec(corpus, tmp_path / "killed", steps, objective)
-    checkpoints = Path(killed["checkpoint_dir"])
+    checkpoints = Path(killed.checkpoint_dir)
     process = subprocess.Popen(_job(killed, tmp_path), env=_env(), stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while not (checkpoints / "step-000000010").exists():
@@ -124,33 +129,31 @@ def test_a_job_killed_with_sigkill_resumes_to_the_same_weights(corpus, tmp_path,
         time.sleep(0.01)
     process.send_signal(signal.SIGKILL)
     assert process.wait() == -signal.SIGKILL
-    assert not Path(killed["outputs"]["model"]).exists(), (
-        "a killed job must not leave a model folder"
-    )
+    assert not Path(killed.outputs["model"]).exists(), "a killed job must not leave a model folder"
 
     evaluation = run_job(killed)  # started again: resumes from the newest checkpoint
 
-    weights = load_file(Path(straight["outputs"]["model"]) / "model.safetensors")
-    resumed = load_file(Path(killed["outputs"]["model"]) / "model.safetensors")
+    weights = load_file(Path(straight.outputs["model"]) / "model.safetensors")
+    resumed = load_file(Path(killed.outputs["model"]) / "model.safetensors")
     assert weights.keys() == resumed.keys()
     for name, tensor in weights.items():
         assert torch.equal(tensor, resumed[name]), name
-    log = [json.loads(line) for line in Path(killed["outputs"]["log"]).read_text().splitlines()]
+    log = [json.loads(line) for line in Path(killed.outputs["log"]).read_text().splitlines()]
     assert [record["step"] for record in log] == list(range(5, steps + 1, 5))
     assert (
         evaluation["train_tokens"]
-        == json.loads(Path(straight["outputs"]["eval"]).read_text())["train_tokens"]
+        == json.loads(Path(straight.outputs["eval"]).read_text())["train_tokens"]
     )
 
 
 def test_data_parallel_under_torchrun_on_two_cpu_processes(corpus, tmp_path):
     spec = _spec(corpus, tmp_path, steps=4)
     spec_path = tmp_path / "job.json"
-    spec_path.write_text(json.dumps(spec), encoding="utf-8")
+    spec.write(spec_path)
     command = torchrun_command("biocompact.pretraining.run", spec_path, processes=2)
     result = subprocess.run(command, env=_env(), capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
-    log = [json.loads(line) for line in Path(spec["outputs"]["log"]).read_text().splitlines()]
+    log = [json.loads(line) for line in Path(spec.outputs["log"]).read_text().splitlines()]
     assert [record["step"] for record in log] == [4]  # written once, by rank 0
-    evaluation = json.loads(Path(spec["outputs"]["eval"]).read_text())
+    evaluation = json.loads(Path(spec.outputs["eval"]).read_text())
     assert evaluation["steps"] == 4 and evaluation["train_tokens"] == log[0]["tokens"] > 0

@@ -4,7 +4,12 @@ import pytest
 import torch
 from transformers import BertConfig, BertForMaskedLM
 
-from biocompact.training.launch import data_parallel_processes, launch, multi_node_command
+from biocompact.training.launch import (
+    JobSpec,
+    data_parallel_processes,
+    launch,
+    multi_node_command,
+)
 from biocompact.training.masking import IGNORE_INDEX
 from biocompact.training.throughput import FlopCounter, peak_tflops
 
@@ -95,7 +100,7 @@ def test_a_job_on_two_nodes_is_one_srun_task_per_node_joined_by_a_rendezvous():
 
 def test_a_job_on_several_nodes_outside_slurm_fails_naming_the_key(monkeypatch, tmp_path):
     monkeypatch.delenv("SLURM_JOB_ID", raising=False)
-    spec = {"checkpoint_dir": str(tmp_path), "threads": 1}
+    spec = JobSpec(checkpoint_dir=str(tmp_path), threads=1)
     with pytest.raises(
         RuntimeError, match=r"asked for 2 nodes \(resources.nodes\) but runs outside"
     ):

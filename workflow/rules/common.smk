@@ -4,15 +4,26 @@
 import os
 from pathlib import Path
 
-from biocompact.workflow.cluster_fit import check_jobs_fit, job_request
+from biocompact.workflow.cluster_fit import check_jobs_fit, submitted_requests
 from biocompact.workflow.configured_inputs import glob_files, require_files
 from biocompact.corpus.listing import pubmed_file_names
 from biocompact.finetuning.settings import resolve_task
 from biocompact.locations import resolve_location
 from biocompact.tracking.trackers import check_backends
 from biocompact.workflow import slurm_resources
-from biocompact.workflow.config_checks import check_config, own_vocabulary
-from biocompact.workflow.slurm_resources import gpu_job_threads, one_gpu
+from biocompact.workflow.config_checks import check_config
+from biocompact.workflow.priorities import (
+    PRIORITY_CHAIN,
+    JobPriorities,
+    model_vocabulary,
+    students_from_models,
+)
+from biocompact.workflow.slurm_resources import (
+    gpu_job_threads,
+    one_gpu,
+    timing_threads,
+    without_resources,
+)
 
 # A list, a numbered range or "all" (NCBI's listing, fetched once and cached).
 PUBMED_BASELINE = pubmed_file_names(
@@ -74,24 +85,14 @@ def model_input(name):
 
 def model_corpus(wildcards):
     """The tokenised corpus that model ``wildcards.model`` trains on (pretraining, distillation)."""
-    vocabulary = model_vocabulary(wildcards.model)
+    vocabulary = model_vocabulary(config, wildcards.model)
     return expand(rules.tokenize_corpus.output.corpus, vocab=vocabulary)[0]
 
 
 def model_corpus_record(wildcards):
     """The record of that corpus (its sequence length, packing and split sizes)."""
-    vocabulary = model_vocabulary(wildcards.model)
+    vocabulary = model_vocabulary(config, wildcards.model)
     return expand(rules.tokenize_corpus.output.record, vocab=vocabulary)[0]
-
-
-def model_vocabulary(name):
-    """The vocabulary whose tokenised corpus a pretrained or distilled model trains on (an
-    external teacher's: its own vocabulary, checked by _check_external_teachers)."""
-    if name in PRETRAINED:
-        return config["pretraining"][name]["vocabulary"]
-    if name in EXTERNAL:
-        return own_vocabulary(config["vocabularies"], EXTERNAL[name])
-    return model_vocabulary(config["distillation"][name]["teacher"])
 
 
 def gpu_job_resources(entry):
@@ -101,75 +102,27 @@ def gpu_job_resources(entry):
     return slurm_resources.gpu_job_resources(entry, THREAD_CAPS)
 
 
-# Among the jobs ready to run, Snakemake starts those of higher priority first (locally, and
-# when it submits to Slurm). Language models come first, those that other models are trained
-# from (distillation teachers, students' initial models) before the rest; then the jobs that
-# start a chain of later jobs or run long (task distillation, compression, efficiency); the
-# independent fine-tuning runs last, so that they fill the cores at the end instead of a
-# chain of jobs waiting on each other (docs/speed.md: the demo on two cores).
-PRIORITY_UPSTREAM_MODEL = 30
-PRIORITY_MODEL = 20
-PRIORITY_CHAIN = 10
-# Students whose student_init names a model of this config (Lewis et al. 2020: an MLM-pretrained
-# student), and that model.
-STUDENT_FROM_MODEL = {
-    name: entry["student_init"]
-    for name, entry in config["distillation"].items()
-    if entry["student_init"] in ALL_MODELS
-}
-UPSTREAM_MODELS = {entry["teacher"] for entry in config["distillation"].values()} | set(
-    STUDENT_FROM_MODEL.values()
-)
+# Among the jobs ready to run, Snakemake starts those of higher priority first: the models
+# others are trained from, then the other models, then chains of jobs (PRIORITY_CHAIN), then
+# fine-tuning (biocompact.workflow.priorities).
+PRIORITIES = JobPriorities(config)
+CORPUS_PRIORITY = PRIORITIES.corpus()
+# Students whose student_init names a model of this config, and that model.
+STUDENT_FROM_MODEL = students_from_models(config)
 
 
 def model_priority(wildcards):
     """Priority of the job that builds model ``wildcards.model``."""
-    return _priority_of_model(wildcards.model)
-
-
-def _priority_of_model(name):
-    return PRIORITY_UPSTREAM_MODEL if name in UPSTREAM_MODELS else PRIORITY_MODEL
+    return PRIORITIES.model(wildcards.model)
 
 
 def vocabulary_priority(wildcards):
-    """Priority of the jobs that build vocabulary ``wildcards.vocab`` and its tokenised
-    corpus: the highest of the models trained on it, so that the path to a teacher is not
-    overtaken by the fine-tuning runs of models that are ready (e.g. external ones)."""
-    return max(
-        (
-            _priority_of_model(name)
-            for name in PRETRAINED + DISTILLED
-            if model_vocabulary(name) == wildcards.vocab
-        ),
-        default=0,
-    )
+    """Priority of the jobs that build vocabulary ``wildcards.vocab`` and its corpus."""
+    return PRIORITIES.vocabulary(wildcards.vocab)
 
 
-# The corpus jobs lead to every vocabulary: the highest priority of any trained model.
-CORPUS_PRIORITY = max(map(_priority_of_model, PRETRAINED + DISTILLED), default=0)
-
-
-def data_job_resources(rule):
-    """Memory and time limit of data job ``rule`` (config data_jobs)."""
-    entry = config["data_jobs"][rule]
-    return {"mem_mb": entry["mem_mb"], "runtime": entry["runtime"]}
-
-
-def job_entry(section, name):
-    """Entry ``name`` of config ``section`` as its job reads it (the stage's settings
-    dataclass): the Slurm resources left out, as they change no result."""
-    return {key: value for key, value in config[section][name].items() if key != "resources"}
-
-
-# The threads of the timing jobs (efficiency, evaluate_compressed): every core Snakemake may use
-# (at most the CPUs this process may run on), so that in a local run no other job runs beside
-# their measurements; the Slurm profile sets its own (set-threads), 4 where no core count is
-# given.
-TIMING_THREADS = (
-    min(workflow.resource_settings.cores, len(os.sched_getaffinity(0)))
-    if workflow.resource_settings.cores
-    else 4
-)
+# The threads of the timing jobs (efficiency, evaluate_compressed): every core Snakemake may use.
+TIMING_THREADS = timing_threads(workflow.resource_settings.cores, len(os.sched_getaffinity(0)))
 
 
 # With the slurm profile, every job that no node of its partition could ever run (too many
@@ -177,16 +130,7 @@ TIMING_THREADS = (
 # submitted, named with what it asks and what the partition has (sinfo).
 onstart:
     if workflow.executor_plugin.name == "slurm":
-        check_jobs_fit(
-            job_request(
-                job.rule.name,
-                ", ".join(f"{key}={value}" for key, value in job.wildcards_dict.items()),
-                job.threads,
-                job.resources,
-            )
-            for job in workflow.dag.needrun_jobs()
-            if not job.is_local
-        )
+        check_jobs_fit(submitted_requests(workflow.dag.needrun_jobs()))
 
 
 # Every stage's names and input functions (STAGE_common.smk), before any stage rule file. A

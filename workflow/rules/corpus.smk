@@ -56,7 +56,7 @@ rule corpus_parse_pubmed:
         "../../envs/corpus.yaml"
     threads: 1
     resources:
-        **data_job_resources("corpus_parse_pubmed"),
+        **config["data_jobs"]["corpus_parse_pubmed"],
     params:
         section_labels=config["corpus"]["parse"]["section_labels"],
         other_abstract=config["corpus"]["parse"]["other_abstract"],
@@ -105,7 +105,7 @@ rule corpus_split_sentences:
         "../../envs/corpus.yaml"
     threads: 1
     resources:
-        **data_job_resources("corpus_split_sentences"),
+        **config["data_jobs"]["corpus_split_sentences"],
     params:
         include_title=config["corpus"]["parse"]["include_title"],
         splitter=SENTENCES["splitter"],
@@ -153,7 +153,7 @@ rule corpus_parse_pmc:
         "../../envs/corpus.yaml"
     threads: 1
     resources:
-        **data_job_resources("corpus_parse_pmc"),
+        **config["data_jobs"]["corpus_parse_pmc"],
     params:
         options={
             key: PMC[key]
@@ -185,7 +185,7 @@ rule corpus_split_pmc:
         "../../envs/corpus.yaml"
     threads: 1
     resources:
-        **data_job_resources("corpus_split_pmc"),
+        **config["data_jobs"]["corpus_split_pmc"],
     params:
         include_title=config["corpus"]["parse"]["include_title"],
         splitter=SENTENCES["splitter"],
@@ -210,7 +210,7 @@ rule corpus_split_text:
         "../../envs/corpus.yaml"
     threads: 1
     resources:
-        **data_job_resources("corpus_split_text"),
+        **config["data_jobs"]["corpus_split_text"],
     params:
         format=text_source_format,
         text_field=text_source_text_field,

@@ -23,9 +23,9 @@ def student_init_input(wildcards):
 
 
 def distillation_settings(wildcards):
-    """Student ``wildcards.model``'s ``job_entry``, a student_init naming a model of this
-    config replaced by that model's folder."""
-    entry = job_entry("distillation", wildcards.model)
+    """Student ``wildcards.model``'s entry as its job reads it (``without_resources``), a
+    student_init naming a model of this config replaced by that model's folder."""
+    entry = without_resources(distillation_entry(wildcards))
     if entry["student_init"] in ALL_MODELS:
         entry["student_init"] = model_dir(entry["student_init"])
     return entry

@@ -8,10 +8,10 @@ def pretraining_entry(wildcards):
 
 def pretraining_settings(wildcards):
     """Model ``wildcards.model``'s pretraining settings as its job reads them."""
-    return job_entry("pretraining", wildcards.model)
+    return without_resources(pretraining_entry(wildcards))
 
 
 def model_tokenizer(wildcards):
     """The tokenizer of the vocabulary that model ``wildcards.model`` trains on."""
-    vocabulary = model_vocabulary(wildcards.model)
+    vocabulary = model_vocabulary(config, wildcards.model)
     return expand(rules.train_vocabulary.output.tokenizer, vocab=vocabulary)[0]

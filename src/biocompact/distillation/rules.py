@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from biocompact.distillation.run import DistillationSpec
+from biocompact.distillation.settings import DistillationSettings
 from biocompact.training.language_model_job import DistillationJob, train_language_model
 
 
@@ -21,11 +23,13 @@ def distill(
     """Distil one student (inputs: corpus; outputs: model, log, eval)."""
     train_language_model(
         "biocompact.distillation.run",
+        DistillationSpec,
         settings,
         inputs,
         outputs,
         threads=threads,
         gpus=gpus,
         nodes=nodes,
+        settings=DistillationSettings.from_entry(settings.settings),
         teacher_dir=settings.teacher,
     )

@@ -108,9 +108,6 @@ class FinetuningTask:
     positive_labels: tuple[str, ...] | None = None
     label_all_subtokens: bool = False  # NER: train on every sub-token
     label_names: Mapping[str, str] = field(default_factory=dict)  # a saved model's label names
-    # the plain entry parsed (a rule's params), as model cards and task-distillation records
-    # quote it
-    entry: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def training(self) -> Hyperparameters:
@@ -119,12 +116,21 @@ class FinetuningTask:
             raise ValueError(f"task {self.name!r} was read without its hyperparameters")
         return self.hyperparameters
 
+    def as_entry(self) -> dict[str, Any]:
+        """The task as a plain entry, every field and hyperparameter given, which
+        ``from_entry`` parses back to an equal task."""
+        entry = asdict(self)
+        for key in ("folds", "positive_labels"):
+            if entry[key] is not None:
+                entry[key] = list(entry[key])
+        return entry
+
     @classmethod
     def from_entry(cls, entry: Mapping[str, Any]) -> FinetuningTask:
         """Parse a task entry (``task_entry``'s, or a test's), its ``hyperparameters``
         resolved into all its settings when present."""
         where = f"config: finetuning.tasks.{entry.get('name')}"
-        check_entry(where, entry, cls, not_keys={"entry"})
+        check_entry(where, entry, cls)
         hyperparameters = entry.get("hyperparameters")
         return cls(
             **{
@@ -137,7 +143,6 @@ class FinetuningTask:
                 if entry.get("positive_labels")
                 else None,
                 "label_names": dict(entry.get("label_names") or {}),
-                "entry": entry,
             }
         )
 

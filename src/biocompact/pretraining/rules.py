@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from biocompact.files.atomic import read_json
+from biocompact.pretraining.run import PretrainingSpec
+from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.training.language_model_job import PretrainingJob, train_language_model
 
 
@@ -23,12 +25,14 @@ def pretrain(
     eval), its positions as long as the corpus's sequences."""
     train_language_model(
         "biocompact.pretraining.run",
+        PretrainingSpec,
         settings,
         inputs,
         outputs,
         threads=threads,
         gpus=gpus,
         nodes=nodes,
+        settings=PretrainingSettings.from_entry(settings.settings),
         tokenizer_dir=inputs["tokenizer"],
         # the record rule tokenize_corpus wrote beside the corpus (vocab.tokenized_corpus)
         max_seq_length=read_json(inputs["corpus_record"])["max_seq_length"],

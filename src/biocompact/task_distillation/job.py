@@ -4,8 +4,9 @@ The teacher's fine-tuning (``train_teacher``) and the students' training (``run_
 run through ``biocompact.training.launch``: in the rule's process on one GPU (or the CPU),
 else ``python -m biocompact.task_distillation.job SPEC.json`` once per GPU under torchrun,
 where the Hugging Face Trainer itself trains data-parallel (it reads the process group that
-``launch.job_main`` joined) and rank 0 alone writes. The spec holds the run's fields, its
-task as the plain config entry (parsed again by every process), and its files.
+``launch.job_main`` joined) and rank 0 alone writes. The spec (``TeacherSpec``,
+``StudentsSpec``) holds the run, its files and its checkpointing; every process reads it
+back with ``read_spec``.
 
 With ``checkpointing`` (the rules' ``results/checkpoints/task_distillation/...``) every
 training saves resumable checkpoints there (``biocompact.finetuning.checkpoints``), so a
@@ -16,28 +17,76 @@ removed once the job's outputs are written.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from biocompact.files.atomic import read_json
 from biocompact.finetuning import checkpoints
 from biocompact.finetuning.checkpoints import Checkpointing
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun
 from biocompact.task_distillation.student import StudentRun, run_students, train_teacher
-from biocompact.training.launch import job_main
+from biocompact.training.launch import JobSpec, job_main
 
 MODULE = "biocompact.task_distillation.job"
 TEACHER, STUDENTS = "teacher", "students"
+# What checkpoints must have been made with to be resumed (not where the outputs go)
+RESUMED_WITH = ("run", "inputs")
 
 
-def _checkpoint_fields(checkpointing: Checkpointing | None, spec_dir: Path) -> dict[str, Any]:
-    """Where the spec file goes (the checkpoints' folder, else ``spec_dir``) and the
-    checkpointing of the job's trainings."""
-    if checkpointing is None:
-        return {"checkpoint_dir": str(spec_dir), "checkpointing": None}
-    return {"checkpoint_dir": checkpointing.folder, "checkpointing": asdict(checkpointing)}
+@dataclass(frozen=True, kw_only=True)
+class TaskDistillationSpec(JobSpec):
+    """A job of task-specific distillation; its JSON names its ``stage``, which
+    ``read_spec`` reads it as."""
+
+    stage: ClassVar[str]
+    checkpointing: Checkpointing | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"stage": self.stage, **super().to_json()}
+
+    def resumed_with(self) -> dict[str, Any]:
+        """The settings the job's checkpoints must have been made with: its run and inputs."""
+        values = self.to_json()
+        return {key: values[key] for key in RESUMED_WITH if key in values}
+
+
+@dataclass(frozen=True, kw_only=True)
+class TeacherSpec(TaskDistillationSpec):
+    """A teacher's fine-tuning (``student.train_teacher``)."""
+
+    stage: ClassVar[str] = TEACHER
+    run: FinetuneRun
+    outputs: dict[str, str]
+
+
+@dataclass(frozen=True, kw_only=True)
+class StudentsSpec(TaskDistillationSpec):
+    """One experiment's students (``student.run_students``)."""
+
+    stage: ClassVar[str] = STUDENTS
+    run: StudentRun
+    inputs: dict[str, Any]  # the rule's named input files: a path, a list of them, None
+    outputs: dict[str, list[str]]
+
+
+SPECS: dict[str, type[TeacherSpec] | type[StudentsSpec]] = {
+    TEACHER: TeacherSpec,
+    STUDENTS: StudentsSpec,
+}
+
+
+def read_spec(path: str | os.PathLike) -> TeacherSpec | StudentsSpec:
+    """The teacher's or the students' spec in the JSON file ``path``."""
+    values = read_json(path)
+    return SPECS[values["stage"]].from_json(values)
+
+
+def _spec_dir(checkpointing: Checkpointing | None, spec_dir: Path) -> str:
+    """Where the spec file goes: the checkpoints' folder, else ``spec_dir``."""
+    return str(spec_dir) if checkpointing is None else checkpointing.folder
 
 
 def teacher_spec(
@@ -45,22 +94,16 @@ def teacher_spec(
     outputs: Mapping[str, str],
     threads: int,
     checkpointing: Checkpointing | None = None,
-) -> dict[str, Any]:
-    """The job spec of a teacher's fine-tuning (its run's model, task, seed and name: the
-    fields the rule sets); the spec file goes into ``checkpointing``'s folder, or beside
-    its ``metrics`` without checkpoints."""
-    return {
-        "stage": TEACHER,
-        "run": {
-            "model_path": run.model_path,
-            "task": dict(run.task.entry),
-            "seed": run.seed,
-            "model_name": run.model_name,
-        },
-        "outputs": dict(outputs),
-        "threads": threads,
-        **_checkpoint_fields(checkpointing, Path(outputs["metrics"]).parent),
-    }
+) -> TeacherSpec:
+    """The job spec of a teacher's fine-tuning; the spec file goes into ``checkpointing``'s
+    folder, or beside its ``metrics`` without checkpoints."""
+    return TeacherSpec(
+        run=run,
+        outputs=dict(outputs),
+        threads=threads,
+        checkpointing=checkpointing,
+        checkpoint_dir=_spec_dir(checkpointing, Path(outputs["metrics"]).parent),
+    )
 
 
 def students_spec(
@@ -69,55 +112,40 @@ def students_spec(
     outputs: Mapping[str, Sequence[str]],
     threads: int,
     checkpointing: Checkpointing | None = None,
-) -> dict[str, Any]:
+) -> StudentsSpec:
     """The job spec of one experiment's students; the spec file goes into
     ``checkpointing``'s folder, or without checkpoints into the folder that holds their
     seeds' folders."""
-    return {
-        "stage": STUDENTS,
-        "run": {
-            "method": run.method,
-            "student_path": run.student_path,
-            "task": dict(run.task.entry),
-            "seeds": list(run.seeds),
-            "temperature": run.temperature,
-            "experiment": run.experiment,
-            "transfer": run.transfer,
-            "model_name": run.model_name,
-        },
-        "inputs": dict(inputs),
-        "outputs": {name: list(paths) for name, paths in outputs.items()},
-        "threads": threads,
-        **_checkpoint_fields(checkpointing, Path(outputs["evaluations"][0]).parent.parent),
-    }
+    return StudentsSpec(
+        run=run,
+        inputs=dict(inputs),
+        outputs={name: list(paths) for name, paths in outputs.items()},
+        threads=threads,
+        checkpointing=checkpointing,
+        checkpoint_dir=_spec_dir(checkpointing, Path(outputs["evaluations"][0]).parent.parent),
+    )
 
 
-def run_job(spec: dict[str, Any]) -> None:
-    """Run the teacher's or the students' job of ``spec`` in this process, from its
+def run_job(spec: TeacherSpec | StudentsSpec) -> None:
+    """Run the teacher's or the students' job ``spec`` in this process, from its
     checkpoints if it has some (made with the same run and inputs), then remove them."""
-    fields = {**spec["run"], "task": FinetuningTask.from_entry(spec["run"]["task"])}
-    checkpointing = spec["checkpointing"] and Checkpointing(**spec["checkpointing"])
+    checkpointing = spec.checkpointing
     if checkpointing is not None:
-        checkpoints.check_settings(
-            checkpointing.folder, {"run": spec["run"], "inputs": spec.get("inputs")}
-        )
-    if spec["stage"] == TEACHER:
+        checkpoints.check_settings(checkpointing.folder, spec.resumed_with())
+    if isinstance(spec, TeacherSpec):
         train_teacher(
-            FinetuneRun(**fields),
-            outputs=spec["outputs"],
-            threads=spec["threads"],
-            checkpointing=checkpointing,
+            spec.run, outputs=spec.outputs, threads=spec.threads, checkpointing=checkpointing
         )
     else:
         run_students(
-            StudentRun(**{**fields, "seeds": tuple(fields["seeds"])}),
-            inputs=spec["inputs"],
-            outputs=spec["outputs"],
-            threads=spec["threads"],
+            spec.run,
+            inputs=spec.inputs,
+            outputs=spec.outputs,
+            threads=spec.threads,
             checkpointing=checkpointing,
         )
     checkpoints.remove(checkpointing)
 
 
 if __name__ == "__main__":
-    job_main(run_job)
+    job_main(run_job, read_spec)

@@ -14,12 +14,30 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from biocompact.entries import check_entry
-from biocompact.finetuning.settings import task_entry
+from biocompact.finetuning.settings import Hyperparameters, task_entry
 from biocompact.task_distillation.randomised import QUESTION_STARTERS
 
+# The hyperparameters a classifier of task distillation is trained with (the schema's
+# classifier_training, as teacher_training and student_training give them), in its order:
+# what a teacher's or student's evaluation records
+CLASSIFIER_TRAINING = (
+    "epochs",
+    "batch_size",
+    "learning_rate",
+    "max_seq_length",
+    "warmup_ratio",
+    "weight_decay",
+    "bf16",
+)
 TEXT_FORMAT = "text"
 # Transfer formats with their own labels (the direct fine-tuning baseline trains on them)
 LABELLED_FORMATS = ("biobert_tsv", "blue_tsv", "mednli_jsonl", "bioasq_yesno_json", "pubmedqa_json")
+
+
+def classifier_training(hyperparameters: Hyperparameters) -> dict[str, Any]:
+    """The ``CLASSIFIER_TRAINING`` settings of ``hyperparameters``, as an evaluation records
+    them."""
+    return {key: getattr(hyperparameters, key) for key in CLASSIFIER_TRAINING}
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.finetuning.trainer import train_without_dev
 from biocompact.task_distillation.evaluation import evaluate, read_predicted_labels
+from biocompact.task_distillation.settings import classifier_training
 from biocompact.task_distillation.soft_labels import (
     model_labels,
     read_soft_labels,
@@ -102,7 +103,7 @@ def train_teacher(
         **evaluation,
         "train_examples": record["train_examples"],
         "train_seconds": record["train_seconds"],
-        "hyperparameters": task.entry["hyperparameters"],
+        "hyperparameters": classifier_training(task.training),
     }
     if distributed.is_main():
         write_json(outputs["evaluation"], result)
@@ -229,7 +230,7 @@ def run_students(
             **evaluation,
             "train_examples": len(data) if data is not None else 0,
             "train_seconds": round(seconds, 3),
-            "hyperparameters": task.entry["hyperparameters"],
+            "hyperparameters": classifier_training(task.training),
             "temperature": run.temperature,
         }
         if distributed.is_main():

@@ -10,16 +10,33 @@ from typing import Any, TypeVar
 
 from biocompact.locations import external_checkpoints
 from biocompact.release.cards import CardSettings, write_language_model_card
-from biocompact.training.launch import launch
+from biocompact.tracking.trackers import TrackingSettings
+from biocompact.training.launch import JobSpec, launch
+from biocompact.training.masking import MaskingSettings
 
 OUTPUTS = ("model", "log", "eval")
 Job = TypeVar("Job", bound="LanguageModelJob")
+Spec = TypeVar("Spec", bound="LanguageModelSpec")
+
+
+@dataclass(frozen=True, kw_only=True)
+class LanguageModelSpec(JobSpec):
+    """What every process of a language-model job reads besides its stage's own fields
+    (``PretrainingSpec``, ``DistillationSpec``, defined by the job modules)."""
+
+    name: str
+    dataset_dir: str  # the tokenised corpus
+    outputs: dict[str, str]  # the model, log and eval paths
+    masking: MaskingSettings
+    probes: list[dict[str, str]]  # fill-mask probes: text with [MASK], answer
+    tracking: TrackingSettings | None = None  # where the curves go besides TensorBoard
 
 
 @dataclass(frozen=True)
 class LanguageModelJob:
     """What every language-model rule gives its job besides files: the model's name, its
-    config entry (parsed by each process), where checkpoints go, and the shared settings."""
+    config entry (as the model card quotes it; parsed into the spec's settings), where
+    checkpoints go, and the shared settings."""
 
     name: str
     settings: dict[str, Any]
@@ -59,6 +76,7 @@ class DistillationJob(LanguageModelJob):
 
 def train_language_model(
     module: str,
+    spec_class: type[Spec],
     job: LanguageModelJob,
     inputs: Mapping[str, Any],
     outputs: Mapping[str, Any],
@@ -66,31 +84,26 @@ def train_language_model(
     threads: int,
     gpus: int,
     nodes: int,
-    **job_inputs: Any,
+    **job_fields: Any,
 ) -> None:
-    """Run job module ``module`` with the spec shared by every language-model rule plus
-    ``job_inputs`` (its own folders and settings), launched on ``gpus`` GPUs on each of
-    ``nodes`` nodes, then write the card into the published model folder."""
-    outputs = {key: outputs[key] for key in OUTPUTS}
-    launch(
-        module,
-        {
-            "name": job.name,
-            "settings": job.settings,
-            "dataset_dir": inputs["corpus"],
-            **job_inputs,
-            "outputs": outputs,
-            "checkpoint_dir": job.checkpoint_dir,
-            "masking": job.masking,
-            "probes": job.probes,
-            "threads": threads,
-            "tracking": job.tracking,
-        },
-        gpus=gpus,
-        nodes=nodes,
+    """Run job module ``module`` with its ``spec_class`` spec: the fields shared by every
+    language-model rule plus ``job_fields`` (its settings, its own folders), launched on
+    ``gpus`` GPUs on each of ``nodes`` nodes, then write the card into the published model
+    folder."""
+    spec = spec_class(
+        name=job.name,
+        dataset_dir=inputs["corpus"],
+        outputs={key: outputs[key] for key in OUTPUTS},
+        checkpoint_dir=job.checkpoint_dir,
+        masking=MaskingSettings(**job.masking),
+        probes=job.probes,
+        threads=threads,
+        tracking=TrackingSettings.from_config(job.tracking),
+        **job_fields,
     )
+    launch(module, spec, gpus=gpus, nodes=nodes)
     write_language_model_card(
-        outputs,
+        spec.outputs,
         job.settings,
         CardSettings.from_config(job.model_cards),
         inputs["corpus"],

@@ -8,32 +8,88 @@ N nodes (a Slurm job of N nodes, its Snakemake job running on the first), ``srun
 one torchrun per node, and torchrun's c10d rendezvous on the first node joins them into
 N x G processes.
 
-A job module (``biocompact.pretraining.run``, ``biocompact.distillation.run``) defines
-``run_job(spec)``, which every process calls, and ends with ``job_main(run_job)``; its
-script calls ``launch(MODULE, spec, gpus, nodes)``.
+A job's arguments cross the process boundary as a ``JobSpec``, a frozen dataclass that the
+rule's process writes as JSON and every training process reads back, typed, with
+``from_json`` (its settings dataclasses rebuilt field by field). A job module
+(``biocompact.pretraining.run``, ``biocompact.distillation.run``,
+``biocompact.task_distillation.job``) defines its spec and ``run_job(spec)``, which every
+process calls, and ends with ``job_main(run_job, read)``; its rule calls
+``launch(MODULE, spec, gpus, nodes)``.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import logging
 import os
 import socket
 import subprocess
 import sys
-from collections.abc import Callable
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, fields, is_dataclass
 from pathlib import Path
+from typing import Any, Self, TypeVar
 
 import torch
 
-from biocompact.files.atomic import write_json
+from biocompact.files.atomic import read_json, write_json
 from biocompact.training import distributed
 
 log = logging.getLogger(__name__)
 
 SPEC_FILE = "job.json"
+Spec = TypeVar("Spec", bound="JobSpec")
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobSpec:
+    """The arguments of a job that every one of its processes reads: where its checkpoints
+    (and this spec's file) go and its CPU threads; each job kind adds its own fields
+    (settings dataclasses, named files as plain mappings of paths)."""
+
+    checkpoint_dir: str
+    threads: int
+
+    def to_json(self) -> dict[str, Any]:
+        """The spec as JSON values (``from_json`` reads them back to an equal spec)."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, values: Mapping[str, Any]) -> Self:
+        """The spec that ``to_json`` wrote, its nested dataclasses and tuples rebuilt."""
+        return _from_json(cls, values)
+
+    def write(self, path: str | os.PathLike) -> None:
+        """Write the spec to the JSON file ``path`` (``read`` reads it back)."""
+        write_json(path, self.to_json())
+
+    @classmethod
+    def read(cls, path: str | os.PathLike) -> Self:
+        """The spec in the JSON file ``path``."""
+        return cls.from_json(read_json(path))
+
+
+def _from_json(kind: Any, value: Any) -> Any:
+    """``value``, read from JSON, as the annotated type ``kind``: a dataclass field by field,
+    a tuple from a list, an optional value as its type or None; anything else (a scalar, a
+    union of scalars, a mapping or list of plain values) as it is."""
+    if isinstance(kind, type) and is_dataclass(kind):
+        hints = typing.get_type_hints(kind)
+        return kind(
+            **{item.name: _from_json(hints[item.name], value[item.name]) for item in fields(kind)}
+        )
+    origin, arguments = typing.get_origin(kind), typing.get_args(kind)
+    if origin in (typing.Union, types.UnionType):
+        present = [argument for argument in arguments if argument is not type(None)]
+        if value is None or len(present) > 1:
+            return value
+        return _from_json(present[0], value)
+    if origin is tuple:  # tuple[X, ...]
+        return tuple(_from_json(arguments[0], item) for item in value)
+    return value
 
 
 def data_parallel_processes(requested_gpus: int) -> int:
@@ -121,9 +177,9 @@ def slurm_job_id(nodes: int) -> str:
     return job_id
 
 
-def run_data_parallel(command: list[str], spec: dict, spec_path: str | os.PathLike) -> None:
+def run_data_parallel(command: list[str], spec: JobSpec, spec_path: str | os.PathLike) -> None:
     """Write ``spec`` to ``spec_path`` and run ``command``, relaying its output to the log."""
-    write_json(spec_path, spec)
+    spec.write(spec_path)
     log.info("starting the training processes: %s", " ".join(command))
     env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
     with subprocess.Popen(
@@ -139,11 +195,11 @@ def run_data_parallel(command: list[str], spec: dict, spec_path: str | os.PathLi
         )
 
 
-def launch(module: str, spec: dict, gpus: int, nodes: int = 1) -> None:
+def launch(module: str, spec: JobSpec, gpus: int, nodes: int = 1) -> None:
     """Run ``module``'s job ``spec`` here, or data-parallel on ``gpus`` GPUs on each of
     ``nodes`` nodes (see the module doc); the processes read ``spec`` from ``SPEC_FILE`` in
     its ``checkpoint_dir``."""
-    spec_path = Path(spec["checkpoint_dir"]) / SPEC_FILE
+    spec_path = Path(spec.checkpoint_dir) / SPEC_FILE
     if nodes > 1:
         job_id = slurm_job_id(nodes)
         command = multi_node_command(
@@ -151,7 +207,7 @@ def launch(module: str, spec: dict, gpus: int, nodes: int = 1) -> None:
             spec_path,
             nodes=nodes,
             processes_per_node=data_parallel_processes(gpus),
-            cpus_per_node=spec["threads"],
+            cpus_per_node=spec.threads,
             rendezvous=rendezvous_endpoint(),
             job_id=job_id,
         )
@@ -164,14 +220,19 @@ def launch(module: str, spec: dict, gpus: int, nodes: int = 1) -> None:
         run_data_parallel(torchrun_command(module, spec_path, processes), spec, spec_path)
 
 
-def job_main(run_job: Callable[[dict], object], argv: list[str] | None = None) -> None:
-    """The command line of a job module: run the job in the JSON file it names, in the
-    process group torchrun describes (if any), logging with the process's rank."""
+def job_main(
+    run_job: Callable[[Spec], object],
+    read: Callable[[Path], Spec],
+    argv: list[str] | None = None,
+) -> None:
+    """The command line of a job module: run the job whose spec ``read`` reads from the JSON
+    file it names, in the process group torchrun describes (if any), logging with the
+    process's rank."""
     parser = argparse.ArgumentParser(
         description="Run one training job (under torchrun: one process per GPU)."
     )
     parser.add_argument("spec", type=Path, help="JSON file with the job's arguments")
-    spec = json.loads(parser.parse_args(argv).spec.read_text(encoding="utf-8"))
+    spec = read(parser.parse_args(argv).spec)
     logging.basicConfig(
         level=logging.INFO,
         format=f"%(asctime)s rank {os.environ.get('RANK', 0)} %(levelname)s %(name)s: %(message)s",

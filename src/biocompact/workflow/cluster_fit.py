@@ -4,8 +4,8 @@ Slurm queues a job that asks for more CPUs, memory, GPUs or time than any node o
 partition has, and leaves it pending for ever ("PD (PartitionConfig)"), while Snakemake
 waits for it without a word. With the slurm profile the workflow therefore reads the
 partitions from ``sinfo`` once the DAG is built, before any job is submitted, and stops
-naming every job that could never start (``check_jobs_fit``, called by the Snakefile's
-``onstart`` handler; light: no torch).
+naming every job that could never start (``check_jobs_fit`` of ``submitted_requests``,
+called by the ``onstart`` handler of ``workflow/rules/common.smk``; light: no torch).
 
 A job's request is what the Slurm executor plugin (2.6.0) submits: ``--cpus-per-task``
 (``cpus_per_task``, else the job's threads) or ``--cpus-per-gpu`` times its GPUs
@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import re
 import subprocess
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -139,6 +139,15 @@ def job_request(
         gpus=gpus,
         runtime=_known(resources.get("runtime")),
     )
+
+
+def submitted_requests(jobs: Iterable[Any]) -> Iterator[JobRequest]:
+    """The requests of the Snakemake ``jobs`` (of its DAG) that a run submits to Slurm: all
+    but its local ones."""
+    for job in jobs:
+        if not job.is_local:
+            wildcards = ", ".join(f"{key}={value}" for key, value in job.wildcards_dict.items())
+            yield job_request(job.rule.name, wildcards, job.threads, job.resources)
 
 
 def _fits(request: JobRequest, group: NodeGroup) -> bool:

@@ -100,3 +100,17 @@ def one_gpu(entry: Mapping[str, Any]) -> dict[str, Any]:
     jobs of a section that run in one process while its training jobs use every GPU."""
     resources = entry["resources"]
     return {**entry, "resources": {**resources, "gpus": min(resources["gpus"], 1)}}
+
+
+def without_resources(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """Config ``entry`` as its job reads it (the stage's settings dataclass): the Slurm
+    ``resources`` left out, as they change no result."""
+    return {key: value for key, value in entry.items() if key != "resources"}
+
+
+def timing_threads(cores: int | None, usable_cpus: int) -> int:
+    """The threads of the timing jobs (efficiency, evaluate_compressed): every core
+    Snakemake may use (``cores``; at most the ``usable_cpus`` this process may run on), so
+    that in a local run no other job runs beside their measurements; 4 where no core count
+    is given (the Slurm profile sets its own, set-threads)."""
+    return min(cores, usable_cpus) if cores else 4
