@@ -47,6 +47,13 @@ TYPES = {
     "dc": "classification",
     "qa_yesno": "qa",
 }
+FORMATS = {  # the report reads a task's predictions with the family of its format
+    "ner": "biobert_tsv",
+    "re": "biobert_tsv",
+    "similarity": "similarity_jsonl",
+    "dc": "hoc_tsv",
+    "qa_yesno": "pubmedqa_json",
+}
 MODELS = ["teacher", "student-6l", "student-4l", "student-3l", "scratch-4l", "external"]
 SEEDS = [1, 2, 3, 4, 5]
 NER_TAGS = ["O", "O", "O", "O", "B-Chemical", "I-Chemical", "B-Disease", "I-Disease"]
@@ -185,7 +192,11 @@ def main() -> None:
         settings = {
             "models": MODELS,
             "tasks": {
-                task: {"family": family, "negative_label": "false" if task != "gad" else None}
+                task: {
+                    "family": family,
+                    "format": FORMATS[family],
+                    "negative_label": "false" if task != "gad" else None,
+                }
                 for task, (family, *_) in TASKS.items()
             },
             "seeds": SEEDS,

@@ -7,7 +7,6 @@ import json
 import statistics
 from pathlib import Path
 
-from biocompact.finetuning.predictions import read_predictions
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.tasks import get_family
 
@@ -20,8 +19,9 @@ def scores_from_predictions(
     task's config entry."""
     record = json.loads(metrics_file.read_text(encoding="utf-8"))
     settings = FinetuningTask.from_entry({"name": record["task"], **task})
-    metrics = get_family(settings.family, settings.format).metrics(settings, record["labels"])
-    folds = read_predictions(predictions_file, settings.family)
+    family = get_family(settings.family, settings.format)
+    metrics = family.metrics(settings, record["labels"])
+    folds = family.read_predictions(predictions_file)
     return {
         name: statistics.median(metric.compute(fold.gold, fold.predicted) for fold in folds)
         for name, metric in metrics.items()

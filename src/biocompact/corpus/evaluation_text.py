@@ -1,6 +1,7 @@
 """The dev and test text of the fine-tuning tasks, which decontamination keeps out of the
 pretraining text: read with each task family's own readers (light: no torch), and per
-format the fields that hold text from the literature and those that hold PMIDs.
+format the fields that hold text from the literature and those that hold PMIDs, as each
+format declares them (``TaskFormat`` in ``taskfiles``).
 
 What is collected: NER sentences (tokens joined by spaces), relation and classification
 sentences (entity masks such as ``@GENE$`` are left to the n-gram step, which never lets
@@ -14,28 +15,15 @@ for the task, not quoted from an abstract.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.task_files import fold_tasks
-from biocompact.taskfiles.bioasq import (
-    read_bioasq_snippet_documents,
-    read_pubmedqa_json,
-    read_squad_json,
-    read_yesno_json,
-)
-from biocompact.taskfiles.readers import (
-    read_hoc_tsv,
-    read_ner_biobert_tsv,
-    read_ner_conll,
-    read_nli_jsonl,
-    read_re_biobert_tsv,
-    read_re_blue_tsv,
-    read_similarity_jsonl,
-)
+from biocompact.taskfiles import bioasq, readers
+from biocompact.taskfiles.bioasq import read_bioasq_snippet_documents
+from biocompact.taskfiles.readers import TaskFormat
 
 EVALUATION_SPLITS = ("dev", "test")
 _PMID = re.compile(r"(\d+)(?:\.\d+)?")  # a PMID, with or without its version (123.2)
@@ -60,67 +48,13 @@ class EvaluationSplit:
     examples: tuple[EvaluationExample, ...]
 
 
-def _no_pmids(example: Any) -> tuple[str, ...]:
-    return ()
-
-
-def _no_question(example: Any) -> str | None:
-    return None
-
-
-@dataclass(frozen=True)
-class EvaluationFormat:
-    """How the examples of one (family, format) hold their text: the harness's reader, the
-    literature passages of an example, its PMIDs, and its BioASQ question id (whose
-    snippets' documents the golden file gives)."""
-
-    reader: Callable[[str | Path], list]
-    texts: Callable[[Any], tuple[str, ...]]
-    pmids: Callable[[Any], tuple[str, ...]] = _no_pmids
-    question: Callable[[Any], str | None] = _no_question
-
-
-def _tokens(example: Any) -> tuple[str, ...]:
-    return (" ".join(example.tokens),)
-
-
-def _sentence(example: Any) -> tuple[str, ...]:
-    return (example.text,)
-
-
-def _pair(example: Any) -> tuple[str, ...]:
-    return (example.text, example.text_pair)
-
-
-# Every (family, format) of the harness (tests/corpus/test_corpus_decontamination.py checks
-# that these are the task families' formats and readers).
-FORMATS: dict[tuple[str, str], EvaluationFormat] = {
-    ("ner", "biobert_tsv"): EvaluationFormat(read_ner_biobert_tsv, _tokens),
-    ("ner", "conll"): EvaluationFormat(read_ner_conll, _tokens),
-    ("re", "biobert_tsv"): EvaluationFormat(read_re_biobert_tsv, _sentence),
-    ("re", "blue_tsv"): EvaluationFormat(read_re_blue_tsv, _sentence),
-    ("dc", "biobert_tsv"): EvaluationFormat(read_re_biobert_tsv, _sentence),
-    ("dc", "blue_tsv"): EvaluationFormat(read_re_blue_tsv, _sentence),
-    ("dc", "hoc_tsv"): EvaluationFormat(
-        read_hoc_tsv, _sentence, pmids=lambda example: (example.document,)
-    ),
-    ("nli", "mednli_jsonl"): EvaluationFormat(read_nli_jsonl, _pair),
-    ("similarity", "similarity_jsonl"): EvaluationFormat(read_similarity_jsonl, _pair),
-    ("qa_factoid", "squad_json"): EvaluationFormat(
-        read_squad_json,
-        lambda example: (example.context,),
-        question=lambda example: example.question_id,
-    ),
-    ("qa_yesno", "bioasq_yesno_json"): EvaluationFormat(
-        read_yesno_json,
-        lambda example: (example.text_pair,),
-        question=lambda example: example.group,
-    ),
-    ("qa_yesno", "pubmedqa_json"): EvaluationFormat(
-        read_pubmedqa_json,
-        lambda example: (example.text_pair,),
-        pmids=lambda example: (example.id,),
-    ),
+# Every (family, format) of the harness, from the task file formats' own declarations
+# (tests/corpus/test_corpus_decontamination.py checks that these are the task families'
+# formats and readers).
+FORMATS: dict[tuple[str, str], TaskFormat] = {
+    (family, fmt.name): fmt
+    for fmt in (*readers.TASK_FORMATS, *bioasq.TASK_FORMATS)
+    for family in fmt.families
 }
 
 
@@ -131,7 +65,7 @@ def normalise_pmid(value: str) -> str | None:
     return match.group(1) if match else None
 
 
-def evaluation_format(task: FinetuningTask) -> EvaluationFormat:
+def evaluation_format(task: FinetuningTask) -> TaskFormat:
     """How the files of ``task`` hold their text; an unknown (family, format) is an error."""
     try:
         return FORMATS[(task.family, task.format)]
@@ -143,7 +77,7 @@ def evaluation_format(task: FinetuningTask) -> EvaluationFormat:
 
 
 def _example(
-    fmt: EvaluationFormat, item: Any, snippet_documents: Mapping[str, tuple[str, ...]]
+    fmt: TaskFormat, item: Any, snippet_documents: Mapping[str, tuple[str, ...]]
 ) -> EvaluationExample:
     question = fmt.question(item)
     pmids = (*fmt.pmids(item), *snippet_documents.get(question or "", ()))

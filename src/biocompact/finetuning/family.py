@@ -1,5 +1,11 @@
 """What a task family (NER, relation extraction, QA, document classification, NLI) must
-provide to the shared training and baseline code."""
+provide to the shared training and baseline code, to the model card (its Hub pipeline tag)
+and to the report's comparisons (its predictions file read back, its metrics as sums over
+test units).
+
+Light to import: transformers and ``datasets`` are imported where a model, a batch or a
+dataset is built, so that the report stage (no torch, no transformers) reads predictions
+with the families' own readers."""
 
 from __future__ import annotations
 
@@ -7,13 +13,17 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
-
-from datasets import Dataset
-from transformers import PreTrainedModel, PreTrainedTokenizerBase
+from typing import IO, TYPE_CHECKING, Any
 
 from biocompact.finetuning.metrics import Metric, score
-from biocompact.finetuning.settings import FinetuningTask
+from biocompact.finetuning.predictions import FoldPredictions, read_predictions
+from biocompact.finetuning.unit_statistics import ComparedRuns, UnitStatistic
+
+if TYPE_CHECKING:
+    from datasets import Dataset
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+    from biocompact.finetuning.settings import FinetuningTask
 
 
 @dataclass
@@ -26,16 +36,24 @@ class Encoded:
     settings: dict[str, Any] = field(default_factory=dict)
 
 
+def dataset_of(columns: Mapping[str, list]) -> Dataset:
+    """The Hugging Face ``Dataset`` of ``columns`` (name -> one value per example)."""
+    from datasets import Dataset
+
+    return Dataset.from_dict(dict(columns))
+
+
 class TaskFamily(ABC):
     """How one family of tasks reads, encodes, decodes, scores and writes predictions."""
 
     name: str
-    model_class: Any  # a transformers AutoModelFor... class
+    auto_model: str  # the transformers AutoModelFor... class of its models, by name
     model_options: Mapping[
         str, Any
     ] = {}  # further config settings of the model, e.g. its problem_type
     readers: Mapping[str, Callable[[str | Path], list]]
     default_metric: str
+    pipeline_tag: str  # the Hub pipeline tag of its fine-tuned models (their cards')
 
     def read(self, path: str | Path, fmt: str) -> list:
         """Read one split file in format ``fmt``."""
@@ -54,14 +72,20 @@ class TaskFamily(ABC):
         None when every example stands alone."""
         return None
 
+    def load_model(self, model_path: str, **settings: Any) -> PreTrainedModel:
+        """``model_path`` loaded as ``auto_model`` with ``model_options`` and ``settings``."""
+        import transformers
+
+        model_class = getattr(transformers, self.auto_model)
+        return model_class.from_pretrained(model_path, **settings, **self.model_options)
+
     def build_model(self, model_path: str, labels: Sequence[str]) -> PreTrainedModel:
         """Load ``model_path`` with a freshly initialised head for ``labels``."""
-        return self.model_class.from_pretrained(
+        return self.load_model(
             model_path,
             num_labels=len(labels),
             id2label=dict(enumerate(labels)),
             label2id={label: i for i, label in enumerate(labels)},
-            **self.model_options,
         )
 
     def primary_metric(self, task: FinetuningTask, labels: Sequence[str]) -> str:
@@ -107,10 +131,37 @@ class TaskFamily(ABC):
     def majority(self, train: Sequence, examples: Sequence) -> list:
         """Majority-class predictions for ``examples`` learnt from ``train``."""
 
-    @abstractmethod
     def data_collator(self, tokenizer: PreTrainedTokenizerBase) -> Callable:
-        """Batch padding for the Trainer."""
+        """Batch padding for the Trainer: every input padded to the batch's longest."""
+        from transformers import DataCollatorWithPadding
+
+        return DataCollatorWithPadding(tokenizer)
 
     @abstractmethod
     def write_predictions(self, handle: IO[str], examples: Sequence, predictions: Sequence) -> None:
         """Write test predictions (one row per test item) to an open text file."""
+
+    def read_predictions(self, path: str | Path) -> list[FoldPredictions]:
+        """Every fold of a predictions file that ``write_predictions`` wrote, read back."""
+        return read_predictions(path, self.prediction_rows)
+
+    @abstractmethod
+    def prediction_rows(
+        self, path: Path, fold: FoldPredictions, lines: list[tuple[int, str]]
+    ) -> None:
+        """Add the items of one fold's numbered lines of ``path`` to ``fold`` (one of the row
+        readers of ``predictions.py``)."""
+
+    @abstractmethod
+    def unit_statistic(self, metric: str, runs: ComparedRuns) -> UnitStatistic | None:
+        """The sum form of ``metric`` on the task of ``runs`` (``unit_statistics.py``), for
+        a paired bootstrap over test units; None for a metric without one (``item_metric``
+        then gives it)."""
+
+    def item_metric(self, metric: str, labels: Sequence[str]) -> Callable[[list, list], float]:
+        """The ``metrics.py`` function of a metric without a sum form, computed on items."""
+        raise ValueError(f"{self.name}: every metric has a sum form, {metric!r} too")
+
+    def resampled_unit(self, metric: str) -> str:
+        """What a bootstrap of ``metric`` resamples, as the report names it."""
+        return "examples"

@@ -4,31 +4,37 @@ sentence and per abstract."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
-from typing import IO
+from collections.abc import Sequence
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
-from datasets import Dataset
-from transformers import (
-    AutoModelForSequenceClassification,
-    DataCollatorWithPadding,
-    PreTrainedTokenizerBase,
-)
 
-from biocompact.finetuning.family import Encoded, TaskFamily
+from biocompact.finetuning.family import Encoded, TaskFamily, dataset_of
 from biocompact.finetuning.metrics import Metric, multilabel_metrics
-from biocompact.finetuning.settings import FinetuningTask
+from biocompact.finetuning.predictions import label_set_rows
+from biocompact.finetuning.unit_statistics import (
+    ComparedRuns,
+    UnitStatistic,
+    label_set_statistic,
+)
 from biocompact.taskfiles.readers import MultiLabelText, read_hoc_tsv
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
+
+    from biocompact.finetuning.settings import FinetuningTask
 
 
 class MultiLabelClassification(TaskFamily):
     """Sentences with label sets; abstract-level micro F1 (BLURB) by default."""
 
     name = "dc"
-    model_class = AutoModelForSequenceClassification
+    auto_model = "AutoModelForSequenceClassification"
     model_options = {"problem_type": "multi_label_classification"}
     readers = {"hoc_tsv": read_hoc_tsv}
     default_metric = "abstract_micro_f1"
+    pipeline_tag = "text-classification"
+    prediction_rows = staticmethod(label_set_rows)
 
     def group(self, example: MultiLabelText) -> str:
         return example.document
@@ -54,7 +60,7 @@ class MultiLabelClassification(TaskFamily):
         )
         targets = [[float(label in example.labels) for label in labels] for example in examples]
         truncated = sum(bool(item.overflowing) for item in encoding.encodings)
-        dataset = Dataset.from_dict({**encoding, "labels": targets})
+        dataset = dataset_of({**encoding, "labels": targets})
         threshold = task.training.threshold
         return Encoded(
             dataset, stats={"truncated_examples": truncated}, settings={"threshold": threshold}
@@ -74,9 +80,6 @@ class MultiLabelClassification(TaskFamily):
         frequent = frozenset(label for label, n in counts.items() if n > len(train) / 2)
         return [frequent] * len(examples)
 
-    def data_collator(self, tokenizer: PreTrainedTokenizerBase) -> Callable:
-        return DataCollatorWithPadding(tokenizer)
-
     def write_predictions(
         self, handle: IO[str], examples: Sequence[MultiLabelText], predictions: Sequence
     ) -> None:
@@ -86,3 +89,10 @@ class MultiLabelClassification(TaskFamily):
         for example, predicted in zip(examples, predictions):
             gold, guess = ",".join(sorted(example.labels)), ",".join(sorted(predicted))
             handle.write(f"{example.id}\t{gold}\t{guess}\t{example.document}\n")
+
+    def unit_statistic(self, metric: str, runs: ComparedRuns) -> UnitStatistic:
+        return label_set_statistic(metric, runs.labels)
+
+    def resampled_unit(self, metric: str) -> str:
+        """Abstracts for the abstract-level metric (each file row is a sentence)."""
+        return "abstracts" if metric == "abstract_micro_f1" else "examples"

@@ -1,7 +1,8 @@
 """Fine-tuning predictions files read back: each family's ``write_predictions`` form
 (docs/outputs.md), the gold and predicted values of every test item in the form the family's
 metrics take, with the unit a bootstrap resamples (a sentence for NER, an abstract for
-multi-label classification, a question for question answering, else an example).
+multi-label classification, a question for question answering, else an example). A family
+names the reader of its rows as its ``prediction_rows``.
 
 Torch-free, so that the report stage's comparisons read predictions without the training
 stack."""
@@ -9,7 +10,7 @@ stack."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,8 +52,13 @@ def _fold_sections(path: Path) -> Iterator[tuple[str | None, list[tuple[int, str
     yield fold, lines
 
 
-def _ner_fold(path: Path, fold: FoldPredictions, lines: list[tuple[int, str]]) -> None:
-    """``token<TAB>gold<TAB>predicted`` rows, a blank line after each sentence."""
+FoldReader = Callable[[Path, FoldPredictions, list[tuple[int, str]]], None]
+"""Adds the items of one fold's numbered lines (blank ones too) to its ``FoldPredictions``."""
+
+
+def tagged_rows(path: Path, fold: FoldPredictions, lines: list[tuple[int, str]]) -> None:
+    """``token<TAB>gold<TAB>predicted`` rows, a blank line after each sentence (NER): one
+    item, and unit, a sentence."""
     gold: list[str] = []
     predicted: list[str] = []
     for number, line in [*lines, (0, "")]:
@@ -73,7 +79,8 @@ def _ner_fold(path: Path, fold: FoldPredictions, lines: list[tuple[int, str]]) -
 def _table_rows(
     path: Path, lines: list[tuple[int, str]], header: tuple[str, ...]
 ) -> Iterator[tuple[int, list[str]]]:
-    """The rows of a tab-separated section after its ``header`` line."""
+    """The rows of a tab-separated section after its ``header`` line (blank lines skipped)."""
+    lines = [(number, line) for number, line in lines if line]
     if not lines or tuple(lines[0][1].split("\t")) != header:
         number = lines[0][0] if lines else 1
         raise PredictionsFormatError(path, number, f"expected the header {'<TAB>'.join(header)}")
@@ -88,54 +95,62 @@ def _labels(cell: str) -> frozenset[str]:
     return frozenset(cell.split(",")) - {""}
 
 
-def _row_fold(path: Path, fold: FoldPredictions, lines: list[tuple[int, str]], family: str):
-    """The header-and-rows families: one item per row."""
-    if family == "qa_factoid":
-        for _, (question, gold, predicted) in _table_rows(
-            path, lines, ("question", "gold", "predicted")
-        ):
-            fold.units.append(question)
-            fold.gold.append(json.loads(gold))
-            fold.predicted.append(json.loads(predicted))
-    elif family == "qa_yesno":
-        header = ("question", "gold", "predicted", "probabilities")
-        for _, (question, gold, predicted, probabilities) in _table_rows(path, lines, header):
-            fold.units.append(question)
-            fold.gold.append(gold)
-            fold.predicted.append(ScoredLabel(predicted, tuple(json.loads(probabilities))))
-    elif lines and lines[0][1].endswith("\tdocument"):  # multi-label classification
-        header = ("index", "gold", "predicted", "document")
-        for _, (_, gold, predicted, document) in _table_rows(path, lines, header):
-            fold.units.append(document)
-            fold.gold.append((document, _labels(gold)))
-            fold.predicted.append(_labels(predicted))
-    else:
-        for number, (_, gold, predicted) in _table_rows(
-            path, lines, ("index", "gold", "predicted")
-        ):
-            fold.units.append(str(len(fold.units)))
-            if family == "similarity":
-                try:
-                    fold.gold.append(float(gold))
-                    fold.predicted.append(float(predicted))
-                except ValueError:
-                    raise PredictionsFormatError(path, number, "scores must be numbers") from None
-            else:
-                fold.gold.append(gold)
-                fold.predicted.append(predicted)
+def answer_rows(path: Path, fold: FoldPredictions, lines: list[tuple[int, str]]) -> None:
+    """``question<TAB>gold<TAB>predicted`` rows of JSON answer lists (factoid questions)."""
+    for _, (question, gold, predicted) in _table_rows(
+        path, lines, ("question", "gold", "predicted")
+    ):
+        fold.units.append(question)
+        fold.gold.append(json.loads(gold))
+        fold.predicted.append(json.loads(predicted))
 
 
-def read_predictions(path: str | Path, family: str) -> list[FoldPredictions]:
-    """Every fold of the predictions file of a task of ``family`` (a ``finetuning.tasks``
-    family name), with at least one item each."""
+def scored_label_rows(path: Path, fold: FoldPredictions, lines: list[tuple[int, str]]) -> None:
+    """``question<TAB>gold<TAB>predicted<TAB>probabilities`` rows (yes/no questions)."""
+    header = ("question", "gold", "predicted", "probabilities")
+    for _, (question, gold, predicted, probabilities) in _table_rows(path, lines, header):
+        fold.units.append(question)
+        fold.gold.append(gold)
+        fold.predicted.append(ScoredLabel(predicted, tuple(json.loads(probabilities))))
+
+
+def label_set_rows(path: Path, fold: FoldPredictions, lines: list[tuple[int, str]]) -> None:
+    """``index<TAB>gold<TAB>predicted<TAB>document`` rows of comma-separated label sets
+    (multi-label classification): the unit is the document."""
+    header = ("index", "gold", "predicted", "document")
+    for _, (_, gold, predicted, document) in _table_rows(path, lines, header):
+        fold.units.append(document)
+        fold.gold.append((document, _labels(gold)))
+        fold.predicted.append(_labels(predicted))
+
+
+def label_rows(path: Path, fold: FoldPredictions, lines: list[tuple[int, str]]) -> None:
+    """``index<TAB>gold<TAB>predicted`` rows of labels (single-label classification)."""
+    for _, (_, gold, predicted) in _table_rows(path, lines, ("index", "gold", "predicted")):
+        fold.units.append(str(len(fold.units)))
+        fold.gold.append(gold)
+        fold.predicted.append(predicted)
+
+
+def score_rows(path: Path, fold: FoldPredictions, lines: list[tuple[int, str]]) -> None:
+    """``index<TAB>gold<TAB>predicted`` rows of numbers (sentence similarity)."""
+    for number, (_, gold, predicted) in _table_rows(path, lines, ("index", "gold", "predicted")):
+        fold.units.append(str(len(fold.units)))
+        try:
+            fold.gold.append(float(gold))
+            fold.predicted.append(float(predicted))
+        except ValueError:
+            raise PredictionsFormatError(path, number, "scores must be numbers") from None
+
+
+def read_predictions(path: str | Path, read_fold: FoldReader) -> list[FoldPredictions]:
+    """Every fold of a predictions file, each fold's lines read by ``read_fold`` (the
+    family's: ``TaskFamily.read_predictions``), with at least one item each."""
     path = Path(path)
     folds = []
     for name, lines in _fold_sections(path):
         fold = FoldPredictions(name)
-        if family == "ner":
-            _ner_fold(path, fold, lines)
-        else:
-            _row_fold(path, fold, [(n, line) for n, line in lines if line], family)
+        read_fold(path, fold, lines)
         if not fold.units:
             where = f"fold {name}" if name is not None else "the file"
             raise PredictionsFormatError(path, lines[-1][0] if lines else 1, f"{where} is empty")

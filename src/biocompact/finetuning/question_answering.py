@@ -5,25 +5,24 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Sequence
-from typing import IO
+from collections.abc import Sequence
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
-from datasets import Dataset
 from scipy.special import softmax
-from transformers import (
-    AutoModelForQuestionAnswering,
-    DataCollatorWithPadding,
-    PreTrainedModel,
-    PreTrainedTokenizerBase,
-)
 
 from biocompact.finetuning.bioasq import TOP_ANSWERS, golden_answer, merge_candidates
-from biocompact.finetuning.family import Encoded, TaskFamily
+from biocompact.finetuning.family import Encoded, TaskFamily, dataset_of
 from biocompact.finetuning.metrics import Metric, factoid_metrics
-from biocompact.finetuning.settings import FinetuningTask, Hyperparameters
+from biocompact.finetuning.predictions import answer_rows
+from biocompact.finetuning.unit_statistics import ComparedRuns, UnitStatistic, rank_statistic
 from biocompact.taskfiles.bioasq import Snippet, read_bioasq_golden, read_squad_json
 from biocompact.taskfiles.readers import DatasetFormatError
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+    from biocompact.finetuning.settings import FinetuningTask, Hyperparameters
 
 CONTEXT = 1  # sequence id of the snippet in (question, snippet) inputs
 
@@ -53,12 +52,14 @@ class ExtractiveQuestionAnswering(TaskFamily):
     """Span prediction per snippet; strict/lenient accuracy and MRR per question."""
 
     name = "qa_factoid"
-    model_class = AutoModelForQuestionAnswering
+    auto_model = "AutoModelForQuestionAnswering"
     readers = {"squad_json": read_squad_json}
     default_metric = "mrr"
+    pipeline_tag = "question-answering"
+    prediction_rows = staticmethod(answer_rows)
 
     def build_model(self, model_path: str, labels: Sequence[str]) -> PreTrainedModel:
-        return self.model_class.from_pretrained(model_path)
+        return self.load_model(model_path)
 
     def read_split(self, task: FinetuningTask, split: str) -> list[Snippet]:
         """Test answers come from the task's ``golden`` BioASQ file when one is given."""
@@ -142,7 +143,7 @@ class ExtractiveQuestionAnswering(TaskFamily):
             ends.append(span[1] if span else 0)
             alignment.append((example, window))
         with_answer = sum(bool(example.starts) for example in examples)
-        dataset = Dataset.from_dict({**encoding, "start_positions": starts, "end_positions": ends})
+        dataset = dataset_of({**encoding, "start_positions": starts, "end_positions": ends})
         stats = {"features": len(alignment), "answers_outside_window": with_answer - len(answered)}
         settings = {
             "n_best": hyperparameters.n_best,
@@ -182,9 +183,6 @@ class ExtractiveQuestionAnswering(TaskFamily):
         frequent = [answer for answer, _ in counts.most_common(TOP_ANSWERS)]
         return [frequent] * len(_questions(examples))
 
-    def data_collator(self, tokenizer: PreTrainedTokenizerBase) -> Callable:
-        return DataCollatorWithPadding(tokenizer)
-
     def write_predictions(
         self, handle: IO[str], examples: Sequence[Snippet], predictions: Sequence
     ) -> None:
@@ -193,6 +191,12 @@ class ExtractiveQuestionAnswering(TaskFamily):
         handle.write("question\tgold\tpredicted\n")
         for question, gold, answers in zip(_questions(examples), self.gold(examples), predictions):
             handle.write(f"{question}\t{json.dumps(gold)}\t{json.dumps(answers)}\n")
+
+    def unit_statistic(self, metric: str, runs: ComparedRuns) -> UnitStatistic:
+        return rank_statistic(metric)
+
+    def resampled_unit(self, metric: str) -> str:
+        return "questions"
 
 
 def _check_window_room(

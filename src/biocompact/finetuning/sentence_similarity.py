@@ -4,35 +4,36 @@ one-output head trained with mean squared error; scored by Pearson correlation (
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
-from datasets import Dataset
-from transformers import (
-    AutoModelForSequenceClassification,
-    DataCollatorWithPadding,
-    PreTrainedModel,
-    PreTrainedTokenizerBase,
-)
 
-from biocompact.finetuning.family import Encoded, TaskFamily
+from biocompact.finetuning.family import Encoded, TaskFamily, dataset_of
 from biocompact.finetuning.metrics import Metric, similarity_metrics
-from biocompact.finetuning.settings import FinetuningTask
+from biocompact.finetuning.predictions import score_rows
+from biocompact.finetuning.unit_statistics import ComparedRuns, UnitStatistic, moment_statistic
 from biocompact.taskfiles.readers import ScoredPair, read_similarity_jsonl
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+    from biocompact.finetuning.settings import FinetuningTask
 
 
 class SentenceSimilarity(TaskFamily):
     """Sentence pairs with a real-valued similarity, predicted by a one-output head."""
 
     name = "similarity"
-    model_class = AutoModelForSequenceClassification
+    auto_model = "AutoModelForSequenceClassification"
     model_options = {"problem_type": "regression"}
     readers = {"similarity_jsonl": read_similarity_jsonl}
     default_metric = "pearson"
+    pipeline_tag = "text-classification"
+    prediction_rows = staticmethod(score_rows)
 
     def build_model(self, model_path: str, labels: Sequence[str]) -> PreTrainedModel:
         """One regression output (there is no label set)."""
-        return self.model_class.from_pretrained(model_path, num_labels=1, **self.model_options)
+        return self.load_model(model_path, num_labels=1)
 
     def metrics(self, task: FinetuningTask, labels: Sequence[str]) -> dict[str, Metric]:
         return similarity_metrics()
@@ -55,7 +56,7 @@ class SentenceSimilarity(TaskFamily):
         )
         truncated = sum(bool(item.overflowing) for item in encoding.encodings)
         columns = {**encoding, "labels": [example.score for example in examples]}
-        return Encoded(Dataset.from_dict(columns), stats={"truncated_examples": truncated})
+        return Encoded(dataset_of(columns), stats={"truncated_examples": truncated})
 
     def decode(self, logits: np.ndarray, encoded: Encoded, labels: Sequence[str]) -> list[float]:
         return [float(value) for value in np.asarray(logits).reshape(len(logits), -1)[:, 0]]
@@ -65,9 +66,6 @@ class SentenceSimilarity(TaskFamily):
         mean = float(np.mean(self.gold(train)))
         return [mean] * len(examples)
 
-    def data_collator(self, tokenizer: PreTrainedTokenizerBase) -> Callable:
-        return DataCollatorWithPadding(tokenizer)
-
     def write_predictions(
         self, handle: IO[str], examples: Sequence[ScoredPair], predictions: Sequence[float]
     ) -> None:
@@ -75,3 +73,9 @@ class SentenceSimilarity(TaskFamily):
         handle.write("index\tgold\tpredicted\n")
         for example, predicted in zip(examples, predictions):
             handle.write(f"{example.id}\t{example.score}\t{predicted:.6f}\n")
+
+    def unit_statistic(self, metric: str, runs: ComparedRuns) -> UnitStatistic | None:
+        return moment_statistic(metric)
+
+    def item_metric(self, metric: str, labels: Sequence[str]) -> Callable[[list, list], float]:
+        return similarity_metrics()[metric].compute

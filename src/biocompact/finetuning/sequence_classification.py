@@ -6,26 +6,28 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
-from datasets import Dataset
-from transformers import (
-    AutoModelForSequenceClassification,
-    DataCollatorWithPadding,
-    PreTrainedTokenizerBase,
-)
 
-from biocompact.finetuning.family import Encoded, TaskFamily
-from biocompact.finetuning.metrics import Metric, classification_metrics
-from biocompact.finetuning.settings import FinetuningTask
+from biocompact.finetuning.family import Encoded, TaskFamily, dataset_of
+from biocompact.finetuning.metrics import Metric, classification_metrics, positive_classes
+from biocompact.finetuning.predictions import label_rows
+from biocompact.finetuning.unit_statistics import ComparedRuns, UnitStatistic, class_statistic
 from biocompact.taskfiles.readers import LabelledText
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
+
+    from biocompact.finetuning.settings import FinetuningTask
 
 
 class SequenceClassification(TaskFamily):
     """One text (or pair), one label; scored with accuracy and binary/micro/macro F1."""
 
-    model_class = AutoModelForSequenceClassification
+    auto_model = "AutoModelForSequenceClassification"
+    pipeline_tag = "text-classification"
+    prediction_rows = staticmethod(label_rows)
 
     def __init__(
         self,
@@ -77,8 +79,7 @@ class SequenceClassification(TaskFamily):
         columns = dict(encoding)
         if all(example.label for example in examples):
             columns["labels"] = [label_ids[example.label] for example in examples]
-        dataset = Dataset.from_dict(columns)
-        return Encoded(dataset, stats={"truncated_examples": truncated})
+        return Encoded(dataset_of(columns), stats={"truncated_examples": truncated})
 
     def decode(self, logits: np.ndarray, encoded: Encoded, labels: Sequence[str]) -> list[str]:
         return [labels[index] for index in logits.argmax(-1)]
@@ -89,9 +90,6 @@ class SequenceClassification(TaskFamily):
         most_frequent = max(sorted(counts), key=counts.__getitem__)
         return [most_frequent] * len(examples)
 
-    def data_collator(self, tokenizer: PreTrainedTokenizerBase) -> Callable:
-        return DataCollatorWithPadding(tokenizer)
-
     def write_predictions(
         self, handle: IO[str], examples: Sequence[LabelledText], predictions: Sequence
     ) -> None:
@@ -99,3 +97,17 @@ class SequenceClassification(TaskFamily):
         handle.write("index\tgold\tpredicted\n")
         for example, predicted in zip(examples, predictions):
             handle.write(f"{example.id}\t{example.label}\t{predicted}\n")
+
+    def unit_statistic(self, metric: str, runs: ComparedRuns) -> UnitStatistic | None:
+        """Class counts over every label of training, gold and predictions; micro-F1 counts
+        the positive classes of the training labels."""
+        seen = set(runs.labels)
+        for folds in runs.folds:
+            for fold in folds:
+                seen |= set(fold.gold) | set(fold.predicted)
+        positives = (
+            positive_classes(runs.labels, runs.negative_label, runs.positive_labels)
+            if metric == "micro_f1"
+            else ()
+        )
+        return class_statistic(metric, sorted(seen), positives)

@@ -1,5 +1,7 @@
 """Registry of task families by the config's ``family`` key (and file ``format`` where a
-family has several implementations, e.g. single- and multi-label document classification)."""
+family has several implementations, e.g. single- and multi-label document classification).
+Light to import (no torch, transformers or ``datasets``): the report reads predictions
+through it."""
 
 from __future__ import annotations
 

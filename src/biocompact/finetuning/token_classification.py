@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
-from datasets import Dataset
-from transformers import (
-    AutoModelForTokenClassification,
-    DataCollatorForTokenClassification,
-    PreTrainedTokenizerBase,
-)
 
-from biocompact.finetuning.family import Encoded, TaskFamily
+from biocompact.finetuning.family import Encoded, TaskFamily, dataset_of
 from biocompact.finetuning.metrics import Metric, ner_metrics
-from biocompact.finetuning.settings import FinetuningTask
+from biocompact.finetuning.predictions import tagged_rows
+from biocompact.finetuning.unit_statistics import ComparedRuns, UnitStatistic, entity_statistic
 from biocompact.taskfiles.readers import NER_READERS, TaggedSentence
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
+
+    from biocompact.finetuning.settings import FinetuningTask
 
 IGNORED = -100  # label id the loss skips
 OUTSIDE = "O"
@@ -32,9 +32,11 @@ class TokenClassification(TaskFamily):
     """Sentences of words with IOB2 tags; each word is predicted from its first sub-token."""
 
     name = "ner"
-    model_class = AutoModelForTokenClassification
+    auto_model = "AutoModelForTokenClassification"
     readers = NER_READERS
     default_metric = "f1"
+    pipeline_tag = "token-classification"
+    prediction_rows = staticmethod(tagged_rows)
 
     def metrics(self, task: FinetuningTask, labels: Sequence[str]) -> dict[str, Metric]:
         return ner_metrics(task.label_all_subtokens, labels)
@@ -82,7 +84,7 @@ class TokenClassification(TaskFamily):
             untokenizable += first[: last + 1].count(None)
             rows.append(row)
             alignment.append(first)
-        dataset = Dataset.from_dict({**encoding, "labels": rows})
+        dataset = dataset_of({**encoding, "labels": rows})
         stats = {"truncated_words": truncated, "untokenizable_words": untokenizable}
         return Encoded(dataset, alignment, stats)
 
@@ -103,6 +105,8 @@ class TokenClassification(TaskFamily):
         return [[OUTSIDE] * len(sentence.tokens) for sentence in examples]
 
     def data_collator(self, tokenizer: PreTrainedTokenizerBase) -> Callable:
+        from transformers import DataCollatorForTokenClassification
+
         return DataCollatorForTokenClassification(tokenizer, label_pad_token_id=IGNORED)
 
     def write_predictions(
@@ -113,3 +117,9 @@ class TokenClassification(TaskFamily):
             for token, gold, predicted in zip(sentence.tokens, sentence.tags, tags):
                 handle.write(f"{token}\t{gold}\t{predicted}\n")
             handle.write("\n")
+
+    def unit_statistic(self, metric: str, runs: ComparedRuns) -> UnitStatistic:
+        return entity_statistic(metric, runs.labels)
+
+    def resampled_unit(self, metric: str) -> str:
+        return "sentences"

@@ -28,9 +28,8 @@ from biocompact.finetuning.metrics import (
     by_document,
     entity_type,
     entity_types,
-    roc_auc_metric,
-    similarity_metrics,
 )
+from biocompact.finetuning.predictions import FoldPredictions
 
 
 @dataclass(frozen=True)
@@ -55,6 +54,18 @@ class UnitStatistic:
         sums = np.zeros((len(order), statistics.shape[1]))
         np.add.at(sums, [index[unit] for unit in units], statistics)
         return order, sums
+
+
+@dataclass(frozen=True)
+class ComparedRuns:
+    """What the sum forms of a task's metrics are built from: its training ``labels``
+    (sorted), the ``folds`` of every compared run read back, and its ``negative_label`` and
+    ``positive_labels`` (the classes micro-F1 counts)."""
+
+    labels: Sequence[str]
+    folds: Sequence[Sequence[FoldPredictions]] = ()
+    negative_label: str | None = None
+    positive_labels: Sequence[str] | None = None
 
 
 def _divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -207,51 +218,63 @@ def _set_counts(classes: Sequence[str]) -> Callable[[Sequence, Sequence], np.nda
     return compute
 
 
-def unit_statistic(
-    family: str,
-    metric: str,
-    labels: Sequence[str],
-    positives: Sequence[str] = (),
-    multilabel: bool = False,
+def entity_statistic(metric: str, labels: Sequence[str]) -> UnitStatistic:
+    """The sum form of an NER metric (``labels``: the task's tags): entity counts per
+    sentence, or the words of each entity type for ``word_macro_f1``."""
+    if metric == "word_macro_f1":
+        return UnitStatistic(_word_type_counts(entity_types(labels)), _word_macro)
+    strict = metric.startswith("strict_")
+    name = metric.removeprefix("strict_")
+    return UnitStatistic(_entity_counts(strict), lambda s: _seqeval_scores(s)[name])
+
+
+def label_set_statistic(metric: str, labels: Sequence[str]) -> UnitStatistic:
+    """The sum form of a multi-label metric: per-label counts of each sentence, OR-ed into
+    its abstract for ``abstract_micro_f1``."""
+    counts = _set_counts(labels)
+    if metric == "macro_f1":
+        return UnitStatistic(counts, _macro_all)
+    return UnitStatistic(counts, _micro, merged=metric == "abstract_micro_f1")
+
+
+def rank_statistic(metric: str) -> UnitStatistic:
+    """The sum form of a factoid metric: each question's answer rank as a per-item value."""
+    rank = {
+        "strict_accuracy": lambda g, p: bioasq.answer_rank(g, p) == 1,
+        "lenient_accuracy": lambda g, p: bioasq.answer_rank(g, p) is not None,
+        "mrr": lambda g, p: 1.0 / (bioasq.answer_rank(g, p) or np.inf),
+    }[metric]
+    return UnitStatistic(_per_item(rank), _share)
+
+
+def moment_statistic(metric: str) -> UnitStatistic | None:
+    """The sum form of a similarity metric from each pair's moments; None for Spearman's
+    rho, which has none."""
+    if metric == "pearson":
+        return UnitStatistic(_moments, _pearson)
+    if metric == "mse":
+        return UnitStatistic(_moments, lambda s: _divide(s[..., 6], s[..., 0]))
+    return None
+
+
+def class_statistic(
+    metric: str, labels: Sequence[str], positives: Sequence[str] = (), scored: bool = False
 ) -> UnitStatistic | None:
-    """The sum form of ``metric`` of a task of ``family`` (``labels``: its training labels, or
-    for single-label classification every label seen; ``positives``: the classes micro-F1
-    counts; ``multilabel``: a label-set task); None for a metric without one."""
-    if family == "ner":
-        if metric == "word_macro_f1":
-            return UnitStatistic(_word_type_counts(entity_types(labels)), _word_macro)
-        strict = metric.startswith("strict_")
-        name = metric.removeprefix("strict_")
-        return UnitStatistic(_entity_counts(strict), lambda s: _seqeval_scores(s)[name])
-    if multilabel:
-        counts = _set_counts(labels)
-        if metric == "macro_f1":
-            return UnitStatistic(counts, _macro_all)
-        return UnitStatistic(counts, _micro, merged=metric == "abstract_micro_f1")
-    if family == "qa_factoid":
-        rank = {
-            "strict_accuracy": lambda g, p: bioasq.answer_rank(g, p) == 1,
-            "lenient_accuracy": lambda g, p: bioasq.answer_rank(g, p) is not None,
-            "mrr": lambda g, p: 1.0 / (bioasq.answer_rank(g, p) or np.inf),
-        }[metric]
-        return UnitStatistic(_per_item(rank), _share)
-    if family == "similarity":
-        if metric == "pearson":
-            return UnitStatistic(_moments, _pearson)
-        if metric == "mse":
-            return UnitStatistic(_moments, lambda s: _divide(s[..., 6], s[..., 0]))
-        return None
-    label_of: Callable[[Any], str] = _label if family == "qa_yesno" else _same
+    """The sum form of a single-label classification metric (``labels``: every label seen;
+    ``positives``: the classes micro-F1 counts); ``scored``: predictions are
+    ``ScoredLabel``s whose macro-F1 averages every label (yes/no questions), else plain
+    labels whose macro-F1 averages the labels present. None for ROC AUC, which has none."""
+    label_of: Callable[[Any], str] = _label if scored else _same
     if metric == "accuracy":
         return UnitStatistic(_per_item(lambda g, p: g == label_of(p)), _share)
     if metric == "roc_auc":
         return None
     classes = {"micro_f1": positives, "binary_f1": [POSITIVE_BINARY_LABEL]}.get(metric, labels)
     counts = _class_counts(classes)
-    statistic = counts if family != "qa_yesno" else lambda g, p: counts(g, [_label(x) for x in p])
+    statistic = counts if not scored else lambda g, p: counts(g, [_label(x) for x in p])
     if metric in ("micro_f1", "binary_f1"):
         return UnitStatistic(statistic, _micro)
-    return UnitStatistic(statistic, _macro_all if family == "qa_yesno" else _macro_present)
+    return UnitStatistic(statistic, _macro_all if scored else _macro_present)
 
 
 def _label(predicted: ScoredLabel) -> str:
@@ -260,10 +283,3 @@ def _label(predicted: ScoredLabel) -> str:
 
 def _same(predicted: str) -> str:
     return predicted
-
-
-def item_metric(family: str, metric: str, labels: Sequence[str]) -> Callable[[list, list], float]:
-    """The ``metrics.py`` function of a metric without a sum form, computed on items."""
-    if family == "similarity":
-        return similarity_metrics()[metric].compute
-    return roc_auc_metric(labels, "question").compute

@@ -4,19 +4,23 @@ classified from the [CLS] head; a question's snippet probabilities are averaged.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from typing import IO
+from collections.abc import Callable, Sequence
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
 from scipy.special import softmax
 
 from biocompact.finetuning.bioasq import golden_answer
 from biocompact.finetuning.family import Encoded
-from biocompact.finetuning.metrics import Metric, ScoredLabel, yesno_metrics
+from biocompact.finetuning.metrics import Metric, ScoredLabel, roc_auc_metric, yesno_metrics
+from biocompact.finetuning.predictions import scored_label_rows
 from biocompact.finetuning.sequence_classification import SequenceClassification
-from biocompact.finetuning.settings import FinetuningTask
+from biocompact.finetuning.unit_statistics import ComparedRuns, UnitStatistic, class_statistic
 from biocompact.taskfiles.bioasq import read_bioasq_golden, read_pubmedqa_json, read_yesno_json
 from biocompact.taskfiles.readers import DatasetFormatError, LabelledText
+
+if TYPE_CHECKING:
+    from biocompact.finetuning.settings import FinetuningTask
 
 
 def _questions(examples: Sequence[LabelledText]) -> dict[str, list[LabelledText]]:
@@ -29,6 +33,8 @@ def _questions(examples: Sequence[LabelledText]) -> dict[str, list[LabelledText]
 
 class YesNoQuestions(SequenceClassification):
     """Scored per question: accuracy, macro-F1 and ROC AUC (BioXtract)."""
+
+    prediction_rows = staticmethod(scored_label_rows)
 
     def __init__(self) -> None:
         super().__init__(
@@ -120,3 +126,12 @@ class YesNoQuestions(SequenceClassification):
         ):
             probabilities = ", ".join(f"{p:.6f}" for p in predicted.probabilities)
             handle.write(f"{question}\t{gold}\t{predicted.label}\t[{probabilities}]\n")
+
+    def unit_statistic(self, metric: str, runs: ComparedRuns) -> UnitStatistic | None:
+        return class_statistic(metric, runs.labels, scored=True)
+
+    def item_metric(self, metric: str, labels: Sequence[str]) -> Callable[[list, list], float]:
+        return roc_auc_metric(labels, "question").compute
+
+    def resampled_unit(self, metric: str) -> str:
+        return "questions"
