@@ -23,6 +23,7 @@ from biocompact.finetuning.rules import publish_finetuned
 from biocompact.finetuning.saved_models import Publication, choose_run
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun
+from biocompact.records.metrics import MetricsRecord
 from biocompact.release.cards import (
     CITATIONS,
     DISTILLATION_METHODS,
@@ -60,29 +61,32 @@ def test_spread_is_median_min_max():
     assert spread([0.5, 0.9, 0.7, 0.6]) == pytest.approx({"median": 0.65, "min": 0.5, "max": 0.9})
 
 
-def _record(seed: int, dev: float, test: float) -> dict:
-    return {
-        "seed": seed,
-        "primary_metric": "f1",
-        "dev_metrics": {"f1": dev},
-        "metrics": {"f1": test},
-    }
+def _record(seed: int, dev: float, test: float) -> MetricsRecord:
+    return MetricsRecord(
+        model="m",
+        task="t",
+        seed=seed,
+        family="ner",
+        primary_metric="f1",
+        metrics={"f1": test},
+        dev_metrics={"f1": dev},
+    )
 
 
 def test_choose_run_takes_the_median_dev_seed_never_the_test_score():
     records = [_record(1, 0.70, 0.10), _record(2, 0.90, 0.20), _record(3, 0.80, 0.99)]
     chosen, why = choose_run(records, "median_dev")
-    assert chosen["seed"] == 3 and "median dev score" in why and "seed 3" in why
-    assert choose_run(records, "best_dev")[0]["seed"] == 2
+    assert chosen.seed == 3 and "median dev score" in why and "seed 3" in why
+    assert choose_run(records, "best_dev")[0].seed == 2
 
 
 def test_choose_run_of_an_even_count_takes_the_lower_middle_and_ties_the_first():
     records = [_record(1, 0.9, 0), _record(2, 0.6, 0), _record(3, 0.8, 0), _record(4, 0.7, 0)]
     chosen, why = choose_run(records, "median_dev")
-    assert chosen["seed"] == 4 and "lower of the two middle" in why
+    assert chosen.seed == 4 and "lower of the two middle" in why
     tied = [_record(5, 0.8, 0), _record(6, 0.8, 0)]
-    assert choose_run(tied, "best_dev")[0]["seed"] == 5
-    assert choose_run(tied, "median_dev")[0]["seed"] == 5
+    assert choose_run(tied, "best_dev")[0].seed == 5
+    assert choose_run(tied, "median_dev")[0].seed == 5
     with pytest.raises(ValueError, match="save_choice"):
         choose_run(records, "best_test")
 
@@ -234,16 +238,16 @@ def test_published_fine_tuned_model_has_real_labels_and_a_card_of_every_seed(
     )
     config = json.loads((out / "config.json").read_text())
     assert config["id2label"] == {"0": "B-Disease", "1": "I-Disease", "2": "O"}
-    assert json.loads((out / "metrics.json").read_text())["seed"] == chosen["seed"]
+    assert json.loads((out / "metrics.json").read_text())["seed"] == chosen.seed
     card = check_card(out / "README.md")
     assert card.data.pipeline_tag == "token-classification"
     values = {r.metric_type: r.metric_value for r in card.data.eval_results}
-    assert values["f1"] == round(chosen["metrics"]["f1"], 4)
+    assert values["f1"] == round(chosen.metrics["f1"], 4)
     f1s = [record["metrics"]["f1"] for record in records]
     assert f"{sorted(f1s)[1]:.4f}" in card.text  # the median over the 3 seeds
     assert f"{min(f1s):.4f}-{max(f1s):.4f}" in card.text
-    assert chosen["definitions"]["f1"] in card.text
-    assert f"seed {chosen['seed']}, the run with the median dev score" in card.text
+    assert chosen.definitions["f1"] in card.text
+    assert f"seed {chosen.seed}, the run with the median dev score" in card.text
     # its base model's corpus was checked for this task's evaluation text
     assert (
         "| evaluation text in the base model's training | decontaminated against the dev and "

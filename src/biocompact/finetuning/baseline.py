@@ -38,7 +38,7 @@ def majority_baseline(task: FinetuningTask, *, outputs: Mapping[str, str]) -> di
         results=results,
         model_path=None,
     )
-    write_json(outputs["metrics"], record)
+    write_json(outputs["metrics"], record.as_record())
     with atomic_open(outputs["predictions"]) as handle:
         write_fold_predictions(handle, family, results)
-    return record
+    return record.as_record()

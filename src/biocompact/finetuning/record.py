@@ -1,5 +1,6 @@
-"""The metrics.json record shared by fine-tuning runs and baselines (docs/outputs.md), and
-the predictions file of one or more cross-validation folds."""
+"""The metrics.json record of fine-tuning runs and baselines, assembled from their folds'
+results (``records.metrics.MetricsRecord``, docs/outputs.md), and the predictions file of one
+or more cross-validation folds."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from biocompact.finetuning.metrics import definitions
 from biocompact.finetuning.settings import FinetuningTask, Hyperparameters
 from biocompact.finetuning.splits import Splits
 from biocompact.locations import portable_location
+from biocompact.records.metrics import MetricsRecord
 
 FOLD_AGGREGATE = "median over folds"
 
@@ -76,7 +78,7 @@ def metrics_record(
     family: TaskFamily,
     results: Sequence[FoldResult],
     model_path: str | None,
-) -> dict[str, Any]:
+) -> MetricsRecord:
     """Assemble one metrics.json record (the task name defaults to the config's ``name``).
 
     One fold: its scores. Cross-validation: every metric is the median over folds, each
@@ -86,43 +88,47 @@ def metrics_record(
     first = results[0]
     labels = first.splits.labels
     cross_validated = first.fold is not None
-    record: dict[str, Any] = {
-        "model": model,
-        "task": task_name or task.name,
-        "seed": seed,
-        "family": family.name,
-        "primary_metric": family.primary_metric(task, labels),
-        "metrics": _median([r.test_metrics for r in results]),
-        "dev_metrics": _median([r.dev_metrics for r in results]),
-        "definitions": definitions(family.metrics(task, labels)),
-        "best_epoch": None if cross_validated else first.best_epoch,
-        "train_examples": sum(len(r.splits.train) for r in results),
-        "dev_examples": sum(len(r.splits.dev) for r in results),
-        "test_examples": sum(len(r.splits.test) for r in results),
-        "train_seconds": round(sum(r.train_seconds for r in results), 3),
-        "hyperparameters": first.hyperparameters.as_record() if first.hyperparameters else None,
-        "model_path": portable_location(model_path) if model_path else None,
-        "dev_source": first.splits.dev_source,
-        "labels": labels,
-        "subsampled": _subsampled(results),
-    }
-    if first.baseline_metrics is not None:
+    return MetricsRecord(
+        model=model,
+        task=task_name or task.name,
+        seed=seed,
+        family=family.name,
+        primary_metric=family.primary_metric(task, labels),
+        metrics=_median([r.test_metrics for r in results]),
+        dev_metrics=_median([r.dev_metrics for r in results]),
+        definitions=definitions(family.metrics(task, labels)),
+        best_epoch=None if cross_validated else first.best_epoch,
+        train_examples=sum(len(r.splits.train) for r in results),
+        dev_examples=sum(len(r.splits.dev) for r in results),
+        test_examples=sum(len(r.splits.test) for r in results),
+        train_seconds=round(sum(r.train_seconds for r in results), 3),
+        hyperparameters=first.hyperparameters.as_record() if first.hyperparameters else None,
+        model_path=portable_location(model_path) if model_path else None,
+        dev_source=first.splits.dev_source,
+        labels=labels,
+        subsampled=_subsampled(results),
         # every fold has one when the first has: one run made them all
-        record["majority_baseline"] = _median(
-            [r.baseline_metrics for r in results if r.baseline_metrics is not None]
-        )
-    if cross_validated:
-        record["fold_aggregate"] = FOLD_AGGREGATE
-        record["folds"] = {r.fold: _fold_entry(r) for r in results}
-    else:
-        record["best_step"] = first.best_step
-    for name in first.stats:
-        record[name] = sum(r.stats[name] for r in results)
-    if first.grid_search:
-        record["grid_search"] = (
-            {r.fold: r.grid_search for r in results} if cross_validated else first.grid_search
-        )
-    return record
+        majority_baseline=None
+        if first.baseline_metrics is None
+        else _median([r.baseline_metrics for r in results if r.baseline_metrics is not None]),
+        fold_aggregate=FOLD_AGGREGATE if cross_validated else None,
+        folds={str(r.fold): _fold_entry(r) for r in results} if cross_validated else None,
+        best_step=None if cross_validated else first.best_step,
+        stats={name: sum(r.stats[name] for r in results) for name in first.stats},
+        grid_search=_grid_search(results),
+    )
+
+
+def _grid_search(
+    results: Sequence[FoldResult],
+) -> list[dict] | dict[str, list[dict] | None] | None:
+    """Every grid point tried (with folds: by fold); None without a grid."""
+    first = results[0]
+    if not first.grid_search:
+        return None
+    if first.fold is None:
+        return first.grid_search
+    return {str(r.fold): r.grid_search for r in results}
 
 
 def write_fold_predictions(

@@ -13,6 +13,7 @@ from biocompact.finetuning import baseline, train
 from biocompact.finetuning.saved_models import Publication, publish_chosen
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun
+from biocompact.records.metrics import MetricsRecord
 from biocompact.release.cards import base_model_statement
 
 logger = logging.getLogger(__name__)
@@ -29,12 +30,12 @@ def publish_finetuned(
     *,
     inputs: Mapping[str, Sequence[str]],
     outputs: Mapping[str, str],
-) -> Mapping[str, Any]:
+) -> MetricsRecord:
     """``publish_chosen`` of the seeds' records (``inputs["metrics"]``) and model folders
     (``inputs["models"]``, in the same order) to ``outputs["model"]``; the card states
     whether the base model's corpus was decontaminated (``inputs["contamination"]``, the
     corpus's contamination.json where the base model was trained on a decontaminated one)."""
-    records = [read_json(path) for path in inputs["metrics"]]
+    records = [MetricsRecord.read(path) for path in inputs["metrics"]]
     contamination = inputs.get("contamination")  # a file, or [] where not decontaminated
     statement = base_model_statement(
         publication.task.name,
@@ -44,14 +45,14 @@ def publish_finetuned(
     )
     chosen = publish_chosen(
         records,
-        {record["seed"]: folder for record, folder in zip(records, inputs["models"], strict=True)},
+        {record.seed: folder for record, folder in zip(records, inputs["models"], strict=True)},
         publication.choice,
-        publication.task.entry,
+        publication.task,
         publication.card_settings,
         outputs["model"],
         decontamination=statement,
     )
-    logger.info("published seed %d as %s", chosen["seed"], outputs["model"])
+    logger.info("published seed %d as %s", chosen.seed, outputs["model"])
     return chosen
 
 

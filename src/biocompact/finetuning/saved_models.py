@@ -7,11 +7,12 @@ import logging
 import os
 import shutil
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 from biocompact.files.atomic import atomic_path, write_json
 from biocompact.finetuning.settings import FinetuningTask
+from biocompact.finetuning.tasks import get_family
+from biocompact.records.metrics import MetricsRecord
 from biocompact.release.cards import (
     CardSettings,
     finetuned_model_card,
@@ -23,7 +24,7 @@ logger = logging.getLogger(__name__)
 CHOICES = ("median_dev", "best_dev")
 
 
-def choose_run(records: Sequence[Mapping[str, Any]], choice: str) -> tuple[Mapping[str, Any], str]:
+def choose_run(records: Sequence[MetricsRecord], choice: str) -> tuple[MetricsRecord, str]:
     """The run to publish among one (model, task)'s seeds, and a sentence saying why.
 
     ``median_dev``: the seed whose dev score (primary metric) is the median; of an even
@@ -34,11 +35,11 @@ def choose_run(records: Sequence[Mapping[str, Any]], choice: str) -> tuple[Mappi
         raise ValueError(f"finetuning.save_choice: unknown {choice!r}; known: {list(CHOICES)}")
     if not records:
         raise ValueError("no fine-tuning run to choose a model from")
-    primary = records[0]["primary_metric"]
-    ranked = sorted(records, key=lambda record: record["dev_metrics"][primary])  # stable
+    primary = records[0].primary_metric
+    ranked = sorted(records, key=lambda record: record.dev_metrics[primary])  # stable
     if choice == "best_dev":
-        best = max(record["dev_metrics"][primary] for record in records)
-        chosen = next(r for r in records if r["dev_metrics"][primary] == best)
+        best = max(record.dev_metrics[primary] for record in records)
+        chosen = next(r for r in records if r.dev_metrics[primary] == best)
         why = "the best dev score"
     else:
         chosen = ranked[(len(ranked) - 1) // 2]
@@ -46,43 +47,45 @@ def choose_run(records: Sequence[Mapping[str, Any]], choice: str) -> tuple[Mappi
             " (the lower of the two middle ones)" if len(ranked) % 2 == 0 else ""
         )
     sentence = (
-        f"This checkpoint is seed {chosen['seed']}, the run with {why} "
-        f"(dev {primary} {chosen['dev_metrics'][primary]:.4f}; "
+        f"This checkpoint is seed {chosen.seed}, the run with {why} "
+        f"(dev {primary} {chosen.dev_metrics[primary]:.4f}; "
         f"`finetuning.save_choice: {choice}`)."
     )
     return chosen, sentence
 
 
 def publish_chosen(
-    records: Sequence[Mapping[str, Any]],
-    folders: Mapping[int, str | os.PathLike],
+    records: Sequence[MetricsRecord],
+    folders: Mapping[int | None, str | os.PathLike],
     choice: str,
-    task_config: Mapping[str, Any],
+    task: FinetuningTask,
     settings: CardSettings,
     out_folder: str | os.PathLike,
     *,
     decontamination: str = "",
-) -> Mapping[str, Any]:
+) -> MetricsRecord:
     """Copy the chosen seed's folder (from ``folders``, seed -> model folder) to
-    ``out_folder`` with its card (``decontamination``: its base model's statement) and its
-    ``metrics.json`` (the run's record plus ``selection``), atomically; returns the chosen
-    record."""
+    ``out_folder`` with its card of ``task`` (``decontamination``: its base model's
+    statement) and its ``metrics.json`` (the run's record with its ``selection``),
+    atomically; returns that record."""
     chosen, sentence = choose_run(records, choice)
+    chosen = replace(chosen, selection=sentence)
     with atomic_path(out_folder, is_dir=True) as folder:
         shutil.copytree(
-            folders[chosen["seed"]],
+            folders[chosen.seed],
             folder,
             ignore=shutil.ignore_patterns(".snakemake_timestamp"),
             dirs_exist_ok=True,
         )
-        write_json(folder / "metrics.json", {**chosen, "selection": sentence})
+        write_json(folder / "metrics.json", chosen.as_record())
         card = finetuned_model_card(
             folder,
             records,
             chosen,
             sentence,
-            task_config,
+            task,
             settings,
+            pipeline_tag=get_family(task.family, task.format).pipeline_tag,
             location=str(out_folder),
             decontamination=decontamination,
         )

@@ -316,7 +316,7 @@ def finetune(
                 "model_path": portable_location(run.model_path),
                 "task": task.name,
                 "seed": seed,
-                "config": task.entry,
+                "config": task.as_entry(),
             },
         )
         if distributed.is_main()
@@ -340,29 +340,31 @@ def finetune(
     if distributed.is_main():
         with atomic_open(outputs["predictions"]) as handle:
             write_fold_predictions(handle, family, results)
-    record = metrics_record(
-        model=model_name,
-        task_name=task.name,
-        seed=seed,
-        task=task,
-        family=family,
-        results=results,
-        model_path=run.model_path,
+    record = replace(
+        metrics_record(
+            model=model_name,
+            task_name=task.name,
+            seed=seed,
+            task=task,
+            family=family,
+            results=results,
+            model_path=run.model_path,
+        ),
+        hardware=hardware(),
     )
-    record["hardware"] = hardware()
     if not distributed.is_main():
-        return record
-    write_json(outputs["metrics"], record)
+        return record.as_record()
+    write_json(outputs["metrics"], record.as_record())
     if out_model:
         card = finetuned_model_card(
             out_model,
             [record],
             record,
             f"One run, seed {seed}.",
-            task.entry,
+            task,
             run.card_settings,
+            pipeline_tag=family.pipeline_tag,
         )
         write_card(card, out_model)
-    primary = record["primary_metric"]
-    logger.info("test %s = %.4f", primary, record["metrics"][primary])
-    return record
+    logger.info("test %s = %.4f", record.primary_metric, record.metrics[record.primary_metric])
+    return record.as_record()

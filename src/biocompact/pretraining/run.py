@@ -1,15 +1,13 @@
 """The pretraining job: build or load a model of a family, train it with its objective, publish it.
 
-``python -m biocompact.pretraining.run SPEC.json`` runs the job whose arguments (those of
-``run_pretraining``, the settings as the config entry) are in SPEC.json; torchrun starts
-it that way, once per GPU.
+``python -m biocompact.pretraining.run SPEC.json`` runs the job whose ``PretrainingSpec``
+is in SPEC.json; torchrun starts it that way, once per GPU.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from typing import Any
+from dataclasses import asdict, dataclass
 
 import torch
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
@@ -18,9 +16,21 @@ from biocompact.locations import resolve_location
 from biocompact.models.presets import build_config
 from biocompact.pretraining.objectives import objective_entry
 from biocompact.pretraining.settings import PretrainingSettings
+from biocompact.records.language_model import ModelDescription, Pretraining
 from biocompact.tracking.trackers import TrackingSettings
+from biocompact.training.language_model_job import LanguageModelSpec
 from biocompact.training.launch import job_main
 from biocompact.training.stage import load_corpus, train_and_publish
+
+
+@dataclass(frozen=True, kw_only=True)
+class PretrainingSpec(LanguageModelSpec):
+    """A pretraining job: the model's settings, its vocabulary and the corpus's sequence
+    length."""
+
+    settings: PretrainingSettings
+    tokenizer_dir: str
+    max_seq_length: int
 
 
 def run_pretraining(
@@ -35,14 +45,14 @@ def run_pretraining(
     max_seq_length: int,
     probes: list[dict],
     threads: int = 1,
-    tracking: Mapping[str, Any] | None = None,
+    tracking: TrackingSettings | None = None,
 ) -> dict:
     """Pretrain model ``name`` from scratch (``init="scratch"``) or continue from a checkpoint.
 
     ``settings.family`` (bert, roberta, electra, albert, modernbert) picks the architecture,
     ``settings.objective`` (mlm, nsp, electra, albert; default: the family's own) the loss;
-    ``outputs`` names the ``model``, ``log`` and ``eval`` paths; ``tracking`` (the config's
-    section) adds trackers to the TensorBoard curves.
+    ``outputs`` names the ``model``, ``log`` and ``eval`` paths; ``tracking`` adds trackers
+    to the TensorBoard curves.
     """
     corpus, tokenizer, batcher = load_corpus(dataset_dir, tokenizer_dir, masking)
     objective, entry = objective_entry(settings.objective, settings.family)
@@ -71,13 +81,11 @@ def run_pretraining(
             f"tokenised with {len(tokenizer)}: continued pretraining needs the checkpoint's own "
             "vocabulary (a vocabulary of type 'pretrained' pointing at it)"
         )
-    description = {
-        "model": name,
-        "init": settings.init,
-        "family": settings.family,
-        "objective": objective,
-        "architecture": model.config.to_diff_dict(),
-    }
+    description = ModelDescription(
+        model=name,
+        origin=Pretraining(init=settings.init, family=settings.family, objective=objective),
+        architecture=model.config.to_diff_dict(),
+    )
     return train_and_publish(
         trainable,
         corpus,
@@ -89,7 +97,7 @@ def run_pretraining(
         probes=probes,
         description=description,
         threads=threads,
-        tracking=TrackingSettings.from_config(tracking) if tracking else None,
+        tracking=tracking,
         run_name=f"pretraining/{name}",
     )
 
@@ -104,9 +112,21 @@ def special_token_ids(tokenizer: PreTrainedTokenizerBase) -> dict[str, int]:
     }
 
 
-def run_job(spec: dict) -> dict:
-    """Run the job ``spec``: ``run_pretraining``'s arguments, ``settings`` as the config entry."""
-    return run_pretraining(**{**spec, "settings": PretrainingSettings.from_entry(spec["settings"])})
+def run_job(spec: PretrainingSpec) -> dict:
+    """Run the job ``spec`` (``run_pretraining``)."""
+    return run_pretraining(
+        spec.name,
+        spec.settings,
+        dataset_dir=spec.dataset_dir,
+        tokenizer_dir=spec.tokenizer_dir,
+        outputs=spec.outputs,
+        checkpoint_dir=spec.checkpoint_dir,
+        masking=asdict(spec.masking),  # as load_corpus takes them
+        max_seq_length=spec.max_seq_length,
+        probes=spec.probes,
+        threads=spec.threads,
+        tracking=spec.tracking,
+    )
 
 
 def check_checkpoint_vocabulary(
@@ -130,4 +150,4 @@ def check_checkpoint_vocabulary(
 
 
 if __name__ == "__main__":
-    job_main(run_job)
+    job_main(run_job, PretrainingSpec.read)

@@ -20,30 +20,21 @@ import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import datasets
 import yaml
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
 from biocompact.files.atomic import atomic_open, read_json
+from biocompact.records.language_model import Distillation, LanguageModelRecord, Pretraining
+from biocompact.records.metrics import MetricsRecord
 from biocompact.tracking.trackers import biocompact_commit
 
 CARD_FILE = "README.md"
 HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
 LIBRARY = "transformers"
 BIOCOMPACT_TAGS = ("biocompact", "biomedical")
-
-# Hub pipeline tag of each fine-tuning family
-PIPELINE_TAGS = {
-    "ner": "token-classification",
-    "re": "text-classification",
-    "dc": "text-classification",
-    "nli": "text-classification",
-    "qa_factoid": "question-answering",
-    "qa_yesno": "text-classification",
-    "similarity": "text-classification",
-}
 
 CITATIONS = {
     "rohanian2023": 'Rohanian, Nouriborji, Kouchaki, Clifton: "On the Effectiveness of Compact '
@@ -274,18 +265,9 @@ def base_model_statement(
     return statement
 
 
-def subsample_text(subsampled: Mapping[str, Mapping[str, int]] | None) -> str:
-    """The splits a run used only part of (a metrics record's ``subsampled``), e.g.
-    ``test: 1,000 of 4,797``; empty when every split was whole."""
-    return "; ".join(
-        f"{split}: {counts['used']:,} of {counts['of']:,}"
-        for split, counts in (subsampled or {}).items()
-    )
-
-
 def language_model_card(
     folder: str | os.PathLike,
-    evaluation: Mapping[str, Any],
+    evaluation: LanguageModelRecord,
     log_path: str | os.PathLike,
     *,
     config_entry: Mapping[str, Any],
@@ -295,28 +277,29 @@ def language_model_card(
 ) -> ModelCard:
     """The card of a pretrained or distilled model from its ``eval.json`` record and
     training log (``training_data`` describes the corpus, ``decontamination`` whether it
-    was checked for evaluation text): held-out MLM loss and perplexity are its measured
-    results."""
-    name = evaluation["model"]
-    distilled = "teacher" in evaluation
-    family = config_entry.get("family", "bert")
-    head_trained = family != "electra" and (not distilled or evaluation["mlm_head_trained"])
+    was checked for evaluation text; ``config_entry``, the model's entry, is quoted, and of a
+    student names its teacher): held-out MLM loss and perplexity are its measured results."""
+    name = evaluation.description.model
+    origin = evaluation.description.origin
+    distilled = isinstance(origin, Distillation)
+    electra = isinstance(origin, Pretraining) and origin.family == "electra"
+    untrained_head = isinstance(origin, Distillation) and not origin.mlm_head_trained
+    head_trained = not electra and not untrained_head
     pipeline_tag = "fill-mask" if head_trained else "feature-extraction"
     tail = _read_log_tail(log_path)
-    if distilled:
-        method, citation = DISTILLATION_METHODS[evaluation["method"]]
-        base_model = evaluation["teacher"]
-        teacher = config_entry.get("teacher", base_model)
+    if isinstance(origin, Distillation):
+        method, citation = DISTILLATION_METHODS[origin.method]
+        base_model: str | None = origin.teacher
+        teacher = config_entry["teacher"]
         source = f" (`{base_model}`)" if base_model != teacher else ""
-        kind = f"distilled from `{teacher}`{source} with `{evaluation['method']}` ({method})"
+        kind = f"distilled from `{teacher}`{source} with `{origin.method}` ({method})"
         citations = [citation, "rohanian2023"]
     else:
-        objective = evaluation.get("objective") or "mlm"
-        base_model = None if evaluation.get("init", "scratch") == "scratch" else evaluation["init"]
-        kind = f"pretrained with `{objective}` from {base_model or 'scratch'}"
-        citations = [OBJECTIVE_CITATIONS.get(objective, "devlin2019")]
-        citations += [FAMILY_CITATIONS[family]] if family in FAMILY_CITATIONS else []
-    heldout = evaluation.get("heldout_model", "model")
+        base_model = None if origin.init == "scratch" else origin.init
+        kind = f"pretrained with `{origin.objective}` from {base_model or 'scratch'}"
+        citations = [OBJECTIVE_CITATIONS.get(origin.objective, "devlin2019")]
+        citations += [FAMILY_CITATIONS[origin.family]] if origin.family in FAMILY_CITATIONS else []
+    heldout = evaluation.heldout_model
     results = [
         EvalResult(
             task_type="fill-mask",
@@ -325,13 +308,16 @@ def language_model_card(
             dataset_name="held-out split of the training corpus",
             dataset_split="validation",
             metric_type=metric,
-            metric_name=f"held-out {metric} ({evaluation['heldout_tokens']:,} masked tokens"
-            + (f", the {heldout}" if heldout != "model" else "")
-            + ("" if head_trained or family == "electra" else ", an MLM head it did not train")
+            metric_name=f"held-out {metric} ({evaluation.heldout_tokens:,} masked tokens"
+            + (f", the {heldout}" if heldout else "")
+            + (", an MLM head it did not train" if untrained_head else "")
             + ")",
-            metric_value=round(float(evaluation[key]), 4),
+            metric_value=round(float(value), 4),
         )
-        for metric, key in (("loss", "heldout_loss"), ("perplexity", "perplexity"))
+        for metric, value in (
+            ("loss", evaluation.heldout_loss),
+            ("perplexity", evaluation.perplexity),
+        )
     ]
     data = ModelCardData(
         model_name=name,
@@ -348,10 +334,10 @@ def language_model_card(
         ("", "value"),
         [
             ("what", kind),
-            ("optimizer steps", f"{evaluation['steps']:,}"),
-            ("tokens seen", f"{evaluation['train_tokens']:,}"),
-            ("batch size", config_entry.get("batch_size")),
-            ("learning rate", config_entry.get("learning_rate")),
+            ("optimizer steps", f"{evaluation.steps:,}"),
+            ("tokens seen", f"{evaluation.train_tokens:,}"),
+            ("batch size", evaluation.training["batch_size"]),
+            ("learning rate", evaluation.training["learning_rate"]),
             ("training data", training_data),
             *([("evaluation text", decontamination)] if decontamination else []),
         ],
@@ -364,9 +350,9 @@ def language_model_card(
         ("metric", "value"),
         [(result.metric_name, result.metric_value) for result in results],
     )
-    if not head_trained and family != "electra":
+    if isinstance(origin, Distillation) and untrained_head:
         evaluation_text += (
-            f"\n\nThe `{evaluation['method']}` objective trains no loss on the MLM logits: "
+            f"\n\nThe `{origin.method}` objective trains no loss on the MLM logits: "
             "the MLM head is as the student was initialised, so the loss above is not a "
             "language-modelling score and the model is published for feature extraction "
             "and fine-tuning, not for filling masks."
@@ -383,6 +369,22 @@ def language_model_card(
     return _render(data, f"{name}: a compact biomedical language model", sections)
 
 
+class CardTask(Protocol):
+    """What a fine-tuned model's card reads of its task: ``finetuning.settings.FinetuningTask``
+    (the cards cannot import the stage that writes them)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def train(self) -> str: ...
+
+    @property
+    def dataset(self) -> str | None: ...
+
+    def as_entry(self) -> dict[str, Any]: ...
+
+
 def spread(values: Sequence[float]) -> dict[str, float]:
     """Median, minimum and maximum of ``values``."""
     return {"median": statistics.median(values), "min": min(values), "max": max(values)}
@@ -390,39 +392,43 @@ def spread(values: Sequence[float]) -> dict[str, float]:
 
 def finetuned_model_card(
     folder: str | os.PathLike,
-    records: Sequence[Mapping[str, Any]],
-    chosen: Mapping[str, Any],
+    records: Sequence[MetricsRecord],
+    chosen: MetricsRecord,
     selection: str,
-    task_config: Mapping[str, Any],
+    task: CardTask,
     settings: CardSettings,
     *,
+    pipeline_tag: str,
     location: str | None = None,
     decontamination: str = "",
 ) -> ModelCard:
-    """The card of a fine-tuned model (the run ``chosen`` of the seeds' ``records``): its
-    own test scores and the median and range over the seeds, with each metric's
-    definition; ``decontamination`` says whether its base model's training text was checked
-    for the task's evaluation text (``base_model_statement``)."""
+    """The card of a fine-tuned model (the run ``chosen`` of the seeds' ``records``) on
+    ``task``: its own test scores and the median and range over the seeds, with each
+    metric's definition, under its task family's Hub ``pipeline_tag``; ``decontamination``
+    says whether its base model's training text was checked for the task's evaluation text
+    (``base_model_statement``)."""
     # a run outside the workflow may have no task name: its training file names it
-    task = chosen["task"] or task_config.get("name") or str(task_config["train"])
-    model = chosen["model"]
-    pipeline_tag = PIPELINE_TAGS[chosen["family"]]
-    dataset = task_config.get("dataset") or task
-    subsample = subsample_text(chosen.get("subsampled"))
+    task_name = chosen.task or task.name or task.train
+    model = chosen.model
+    dataset = task.dataset or task_name
+    subsample = chosen.subsample_text()
+    hyperparameters = chosen.hyperparameters
+    if hyperparameters is None:
+        raise ValueError(f"{model} on {task_name}: a record without hyperparameters has no card")
     scored_on = f"; {subsample}" if subsample else ""
     results = []
     rows = []
-    for metric, value in chosen["metrics"].items():
-        over_seeds = spread([record["metrics"][metric] for record in records])
+    for metric, value in chosen.metrics.items():
+        over_seeds = spread([record.metrics[metric] for record in records])
         results.append(
             EvalResult(
                 task_type=pipeline_tag,
-                task_name=chosen["family"],
+                task_name=chosen.family,
                 dataset_type=dataset,
-                dataset_name=task,
+                dataset_name=task_name,
                 dataset_split="test",
                 metric_type=metric,
-                metric_name=f"{metric} (this checkpoint, seed {chosen['seed']}{scored_on})",
+                metric_name=f"{metric} (this checkpoint, seed {chosen.seed}{scored_on})",
                 metric_value=round(float(value), 4),
             )
         )
@@ -432,47 +438,45 @@ def finetuned_model_card(
                 f"{value:.4f}",
                 f"{over_seeds['median']:.4f}",
                 f"{over_seeds['min']:.4f}-{over_seeds['max']:.4f}",
-                chosen["definitions"].get(metric, ""),
+                chosen.definitions.get(metric, ""),
             )
         )
     data = ModelCardData(
-        model_name=f"{model}-{task}",
+        model_name=f"{model}-{task_name}",
         library_name=LIBRARY,
         pipeline_tag=pipeline_tag,
         language=list(settings.language),
         license=settings.license,
-        tags=[*BIOCOMPACT_TAGS, chosen["family"], *settings.tags],
-        datasets=[dataset] if task_config.get("dataset") else None,
-        base_model=hub_id(chosen["model_path"]),
+        tags=[*BIOCOMPACT_TAGS, chosen.family, *settings.tags],
+        datasets=[dataset] if task.dataset else None,
+        base_model=hub_id(chosen.model_path),
         eval_results=results,
-        metrics=list(chosen["metrics"]),
+        metrics=list(chosen.metrics),
     )
     labels = ", ".join(f"`{label}`" for label in _saved_labels(folder))
     evaluation = (
         f"Test scores of this checkpoint and, over the {len(records)} seeds "
-        f"({', '.join(str(record['seed']) for record in records)}), their median and range. "
-        f"Primary metric: `{chosen['primary_metric']}`. {selection}\n\n"
+        f"({', '.join(str(record.seed) for record in records)}), their median and range. "
+        f"Primary metric: `{chosen.primary_metric}`. {selection}\n\n"
         + _table(("metric", "this checkpoint", "median", "range", "definition"), rows)
         + _subsample_text(subsample)
         + _baseline_text(records, chosen)
     )
-    hyperparameters = chosen["hyperparameters"]
     training = _table(
         ("", "value"),
         [
-            ("base model", f"`{model}` (`{chosen['model_path']}`)"),
-            ("task", f"`{task}` ({chosen['family']}), labels {labels}"),
+            ("base model", f"`{model}` (`{chosen.model_path}`)"),
+            ("task", f"`{task_name}` ({chosen.family}), labels {labels}"),
             (
                 "examples (train/dev/test)",
-                f"{chosen['train_examples']:,}/"
-                f"{chosen['dev_examples']:,}/{chosen['test_examples']:,}",
+                f"{chosen.train_examples:,}/{chosen.dev_examples:,}/{chosen.test_examples:,}",
             ),
             (
                 "epochs, batch size, learning rate",
                 f"{hyperparameters['epochs']}, "
                 f"{hyperparameters['batch_size']}, {hyperparameters['learning_rate']}",
             ),
-            ("dev evaluation kept", f"epoch {chosen['best_epoch']}"),
+            ("dev evaluation kept", f"epoch {chosen.best_epoch}"),
             *(
                 [("evaluation text in the base model's training", decontamination)]
                 if decontamination
@@ -483,11 +487,11 @@ def finetuned_model_card(
     compute = _table(
         ("", "value"),
         [
-            ("hardware", chosen.get("hardware", "not recorded")),
-            ("training hours of this seed", f"{chosen['train_seconds'] / 3600:.4f}"),
+            ("hardware", chosen.hardware or "not recorded"),
+            ("training hours of this seed", f"{chosen.train_seconds / 3600:.4f}"),
             (
                 "training hours of all seeds",
-                f"{sum(record['train_seconds'] for record in records) / 3600:.4f}",
+                f"{sum(record.train_seconds for record in records) / 3600:.4f}",
             ),
         ],
     )
@@ -498,9 +502,9 @@ def finetuned_model_card(
         ("Evaluation", evaluation),
         ("Usage", usage_snippet(pipeline_tag, location or str(folder))),
         ("Method and citations", _citation_section(["rohanian2023", "lewis2020"])),
-        ("Provenance", _provenance_section({"task": task, **task_config})),
+        ("Provenance", _provenance_section({"task": task_name, **task.as_entry()})),
     ]
-    return _render(data, f"{model} fine-tuned on {task}", sections)
+    return _render(data, f"{model} fine-tuned on {task_name}", sections)
 
 
 def _subsample_text(subsample: str) -> str:
@@ -513,16 +517,16 @@ def _subsample_text(subsample: str) -> str:
     )
 
 
-def _baseline_text(records: Sequence[Mapping[str, Any]], chosen: Mapping[str, Any]) -> str:
+def _baseline_text(records: Sequence[MetricsRecord], chosen: MetricsRecord) -> str:
     """The majority-class baseline on the same test examples, and whether the model is at
     or below it (this checkpoint, and the median over the seeds)."""
-    baseline = chosen.get("majority_baseline")
+    baseline = chosen.majority_baseline
     if not baseline:
         return ""
-    primary = chosen["primary_metric"]
+    primary = chosen.primary_metric
     floor = baseline[primary]
-    value = chosen["metrics"][primary]
-    median = spread([record["metrics"][primary] for record in records])["median"]
+    value = chosen.metrics[primary]
+    median = spread([record.metrics[primary] for record in records])["median"]
     text = (
         f"\n\nMajority-class baseline (the most frequent training label for every example; "
         f"NER: all O) on the same test examples: `{primary}` {floor:.4f}."
@@ -589,8 +593,7 @@ def write_language_model_card(
     training has published them; ``contamination`` is the corpus's ``contamination.json``
     (None: not decontaminated), ``external`` the checkpoints not built here that the model
     carries text of (``decontamination_statement``)."""
-    with open(outputs["eval"], encoding="utf-8") as handle:
-        evaluation = json.load(handle)
+    evaluation = LanguageModelRecord.read(outputs["eval"])
     corpus = datasets.load_from_disk(str(corpus_dir))
     training_data = (
         f"`{corpus_dir}`: {corpus['train'].num_rows:,} packed training sequences "

@@ -16,7 +16,6 @@ successful run are left out of the means and counted in ``n_expected_tasks`` onl
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from biocompact.files.atomic import atomic_open
-from biocompact.release.cards import subsample_text
+from biocompact.records.metrics import MetricsRecord
 
 BASELINE = "majority-class"
 OVERALL = "overall"
@@ -84,15 +83,12 @@ def expected_runs(
     return runs
 
 
-def _read_metrics(path: Path) -> dict | None:
-    """The parsed metrics file, or None when it is absent or unreadable."""
+def _read_metrics(path: Path) -> MetricsRecord | None:
+    """The run's record, or None when its file is absent or unreadable."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return MetricsRecord.read(path)
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or not isinstance(data.get("metrics"), dict):
-        return None
-    return data
 
 
 def load_scores(runs: Iterable[Run]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -107,29 +103,28 @@ def load_scores(runs: Iterable[Run]) -> tuple[pd.DataFrame, pd.DataFrame]:
     for run, data in loaded.items():
         if data is None:
             continue
-        definitions = data.get("definitions") or {}
-        for metric in data["metrics"]:
+        for metric in data.metrics:
             entry = info.setdefault(
                 (run.task, metric),
                 {
-                    "family": data.get("family"),
-                    "primary": metric == data.get("primary_metric"),
+                    "family": data.family,
+                    "primary": metric == data.primary_metric,
                     "definition": None,
                 },
             )
-            entry["definition"] = entry["definition"] or definitions.get(metric)
+            entry["definition"] = entry["definition"] or data.definitions.get(metric)
     task_metrics = {
         task: [metric for (t, metric) in info if t == task]
         for task in dict.fromkeys(r.task for r in runs)
     }
-    rows = []
+    rows: list[tuple[str, str, int | None, str, float | None, str, str]] = []
     for run, data in loaded.items():
         if data is None:
             for metric in task_metrics[run.task] or [""]:
                 rows.append((run.model, run.task, run.seed, metric, None, "missing", ""))
         else:
-            subsample = subsample_text(data.get("subsampled"))
-            for metric, value in data["metrics"].items():
+            subsample = data.subsample_text()
+            for metric, value in data.metrics.items():
                 rows.append((run.model, run.task, run.seed, metric, value, "ok", subsample))
     scores = pd.DataFrame(rows, columns=SCORE_COLUMNS)
     scores["seed"] = scores["seed"].astype("Int64")
@@ -147,7 +142,7 @@ def summarise(scores: pd.DataFrame, info: pd.DataFrame) -> pd.DataFrame:
     ``n_seeds`` counts the seeds with a value, ``n_expected`` the expected runs,
     ``missing_seeds`` lists the seeds whose run is missing (``;``-separated; ``-`` for a
     missing run without a seed, i.e. a baseline) and ``subsample`` the splits its runs used
-    only part of (``subsample_text``).
+    only part of (``MetricsRecord.subsample_text``).
     """
     expected = scores.groupby(["model", "task"], sort=False)["seed"].apply(
         lambda seeds: len(seeds.drop_duplicates()) if seeds.notna().any() else 1

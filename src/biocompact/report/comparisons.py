@@ -38,10 +38,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from biocompact.files.atomic import atomic_open, read_json
-from biocompact.finetuning.metrics import positive_classes
-from biocompact.finetuning.predictions import FoldPredictions, read_predictions
-from biocompact.finetuning.unit_statistics import UnitStatistic, item_metric, unit_statistic
+from biocompact.files.atomic import atomic_open
+from biocompact.finetuning.predictions import FoldPredictions
+from biocompact.finetuning.tasks import get_family
+from biocompact.finetuning.unit_statistics import ComparedRuns
+from biocompact.records.metrics import MetricsRecord
 from biocompact.report.aggregation import BASELINE, BLURB, BLURB_TYPES, OVERALL
 
 CONFIDENCE = 0.95
@@ -50,11 +51,6 @@ TOLERANCE = 1e-6  # predictions files keep 6 decimals of a score or probability
 STUDENT_TEACHER = "student - teacher"
 VERSUS_BEST = "model - best"
 VERSUS_BASELINE = "model - baseline"
-UNITS = {
-    "ner": "sentences",
-    "qa_factoid": "questions",
-    "qa_yesno": "questions",
-}
 COMPARISON_COLUMNS = [
     "row",
     "level",
@@ -146,8 +142,8 @@ def holm(p_values: Sequence[float]) -> list[float]:
     return adjusted.tolist()
 
 
-def _fold_value(record: Mapping[str, Any], fold: str | None, metric: str) -> float:
-    metrics = record["metrics"] if fold is None else record["folds"][fold]["metrics"]
+def _fold_value(record: MetricsRecord, fold: str | None, metric: str) -> float:
+    metrics = record.metrics if fold is None else (record.folds or {})[fold]["metrics"]
     return float(metrics[metric])
 
 
@@ -162,24 +158,6 @@ def _check_same_units(first: tuple[Path, list], other: tuple[Path, list]) -> Non
             f"{path} and {first_path} do not hold the same test units with the same gold "
             "labels: their scores cannot be compared unit by unit"
         )
-
-
-def _task_statistic(
-    family: str, metric: str, entry: Mapping[str, Any], labels: Sequence[str], folds: list
-) -> UnitStatistic | None:
-    """The sum form of the task's primary metric (None: recompute it on resampled items)."""
-    multilabel = bool(folds[0][0].gold) and isinstance(folds[0][0].gold[0], tuple)
-    seen = set(labels)
-    if family in ("re", "dc", "nli") and not multilabel:
-        for run_folds in folds:
-            for fold in run_folds:
-                seen |= set(fold.gold) | set(fold.predicted)
-    positives = (
-        positive_classes(labels, entry.get("negative_label"), entry.get("positive_labels"))
-        if metric == "micro_f1" and not multilabel
-        else ()
-    )
-    return unit_statistic(family, metric, sorted(seen), positives, multilabel)
 
 
 def _resampled_items(fold: FoldPredictions, weights: np.ndarray, compute) -> np.ndarray:
@@ -204,9 +182,10 @@ def score_task(
 ) -> TaskScores:
     """Every model's score on ``task`` with its resampled values. ``runs``: model -> the
     (metrics.json, predictions) files of each of its seeds; ``entry``: the task's config."""
+    task_family = get_family(entry["family"], entry["format"])
     records = {
         model: [
-            (read_json(metrics), read_predictions(predictions, entry["family"]), predictions)
+            (MetricsRecord.read(metrics), task_family.read_predictions(predictions), predictions)
             for metrics, predictions in files
         ]
         for model, files in runs.items()
@@ -215,10 +194,16 @@ def score_task(
     for other in all_runs[1:]:
         _check_same_units(all_runs[0], other)
     first_record = next(iter(records.values()))[0][0]
-    family, metric = first_record["family"], first_record["primary_metric"]
+    family, metric = first_record.family, first_record.primary_metric
     reference_folds = all_runs[0][1]
-    statistic = _task_statistic(
-        family, metric, entry, first_record.get("labels") or [], [f for _, f in all_runs]
+    statistic = task_family.unit_statistic(
+        metric,
+        ComparedRuns(
+            sorted(set(first_record.labels)),
+            [f for _, f in all_runs],
+            entry.get("negative_label"),
+            entry.get("positive_labels"),
+        ),
     )
     rng = task_rng(seed, task)
     weights = [unit_weights(len(dict.fromkeys(f.units)), resamples, rng) for f in reference_folds]
@@ -230,7 +215,7 @@ def score_task(
             for fold, fold_weights in zip(folds, weights):
                 expected = _fold_value(record, fold.fold, metric)
                 if statistic is None:
-                    compute = item_metric(family, metric, record.get("labels") or [])
+                    compute = task_family.item_metric(metric, record.labels)
                     full = compute(fold.gold, fold.predicted)
                     fold_vectors.append(_resampled_items(fold, fold_weights, compute))
                 else:
@@ -242,14 +227,13 @@ def score_task(
                         f"{path}: its predictions give {metric} {full:.6f}, its metrics file "
                         f"{expected:.6f}"
                     )
-            seed_values.append(float(record["metrics"][metric]))
+            seed_values.append(float(record.metrics[metric]))
             seed_vectors.append(np.median(fold_vectors, axis=0))
         scores[model] = Score(
             float(np.median(seed_values)), np.median(seed_vectors, axis=0), tuple(seed_values)
         )
     n_units = sum(len(dict.fromkeys(f.units)) for f in reference_folds)
-    unit = UNITS.get(family, "abstracts" if statistic and statistic.merged else "examples")
-    return TaskScores(task, family, metric, unit, n_units, scores)
+    return TaskScores(task, family, metric, task_family.resampled_unit(metric), n_units, scores)
 
 
 def group_scores(

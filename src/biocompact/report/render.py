@@ -11,6 +11,7 @@ import pandas as pd
 
 from biocompact.compression.summary import read_summary as read_compression_summary
 from biocompact.files.atomic import atomic_open, read_json
+from biocompact.records.language_model import LanguageModelRecord
 from biocompact.report import costs, glance, load, plots, tables
 from biocompact.report.aggregation import AVERAGE_FORMULAS, BLURB, BLURB_FORMULA
 from biocompact.report.contamination import contamination_context
@@ -90,7 +91,7 @@ def _models_context(
     averages: pd.DataFrame,
 ) -> dict[str, Any]:
     logs = load.read_train_logs(train_logs)
-    results = load.read_jsons(evals)
+    results = [LanguageModelRecord.read(path) for path in evals]
     stages = [Path(path).parent.parent.name for path in evals]
     return {
         "ablation": tables.ablation_table(results, stages, config, averages),

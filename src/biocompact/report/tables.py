@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from biocompact.records.language_model import LanguageModelRecord, Pretraining
 from biocompact.report.aggregation import BASELINE, BLURB, OVERALL
 from biocompact.report.intervals import (
     NOT_DISTINGUISHABLE,
@@ -349,9 +350,7 @@ def definitions_table(summary: pd.DataFrame) -> Table:
     return frame_table(frame[["task", "metric", "definition"]])
 
 
-def model_eval_table(evals: Sequence[dict[str, Any]], stages: Sequence[str]) -> Table:
-    frame = pd.DataFrame(evals)
-    frame.insert(0, "stage", list(stages))
+def model_eval_table(evals: Sequence[LanguageModelRecord], stages: Sequence[str]) -> Table:
     columns = [
         "stage",
         "model",
@@ -370,11 +369,24 @@ def model_eval_table(evals: Sequence[dict[str, Any]], stages: Sequence[str]) -> 
         "heldout_loss": lambda v: number(v, 4),
         "perplexity": lambda v: number(v, 2),
     }
-    return frame_table(frame.reindex(columns=columns), formats)
+    rows = [
+        (
+            stage,
+            result.description.model,
+            result.parameters,
+            result.steps,
+            result.train_tokens,
+            result.heldout_tokens,
+            result.heldout_loss,
+            result.perplexity,
+        )
+        for result, stage in zip(evals, stages)
+    ]
+    return frame_table(pd.DataFrame(rows, columns=columns), formats)
 
 
 def ablation_table(
-    evals: Sequence[dict[str, Any]],
+    evals: Sequence[LanguageModelRecord],
     stages: Sequence[str],
     config: dict[str, Any],
     averages: pd.DataFrame,
@@ -387,18 +399,19 @@ def ablation_table(
     overall = averages[averages["group"] == OVERALL].set_index("model")["value"]
     rows = []
     for result, stage in zip(evals, stages):
-        if stage != "pretraining":
+        model, origin = result.description.model, result.description.origin
+        if stage != "pretraining" or not isinstance(origin, Pretraining):
             continue
-        vocabulary = config.get("pretraining", {}).get(result["model"], {}).get("vocabulary")
+        vocabulary = config.get("pretraining", {}).get(model, {}).get("vocabulary")
         rows.append(
             {
-                "model": result["model"],
-                "family": result.get("family", "bert"),
-                "objective": result.get("objective", "mlm"),
+                "model": model,
+                "family": origin.family,
+                "objective": origin.objective,
                 "vocabulary": vocabulary,
                 "vocabulary type": vocabularies.get(vocabulary, {}).get("type"),
-                "heldout_loss": result.get("heldout_loss"),
-                "overall average": overall.get(result["model"]),
+                "heldout_loss": result.heldout_loss,
+                "overall average": overall.get(model),
             }
         )
     columns = [
@@ -416,11 +429,11 @@ def ablation_table(
     )
 
 
-def fill_mask_table(evals: Sequence[dict[str, Any]]) -> Table:
+def fill_mask_table(evals: Sequence[LanguageModelRecord]) -> Table:
     """One row per probe sentence and model: top predictions with their probability."""
     rows = [
         {
-            "model": result["model"],
+            "model": result.description.model,
             "text": probe["text"],
             "answer": probe["answer"],
             "top-1 correct": "yes"
@@ -431,7 +444,7 @@ def fill_mask_table(evals: Sequence[dict[str, Any]]) -> Table:
             ),
         }
         for result in evals
-        for probe in result.get("fill_mask", [])
+        for probe in result.fill_mask
     ]
     return frame_table(
         pd.DataFrame(rows, columns=["model", "text", "answer", "top-1 correct", "predictions"])

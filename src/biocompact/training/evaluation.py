@@ -78,7 +78,8 @@ def evaluate_language_model(
     batcher: MaskedBatcher,
     probes: list[dict],
 ) -> dict:
-    """The ``eval.json`` figures shared by pretraining and distillation."""
+    """The held-out figures shared by pretraining and distillation, as fields of their
+    ``eval.json`` record (``records.language_model.LanguageModelRecord``)."""
     loss, count = heldout_loss(model, validation, batcher)
     return {
         "parameters": sum(p.numel() for p in model.parameters()),

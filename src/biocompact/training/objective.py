@@ -44,7 +44,8 @@ class Objective(nn.Module):
         batcher: Any,  # the objective's own: a MaskedBatcher here, a PairBatcher for segments
         probes: list[dict],
     ) -> dict:
-        """The ``eval.json`` figures of the trained model: held-out MLM loss and fill-mask probes."""
+        """The held-out figures of the trained model, fields of its ``eval.json`` record
+        (``LanguageModelRecord``): held-out MLM loss and fill-mask probes."""
         return evaluate_language_model(self.model_to_save(), tokenizer, validation, batcher, probes)
 
     def trainable_state(self) -> dict[str, torch.Tensor]:

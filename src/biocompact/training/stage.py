@@ -13,6 +13,7 @@ import torch
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
 from biocompact.files.atomic import atomic_path, write_json
+from biocompact.records.language_model import LanguageModelRecord, ModelDescription
 from biocompact.tracking.trackers import TrackingSettings
 from biocompact.training import distributed
 from biocompact.training.batches import MaskedBatcher
@@ -70,7 +71,7 @@ def train_and_publish(
     checkpoint_dir: str | os.PathLike,
     outputs: dict[str, str],
     probes: list[dict],
-    description: dict,
+    description: ModelDescription,
     threads: int,
     tracking: TrackingSettings | None = None,
     run_name: str = "",
@@ -81,15 +82,15 @@ def train_and_publish(
     only once training has ended. Under torchrun only the main process evaluates and
     writes; the others return an empty dict. The training curves go to TensorBoard and to the
     trackers of ``tracking``, as run ``run_name`` with its parameters (stage, model, seed,
-    the training settings and ``description``).
+    the training settings and ``description``). Returns the record as ``eval.json`` holds it.
     """
     torch.set_num_threads(threads)
     parameters = {
         "stage": run_name.split("/", 1)[0],
-        "model": description["model"],
+        "model": description.model,
         "seed": settings.seed,
         "hyperparameters": asdict(settings),
-        "config": description,
+        "config": description.as_record(),
     }
     log_path = train(
         objective,
@@ -104,20 +105,20 @@ def train_and_publish(
     if not distributed.is_main():
         return {}
     model = objective.model_to_save()
-    evaluation = {
-        **description,
-        "steps": settings.steps,
-        "train_tokens": _trained_tokens(log_path),
-        "training": asdict(settings),
+    record = LanguageModelRecord(
+        description=description,
+        steps=settings.steps,
+        train_tokens=_trained_tokens(log_path),
+        training=asdict(settings),
         **objective.evaluate(tokenizer, corpus["validation"], batcher, probes),
-    }
+    )
     with atomic_path(outputs["model"], is_dir=True) as folder:
         model.save_pretrained(folder)
         tokenizer.save_pretrained(folder)
     with atomic_path(outputs["log"]) as temporary:
         shutil.copyfile(log_path, temporary)
-    write_json(outputs["eval"], evaluation)
-    return evaluation
+    write_json(outputs["eval"], record.as_record())
+    return record.as_record()
 
 
 def _trained_tokens(log_path: os.PathLike) -> int:

@@ -1,0 +1,84 @@
+"""``metrics.json``: the record of a fine-tuning run, a majority-class baseline, a task
+distillation's teacher or a published seed, written by fine-tuning (``finetuning.record``)
+and read by the model cards and the report (docs/outputs.md)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from biocompact.records.base import field_values, read_record, when_set, written_fields
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetricsRecord:
+    """One run's test scores (``metrics``; over folds, the median) with its dev scores,
+    each metric's definition, what it trained on and how, and the family's statistics
+    (``stats``: truncated examples...; each a key of its own in the file). A record lacking
+    a field (an older one, or one written by hand) reads with its default; the keys
+    ``when_set`` are written only when set, and ``best_step`` only without folds."""
+
+    model: str
+    task: str
+    seed: int | None  # None: a baseline
+    family: str
+    primary_metric: str
+    metrics: dict[str, float]
+    dev_metrics: dict[str, float] = field(default_factory=dict)
+    definitions: dict[str, str] = field(default_factory=dict)
+    best_epoch: float | None = None  # None with folds
+    train_examples: int | None = None
+    dev_examples: int | None = None
+    test_examples: int | None = None
+    train_seconds: float = 0.0  # a baseline trains for none
+    hyperparameters: dict[str, Any] | None = None  # None: a baseline
+    model_path: str | None = None  # the base model's portable location; None: a baseline
+    dev_source: str | None = None
+    labels: list[str] = field(default_factory=list)
+    subsampled: dict[str, dict[str, int]] = field(default_factory=dict)  # split: used, of
+    majority_baseline: dict[str, float] | None = when_set()  # on the same test examples
+    fold_aggregate: str | None = when_set()  # with folds: how their scores are combined
+    folds: dict[str, dict[str, Any]] | None = when_set()  # fold -> its scores and counts
+    best_step: int | None = None
+    stats: dict[str, int] = field(default_factory=dict)
+    grid_search: list[dict[str, Any]] | dict[str, list[dict[str, Any]] | None] | None = when_set()
+    hardware: str | None = when_set()
+    selection: str | None = when_set()  # a published seed: why it was chosen
+
+    def subsample_text(self) -> str:
+        """The splits the run used only part of, e.g. ``test: 1,000 of 4,797``; empty when
+        every split was whole."""
+        return "; ".join(
+            f"{split}: {counts['used']:,} of {counts['of']:,}"
+            for split, counts in self.subsampled.items()
+        )
+
+    def as_record(self) -> dict[str, Any]:
+        """The record as ``metrics.json`` holds it."""
+        record: dict[str, Any] = {}
+        for name, value in written_fields(self).items():
+            if name == "stats":
+                record.update(value)
+            elif name != "best_step" or self.folds is None:
+                record[name] = value
+        return record
+
+    @classmethod
+    def from_record(cls, data: Mapping[str, Any]) -> MetricsRecord:
+        """The record of ``metrics.json``'s content: a key that is not a field is a family
+        statistic, which must be a whole number."""
+        if not isinstance(data.get("metrics"), dict):
+            raise ValueError("its metrics are not an object of metric -> score")
+        names = {item.name for item in fields(cls)}
+        stats = {key: value for key, value in data.items() if key not in names}
+        wrong = {key: value for key, value in stats.items() if type(value) is not int}
+        if wrong:
+            raise ValueError(f"keys that are neither fields nor counts: {wrong}")
+        return cls(**field_values(cls, data, given={"stats"}), stats=stats)
+
+    @classmethod
+    def read(cls, path: str | os.PathLike) -> MetricsRecord:
+        """The record in ``path``; a malformed one raises a ValueError naming the file."""
+        return read_record(path, cls.from_record, "metrics record (metrics.json)")

@@ -1,0 +1,266 @@
+"""eval.json and metrics.json read into their dataclasses and written back: the same keys,
+values and order; older records filled in from the dataclasses' defaults; a malformed one
+refused, naming its file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from biocompact.files.atomic import write_json
+from biocompact.records.language_model import (
+    Distillation,
+    LanguageModelRecord,
+    ModelDescription,
+    Pretraining,
+)
+from biocompact.records.metrics import MetricsRecord
+
+TRAINING = {"steps": 2, "batch_size": 4, "learning_rate": 0.001, "seed": 0}
+FIGURES = {
+    "parameters": 1000,
+    "heldout_loss": 6.5,
+    "perplexity": 665.14,
+    "heldout_tokens": 40,
+    "fill_mask": [
+        {"text": "a [MASK]", "answer": "b", "predictions": [{"token": "b", "score": 0.5}]}
+    ],
+}
+# an ELECTRA model's record as pretraining writes it: every key a pretraining record has
+ELECTRA = {
+    "model": "electra-small",
+    "init": "scratch",
+    "family": "electra",
+    "objective": "electra",
+    "architecture": {"hidden_size": 64, "model_type": "electra"},
+    "steps": 2,
+    "train_tokens": 256,
+    "training": TRAINING,
+    **FIGURES,
+    "generator_parameters": 400,
+    "heldout_model": "generator",
+    "replaced_token_accuracy": 0.85,
+}
+# a MiniLMv2 student's, whose options are all a method records
+STUDENT = {
+    "model": "student",
+    "teacher": "results/pretraining/teacher/model",
+    "method": "minilmv2",
+    "student_init": "teacher_layers",
+    "student_layers": None,
+    "temperature": 2.0,
+    "alpha": {"qq": 1.0, "kk": 1.0, "vv": 1.0},
+    "layer_map": [2, 4],
+    "minilmv2": {"relation_heads": 4, "teacher_layer": 4},
+    "mlm_head_trained": False,
+    "architecture": {"num_hidden_layers": 2},
+    "steps": 2,
+    "train_tokens": 256,
+    "training": TRAINING,
+    **FIGURES,
+    "next_sentence_accuracy": 0.5,
+    "sentence_order_accuracy": 0.75,
+}
+
+
+def _written(path: Path, record: dict) -> Path:
+    write_json(path, record)
+    return path
+
+
+def test_an_eval_record_holds_its_fields():
+    electra = LanguageModelRecord.from_record(ELECTRA)
+    assert electra.description == ModelDescription(
+        model="electra-small",
+        origin=Pretraining(family="electra", objective="electra"),
+        architecture={"hidden_size": 64, "model_type": "electra"},
+    )
+    assert (electra.generator_parameters, electra.heldout_model) == (400, "generator")
+    student = LanguageModelRecord.from_record(STUDENT).description
+    assert student.distilled and not electra.description.distilled
+    assert student.origin == Distillation(
+        teacher="results/pretraining/teacher/model",
+        method="minilmv2",
+        student_init="teacher_layers",
+        student_layers=None,
+        temperature=2.0,
+        alpha={"qq": 1.0, "kk": 1.0, "vv": 1.0},
+        layer_map=[2, 4],
+        minilmv2={"relation_heads": 4, "teacher_layer": 4},
+        mlm_head_trained=False,
+    )
+
+
+def test_a_distilled_record_writes_only_the_options_its_method_read():
+    """DistilBERT's options: temperature and alpha; no layer map, no MiniLMv2 section."""
+    origin = Distillation(
+        teacher="t",
+        method="distilbert",
+        student_init="teacher_layers",
+        student_layers=[0, 2],
+        temperature=2.0,
+        alpha={"mlm": 2.0, "soft": 5.0, "align": 1.0},
+        mlm_head_trained=True,
+    )
+    assert list(origin.as_record()) == [
+        "teacher",
+        "method",
+        "student_init",
+        "student_layers",
+        "temperature",
+        "alpha",
+        "mlm_head_trained",
+    ]
+
+
+def test_an_older_pretraining_record_reads_with_the_defaults(tmp_path):
+    """Written before init, family, the architecture and the training settings were
+    recorded (or with a null objective)."""
+    older = {
+        key: value
+        for key, value in ELECTRA.items()
+        if key not in ("init", "family", "architecture", "training")
+    }
+    older["objective"] = None
+    read = LanguageModelRecord.read(_written(tmp_path / "eval.json", older))
+    assert read.description.origin == Pretraining(init="scratch", family="bert", objective="mlm")
+    assert (read.description.architecture, read.training) == ({}, {})
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{", "not a JSON language model record"),
+        ("[1, 2]", "a list, not an object"),
+        (json.dumps({**STUDENT, "init": "scratch"}), r"keys of no Distillation record: \['init'\]"),
+        (
+            json.dumps({k: v for k, v in ELECTRA.items() if k != "heldout_loss"}),
+            r"lacks \['heldout_loss'\]",
+        ),
+        (
+            json.dumps({k: v for k, v in STUDENT.items() if k != "mlm_head_trained"}),
+            r"lacks \['mlm_head_trained'\]",
+        ),
+    ],
+)
+def test_a_malformed_eval_record_is_refused_naming_its_file(tmp_path, content, message):
+    path = tmp_path / "eval.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ValueError, match=message) as error:
+        LanguageModelRecord.read(path)
+    assert str(error.value).startswith(f"{path}: ")
+
+
+RUN = {
+    "model": "tiny",
+    "task": "ner",
+    "seed": 1,
+    "family": "ner",
+    "primary_metric": "f1",
+    "metrics": {"f1": 0.5, "precision": 0.4},
+    "dev_metrics": {"f1": 0.6, "precision": 0.5},
+    "definitions": {"f1": "entity F1", "precision": "entity precision"},
+    "best_epoch": 2.0,
+    "train_examples": 10,
+    "dev_examples": 4,
+    "test_examples": 5,
+    "train_seconds": 1.25,
+    "hyperparameters": {"epochs": 3, "batch_size": 16, "learning_rate": 5e-05},
+    "model_path": "results/pretraining/tiny/model",
+    "dev_source": "dev.tsv",
+    "labels": ["B-ENT", "I-ENT", "O"],
+    "subsampled": {"test": {"used": 5, "of": 9}},
+    "majority_baseline": {"f1": 0.0, "precision": 0.0},
+    "best_step": 12,
+    "truncated_words": 3,
+    "untokenizable_words": 0,
+    "grid_search": [{"learning_rate": 5e-05, "dev": 0.6}, {"learning_rate": 1e-4, "dev": 0.5}],
+    "hardware": "CPU (x86_64, 2 cores)",
+    "selection": "This checkpoint is seed 1.",
+}
+FOLD = {
+    "metrics": {"f1": 0.5},
+    "dev_metrics": {"f1": 0.6},
+    "best_epoch": 1.0,
+    "train_examples": 5,
+    "dev_examples": 2,
+    "test_examples": 3,
+    "dev_source": "dev.tsv",
+}
+# a cross-validated baseline: folds instead of best_step, no hyperparameters
+FOLDS = {
+    **{key: RUN[key] for key in list(RUN)[: list(RUN).index("majority_baseline")]},
+    "seed": None,
+    "best_epoch": None,
+    "hyperparameters": None,
+    "model_path": None,
+    "fold_aggregate": "median over folds",
+    "folds": {"1": FOLD, "2": FOLD},
+    "truncated_words": 3,
+    "untokenizable_words": 0,
+    "grid_search": {"1": [{"dev": 0.6}], "2": [{"dev": 0.5}]},
+}
+
+
+@pytest.mark.parametrize(
+    ("record_class", "record"),
+    [
+        (LanguageModelRecord, ELECTRA),
+        (LanguageModelRecord, STUDENT),
+        (MetricsRecord, RUN),
+        (MetricsRecord, FOLDS),
+    ],
+    ids=["pretrained", "distilled", "one fold", "folds"],
+)
+def test_a_record_reads_back_and_writes_the_same_file(tmp_path, record_class, record):
+    path = _written(tmp_path / "record.json", record)
+    read = record_class.read(path)
+    assert list(read.as_record().items()) == list(record.items())
+    again = _written(tmp_path / "again.json", read.as_record())
+    assert again.read_bytes() == path.read_bytes()
+
+
+def test_a_metrics_record_holds_its_fields_and_the_family_statistics():
+    run = MetricsRecord.from_record(RUN)
+    assert run.stats == {"truncated_words": 3, "untokenizable_words": 0}
+    assert (run.best_step, run.selection, run.folds) == (12, "This checkpoint is seed 1.", None)
+    folds = MetricsRecord.from_record(FOLDS)
+    assert (folds.seed, folds.best_step, folds.folds) == (None, None, {"1": FOLD, "2": FOLD})
+
+
+def test_an_older_metrics_record_reads_with_the_defaults(tmp_path):
+    """Before subsampling, labels, the baseline and the hardware were recorded."""
+    older = {
+        key: value
+        for key, value in RUN.items()
+        if key not in ("subsampled", "labels", "majority_baseline", "hardware", "train_seconds")
+    }
+    read = MetricsRecord.read(_written(tmp_path / "metrics.json", older))
+    assert (read.subsampled, read.labels, read.majority_baseline, read.hardware) == (
+        {},
+        [],
+        None,
+        None,
+    )
+    assert read.train_seconds == 0.0
+    assert "majority_baseline" not in read.as_record() and "hardware" not in read.as_record()
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ({**RUN, "metrics": [0.5]}, "its metrics are not an object"),
+        (
+            {**RUN, "notes": "by hand"},
+            "keys that are neither fields nor counts: {'notes': 'by hand'}",
+        ),
+        ({k: v for k, v in RUN.items() if k != "primary_metric"}, r"lacks \['primary_metric'\]"),
+    ],
+)
+def test_a_malformed_metrics_record_is_refused_naming_its_file(tmp_path, record, message):
+    path = _written(tmp_path / "metrics.json", record)
+    with pytest.raises(ValueError, match=message) as error:
+        MetricsRecord.read(path)
+    assert str(error.value).startswith(f"{path}: a malformed metrics record")
