@@ -12,7 +12,6 @@ from biocompact.vocab.tokenized_corpus import (
     FullSequences,
     best_fit,
     build_tokenized_corpus,
-    document_chunks,
     pack_document,
     smallest_integer_type,
 )
@@ -96,31 +95,6 @@ def test_best_fit_puts_whole_sequences_together_longest_first_by_hand():
     assert [sequence[0] for sequence in best_fit(rows, 8, [SEP, CLS])] == [
         [5, 6, 7, 8, 9, SEP, CLS, 10],
         [1, 2, 3, 4],
-    ]
-
-
-def test_document_chunks_cut_between_words_and_fill_all_but_the_last_by_hand():
-    # sentences of 3, 4 and 5 tokens (12 words) at 5 tokens a chunk: cut inside sentences,
-    # word ids renumbered from 0 in each chunk; the document pair boundary never appears
-    sentences = [_sentence(10, 3), _sentence(20, 4), _sentence(30, 5)]
-    assert document_chunks(sentences, 5, [SEP, CLS]) == [
-        ([10, 11, 12, 20, 21], [0, 1, 2, 3, 4]),
-        ([22, 23, 30, 31, 32], [0, 1, 2, 3, 4]),
-        ([33, 34], [0, 1]),
-    ]
-    # a word of two tokens is not cut: the first chunk ends one token short
-    assert document_chunks([_sentence(0, 6, [0, 1, 2, 3, 3, 4])], 4, [SEP, CLS]) == [
-        ([0, 1, 2], [0, 1, 2]),
-        ([3, 4, 5], [0, 0, 1]),
-    ]
-    # best_fit_chunks: the chunks go to best_fit as document's sequences do; at 8 tokens the
-    # 2-token tail joins the 3-token chunk of another document behind [SEP] [CLS]
-    rows = [(*chunk, 0) for chunk in document_chunks(sentences, 5, [SEP, CLS])]
-    rows.append(([40, 41, 42], [0, 1, 2], 1))
-    assert [sequence[0] for sequence in best_fit(rows, 8, [SEP, CLS])] == [
-        [10, 11, 12, 20, 21],
-        [22, 23, 30, 31, 32],
-        [40, 41, 42, SEP, CLS, 33, 34],
     ]
 
 
@@ -228,7 +202,7 @@ def test_packed_sequences_keep_their_document_index(tmp_path):
 
     # best fit: the document-packed sequences (21 tokens each at 48), whole, two to a sequence
     packed = {}
-    for packing in ("document", "best_fit", "best_fit_chunks"):
+    for packing in ("document", "best_fit"):
         packed[packing] = build_tokenized_corpus(
             [shard],
             tmp_path / "tokenizer",
@@ -246,14 +220,6 @@ def test_packed_sequences_keep_their_document_index(tmp_path):
             assert all(ids[start] == tokenizer.cls_token_id for start in starts[:-1])
             pieces += [ids[a:b] for a, b in zip(starts, starts[1:])]
         assert sorted(pieces) == sorted(packed["document"][name]["input_ids"])
-    # best_fit_chunks: the same tokens, in no more sequences than best_fit's
-    for name, split in packed["best_fit_chunks"].items():
-        assert len(split) <= len(packed["best_fit"][name])
-        tokens = [t for row in split for t in row["input_ids"] if t != tokenizer.cls_token_id]
-        document_tokens = [t for row in packed["document"][name] for t in row["input_ids"][1:-1]]
-        assert sorted(t for t in tokens if t != tokenizer.sep_token_id) == sorted(
-            t for t in document_tokens if t not in (tokenizer.sep_token_id, tokenizer.cls_token_id)
-        )
 
     # the same corpus in two shards, read, packed and written by two processes
     documents = shard.read_text(encoding="utf-8").split("\n\n")

@@ -22,10 +22,6 @@ Three packings (``pretraining_data.packing``):
   ``[SEP] [CLS]`` between two and each attending only to itself with its own positions, as
   in ``full`` (Krell et al. 2021, "Efficient Sequence Packing without Cross-contamination"):
   every one gets the hidden states it gets with ``document``, in fewer, fuller sequences.
-* ``best_fit_chunks``: Ding et al.'s own chunks: each document cut, as ``full`` cuts, into
-  sequences of ``max_seq_length`` between two words (only its last chunk is shorter), the
-  chunks then packed as ``best_fit`` packs ``document``'s sequences. A chunk may start or end
-  inside a sentence, and nearly every position holds a token.
 
 Each sequence keeps ``word_ids`` (the word of every token, -1 for special tokens) for
 whole-word masking, ``document_starts`` (the positions where a document after its first
@@ -62,8 +58,7 @@ Packed = tuple[list[int], list[int]]
 # token ids, word ids, first and last document, where each document after the first starts
 FullSequence = tuple[list[int], list[int], int, int, list[int]]
 Sentence = tuple[list[int], list[int]]  # token ids, word ids (as the tokenizer numbers them)
-PACKINGS = ("document", "full", "best_fit", "best_fit_chunks")
-BEST_FIT_PACKINGS = ("best_fit", "best_fit_chunks")
+PACKINGS = ("document", "full", "best_fit")
 MAP_BATCH_DOCUMENTS = 1000  # a full-packing stream ends (one short sequence) every this many
 INTEGER_TYPES = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64")
 
@@ -240,16 +235,6 @@ def best_fit(
     return packed
 
 
-def document_chunks(
-    sentences: Sequence[Sentence], max_tokens: int, boundary: list[int]
-) -> list[Packed]:
-    """One document's sentences cut into sequences of ``max_tokens`` between two words, only
-    the last one shorter: ``full``'s cut applied to one document (``best_fit_chunks``)."""
-    stream = FullSequences(max_tokens, *boundary)
-    stream.add_document(0, sentences)
-    return [(ids, words) for ids, words, *_ in stream.finish()]
-
-
 def _word_start_at_or_before(words: list[int], limit: int) -> int:
     """The largest index <= ``limit`` where a new word starts (0 if none after the first)."""
     for index in range(min(limit, len(words) - 1), 0, -1):
@@ -276,7 +261,7 @@ def _tokenize_and_pack(
 
     boundary = [tokenizer.sep_token_id, tokenizer.cls_token_id]
     streams = {held: FullSequences(max_seq_length - 2, *boundary) for held in (False, True)}
-    rows: dict[bool, list] = {False: [], True: []}  # a document's rows, for best-fit packing
+    rows: dict[bool, list] = {False: [], True: []}  # best_fit: document-packed sequences
     for sentences, held, index in zip(batch["sentences"], batch["heldout"], indices):
         encoding = tokenizer(sentences, add_special_tokens=False)
         tokenised = [
@@ -285,20 +270,15 @@ def _tokenize_and_pack(
         if packing == "full":
             streams[held].add_document(index, tokenised)
             continue
-        document_rows = (
-            document_chunks(tokenised, max_seq_length - 2, boundary)
-            if packing == "best_fit_chunks"
-            else pack_document([s for s in tokenised if s[0]], max_seq_length - 2)
-        )
-        for ids, words in document_rows:
-            if packing in BEST_FIT_PACKINGS:
+        for ids, words in pack_document([s for s in tokenised if s[0]], max_seq_length - 2):
+            if packing == "best_fit":
                 rows[held].append((ids, words, index))
             else:
                 add(ids, words, index, index, [], held)
     for held in (False, True):
         if packing == "full":
             sequences = streams[held].finish()
-        elif packing in BEST_FIT_PACKINGS:
+        elif packing == "best_fit":
             sequences = best_fit(rows[held], max_seq_length - 2, boundary)
         else:
             continue
