@@ -9,6 +9,9 @@ TORCH_VERSION ?= 2.13.0
 TORCH_INDEX ?=
 UV_VERSION ?= 0.13.9
 PYTEST_ARGS ?=
+# Test workers (pytest-xdist): the demo DAG's tests and the Slurm tests, the two longest
+# groups, each hold one; tests/conftest.py groups them. TEST_WORKERS=0 runs in one process.
+TEST_WORKERS ?= 2
 
 export PATH := $(abspath $(BIN)):$(PATH)
 export HF_HUB_OFFLINE := 1
@@ -71,7 +74,7 @@ slurm-demo: install
 	slurm/demo-on-this-machine.sh
 
 test: install
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 clean:
 	rm -rf results .snakemake

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 import yaml
@@ -16,6 +17,43 @@ from snakemake_runs import run_snakemake
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 DEMO_GENERATOR = REPO_ROOT / "demo" / "generate.py"
+# the groups of the longest tests: they run first, each on one worker (``make test``)
+LONG_GROUPS = ("demo", "slurm")
+DEMO_RUN_FILES = {
+    path.relative_to(REPO_ROOT).as_posix()
+    for path in (REPO_ROOT / "tests").rglob("test_*.py")
+    if "demo_run" in path.read_text(encoding="utf-8")
+}
+
+
+def group_of(nodeid: str) -> str:
+    """The group of a test: the files whose tests share the demo DAG's one run, the Slurm
+    tests (one cluster at a time), otherwise its file (its module's fixtures)."""
+    path = nodeid.split("::")[0]
+    if path in DEMO_RUN_FILES:
+        return "demo"
+    if path.startswith("tests/slurm/"):
+        return "slurm"
+    return path
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest groups first, so that the two workers start on them."""
+    order = {group: rank for rank, group in enumerate(LONG_GROUPS)}
+    items.sort(key=lambda item: order.get(group_of(item.nodeid), len(LONG_GROUPS)))
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, absent with -p no:xdist
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup`` by ``group_of``: pytest-xdist's own reads ``xdist_group``
+    marks through node ids that pytest 9 no longer lets it rename, so it splits groups."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid)
+
+    return GroupScheduling(config, log) if config.getvalue("dist") == "loadgroup" else None
 
 
 @pytest.fixture(scope="session")
