@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from biocompact.files.atomic import atomic_open, write_json
-from biocompact.finetuning.record import FoldResult, metrics_record, write_fold_predictions
+from biocompact.finetuning.record import FoldResult, metrics_record, write_run_files
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.splits import load_splits
 from biocompact.finetuning.task_files import fold_tasks
@@ -30,15 +29,7 @@ def majority_baseline(task: FinetuningTask, *, outputs: Mapping[str, str]) -> di
         dev_scores = family.score(splits.dev, dev, fold_task, splits.labels)
         results.append(FoldResult(fold, splits, test_scores, dev_scores, test))
     record = metrics_record(
-        model=MODEL_NAME,
-        task_name=task.name,
-        seed=None,
-        task=task,
-        family=family,
-        results=results,
-        model_path=None,
+        model=MODEL_NAME, seed=None, task=task, family=family, results=results, model_path=None
     )
-    write_json(outputs["metrics"], record.as_record())
-    with atomic_open(outputs["predictions"]) as handle:
-        write_fold_predictions(handle, family, results)
+    write_run_files(outputs, family, results, record)
     return record.as_record()

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from biocompact.files.atomic import atomic_open, write_json
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.metrics import definitions
 from biocompact.finetuning.settings import FinetuningTask, Hyperparameters
@@ -72,14 +73,13 @@ def _fold_entry(result: FoldResult) -> dict[str, Any]:
 def metrics_record(
     *,
     model: str,
-    task_name: str | None,
     seed: int | None,
     task: FinetuningTask,
     family: TaskFamily,
     results: Sequence[FoldResult],
     model_path: str | None,
 ) -> MetricsRecord:
-    """Assemble one metrics.json record (the task name defaults to the config's ``name``).
+    """Assemble one metrics.json record of ``model`` on ``task``.
 
     One fold: its scores. Cross-validation: every metric is the median over folds, each
     fold's scores are under ``folds``, example counts are totals over folds and
@@ -90,7 +90,7 @@ def metrics_record(
     cross_validated = first.fold is not None
     return MetricsRecord(
         model=model,
-        task=task_name or task.name,
+        task=task.name,
         seed=seed,
         family=family.name,
         primary_metric=family.primary_metric(task, labels),
@@ -140,3 +140,16 @@ def write_fold_predictions(
         if result.fold is not None:
             handle.write(f"# fold {result.fold}\n")
         family.write_predictions(handle, result.splits.test, result.predictions)
+
+
+def write_run_files(
+    outputs: Mapping[str, str],
+    family: TaskFamily,
+    results: Sequence[FoldResult],
+    record: MetricsRecord,
+) -> None:
+    """Write the folds' test predictions (``outputs["predictions"]``), then the record
+    (``outputs["metrics"]``)."""
+    with atomic_open(outputs["predictions"]) as handle:
+        write_fold_predictions(handle, family, results)
+    write_json(outputs["metrics"], record.as_record())

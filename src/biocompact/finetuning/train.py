@@ -23,11 +23,11 @@ from transformers import (
 )
 from transformers.utils.logging import disable_progress_bar
 
-from biocompact.files.atomic import atomic_open, atomic_path, write_json
+from biocompact.files.atomic import atomic_path
 from biocompact.finetuning import checkpoints
 from biocompact.finetuning.checkpoints import Checkpointing, child
 from biocompact.finetuning.family import Encoded, TaskFamily
-from biocompact.finetuning.record import FoldResult, metrics_record, write_fold_predictions
+from biocompact.finetuning.record import FoldResult, metrics_record, write_run_files
 from biocompact.finetuning.settings import GRID_KEYS, FinetuningTask, Hyperparameters
 from biocompact.finetuning.splits import Splits, load_splits
 from biocompact.finetuning.task_files import fold_tasks
@@ -337,13 +337,9 @@ def finetune(
         )
         for fold, fold_task in folds
     ]
-    if distributed.is_main():
-        with atomic_open(outputs["predictions"]) as handle:
-            write_fold_predictions(handle, family, results)
     record = replace(
         metrics_record(
             model=model_name,
-            task_name=task.name,
             seed=seed,
             task=task,
             family=family,
@@ -354,7 +350,7 @@ def finetune(
     )
     if not distributed.is_main():
         return record.as_record()
-    write_json(outputs["metrics"], record.as_record())
+    write_run_files(outputs, family, results, record)
     if out_model:
         card = finetuned_model_card(
             out_model,
