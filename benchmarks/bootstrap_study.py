@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from biocompact.finetuning import metrics as defined
+from biocompact.records.metrics import MetricsRecord
 from biocompact.report.aggregation import BASELINE
 from biocompact.report.comparisons import run_comparisons
 
@@ -141,7 +142,8 @@ def _rows(family: str, gold: list, predicted: list) -> str:
     )
 
 
-def _write_run(folder: Path, family: str, metric: str, gold: list, predicted: list, name: str):
+def _write_run(folder: Path, family: str, metric: str, gold: list, predicted: list, run: tuple):
+    """One run's predictions.tsv and metrics.json; ``run``: (model, task, seed)."""
     if family == "qa_yesno":  # predictions files keep 6 decimals of a probability
         predicted = [
             defined.ScoredLabel(p.label, tuple(round(x, 6) for x in p.probabilities))
@@ -152,14 +154,17 @@ def _write_run(folder: Path, family: str, metric: str, gold: list, predicted: li
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "predictions.tsv").write_text(_rows(family, gold, predicted), encoding="utf-8")
     labels = {"re": RE_LABELS, "dc": HOC_LABELS, "qa_yesno": ["no", "yes"], "ner": NER_TAGS}
-    record = {
-        "family": family,
-        "primary_metric": metric,
-        "metrics": {metric: _metrics(family, metric).compute(gold, predicted)},
-        "labels": ["0", "1"] if metric == "binary_f1" else labels.get(family, []),
-        "model": name,
-    }
-    (folder / "metrics.json").write_text(json.dumps(record), encoding="utf-8")
+    model, task, seed = run
+    record = MetricsRecord(
+        model=model,
+        task=task,
+        seed=seed,
+        family=family,
+        primary_metric=metric,
+        metrics={metric: _metrics(family, metric).compute(gold, predicted)},
+        labels=["0", "1"] if metric == "binary_f1" else labels.get(family, []),
+    )
+    (folder / "metrics.json").write_text(json.dumps(record.as_record()), encoding="utf-8")
 
 
 def write_study(root: Path) -> None:
@@ -170,7 +175,9 @@ def write_study(root: Path) -> None:
         if metric == "binary_f1":
             gold = [rng.choice(["0", "1"]) for _ in gold]
         baseline = _predict(family, gold, 1.0, rng)
-        _write_run(root / "baselines" / task, family, metric, gold, baseline, BASELINE)
+        _write_run(
+            root / "baselines" / task, family, metric, gold, baseline, (BASELINE, task, None)
+        )
         for rank, model in enumerate(MODELS):
             for seed in SEEDS:
                 error = 0.1 + 0.02 * rank + 0.01 * rng.random()
@@ -178,7 +185,7 @@ def write_study(root: Path) -> None:
                 if metric == "binary_f1":
                     predicted = [_noisy(g, ["0", "1"], error, rng) for g in gold]
                 folder = root / model / task / f"seed{seed}"
-                _write_run(folder, family, metric, gold, predicted, model)
+                _write_run(folder, family, metric, gold, predicted, (model, task, seed))
 
 
 def main() -> None:
@@ -193,8 +200,11 @@ def main() -> None:
             "models": MODELS,
             "tasks": {
                 task: {
+                    "name": task,
                     "family": family,
                     "format": FORMATS[family],
+                    "train": "",  # no task files: the study scores predictions files alone
+                    "test": "",
                     "negative_label": "false" if task != "gad" else None,
                 }
                 for task, (family, *_) in TASKS.items()
