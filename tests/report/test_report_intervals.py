@@ -10,6 +10,7 @@ from pathlib import Path
 import lxml.html
 import pandas as pd
 import pytest
+from finetuning_tasks import parsed_task
 from report_results import BASELINE_METRICS, METRICS, settings, write_re_run
 
 from biocompact.report.aggregation import BASELINE, OVERALL, aggregate
@@ -19,7 +20,6 @@ from biocompact.report.intervals import Intervals
 from biocompact.report.render import build_report
 from biocompact.report.retention import write_retention
 
-RE_ENTRY = {"family": "re", "format": "biobert_tsv", "metric": "accuracy"}
 GOLD = ["1", "0"] * 20  # 40 examples
 # Examples each model gets wrong, per task: on re-close a (2 wrong) and b (3 wrong, a's 2
 # among them) differ by one example; on re-far a is right everywhere, b wrong on 20.
@@ -48,7 +48,13 @@ def tree(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> lxml.html
         write_re_run(root, BASELINE, None, GOLD, ["1"] * 40, task)
     teachers = {"b": "a"}
     outputs = {"comparisons": root / "comparisons.csv", "intervals": root / "intervals.csv"}
-    study = settings(root, models, dict.fromkeys(tasks, RE_ENTRY), seeds, teachers=teachers)
+    entries = {
+        task: parsed_task(
+            name=task, family="re", format="biobert_tsv", metric="accuracy"
+        ).as_entry()
+        for task in tasks
+    }
+    study = settings(root, models, entries, seeds, teachers=teachers)
     run_comparisons(study, outputs=outputs)
     tables = [root / name for name in ("scores.csv", "summary.csv", "averages.csv", "s.md")]
     aggregate(

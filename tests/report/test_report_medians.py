@@ -35,7 +35,7 @@ def _record(model: str, task: str, seed: int | None, rng: random.Random) -> dict
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory, repo_root) -> tuple[dict, dict]:
+def report(tmp_path_factory, repo_root, validated_config) -> tuple[dict, dict]:
     """The report built from random metrics files (three seeds missing), its tables by id,
     and the metrics records by (model, task)."""
     root = tmp_path_factory.mktemp("medians")
@@ -74,7 +74,7 @@ def report(tmp_path_factory, repo_root) -> tuple[dict, dict]:
         scores=out / "scores.csv",
         averages=out / "averages.csv",
         benchmarks=root / "benchmarks",
-        config={"report": {"title": "Medians"}},
+        config=validated_config({"report": {"title": "Medians"}}),
         source_dir=repo_root,
     )
     document = lxml.html.parse(str(html)).getroot()

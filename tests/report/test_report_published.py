@@ -10,7 +10,6 @@ from biocompact.report.published import (
     COLUMNS,
     published_table,
     read_published,
-    task_datasets,
 )
 
 DATA = "workflow/report/published_results.csv"
@@ -78,18 +77,7 @@ def test_published_rows_sit_beside_our_medians_for_the_same_dataset_and_metric()
         ],
         columns=COLUMNS,
     )
-    datasets = task_datasets(
-        {
-            "finetuning": {
-                "tasks": {
-                    "ncbi": {"dataset": "ncbi-disease"},
-                    "own": {"dataset": None},
-                }
-            }
-        }
-    )
-    assert datasets == {"ncbi": "ncbi-disease"}
-    table = published_table(summary, averages, published, datasets)
+    table = published_table(summary, averages, published, {"ncbi": "ncbi-disease"})
     assert table.columns == [
         "Task (metric)",
         "ours-a (ours)",

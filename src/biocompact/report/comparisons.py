@@ -40,6 +40,7 @@ import pandas as pd
 
 from biocompact.files.atomic import atomic_open
 from biocompact.finetuning.predictions import FoldPredictions
+from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.unit_statistics import ComparedRuns
 from biocompact.records.metrics import MetricsRecord
@@ -174,15 +175,14 @@ def _resampled_items(fold: FoldPredictions, weights: np.ndarray, compute) -> np.
 
 
 def score_task(
-    task: str,
-    entry: Mapping[str, Any],
+    task: FinetuningTask,
     runs: Mapping[str, Sequence[tuple[Path, Path]]],
     resamples: int,
     seed: int,
 ) -> TaskScores:
-    """Every model's score on ``task`` with its resampled values. ``runs``: model -> the
-    (metrics.json, predictions) files of each of its seeds; ``entry``: the task's config."""
-    task_family = get_family(entry["family"], entry["format"])
+    """Every model's score on ``task`` (its data alone) with its resampled values.
+    ``runs``: model -> the (metrics.json, predictions) files of each of its seeds."""
+    task_family = get_family(task.family, task.format)
     records = {
         model: [
             (MetricsRecord.read(metrics), task_family.read_predictions(predictions), predictions)
@@ -201,11 +201,11 @@ def score_task(
         ComparedRuns(
             sorted(set(first_record.labels)),
             [f for _, f in all_runs],
-            entry.get("negative_label"),
-            entry.get("positive_labels"),
+            task.negative_label,
+            task.positive_labels,
         ),
     )
-    rng = task_rng(seed, task)
+    rng = task_rng(seed, task.name)
     weights = [unit_weights(len(dict.fromkeys(f.units)), resamples, rng) for f in reference_folds]
     scores = {}
     for model, model_runs in records.items():
@@ -233,7 +233,9 @@ def score_task(
             float(np.median(seed_values)), np.median(seed_vectors, axis=0), tuple(seed_values)
         )
     n_units = sum(len(dict.fromkeys(f.units)) for f in reference_folds)
-    return TaskScores(task, family, metric, task_family.resampled_unit(metric), n_units, scores)
+    return TaskScores(
+        task.name, family, metric, task_family.resampled_unit(metric), n_units, scores
+    )
 
 
 def group_scores(
@@ -447,18 +449,21 @@ def compare(
 def run_comparisons(
     settings: Mapping[str, Any], *, outputs: Mapping[str, str | Path], threads: int = 1
 ) -> pd.DataFrame:
-    """Score every task of ``settings`` (models, tasks: name -> config entry, seeds, the
+    """Score every task of ``settings`` (models, tasks: name -> its entry without
+    hyperparameters, parsed by ``FinetuningTask.from_entry``, seeds, the
     metrics and predictions path patterns of the runs and baselines, teachers, average,
     blurb_types, resamples, seed); write ``outputs["comparisons"]`` and
     ``outputs["intervals"]`` (CSV). Rule comparisons runs it with its params
     (``report.rules.comparisons``), ``benchmarks/bootstrap_study.py`` with its own."""
     tasks = []
-    for task, entry in settings["tasks"].items():
+    for entry in settings["tasks"].values():
+        task = FinetuningTask.from_entry(entry)
+        name = task.name
         runs = {
             model: [
                 (
-                    Path(settings["metrics_pattern"].format(model=model, task=task, seed=seed)),
-                    Path(settings["predictions_pattern"].format(model=model, task=task, seed=seed)),
+                    Path(settings["metrics_pattern"].format(model=model, task=name, seed=seed)),
+                    Path(settings["predictions_pattern"].format(model=model, task=name, seed=seed)),
                 )
                 for seed in settings["seeds"]
             ]
@@ -466,11 +471,11 @@ def run_comparisons(
         }
         runs[BASELINE] = [
             (
-                Path(settings["baseline_metrics_pattern"].format(task=task)),
-                Path(settings["baseline_predictions_pattern"].format(task=task)),
+                Path(settings["baseline_metrics_pattern"].format(task=name)),
+                Path(settings["baseline_predictions_pattern"].format(task=name)),
             )
         ]
-        tasks.append(score_task(task, entry, runs, settings["resamples"], settings["seed"]))
+        tasks.append(score_task(task, runs, settings["resamples"], settings["seed"]))
     comparisons, intervals = compare(
         tasks,
         settings["teachers"],

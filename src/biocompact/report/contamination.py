@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from biocompact.locations import external_checkpoints
+from biocompact.report.settings import FinetunedModel
 from biocompact.report.tables import Table, frame_table, number
 
 CONTAMINATION_COLUMNS = {
@@ -63,25 +63,22 @@ def corpus_statement(contamination: Mapping[str, Any] | None) -> str:
 
 
 def training_text_table(
-    config: Mapping[str, Any], contamination: Mapping[str, Any] | None
+    models: Sequence[FinetunedModel], contamination: Mapping[str, Any] | None
 ) -> Table:
     """Each fine-tuned model's training text: this run's corpus (decontaminated or not)
     and the external checkpoints whose pretraining text it carries, which is unknown."""
-    rows = []
-    for model in config.get("finetuning", {}).get("models", []):
-        external = external_checkpoints(model, config)
-        built_here = model not in config["external_models"]
-        rows.append(
-            {
-                "model": model,
-                "pretraining text": corpus_statement(contamination) if built_here else "",
-                "text not checked": "; ".join(
-                    f"{location}: external checkpoint, its pretraining text is unknown"
-                    for location in external
-                )
-                or "none",
-            }
-        )
+    rows = [
+        {
+            "model": model.name,
+            "pretraining text": corpus_statement(contamination) if model.built_here else "",
+            "text not checked": "; ".join(
+                f"{location}: external checkpoint, its pretraining text is unknown"
+                for location in model.external_checkpoints
+            )
+            or "none",
+        }
+        for model in models
+    ]
     return frame_table(
         pd.DataFrame(rows, columns=["model", "pretraining text", "text not checked"])
     )
@@ -108,7 +105,7 @@ def transfer_table(records: Sequence[Mapping[str, Any]]) -> Table:
 def contamination_context(
     contamination: Mapping[str, Any] | None,
     transfer_records: Sequence[Mapping[str, Any]],
-    config: Mapping[str, Any],
+    finetuned_models: Sequence[FinetunedModel],
 ) -> dict[str, Any]:
     """The template's names for the section: ``contamination`` (the table, or None when
     the corpus was not decontaminated), its n-gram size and tasks, ``training_text`` and
@@ -117,6 +114,6 @@ def contamination_context(
         "contamination": contamination_table(contamination) if contamination else None,
         "contamination_ngram": contamination["ngram"] if contamination else None,
         "contamination_tasks": ", ".join(contamination["tasks"]) if contamination else "",
-        "training_text": training_text_table(config, contamination),
+        "training_text": training_text_table(finetuned_models, contamination),
         "transfer_overlap": transfer_table(transfer_records) if transfer_records else None,
     }

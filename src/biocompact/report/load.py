@@ -7,7 +7,7 @@ import importlib.metadata
 import json
 import platform
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -114,7 +114,7 @@ def _git_commit(directory: str | Path) -> str:
     return commit + (" (+ uncommitted changes)" if changes else "")
 
 
-def provenance(config: dict[str, Any], directory: str | Path = ".") -> dict[str, Any]:
+def provenance(config: Mapping[str, Any], directory: str | Path = ".") -> dict[str, Any]:
     """The config as YAML, software versions (from package metadata), git commit and date."""
     return {
         "config": yaml.safe_dump(

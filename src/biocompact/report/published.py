@@ -34,14 +34,6 @@ def read_published(path: str | Path) -> pd.DataFrame:
     return frame.assign(value=values)
 
 
-def task_datasets(config: Mapping) -> dict[str, str]:
-    """Task -> registered dataset, for the config's tasks that name one."""
-    tasks = config.get("finetuning", {}).get("tasks", {})
-    return {
-        task: settings["dataset"] for task, settings in tasks.items() if settings.get("dataset")
-    }
-
-
 def published_table(
     summary: pd.DataFrame,
     averages: pd.DataFrame,

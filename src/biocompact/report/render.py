@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +16,9 @@ from biocompact.report import costs, glance, load, plots, tables
 from biocompact.report.aggregation import AVERAGE_FORMULAS, BLURB, BLURB_FORMULA
 from biocompact.report.contamination import contamination_context
 from biocompact.report.intervals import Intervals
-from biocompact.report.published import published_table, read_published, task_datasets
+from biocompact.report.published import published_table, read_published
 from biocompact.report.retention import RETENTION_FORMULA
+from biocompact.report.settings import PretrainedVocabulary, ReportSettings
 from biocompact.task_distillation.summary import read_summary as read_distillation_summary
 
 
@@ -87,14 +88,14 @@ def _results_context(
 def _models_context(
     train_logs: Sequence[str | Path],
     evals: Sequence[str | Path],
-    config: dict[str, Any],
+    vocabularies: Mapping[str, PretrainedVocabulary],
     averages: pd.DataFrame,
 ) -> dict[str, Any]:
     logs = load.read_train_logs(train_logs)
     results = [LanguageModelRecord.read(path) for path in evals]
     stages = [Path(path).parent.parent.name for path in evals]
     return {
-        "ablation": tables.ablation_table(results, stages, config, averages),
+        "ablation": tables.ablation_table(results, stages, vocabularies, averages),
         "curves_svg": plots.training_curves(logs) if not logs.empty else None,
         "training_speed": costs.training_throughput_table(logs),
         "model_evals": tables.model_eval_table(results, stages),
@@ -137,7 +138,7 @@ def build_report(
     contamination: str | Path | None = None,
     transfer_records: Sequence[str | Path] = (),
     benchmarks: str | Path = "results/benchmarks",
-    config: dict[str, Any] | None = None,
+    config: Mapping[str, Any] | None = None,
     title: str = "biocompact report",
     source_dir: str | Path = ".",
     published: str | Path | None = None,
@@ -155,8 +156,11 @@ def build_report(
     ``contamination.json`` (none: not decontaminated) and ``transfer_records`` the transfer
     sets' records (``biocompact.report.contamination``); ``published`` the CSV of
     the papers' results shown beside ours; ``datasets`` the checked-counts JSON files of the
-    prepared splits of registered datasets (none: no such table).
+    prepared splits of registered datasets (none: no such table); ``config`` the
+    schema-validated config, shown whole and read through ``ReportSettings`` (none: no
+    pretraining vocabularies, registered datasets or fine-tuned models to show).
     """
+    settings = ReportSettings.from_config(config) if config is not None else ReportSettings()
     averages_frame = pd.read_csv(averages)
     interval_tables = Intervals.read(comparisons, intervals) if comparisons and intervals else None
     context = {
@@ -168,7 +172,7 @@ def build_report(
             load.read_jsons(efficiency),
             interval_tables,
         ),
-        **_models_context(train_logs, evals, config or {}, averages_frame),
+        **_models_context(train_logs, evals, settings.vocabularies, averages_frame),
         "corpus": tables.corpus_tables(read_json(corpus)) if corpus else None,
         "vocab": tables.vocab_table(load.read_jsons(vocab)) if vocab else None,
         "datasets": tables.dataset_counts_table(load.read_jsons(datasets)) if datasets else None,
@@ -190,7 +194,7 @@ def build_report(
         **contamination_context(
             read_json(contamination) if contamination else None,
             load.read_jsons(transfer_records),
-            config or {},
+            settings.finetuned_models,
         ),
         "compute_cost": costs.compute_cost_table(load.read_benchmarks(benchmarks)),
         "provenance": load.provenance(config or {}, source_dir),
@@ -199,7 +203,7 @@ def build_report(
                 load.read_summary(summary),
                 averages_frame,
                 read_published(published),
-                task_datasets(config or {}),
+                settings.task_datasets,
             )
             if published
             else None

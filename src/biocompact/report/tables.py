@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from biocompact.report.intervals import (
     difference_text,
     interval,
 )
+from biocompact.report.settings import PretrainedVocabulary
 from biocompact.task_distillation.summary import AGREEMENT, SETTINGS
 
 FAMILY_NAMES = {
@@ -388,28 +389,28 @@ def model_eval_table(evals: Sequence[LanguageModelRecord], stages: Sequence[str]
 def ablation_table(
     evals: Sequence[LanguageModelRecord],
     stages: Sequence[str],
-    config: dict[str, Any],
+    vocabularies: Mapping[str, PretrainedVocabulary],
     averages: pd.DataFrame,
 ) -> Table:
     """Design choices of each pretrained model beside its overall fine-tuning average (Lewis et al. 2020, table 3).
 
+    ``vocabularies``: pretrained model -> its vocabulary (a model without one shows none).
     Held-out losses are only comparable between models that share a vocabulary.
     """
-    vocabularies = config.get("vocabularies", {})
     overall = averages[averages["group"] == OVERALL].set_index("model")["value"]
     rows = []
     for result, stage in zip(evals, stages):
         model, origin = result.description.model, result.description.origin
         if stage != "pretraining" or not isinstance(origin, Pretraining):
             continue
-        vocabulary = config.get("pretraining", {}).get(model, {}).get("vocabulary")
+        vocabulary = vocabularies.get(model)
         rows.append(
             {
                 "model": model,
                 "family": origin.family,
                 "objective": origin.objective,
-                "vocabulary": vocabulary,
-                "vocabulary type": vocabularies.get(vocabulary, {}).get("type"),
+                "vocabulary": vocabulary.name if vocabulary else None,
+                "vocabulary type": vocabulary.type if vocabulary else None,
                 "heldout_loss": result.heldout_loss,
                 "overall average": overall.get(model),
             }
