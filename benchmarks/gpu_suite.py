@@ -46,6 +46,7 @@ from torch.profiler import ProfilerActivity
 from biocompact.distillation.objectives import METHODS
 from biocompact.pretraining.mlm import MaskedLanguageModelling
 from biocompact.training.loop import TrainingSettings, adamw_optimizer, pick_device
+from biocompact.training.masking import MaskingSettings
 from biocompact.training.precision import inference_dtype, native_bf16
 from biocompact.training.stage import load_corpus
 from biocompact.training.step import TrainingStep, compiles
@@ -230,7 +231,7 @@ def profiles(plan: dict, text: Path, work: Path) -> dict:
     )
     pretraining_speed.write_shard(text, work / "shard.txt")
     corpus = pretraining_speed.build_corpus(args, work / "shard.txt", work / "corpus")
-    data, tokenizer, batcher = load_corpus(corpus, args.tokenizer_dir, {})
+    data, tokenizer, batcher = load_corpus(corpus, args.tokenizer_dir, MaskingSettings())
     rows = data["train"][: shape["batch_size"]]
     batch = {k: v.to(device) for k, v in batcher(rows, torch.Generator().manual_seed(0)).items()}
     model = pretraining_speed.new_model(shape["preset"], tokenizer, shape["seq_length"])

@@ -29,8 +29,9 @@ from biocompact.corpus.sentence_rules import split_text
 from biocompact.finetuning.baseline import majority_baseline
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun, finetune
-from biocompact.pretraining.run import run_pretraining
+from biocompact.pretraining.run import PretrainingSpec, run_pretraining
 from biocompact.pretraining.settings import PretrainingSettings
+from biocompact.training.masking import MaskingSettings
 from biocompact.vocab.build import build_vocabulary
 from biocompact.vocab.settings import VocabularySettings
 from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
@@ -59,12 +60,9 @@ PRETRAINING = {
     "log_every": 50,
     "checkpoint_every": 600,
 }
-MASKING = {
-    "probability": 0.15,
-    "replace_with_mask": 0.8,
-    "replace_with_random": 0.1,
-    "whole_word": True,
-}
+MASKING = MaskingSettings(
+    probability=0.15, replace_with_mask=0.8, replace_with_random=0.1, whole_word=True
+)
 FINETUNING = {
     "epochs": 5,
     "batch_size": 16,
@@ -105,22 +103,23 @@ def pretrain(out: Path, threads: int) -> Path:
     settings = PretrainingSettings.from_entry(
         {"vocabulary": "real", "architecture": {"preset": "demo-4L-256"}, **PRETRAINING}
     )
-    run_pretraining(
+    spec = PretrainingSpec(
         name="ncbi-check",
         settings=settings,
-        dataset_dir=out / "corpus",
-        tokenizer_dir=out / "tokenizer",
+        dataset_dir=str(out / "corpus"),
+        tokenizer_dir=str(out / "tokenizer"),
         outputs={
             "model": str(model),
             "log": str(out / "train_log.jsonl"),
             "eval": str(out / "eval.json"),
         },
-        checkpoint_dir=out / "checkpoints",
+        checkpoint_dir=str(out / "checkpoints"),
         masking=MASKING,
         max_seq_length=MAX_SEQ_LENGTH,
-        probes=[],
+        probes=(),
         threads=threads,
     )
+    run_pretraining(spec)
     return model
 
 

@@ -29,6 +29,7 @@ from biocompact.pretraining.mlm import MaskedLanguageModelling
 from biocompact.pretraining.run import special_token_ids
 from biocompact.training.evaluation import heldout_loss
 from biocompact.training.loop import TrainingSettings, train
+from biocompact.training.masking import MaskingSettings
 from biocompact.training.stage import load_corpus
 from biocompact.vocab.tokenized_corpus import PACKINGS, build_tokenized_corpus
 
@@ -37,7 +38,7 @@ def train_and_score(
     packing: str, seed: int, corpora: dict[str, Path], tokenizer_dir: Path, args, work: Path
 ) -> dict:
     """Train one model on ``packing``'s corpus; its held-out loss on every packing's split."""
-    corpus, tokenizer, batcher = load_corpus(corpora[packing], tokenizer_dir, {})
+    corpus, tokenizer, batcher = load_corpus(corpora[packing], tokenizer_dir, MaskingSettings())
     config = build_config(
         {"preset": args.preset},
         vocab_size=len(tokenizer),
@@ -62,7 +63,9 @@ def train_and_score(
     tokens = json.loads(log_path.read_text().splitlines()[-1])["tokens"]
     losses = {
         f"loss_{split_packing}": heldout_loss(
-            objective.model, load_corpus(path, tokenizer_dir, {})[0]["validation"], batcher
+            objective.model,
+            load_corpus(path, tokenizer_dir, MaskingSettings())[0]["validation"],
+            batcher,
         )[0]
         for split_packing, path in corpora.items()
     }

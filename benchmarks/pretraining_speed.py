@@ -59,7 +59,7 @@ from biocompact.models.presets import build_config
 from biocompact.pretraining.mlm import MaskedLanguageModelling
 from biocompact.training.batches import BatchOrder, MaskedBatches
 from biocompact.training.loop import TrainingSettings, adamw_optimizer, pick_device
-from biocompact.training.masking import IGNORE_INDEX
+from biocompact.training.masking import IGNORE_INDEX, MaskingSettings
 from biocompact.training.precision import native_bf16
 from biocompact.training.stage import load_corpus
 from biocompact.training.step import TrainingStep, compiles
@@ -121,7 +121,7 @@ class BiocompactSteps:
     checkpoints. A call returns the step's seconds, real tokens and model FLOPs."""
 
     def __init__(self, args, tokenizer, corpus: Path, compile_setting):
-        data, _, batcher = load_corpus(corpus, args.tokenizer_dir, {})
+        data, _, batcher = load_corpus(corpus, args.tokenizer_dir, MaskingSettings())
         self.device = pick_device()
         settings = TrainingSettings(
             steps=args.steps,

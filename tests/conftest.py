@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import shutil
 import sys
@@ -19,10 +20,25 @@ SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 DEMO_GENERATOR = REPO_ROOT / "demo" / "generate.py"
 # the groups of the longest tests: they run first, each on one worker (``make test``)
 LONG_GROUPS = ("demo", "slurm")
+
+
+def takes_demo_run(path: Path) -> bool:
+    """Whether a function of test file ``path`` (a test or a fixture) takes the ``demo_run``
+    fixture as a parameter (a comment or a string naming it does not count)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return any(
+        argument.arg == "demo_run"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        for argument in (*node.args.args, *node.args.kwonlyargs)
+    )
+
+
+# the files whose tests share the demo DAG's run (xdist's scheduler sees node ids, not fixtures)
 DEMO_RUN_FILES = {
     path.relative_to(REPO_ROOT).as_posix()
     for path in (REPO_ROOT / "tests").rglob("test_*.py")
-    if "demo_run" in path.read_text(encoding="utf-8")
+    if takes_demo_run(path)
 }
 
 
@@ -128,6 +144,7 @@ def pretrained(tmp_path_factory, repo_root) -> Path:
     import biocompact.pretraining.run as pretraining_run
     from biocompact.pretraining.settings import PretrainingSettings
     from biocompact.release.cards import write_language_model_card
+    from biocompact.training.masking import MaskingSettings
 
     folder = tmp_path_factory.mktemp("card")
     tokenizer = AutoTokenizer.from_pretrained(MINILM)
@@ -149,15 +166,18 @@ def pretrained(tmp_path_factory, repo_root) -> Path:
         for key, name in (("model", "model"), ("log", "log.jsonl"), ("eval", "eval.json"))
     }
     pretraining_run.run_pretraining(
-        "tiny",
-        PretrainingSettings.from_entry(entry),
-        dataset_dir=folder / "corpus",
-        tokenizer_dir=folder / "init",
-        outputs=outputs,
-        checkpoint_dir=folder / "checkpoints",
-        masking={},
-        max_seq_length=32,
-        probes=[],
+        pretraining_run.PretrainingSpec(
+            name="tiny",
+            settings=PretrainingSettings.from_entry(entry),
+            dataset_dir=str(folder / "corpus"),
+            tokenizer_dir=str(folder / "init"),
+            outputs=outputs,
+            checkpoint_dir=str(folder / "checkpoints"),
+            masking=MaskingSettings(),
+            max_seq_length=32,
+            probes=(),
+            threads=1,
+        )
     )
     write_language_model_card(outputs, entry, CARD_SETTINGS, folder / "corpus")
     return folder

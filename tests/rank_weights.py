@@ -15,7 +15,7 @@ from typing import Any
 import datasets
 import torch
 
-from biocompact.pretraining.run import PretrainingSpec, run_job
+from biocompact.pretraining.run import PretrainingSpec, run_pretraining
 from biocompact.training import distributed, stage
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.launch import job_main
@@ -56,4 +56,4 @@ def train_keeping_weights(
 
 if __name__ == "__main__":
     stage.train = train_keeping_weights
-    job_main(run_job, PretrainingSpec.read)
+    job_main(run_pretraining, PretrainingSpec.read)

@@ -97,17 +97,18 @@ def _distil(
         **TRAINING,
         **options,
     }
-    settings = DistillationSettings.from_entry(entry)
-    return run_distillation(
-        out.name,
-        settings,
-        teacher_dir=teacher,
-        dataset_dir=corpus,
+    spec = DistillationSpec(
+        name=out.name,
+        settings=DistillationSettings.from_entry(entry),
+        teacher_dir=str(teacher),
+        dataset_dir=str(corpus),
         outputs=outputs,
-        checkpoint_dir=out / "checkpoints",
-        masking={},
-        probes=[],
+        checkpoint_dir=str(out / "checkpoints"),
+        masking=MaskingSettings(),
+        probes=(),
+        threads=1,
     )
+    return run_distillation(spec)
 
 
 def test_tinybert_student_is_a_hugging_face_model_that_fine_tunes(teacher_and_corpus, tmp_path):
@@ -242,7 +243,7 @@ def _torchrun_distillation(
         },
         checkpoint_dir=str(out / "checkpoints"),
         masking=MaskingSettings(),
-        probes=[],
+        probes=(),
         threads=1,
     )
     run_on_two_processes("biocompact.distillation.run", spec, out / "job.json")

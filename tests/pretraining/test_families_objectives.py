@@ -25,10 +25,11 @@ from biocompact.pretraining.albert import MaskedLmAndSentenceOrder, SentenceOrde
 from biocompact.pretraining.electra import build_electra, replace_tokens
 from biocompact.pretraining.nsp import MaskedLmAndNextSentence, NextSentenceBatcher, truncate_pair
 from biocompact.pretraining.objectives import objective_entry
-from biocompact.pretraining.run import run_pretraining
+from biocompact.pretraining.run import PretrainingSpec, run_pretraining
 from biocompact.pretraining.segments import split_point
 from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.training.batches import MaskedBatcher
+from biocompact.training.evaluation import Probe
 from biocompact.training.masking import IGNORE_INDEX, MaskingSettings, prediction_positions
 from biocompact.vocab.build import build_vocabulary
 from biocompact.vocab.settings import VocabularySettings
@@ -407,17 +408,19 @@ def test_family_pretrains_with_decreasing_loss_and_fine_tunes(
             "checkpoint_every": 60,
         }
     )
-    run_pretraining(
+    spec = PretrainingSpec(
         name=run,
         settings=settings,
-        dataset_dir=tmp_path / "data",
-        tokenizer_dir=tmp_path / "tokenizer",
+        dataset_dir=str(tmp_path / "data"),
+        tokenizer_dir=str(tmp_path / "tokenizer"),
         outputs=outputs,
-        checkpoint_dir=tmp_path / "checkpoints",
-        masking={},
+        checkpoint_dir=str(tmp_path / "checkpoints"),
+        masking=MaskingSettings(),
         max_seq_length=64,
-        probes=[{"text": "The patient was diagnosed with [MASK].", "answer": "cancer"}],
+        probes=(Probe("The patient was diagnosed with [MASK].", "cancer"),),
+        threads=1,
     )
+    run_pretraining(spec)
     log = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
     assert all(term in log[0] for term in terms)
     assert sum(r["loss"] for r in log[-5:]) < 0.9 * sum(r["loss"] for r in log[:5]), [

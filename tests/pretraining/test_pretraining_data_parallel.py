@@ -75,7 +75,7 @@ def _torchrun_pretraining(corpus: Path, out: Path, family: str, objective: str) 
         checkpoint_dir=str(out / "checkpoints"),
         masking=MaskingSettings(),
         max_seq_length=MAX_SEQ_LENGTH,
-        probes=[],
+        probes=(),
         threads=1,
     )
     run_on_two_processes("rank_weights", spec, out / "job.json")

@@ -27,6 +27,7 @@ from biocompact.finetuning.settings import FinetuningTask, Hyperparameters
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.train import FinetuneRun
 from biocompact.pretraining.settings import PretrainingSettings
+from biocompact.training.masking import MaskingSettings
 
 TRAINING = {
     "steps": 3,
@@ -91,15 +92,18 @@ def test_pretrained_model_reloads_with_the_same_logits(teacher_and_corpus, tmp_p
         {"vocabulary": "minilm", "architecture": TINY, **TRAINING}
     )
     pretraining_run.run_pretraining(
-        "tiny",
-        settings,
-        dataset_dir=corpus,
-        tokenizer_dir=teacher,
-        outputs=_outputs(tmp_path),
-        checkpoint_dir=tmp_path / "checkpoints",
-        masking={},
-        max_seq_length=32,
-        probes=[],
+        pretraining_run.PretrainingSpec(
+            name="tiny",
+            settings=settings,
+            dataset_dir=str(corpus),
+            tokenizer_dir=str(teacher),
+            outputs=_outputs(tmp_path),
+            checkpoint_dir=str(tmp_path / "checkpoints"),
+            masking=MaskingSettings(),
+            max_seq_length=32,
+            probes=(),
+            threads=1,
+        )
     )
     [objective] = captured
     tokenizer = AutoTokenizer.from_pretrained(tmp_path / "model")
@@ -117,14 +121,17 @@ def test_distilled_student_reloads_with_the_same_logits(teacher_and_corpus, tmp_
     captured = _capture_objective(monkeypatch, distillation_run)
     entry = {"teacher": "teacher", "method": "distilbert", "student_layers": [0], **TRAINING}
     distillation_run.run_distillation(
-        "student",
-        DistillationSettings.from_entry(entry),
-        teacher_dir=teacher,
-        dataset_dir=corpus,
-        outputs=_outputs(tmp_path),
-        checkpoint_dir=tmp_path / "checkpoints",
-        masking={},
-        probes=[],
+        distillation_run.DistillationSpec(
+            name="student",
+            settings=DistillationSettings.from_entry(entry),
+            teacher_dir=str(teacher),
+            dataset_dir=str(corpus),
+            outputs=_outputs(tmp_path),
+            checkpoint_dir=str(tmp_path / "checkpoints"),
+            masking=MaskingSettings(),
+            probes=(),
+            threads=1,
+        )
     )
     [objective] = captured
     tokenizer = AutoTokenizer.from_pretrained(tmp_path / "model")

@@ -3,18 +3,21 @@
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import pytest
 
 from biocompact.distillation.rules import distill
-from biocompact.distillation.run import DistillationSpec
+from biocompact.distillation.run import DistillationSpec, run_distillation
 from biocompact.distillation.settings import DistillationSettings
 from biocompact.pretraining.rules import pretrain
-from biocompact.pretraining.run import PretrainingSpec
+from biocompact.pretraining.run import PretrainingSpec, run_pretraining
 from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.tracking.trackers import TrackingSettings
 from biocompact.training import language_model_job
+from biocompact.training.evaluation import Probe
 from biocompact.training.language_model_job import DistillationJob, PretrainingJob
 from biocompact.training.launch import JobSpec
 from biocompact.training.masking import MaskingSettings
@@ -36,16 +39,17 @@ CONFIG = {
     "external_models": {},
 }
 FILES = {"model": "m/model", "log": "m/train_log.jsonl", "eval": "m/eval.json"}
+PROBES = (Probe("[MASK] binds DNA.", "p53"),)  # PARAMS's, parsed
 
 
 @pytest.fixture
-def launched(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, JobSpec, int, int]]:
+def launched(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, JobSpec, int, int]]:
     """The launches and cards of a job, neither run."""
     calls: list[Any] = []
     monkeypatch.setattr(
         language_model_job,
         "launch",
-        lambda module, spec, gpus, nodes: calls.append((module, spec, gpus, nodes)),
+        lambda job, spec, gpus, nodes: calls.append((job, spec, gpus, nodes)),
     )
     monkeypatch.setattr(
         language_model_job, "write_language_model_card", lambda *args, **kwargs: None
@@ -55,7 +59,7 @@ def launched(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, JobSpec, int, i
 
 def test_job_settings_come_from_params_name_and_config() -> None:
     job = PretrainingJob.from_params(PARAMS, "m", CONFIG)
-    assert job.name == "m" and job.settings == PARAMS["settings"]
+    assert job.name == "m" and job.settings == PARAMS["settings"] and job.probes == PROBES
     assert job.tracking == CONFIG["tracking"] and job.model_cards == CONFIG["model_cards"]
     assert DistillationJob.from_params(PARAMS, "s", CONFIG).teacher == PARAMS["teacher"]
     # text from a checkpoint not built here: its card says that text is unknown
@@ -71,7 +75,7 @@ def test_job_settings_come_from_params_name_and_config() -> None:
         )
 
 
-def test_each_stage_launches_its_module_with_the_shared_spec(launched: list, tmp_path) -> None:
+def test_each_stage_launches_its_job_with_the_shared_spec(launched: list, tmp_path) -> None:
     # pretraining's sequence length is the corpus's, from its record
     record = tmp_path / "v.json"
     record.write_text('{"max_seq_length": 64, "heldout_fraction": 0.1, "packing": "best_fit"}')
@@ -92,14 +96,14 @@ def test_each_stage_launches_its_module_with_the_shared_spec(launched: list, tmp
         gpus=2,
         nodes=1,
     )
-    (module, spec, gpus, nodes), (student_module, student_spec, *_) = launched
-    assert (module, gpus, nodes) == ("biocompact.pretraining.run", 1, 1)
+    (job, spec, gpus, nodes), (student_job, student_spec, *_) = launched
+    assert (job, gpus, nodes) == (run_pretraining, 1, 1)
     shared = {
         "dataset_dir": "data/v",
         "outputs": FILES,
         "checkpoint_dir": PARAMS["checkpoint_dir"],
         "masking": MaskingSettings(probability=0.2),
-        "probes": PARAMS["probes"],
+        "probes": PROBES,
         "tracking": TrackingSettings(("tensorboard",), "p", "m.db"),
     }
     assert spec == PretrainingSpec(
@@ -110,7 +114,7 @@ def test_each_stage_launches_its_module_with_the_shared_spec(launched: list, tmp
         threads=2,
         **shared,
     )
-    assert student_module == "biocompact.distillation.run"
+    assert student_job == run_distillation
     assert student_spec == DistillationSpec(
         name="s",
         settings=DistillationSettings.from_entry(STUDENT_PARAMS["settings"]),
@@ -122,13 +126,15 @@ def test_each_stage_launches_its_module_with_the_shared_spec(launched: list, tmp
 
 def test_a_spec_reads_back_from_its_json_file_as_the_same_spec(tmp_path) -> None:
     """Every field set (none at its default), nested settings included: what a torchrun
-    process reads is the spec its rule launched."""
+    process reads is the spec its rule launched, every value of the type it had (a whole
+    number in a float field stays an int, a bool of ``bool | str`` a bool), so that its
+    records are written alike."""
     shared = {
         "dataset_dir": "data/v",
         "outputs": FILES,
         "checkpoint_dir": str(tmp_path),
         "masking": MaskingSettings(0.2, 0.7, 0.2, False, 3),
-        "probes": PARAMS["probes"],
+        "probes": PROBES,
         "threads": 3,
         "tracking": TrackingSettings(("tensorboard", "mlflow"), "p", "sqlite:///m.db"),
     }
@@ -143,6 +149,7 @@ def test_a_spec_reads_back_from_its_json_file_as_the_same_spec(tmp_path) -> None
                 "objective": "electra",
                 "electra": {"generator_fraction": 0.5, "discriminator_weight": 40.0},
                 **TRAINING,
+                "max_grad_norm": 2,
                 "peak_tflops": 90.5,
                 "compile": False,
             }
@@ -160,7 +167,7 @@ def test_a_spec_reads_back_from_its_json_file_as_the_same_spec(tmp_path) -> None
                 "student_init": "random",
                 "student_architecture": {"num_hidden_layers": 2},
                 "alpha": {"layer": [1.0, 2.0]},
-                "temperature": 3.0,
+                "temperature": 3,
                 "layer_map": [1, 3],
                 **TRAINING,
             }
@@ -171,4 +178,33 @@ def test_a_spec_reads_back_from_its_json_file_as_the_same_spec(tmp_path) -> None
     for spec in (pretraining, distillation):
         path = tmp_path / f"{spec.name}.json"
         spec.write(path)
-        assert type(spec).read(path) == spec
+        read = type(spec).read(path)
+        assert read == spec
+        assert json.dumps(read.to_json()) == json.dumps(spec.to_json())
+
+
+def test_a_malformed_spec_file_is_an_error_naming_the_file_and_the_field(tmp_path) -> None:
+    """A spec file edited by hand stops the job before it trains, naming the file and the
+    field."""
+    spec = PretrainingSpec(
+        name="m",
+        settings=PretrainingSettings.from_entry(PARAMS["settings"]),
+        tokenizer_dir="vocab/v/tokenizer",
+        max_seq_length=64,
+        dataset_dir="data/v",
+        outputs=FILES,
+        checkpoint_dir=str(tmp_path),
+        masking=MaskingSettings(),
+        probes=PROBES,
+        threads=1,
+    )
+    path = tmp_path / "job.json"
+    spec.write(path)
+    written = path.read_text(encoding="utf-8")
+    path.write_text(written.replace('"steps": 3', '"steps": "three"'), encoding="utf-8")
+    where = re.escape(f"{path}: not a PretrainingSpec")
+    with pytest.raises(ValueError, match=rf"(?s){where}.*settings\.training\.steps"):
+        PretrainingSpec.read(path)
+    path.write_text(written.replace('"answer": "p53"', '"answer": null'), encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"(?s){where}.*probes\.0\.answer"):
+        PretrainingSpec.read(path)

@@ -223,7 +223,7 @@ def test_a_corpus_pads_batches_to_its_longest_sequence_and_numbers_its_documents
             "last_document": [1, 2],
         },
     )
-    _, _, batcher = load_corpus(tmp_path / "full", MINILM, {})
+    _, _, batcher = load_corpus(tmp_path / "full", MINILM, MaskingSettings())
     assert batcher.length == 7
     batch = batcher(datasets.load_from_disk(str(tmp_path / "full"))["train"][:2], torch.Generator())
     assert batch["input_ids"].shape == (2, 7) and batch["masked_positions"].shape == (2, 2)
@@ -234,7 +234,7 @@ def test_a_corpus_of_several_documents_a_sequence_without_their_starts_is_refuse
     rows = {"input_ids": [[2, 10, 3, 11, 3]], "word_ids": [[-1, 0, -1, 1, -1]]}
     _save(tmp_path / "old", {**rows, "document": [0], "last_document": [1]})
     with pytest.raises(ValueError, match=f"{tmp_path / 'old'}: its sequences hold several"):
-        load_corpus(tmp_path / "old", MINILM, {})
+        load_corpus(tmp_path / "old", MINILM, MaskingSettings())
     # one document a sequence (document packing before document_starts existed) is read
     _save(tmp_path / "documents", {**rows, "document": [0], "last_document": [0]})
-    assert load_corpus(tmp_path / "documents", MINILM, {})[2].length == 5
+    assert load_corpus(tmp_path / "documents", MINILM, MaskingSettings())[2].length == 5

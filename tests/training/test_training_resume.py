@@ -12,8 +12,9 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from biocompact.pretraining.run import PretrainingSpec, run_job
+from biocompact.pretraining.run import PretrainingSpec, run_pretraining
 from biocompact.pretraining.settings import PretrainingSettings
+from biocompact.training.evaluation import Probe
 from biocompact.training.launch import torchrun_command
 from biocompact.training.masking import MaskingSettings
 from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
@@ -92,7 +93,7 @@ def _spec(corpus: dict, folder: Path, steps: int, objective: str | None = None) 
         checkpoint_dir=str(folder / "checkpoints"),
         masking=MaskingSettings(),
         max_seq_length=48,
-        probes=[{"text": "Mutations of [MASK] were found.", "answer": "brca1"}],
+        probes=(Probe("Mutations of [MASK] were found.", "brca1"),),
         threads=1,
     )
 
@@ -116,7 +117,7 @@ def _env() -> dict:
 def test_a_job_killed_with_sigkill_resumes_to_the_same_weights(corpus, tmp_path, objective):
     steps = 40
     straight = _spec(corpus, tmp_path / "straight", steps, objective)
-    run_job(straight)
+    run_pretraining(straight)
 
     killed = _spec(corpus, tmp_path / "killed", steps, objective)
     checkpoints = Path(killed.checkpoint_dir)
@@ -131,7 +132,7 @@ def test_a_job_killed_with_sigkill_resumes_to_the_same_weights(corpus, tmp_path,
     assert process.wait() == -signal.SIGKILL
     assert not Path(killed.outputs["model"]).exists(), "a killed job must not leave a model folder"
 
-    evaluation = run_job(killed)  # started again: resumes from the newest checkpoint
+    evaluation = run_pretraining(killed)  # started again: resumes from the newest checkpoint
 
     weights = load_file(Path(straight.outputs["model"]) / "model.safetensors")
     resumed = load_file(Path(killed.outputs["model"]) / "model.safetensors")

@@ -18,6 +18,7 @@ from biocompact.models.presets import build_config
 from biocompact.pretraining.objectives import objective_entry
 from biocompact.pretraining.run import special_token_ids
 from biocompact.training.loop import TrainingSettings, adamw_optimizer
+from biocompact.training.masking import MaskingSettings
 from biocompact.training.stage import load_corpus
 from biocompact.training.step import TrainingStep, compiles
 from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
@@ -53,7 +54,7 @@ def slow(name: str):
 
 
 def _pretraining(corpus: Path, family: str, objective: str):
-    data, tokenizer, batcher = load_corpus(corpus, MINILM, {})
+    data, tokenizer, batcher = load_corpus(corpus, MINILM, MaskingSettings())
     architecture = {**TINY, **NO_DROPOUT}
     if family == "modernbert":
         architecture = {**TINY, "local_attention": 8, "global_attn_every_n_layers": 2}
@@ -73,7 +74,7 @@ def _pretraining(corpus: Path, family: str, objective: str):
 
 
 def _distillation(corpus: Path, method: str):
-    data, tokenizer, batcher = load_corpus(corpus, MINILM, {})
+    data, tokenizer, batcher = load_corpus(corpus, MINILM, MaskingSettings())
     config = build_config(
         {**TINY, "num_hidden_layers": 4, **NO_DROPOUT},
         vocab_size=len(tokenizer),

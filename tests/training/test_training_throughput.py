@@ -4,6 +4,7 @@ import pytest
 import torch
 from transformers import BertConfig, BertForMaskedLM
 
+from biocompact.pretraining.run import run_pretraining
 from biocompact.training.launch import (
     JobSpec,
     data_parallel_processes,
@@ -104,5 +105,5 @@ def test_a_job_on_several_nodes_outside_slurm_fails_naming_the_key(monkeypatch, 
     with pytest.raises(
         RuntimeError, match=r"asked for 2 nodes \(resources.nodes\) but runs outside"
     ):
-        launch("biocompact.pretraining.run", spec, gpus=1, nodes=2)
+        launch(run_pretraining, spec, gpus=1, nodes=2)
     assert not (tmp_path / "job.json").exists()

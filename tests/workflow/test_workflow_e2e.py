@@ -35,7 +35,7 @@ def test_models_load(demo_run, config):
     """Each saved model is the one its job evaluated: reloaded, it fills the probes' masks as eval.json says."""
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-    from biocompact.training.evaluation import fill_mask_probe
+    from biocompact.training.evaluation import Probe, fill_mask_probe
 
     folders = [demo_run / "results/pretraining" / name / "model" for name in config["pretraining"]]
     folders += [
@@ -44,7 +44,8 @@ def test_models_load(demo_run, config):
     for folder in folders:
         saved = json.loads((folder.parent / "eval.json").read_text())["fill_mask"]
         model = AutoModelForMaskedLM.from_pretrained(folder).eval()
-        again = fill_mask_probe(model, AutoTokenizer.from_pretrained(folder), saved)
+        probes = [Probe(probe["text"], probe["answer"]) for probe in saved]
+        again = fill_mask_probe(model, AutoTokenizer.from_pretrained(folder), probes)
         for probe, reloaded in zip(saved, again, strict=True):
             assert [p["token"] for p in reloaded["predictions"]] == [
                 p["token"] for p in probe["predictions"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from biocompact.distillation.run import DistillationSpec
+from biocompact.distillation.run import DistillationSpec, run_distillation
 from biocompact.distillation.settings import DistillationSettings
 from biocompact.training.language_model_job import DistillationJob, train_language_model
 
@@ -22,7 +22,7 @@ def distill(
 ) -> None:
     """Distil one student (inputs: corpus; outputs: model, log, eval)."""
     train_language_model(
-        "biocompact.distillation.run",
+        run_distillation,
         DistillationSpec,
         settings,
         inputs,

@@ -7,7 +7,7 @@ is in SPEC.json; torchrun starts it that way, once per GPU (``biocompact.trainin
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from transformers import AutoModelForMaskedLM, PreTrainedModel
 
@@ -18,7 +18,6 @@ from biocompact.distillation.student import initialise_student
 from biocompact.distillation.teacher_head import check_teacher_head
 from biocompact.locations import portable_location
 from biocompact.records.language_model import Distillation, ModelDescription
-from biocompact.tracking.trackers import TrackingSettings
 from biocompact.training.language_model_job import LanguageModelSpec
 from biocompact.training.launch import job_main
 from biocompact.training.loop import pick_device
@@ -44,27 +43,17 @@ def load_teacher(teacher_dir: str | os.PathLike, method: str) -> PreTrainedModel
     return teacher
 
 
-def run_distillation(
-    name: str,
-    settings: DistillationSettings,
-    *,
-    teacher_dir: str | os.PathLike,
-    dataset_dir: str | os.PathLike,
-    outputs: dict[str, str],
-    checkpoint_dir: str | os.PathLike,
-    masking: dict,
-    probes: list[dict],
-    threads: int = 1,
-    tracking: TrackingSettings | None = None,
-) -> dict:
-    """Distil student ``name`` from the teacher in ``teacher_dir`` as ``settings`` say.
+def run_distillation(spec: DistillationSpec) -> dict:
+    """Distil student ``spec.name`` from the teacher in ``spec.teacher_dir`` as
+    ``spec.settings`` say.
 
-    ``outputs`` names the ``model``, ``log`` and ``eval`` paths; the teacher runs in bf16
-    where the student trains in bf16 autocast (``inference_dtype``); ``tracking`` adds
-    trackers to the TensorBoard curves.
+    ``spec.outputs`` names the ``model``, ``log`` and ``eval`` paths; the teacher runs in
+    bf16 where the student trains in bf16 autocast (``inference_dtype``); ``spec.tracking``
+    adds trackers to the TensorBoard curves.
     """
+    settings, teacher_dir = spec.settings, spec.teacher_dir
     teacher = load_teacher(teacher_dir, settings.method)
-    corpus, tokenizer, batcher = load_corpus(dataset_dir, teacher_dir, masking)
+    corpus, tokenizer, batcher = load_corpus(spec.dataset_dir, teacher_dir, spec.masking)
     student = initialise_student(
         teacher,
         settings.student_init,
@@ -75,9 +64,9 @@ def run_distillation(
     teacher = teacher.to(inference_dtype(pick_device(), settings.training.bf16))  # type: ignore[arg-type]  # functools.wraps on PreTrainedModel.to loses the method's binding
     objective = METHODS[settings.method](student, teacher, settings.options)
     description = ModelDescription(
-        model=name,
+        model=spec.name,
         origin=Distillation(
-            teacher=portable_location(str(teacher_dir)),
+            teacher=portable_location(teacher_dir),
             method=settings.method,
             student_init=portable_location(settings.student_init),
             student_layers=settings.student_layers,
@@ -92,31 +81,15 @@ def run_distillation(
         tokenizer,
         batcher,
         settings=settings.training,
-        checkpoint_dir=checkpoint_dir,
-        outputs=outputs,
-        probes=probes,
-        description=description,
-        threads=threads,
-        tracking=tracking,
-        run_name=f"distillation/{name}",
-    )
-
-
-def run_job(spec: DistillationSpec) -> dict:
-    """Run the job ``spec`` (``run_distillation``)."""
-    return run_distillation(
-        spec.name,
-        spec.settings,
-        teacher_dir=spec.teacher_dir,
-        dataset_dir=spec.dataset_dir,
-        outputs=spec.outputs,
         checkpoint_dir=spec.checkpoint_dir,
-        masking=asdict(spec.masking),  # as load_corpus takes them
+        outputs=spec.outputs,
         probes=spec.probes,
+        description=description,
         threads=spec.threads,
         tracking=spec.tracking,
+        run_name=f"distillation/{spec.name}",
     )
 
 
 if __name__ == "__main__":
-    job_main(run_job, DistillationSpec.read)
+    job_main(run_distillation, DistillationSpec.read)

@@ -10,6 +10,8 @@ is saved and fine-tuned.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import datasets
 import torch
 import torch.nn.functional as F
@@ -26,6 +28,7 @@ from biocompact.models.last_layer import enable_last_layer_at_positions
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.evaluation import (
     EVAL_MASKING_SEED,
+    Probe,
     evaluate_language_model,
     masked_lm_logits,
 )
@@ -149,7 +152,7 @@ class ReplacedTokenDetection(Objective):
         tokenizer: PreTrainedTokenizerBase,
         validation: datasets.Dataset,
         batcher: MaskedBatcher,
-        probes: list[dict],
+        probes: Sequence[Probe],
     ) -> dict:
         """The discriminator has no MLM head: held-out loss, perplexity and fill-mask are the generator's."""
         figures = evaluate_language_model(self.generator, tokenizer, validation, batcher, probes)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from biocompact.files.atomic import read_json
-from biocompact.pretraining.run import PretrainingSpec
+from biocompact.pretraining.run import PretrainingSpec, run_pretraining
 from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.training.language_model_job import PretrainingJob, train_language_model
 
@@ -24,7 +24,7 @@ def pretrain(
     """Pretrain one model (inputs: corpus, its record, tokenizer; outputs: model, log,
     eval), its positions as long as the corpus's sequences."""
     train_language_model(
-        "biocompact.pretraining.run",
+        run_pretraining,
         PretrainingSpec,
         settings,
         inputs,

@@ -6,8 +6,7 @@ is in SPEC.json; torchrun starts it that way, once per GPU.
 
 from __future__ import annotations
 
-import os
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import torch
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
@@ -17,7 +16,6 @@ from biocompact.models.presets import build_config
 from biocompact.pretraining.objectives import objective_entry
 from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.records.language_model import ModelDescription, Pretraining
-from biocompact.tracking.trackers import TrackingSettings
 from biocompact.training.language_model_job import LanguageModelSpec
 from biocompact.training.launch import job_main
 from biocompact.training.stage import load_corpus, train_and_publish
@@ -33,33 +31,22 @@ class PretrainingSpec(LanguageModelSpec):
     max_seq_length: int
 
 
-def run_pretraining(
-    name: str,
-    settings: PretrainingSettings,
-    *,
-    dataset_dir: str | os.PathLike,
-    tokenizer_dir: str | os.PathLike,
-    outputs: dict[str, str],
-    checkpoint_dir: str | os.PathLike,
-    masking: dict,
-    max_seq_length: int,
-    probes: list[dict],
-    threads: int = 1,
-    tracking: TrackingSettings | None = None,
-) -> dict:
-    """Pretrain model ``name`` from scratch (``init="scratch"``) or continue from a checkpoint.
+def run_pretraining(spec: PretrainingSpec) -> dict:
+    """Pretrain model ``spec.name`` from scratch (``init="scratch"``) or continue from a
+    checkpoint.
 
-    ``settings.family`` (bert, roberta, electra, albert, modernbert) picks the architecture,
-    ``settings.objective`` (mlm, nsp, electra, albert; default: the family's own) the loss;
-    ``outputs`` names the ``model``, ``log`` and ``eval`` paths; ``tracking`` adds trackers
-    to the TensorBoard curves.
+    ``spec.settings.family`` (bert, roberta, electra, albert, modernbert) picks the
+    architecture, ``spec.settings.objective`` (mlm, nsp, electra, albert; default: the
+    family's own) the loss; ``spec.outputs`` names the ``model``, ``log`` and ``eval`` paths; ``spec.tracking`` adds
+    trackers to the TensorBoard curves.
     """
-    corpus, tokenizer, batcher = load_corpus(dataset_dir, tokenizer_dir, masking)
+    settings = spec.settings
+    corpus, tokenizer, batcher = load_corpus(spec.dataset_dir, spec.tokenizer_dir, spec.masking)
     objective, entry = objective_entry(settings.objective, settings.family)
     config, location = None, None
     if settings.init == "scratch":
         # sentence-order input holds one [SEP] more than the packed sequence
-        longest = max_seq_length + (objective == "albert")
+        longest = spec.max_seq_length + (objective == "albert")
         config = build_config(
             settings.architecture,
             vocab_size=len(tokenizer),
@@ -82,7 +69,7 @@ def run_pretraining(
             "vocabulary (a vocabulary of type 'pretrained' pointing at it)"
         )
     description = ModelDescription(
-        model=name,
+        model=spec.name,
         origin=Pretraining(init=settings.init, family=settings.family, objective=objective),
         architecture=model.config.to_diff_dict(),
     )
@@ -92,13 +79,13 @@ def run_pretraining(
         tokenizer,
         batcher,
         settings=settings.training,
-        checkpoint_dir=checkpoint_dir,
-        outputs=outputs,
-        probes=probes,
+        checkpoint_dir=spec.checkpoint_dir,
+        outputs=spec.outputs,
+        probes=spec.probes,
         description=description,
-        threads=threads,
-        tracking=tracking,
-        run_name=f"pretraining/{name}",
+        threads=spec.threads,
+        tracking=spec.tracking,
+        run_name=f"pretraining/{spec.name}",
     )
 
 
@@ -110,23 +97,6 @@ def special_token_ids(tokenizer: PreTrainedTokenizerBase) -> dict[str, int]:
         "bos_token_id": tokenizer.cls_token_id,
         "eos_token_id": tokenizer.sep_token_id,
     }
-
-
-def run_job(spec: PretrainingSpec) -> dict:
-    """Run the job ``spec`` (``run_pretraining``)."""
-    return run_pretraining(
-        spec.name,
-        spec.settings,
-        dataset_dir=spec.dataset_dir,
-        tokenizer_dir=spec.tokenizer_dir,
-        outputs=spec.outputs,
-        checkpoint_dir=spec.checkpoint_dir,
-        masking=asdict(spec.masking),  # as load_corpus takes them
-        max_seq_length=spec.max_seq_length,
-        probes=spec.probes,
-        threads=spec.threads,
-        tracking=spec.tracking,
-    )
 
 
 def check_checkpoint_vocabulary(
@@ -150,4 +120,4 @@ def check_checkpoint_vocabulary(
 
 
 if __name__ == "__main__":
-    job_main(run_job, PretrainingSpec.read)
+    job_main(run_pretraining, PretrainingSpec.read)

@@ -8,7 +8,7 @@ its middle; the pair becomes ``[CLS] A [SEP] B [SEP]`` with token types 0 for
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import datasets
@@ -17,7 +17,7 @@ import torch.nn.functional as F
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from biocompact.training.batches import MaskedBatcher, pad
-from biocompact.training.evaluation import EVAL_MASKING_SEED, evaluate_language_model
+from biocompact.training.evaluation import EVAL_MASKING_SEED, Probe, evaluate_language_model
 from biocompact.training.objective import Objective
 
 SENTENCE_ENDS = (".", "?", "!")
@@ -141,7 +141,7 @@ class MaskedLmAndPairTask(Objective):
         tokenizer: PreTrainedTokenizerBase,
         validation: datasets.Dataset,
         batcher: PairBatcher,
-        probes: list[dict],
+        probes: Sequence[Probe],
     ) -> dict:
         """Held-out MLM loss on whole sequences (comparable with the other families) + pair accuracy."""
         return {

@@ -30,7 +30,6 @@ from biocompact.finetuning.train import FinetuneRun
 from biocompact.task_distillation.student import StudentRun, run_students, train_teacher
 from biocompact.training.launch import JobSpec, job_main
 
-MODULE = "biocompact.task_distillation.job"
 TEACHER, STUDENTS = "teacher", "students"
 # What checkpoints must have been made with to be resumed (not where the outputs go)
 RESUMED_WITH = ("run", "inputs")
@@ -81,7 +80,7 @@ SPECS: dict[str, type[TeacherSpec] | type[StudentsSpec]] = {
 def read_spec(path: str | os.PathLike) -> TeacherSpec | StudentsSpec:
     """The teacher's or the students' spec in the JSON file ``path``."""
     values = read_json(path)
-    return SPECS[values["stage"]].from_json(values)
+    return SPECS[values["stage"]].from_json(values, path)
 
 
 def _spec_dir(checkpointing: Checkpointing | None, spec_dir: Path) -> str:

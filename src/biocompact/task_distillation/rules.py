@@ -53,10 +53,10 @@ def finetune_teacher(
     checkpointing: Checkpointing | None = None,
 ) -> None:
     """Fine-tune and evaluate the teacher (``student.train_teacher``) on ``gpus`` GPUs."""
-    from biocompact.task_distillation.job import MODULE, teacher_spec
+    from biocompact.task_distillation.job import run_job, teacher_spec
     from biocompact.training.launch import launch
 
-    launch(MODULE, teacher_spec(run, outputs, threads, checkpointing), gpus=gpus)
+    launch(run_job, teacher_spec(run, outputs, threads, checkpointing), gpus=gpus)
 
 
 def soft_labels(
@@ -127,10 +127,10 @@ def train_students(
 ) -> None:
     """Train and evaluate one experiment's students (``student.run_students``) on ``gpus``
     GPUs."""
-    from biocompact.task_distillation.job import MODULE, students_spec
+    from biocompact.task_distillation.job import run_job, students_spec
     from biocompact.training.launch import launch
 
-    launch(MODULE, students_spec(run, inputs, outputs, threads, checkpointing), gpus=gpus)
+    launch(run_job, students_spec(run, inputs, outputs, threads, checkpointing), gpus=gpus)
 
 
 def task_distillation_summary(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import datasets
 import torch
@@ -16,6 +18,15 @@ from biocompact.training.batches import MaskedBatcher
 from biocompact.training.masking import IGNORE_INDEX
 
 EVAL_MASKING_SEED = 12345
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A fill-mask probe of the config's ``probes``: a sentence with ``[MASK]`` and the word
+    a trained model should put there."""
+
+    text: str
+    answer: str
 
 
 def masked_lm_logits(
@@ -50,18 +61,22 @@ def heldout_loss(
 
 
 def fill_mask_probe(
-    model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, probes: list[dict], top_k: int = 5
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    probes: Sequence[Probe],
+    top_k: int = 5,
 ) -> list[dict]:
-    """Top-k predictions for each probe ``{"text": "... [MASK] ...", "answer": "..."}``."""
+    """Each probe with the model's top-k predictions for its ``[MASK]``, as ``eval.json``'s
+    ``fill_mask`` holds them."""
     fill = pipeline("fill-mask", model=model, tokenizer=tokenizer, top_k=top_k, device=model.device)  # type: ignore[call-overload]  # its tokenizer type names two subclasses of PreTrainedTokenizerBase only
     results = []
     for probe in probes:
-        text = probe["text"].replace("[MASK]", tokenizer.mask_token)
+        text = probe.text.replace("[MASK]", tokenizer.mask_token)
         predictions = fill(text)
         results.append(
             {
-                "text": probe["text"],
-                "answer": probe["answer"],
+                "text": probe.text,
+                "answer": probe.answer,
                 "predictions": [
                     {"token": p["token_str"].strip(), "score": float(p["score"])}
                     for p in predictions
@@ -76,7 +91,7 @@ def evaluate_language_model(
     tokenizer: PreTrainedTokenizerBase,
     validation: datasets.Dataset,
     batcher: MaskedBatcher,
-    probes: list[dict],
+    probes: Sequence[Probe],
 ) -> dict:
     """The held-out figures shared by pretraining and distillation, as fields of their
     ``eval.json`` record (``records.language_model.LanguageModelRecord``)."""

@@ -4,13 +4,14 @@ every such job module reads, launched on the rule's GPUs and nodes, then the mod
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
 from biocompact.locations import external_checkpoints
 from biocompact.release.cards import CardSettings, write_language_model_card
 from biocompact.tracking.trackers import TrackingSettings
+from biocompact.training.evaluation import Probe
 from biocompact.training.launch import JobSpec, launch
 from biocompact.training.masking import MaskingSettings
 
@@ -28,7 +29,7 @@ class LanguageModelSpec(JobSpec):
     dataset_dir: str  # the tokenised corpus
     outputs: dict[str, str]  # the model, log and eval paths
     masking: MaskingSettings
-    probes: list[dict[str, str]]  # fill-mask probes: text with [MASK], answer
+    probes: tuple[Probe, ...]  # fill-mask probes
     tracking: TrackingSettings | None = None  # where the curves go besides TensorBoard
 
 
@@ -42,7 +43,7 @@ class LanguageModelJob:
     settings: dict[str, Any]
     checkpoint_dir: str
     masking: dict[str, Any]
-    probes: list[dict[str, Any]]
+    probes: tuple[Probe, ...]
     tracking: dict[str, Any]  # where the curves go besides TensorBoard
     model_cards: dict[str, Any]
     # checkpoints not built here whose pretraining text the model carries (its card says so)
@@ -52,9 +53,11 @@ class LanguageModelJob:
     def from_params(cls: type[Job], params: Any, name: str, config: Mapping[str, Any]) -> Job:
         """The job of model ``name`` from its rule's named ``params`` (``snakemake.params``),
         the tracking and model-card settings from the workflow's ``config``."""
+        named = dict(params.items())
         values = {
-            **dict(params.items()),
+            **named,
             "name": name,
+            "probes": tuple(Probe(**probe) for probe in named["probes"]),
             "tracking": config["tracking"],
             "model_cards": config["model_cards"],
             "external_checkpoints": tuple(external_checkpoints(name, config)),
@@ -75,7 +78,7 @@ class DistillationJob(LanguageModelJob):
 
 
 def train_language_model(
-    module: str,
+    run: Callable[[Spec], object],
     spec_class: type[Spec],
     job: LanguageModelJob,
     inputs: Mapping[str, Any],
@@ -86,10 +89,10 @@ def train_language_model(
     nodes: int,
     **job_fields: Any,
 ) -> None:
-    """Run job module ``module`` with its ``spec_class`` spec: the fields shared by every
-    language-model rule plus ``job_fields`` (its settings, its own folders), launched on
-    ``gpus`` GPUs on each of ``nodes`` nodes, then write the card into the published model
-    folder."""
+    """Launch ``run``, the stage's job (``run_pretraining``, ``run_distillation``), on a
+    ``spec_class`` spec: the fields shared by every language-model rule plus ``job_fields``
+    (its settings, its own folders), on ``gpus`` GPUs on each of ``nodes`` nodes; then write
+    the card into the published model folder."""
     spec = spec_class(
         name=job.name,
         dataset_dir=inputs["corpus"],
@@ -101,7 +104,7 @@ def train_language_model(
         tracking=TrackingSettings.from_config(job.tracking),
         **job_fields,
     )
-    launch(module, spec, gpus=gpus, nodes=nodes)
+    launch(run, spec, gpus=gpus, nodes=nodes)
     write_language_model_card(
         spec.outputs,
         job.settings,

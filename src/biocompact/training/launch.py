@@ -3,37 +3,37 @@
 A rule asks for GPUs through its resources (``resources.gpus`` and ``resources.nodes`` of a
 model in the config, see ``gpu_job_resources`` in ``workflow/rules/common.smk``). On one
 node with more than one GPU, the job runs ``torchrun --standalone --nproc_per_node=G -m
-MODULE SPEC``, where MODULE reads the job's keyword arguments from the JSON file SPEC. On
+MODULE SPEC``, where MODULE, the job's module, reads the job's spec from the JSON file SPEC. On
 N nodes (a Slurm job of N nodes, its Snakemake job running on the first), ``srun`` starts
 one torchrun per node, and torchrun's c10d rendezvous on the first node joins them into
 N x G processes.
 
 A job's arguments cross the process boundary as a ``JobSpec``, a frozen dataclass that the
 rule's process writes as JSON and every training process reads back, typed, with
-``from_json`` (its settings dataclasses rebuilt field by field). A job module
-(``biocompact.pretraining.run``, ``biocompact.distillation.run``,
-``biocompact.task_distillation.job``) defines its spec and ``run_job(spec)``, which every
-process calls, and ends with ``job_main(run_job, read)``; its rule calls
-``launch(MODULE, spec, gpus, nodes)``.
+``from_json`` (pydantic rebuilds its settings dataclasses, tuples and optionals). A job
+module (``biocompact.pretraining.run``, ``biocompact.distillation.run``,
+``biocompact.task_distillation.job``) defines its spec and the job, a function of the spec
+(``run_pretraining(spec)``), which every process calls, and ends with ``job_main(job,
+read)``; its rule calls ``launch(job, spec, gpus, nodes)``.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
+import functools
 import logging
 import os
 import socket
 import subprocess
 import sys
-import types
-import typing
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, fields, is_dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Self, TypeVar
 
 import torch
+from pydantic import TypeAdapter, ValidationError
+from pydantic_core import SchemaValidator, core_schema
 
 from biocompact.files.atomic import read_json, write_json
 from biocompact.training import distributed
@@ -58,9 +58,13 @@ class JobSpec:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, values: Mapping[str, Any]) -> Self:
-        """The spec that ``to_json`` wrote, its nested dataclasses and tuples rebuilt."""
-        return _from_json(cls, values)
+    def from_json(cls, values: Mapping[str, Any], source: str | os.PathLike = "job spec") -> Self:
+        """The spec that ``to_json`` wrote, its nested dataclasses and tuples rebuilt; a
+        malformed one is an error naming ``source`` (its file) and the field."""
+        try:
+            return cls._validator().validate_python(values)
+        except ValidationError as error:
+            raise ValueError(f"{source}: not a {cls.__name__}: {error}") from None
 
     def write(self, path: str | os.PathLike) -> None:
         """Write the spec to the JSON file ``path`` (``read`` reads it back)."""
@@ -69,27 +73,31 @@ class JobSpec:
     @classmethod
     def read(cls, path: str | os.PathLike) -> Self:
         """The spec in the JSON file ``path``."""
-        return cls.from_json(read_json(path))
+        return cls.from_json(read_json(path), path)
+
+    @classmethod
+    @functools.cache
+    def _validator(cls) -> SchemaValidator:
+        """pydantic's validator of the spec (smart unions: a value keeps its type, the text
+        "1" of a ``str | int`` stays text), but for one change: a whole number read into a
+        ``float`` field stays an int, as the rule's process held it (an ``epochs: float`` of
+        3), so that every process writes the records a single process would."""
+        return SchemaValidator(_ints_stay_ints(TypeAdapter(cls).core_schema))
 
 
-def _from_json(kind: Any, value: Any) -> Any:
-    """``value``, read from JSON, as the annotated type ``kind``: a dataclass field by field,
-    a tuple from a list, an optional value as its type or None; anything else (a scalar, a
-    union of scalars, a mapping or list of plain values) as it is."""
-    if isinstance(kind, type) and is_dataclass(kind):
-        hints = typing.get_type_hints(kind)
-        return kind(
-            **{item.name: _from_json(hints[item.name], value[item.name]) for item in fields(kind)}
+def _ints_stay_ints(schema: Any) -> Any:
+    """The pydantic core ``schema`` with every float schema widened to accept an int as it is."""
+    if isinstance(schema, list):
+        return [_ints_stay_ints(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    schema = {key: _ints_stay_ints(value) for key, value in schema.items()}
+    if schema.get("type") == "float":
+        return core_schema.union_schema(
+            [core_schema.int_schema(strict=True), schema],
+            custom_error_type="float_type",
         )
-    origin, arguments = typing.get_origin(kind), typing.get_args(kind)
-    if origin in (typing.Union, types.UnionType):
-        present = [argument for argument in arguments if argument is not type(None)]
-        if value is None or len(present) > 1:
-            return value
-        return _from_json(present[0], value)
-    if origin is tuple:  # tuple[X, ...]
-        return tuple(_from_json(arguments[0], item) for item in value)
-    return value
+    return schema
 
 
 def data_parallel_processes(requested_gpus: int) -> int:
@@ -195,11 +203,11 @@ def run_data_parallel(command: list[str], spec: JobSpec, spec_path: str | os.Pat
         )
 
 
-def launch(module: str, spec: JobSpec, gpus: int, nodes: int = 1) -> None:
-    """Run ``module``'s job ``spec`` here, or data-parallel on ``gpus`` GPUs on each of
-    ``nodes`` nodes (see the module doc); the processes read ``spec`` from ``SPEC_FILE`` in
-    its ``checkpoint_dir``."""
-    spec_path = Path(spec.checkpoint_dir) / SPEC_FILE
+def launch(job: Callable[[Spec], object], spec: Spec, gpus: int, nodes: int = 1) -> None:
+    """Run ``job(spec)`` here, or data-parallel on ``gpus`` GPUs on each of ``nodes`` nodes
+    (see the module doc): processes that run ``job``'s module, which read ``spec`` from
+    ``SPEC_FILE`` in its ``checkpoint_dir``."""
+    module, spec_path = job.__module__, Path(spec.checkpoint_dir) / SPEC_FILE
     if nodes > 1:
         job_id = slurm_job_id(nodes)
         command = multi_node_command(
@@ -215,18 +223,18 @@ def launch(module: str, spec: JobSpec, gpus: int, nodes: int = 1) -> None:
         return
     processes = data_parallel_processes(gpus)
     if processes == 1:
-        importlib.import_module(module).run_job(spec)
+        job(spec)
     else:
         run_data_parallel(torchrun_command(module, spec_path, processes), spec, spec_path)
 
 
 def job_main(
-    run_job: Callable[[Spec], object],
+    job: Callable[[Spec], object],
     read: Callable[[Path], Spec],
     argv: list[str] | None = None,
 ) -> None:
-    """The command line of a job module: run the job whose spec ``read`` reads from the JSON
-    file it names, in the process group torchrun describes (if any), logging with the
+    """The command line of a job module: run ``job`` on the spec that ``read`` reads from
+    the JSON file it names, in the process group torchrun describes (if any), logging with the
     process's rank."""
     parser = argparse.ArgumentParser(
         description="Run one training job (under torchrun: one process per GPU)."
@@ -238,4 +246,4 @@ def job_main(
         format=f"%(asctime)s rank {os.environ.get('RANK', 0)} %(levelname)s %(name)s: %(message)s",
     )
     with distributed.process_group():
-        run_job(spec)
+        job(spec)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import datasets
@@ -9,7 +10,7 @@ import torch
 from torch import nn
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-from biocompact.training.evaluation import evaluate_language_model
+from biocompact.training.evaluation import Probe, evaluate_language_model
 
 
 class Objective(nn.Module):
@@ -42,7 +43,7 @@ class Objective(nn.Module):
         tokenizer: PreTrainedTokenizerBase,
         validation: datasets.Dataset,
         batcher: Any,  # the objective's own: a MaskedBatcher here, a PairBatcher for segments
-        probes: list[dict],
+        probes: Sequence[Probe],
     ) -> dict:
         """The held-out figures of the trained model, fields of its ``eval.json`` record
         (``LanguageModelRecord``): held-out MLM loss and fill-mask probes."""

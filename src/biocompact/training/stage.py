@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Sequence
 from dataclasses import asdict
 
 import datasets
@@ -17,12 +18,15 @@ from biocompact.records.language_model import LanguageModelRecord, ModelDescript
 from biocompact.tracking.trackers import TrackingSettings
 from biocompact.training import distributed
 from biocompact.training.batches import MaskedBatcher
+from biocompact.training.evaluation import Probe
 from biocompact.training.loop import TrainingSettings, train
 from biocompact.training.masking import MaskingSettings
 from biocompact.training.objective import Objective
 
 
-def load_corpus(dataset_dir: str | os.PathLike, tokenizer_dir: str | os.PathLike, masking: dict):
+def load_corpus(
+    dataset_dir: str | os.PathLike, tokenizer_dir: str | os.PathLike, masking: MaskingSettings
+):
     """The packed corpus, its tokenizer and a batcher that masks with ``masking`` settings
     and pads every batch to the corpus's longest sequence (one shape for the whole run)."""
     corpus = datasets.load_from_disk(str(dataset_dir))
@@ -32,7 +36,7 @@ def load_corpus(dataset_dir: str | os.PathLike, tokenizer_dir: str | os.PathLike
         tokenizer.pad_token_id,
         tokenizer.mask_token_id,
         len(tokenizer),
-        MaskingSettings(**masking),
+        masking,
         length=longest_sequence(corpus),
     )
     return corpus, tokenizer, batcher
@@ -70,7 +74,7 @@ def train_and_publish(
     settings: TrainingSettings,
     checkpoint_dir: str | os.PathLike,
     outputs: dict[str, str],
-    probes: list[dict],
+    probes: Sequence[Probe],
     description: ModelDescription,
     threads: int,
     tracking: TrackingSettings | None = None,
