@@ -14,8 +14,9 @@ import types
 import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import fields
-from typing import Any
+from typing import Any, TypeVar
 
+Entry = TypeVar("Entry")
 # The scalar types checked; a field annotated otherwise (a mapping, a tuple) is left alone.
 SCALARS = (bool, int, float, str, type(None))
 
@@ -41,6 +42,29 @@ def check_entry(
         allowed = allowed_types[key]
         if allowed and not _is_instance(value, allowed):
             raise ValueError(f"{where}: {key} is {value!r}, not {_names(allowed)}{_hint(value)}")
+
+
+def parse_entry(cls: type[Entry], entry: Mapping[str, Any], where: str) -> Entry:
+    """``entry`` as dataclass ``cls``, checked by ``check_entry`` (errors name ``where``);
+    a list (YAML's, JSON's) becomes a tuple where ``cls`` declares one."""
+    check_entry(where, entry, cls)
+    hints = typing.get_type_hints(cls)
+    return cls(
+        **{
+            key: tuple(value) if isinstance(value, list) and _takes_tuple(hints[key]) else value
+            for key, value in entry.items()
+        }
+    )
+
+
+def _takes_tuple(hint: Any) -> bool:
+    """Whether ``hint`` is a tuple type, or a union holding one (``tuple[str, ...] | None``)."""
+    options = (
+        typing.get_args(hint)
+        if typing.get_origin(hint) in (typing.Union, types.UnionType)
+        else (hint,)
+    )
+    return any(typing.get_origin(option) is tuple for option in options)
 
 
 @functools.cache

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 import yaml
 
-from biocompact.entries import check_entry, check_known_keys
+from biocompact.entries import check_entry, check_known_keys, parse_entry
 
 
 @dataclass(frozen=True)
@@ -75,3 +75,30 @@ def test_the_spelling_suggested_is_a_number_to_yaml(text):
         check_entry("sec", {"rate": text}, Entry)
     written = str(raised.value).split("write ")[1].removesuffix(", unquoted)")
     assert isinstance(yaml.safe_load(f"x: {written}")["x"], int | float)
+
+
+@dataclass(frozen=True)
+class _Shard:
+    path: str
+    lines: int = 0
+    labels: tuple[str, ...] = ()
+    columns: tuple[str, ...] | None = None
+    notes: list[str] | None = None
+
+
+def test_parse_entry_builds_the_dataclass_with_tuples_where_it_declares_them():
+    entry = {"path": "a.txt", "labels": ["x", "y"], "columns": ["c"], "notes": ["n"]}
+    assert parse_entry(_Shard, entry, "rule shard") == _Shard("a.txt", 0, ("x", "y"), ("c",), ["n"])
+    assert parse_entry(_Shard, {"path": "b.txt", "columns": None}, "rule shard").columns is None
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"path": "a.txt", "line": 2}, "rule shard: unknown setting 'line'"),
+        ({"path": "a.txt", "lines": "2"}, "rule shard: lines is '2', not an integer"),
+    ],
+)
+def test_parse_entry_names_the_bad_setting(entry, message):
+    with pytest.raises(ValueError, match=message):
+        parse_entry(_Shard, entry, "rule shard")
