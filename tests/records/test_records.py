@@ -1,15 +1,17 @@
-"""eval.json and metrics.json read into their dataclasses and written back: the same keys,
-values and order; older records filled in from the dataclasses' defaults; a malformed one
-refused, naming its file."""
+"""eval.json, metrics.json and task distillation's evaluation.json read into their
+dataclasses and written back: the same keys, values and order; older records filled in from
+the dataclasses' defaults; a malformed one refused, naming its file."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from biocompact.files.atomic import write_json
+from biocompact.records.classifier_evaluation import ClassifierEvaluation, ClassifierScores
 from biocompact.records.language_model import (
     Distillation,
     LanguageModelRecord,
@@ -68,6 +70,15 @@ STUDENT = {
 def _written(path: Path, record: dict) -> Path:
     write_json(path, record)
     return path
+
+
+def _refused(read: Callable[[Path], object], path: Path, content: str, message: str) -> None:
+    """``read`` of ``path`` holding ``content`` raises a ValueError matching ``message``
+    that begins with the file's name."""
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ValueError, match=message) as error:
+        read(path)
+    assert str(error.value).startswith(f"{path}: ")
 
 
 def test_an_eval_record_holds_its_fields():
@@ -146,11 +157,7 @@ def test_an_older_pretraining_record_reads_with_the_defaults(tmp_path):
     ],
 )
 def test_a_malformed_eval_record_is_refused_naming_its_file(tmp_path, content, message):
-    path = tmp_path / "eval.json"
-    path.write_text(content, encoding="utf-8")
-    with pytest.raises(ValueError, match=message) as error:
-        LanguageModelRecord.read(path)
-    assert str(error.value).startswith(f"{path}: ")
+    _refused(LanguageModelRecord.read, tmp_path / "eval.json", content, message)
 
 
 RUN = {
@@ -202,6 +209,43 @@ FOLDS = {
     "untokenizable_words": 0,
     "grid_search": {"1": [{"dev": 0.6}], "2": [{"dev": 0.5}]},
 }
+# task distillation's evaluation.json of a teacher, as its job writes it
+TEACHER_EVALUATION = {
+    "setting": "teacher",
+    "model": "tiny",
+    "task": "demo-re",
+    "seed": 1,
+    "model_path": "results/task_distillation/teachers/tiny/demo-re/seed1/model",
+    "primary_metric": "roc_auc",
+    "metrics": {"accuracy": 0.75, "roc_auc": 0.8},
+    "definitions": {"accuracy": "share of correct predictions", "roc_auc": "ROC AUC of '1'"},
+    "test_units": 40,
+    "train_examples": 100,
+    "train_seconds": 2.5,
+    "hyperparameters": {"epochs": 3, "batch_size": 16, "learning_rate": 5e-05},
+}
+# and of a student fine-tuned directly: the student fields first and last, a null temperature
+STUDENT_EVALUATION = {
+    "experiment": "demo-re-extraction",
+    "transfer": "bio",
+    "setting": "direct",
+    "model": "student",
+    "task": "demo-re",
+    "seed": 2,
+    "model_path": "results/distillation/student/model",
+    "primary_metric": "roc_auc",
+    "metrics": {"accuracy": 0.7, "roc_auc": 0.65, "teacher_agreement": 0.9},
+    "definitions": {
+        "accuracy": "share of correct predictions",
+        "roc_auc": "ROC AUC of '1'",
+        "teacher_agreement": "share of test units whose predicted label is the teacher's",
+    },
+    "test_units": 40,
+    "train_examples": 60,
+    "train_seconds": 1.25,
+    "hyperparameters": {"epochs": 3, "batch_size": 16, "learning_rate": 5e-05},
+    "temperature": None,
+}
 
 
 @pytest.mark.parametrize(
@@ -211,8 +255,10 @@ FOLDS = {
         (LanguageModelRecord, STUDENT),
         (MetricsRecord, RUN),
         (MetricsRecord, FOLDS),
+        (ClassifierEvaluation, TEACHER_EVALUATION),
+        (ClassifierEvaluation, STUDENT_EVALUATION),
     ],
-    ids=["pretrained", "distilled", "one fold", "folds"],
+    ids=["pretrained", "distilled", "one fold", "folds", "teacher", "student"],
 )
 def test_a_record_reads_back_and_writes_the_same_file(tmp_path, record_class, record):
     path = _written(tmp_path / "record.json", record)
@@ -264,3 +310,47 @@ def test_a_malformed_metrics_record_is_refused_naming_its_file(tmp_path, record,
     with pytest.raises(ValueError, match=message) as error:
         MetricsRecord.read(path)
     assert str(error.value).startswith(f"{path}: a malformed metrics record")
+
+
+def test_an_evaluation_record_holds_its_scores_and_only_a_student_its_student_fields():
+    teacher = ClassifierEvaluation.from_record(TEACHER_EVALUATION)
+    assert teacher.scores == ClassifierScores(
+        primary_metric="roc_auc",
+        metrics={"accuracy": 0.75, "roc_auc": 0.8},
+        definitions={"accuracy": "share of correct predictions", "roc_auc": "ROC AUC of '1'"},
+        test_units=40,
+    )
+    assert (teacher.experiment, teacher.transfer, teacher.temperature) == (None, None, None)
+    student = ClassifierEvaluation.from_record(STUDENT_EVALUATION)
+    assert (student.experiment, student.transfer, student.setting) == (
+        "demo-re-extraction",
+        "bio",
+        "direct",
+    )
+    # an untrained student's record keeps its null transfer and temperature
+    untrained = ClassifierEvaluation.from_record(
+        {**STUDENT_EVALUATION, "transfer": None, "setting": "untrained"}
+    ).as_record()
+    assert (untrained["transfer"], untrained["temperature"]) == (None, None)
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ("{", "not a JSON task distillation evaluation"),
+        (
+            json.dumps({**TEACHER_EVALUATION, "temperature": 1.0}),
+            r"keys of no teacher record: \['temperature'\]",
+        ),
+        (
+            json.dumps({k: v for k, v in STUDENT_EVALUATION.items() if k != "test_units"}),
+            r"lacks \['test_units'\]",
+        ),
+        (
+            json.dumps({**STUDENT_EVALUATION, "definitions": TEACHER_EVALUATION["definitions"]}),
+            r"metrics without a definition: \['teacher_agreement'\]",
+        ),
+    ],
+)
+def test_a_malformed_evaluation_record_is_refused_naming_its_file(tmp_path, record, message):
+    _refused(ClassifierEvaluation.read, tmp_path / "evaluation.json", record, message)

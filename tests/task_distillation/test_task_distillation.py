@@ -9,6 +9,7 @@ import json
 import logging
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from snakemake_runs import dry_run
 from tiny_models import HYPERPARAMETERS
 from torchrun_jobs import run_on_two_processes
 
+from biocompact.records.classifier_evaluation import ClassifierEvaluation, ClassifierScores
 from biocompact.report.aggregation import aggregate
 from biocompact.report.render import build_report
 from biocompact.task_distillation.randomised import QUESTION_STARTERS, randomised_examples
@@ -281,7 +283,7 @@ def re_task(repo_root, tmp_path_factory) -> dict:
     }
 
 
-def _train_teacher(model: str, task: dict, folder: Path, **run) -> dict:
+def _train_teacher(model: str, task: dict, folder: Path, **run) -> ClassifierEvaluation:
     """``train_teacher`` with seed 1, its outputs in ``folder``."""
     from biocompact.finetuning.settings import FinetuningTask
     from biocompact.finetuning.train import FinetuneRun
@@ -327,7 +329,7 @@ def _students(
     teacher_predictions: str,
     data_path: str | None = None,
     **run,
-) -> list[dict]:
+) -> list[ClassifierEvaluation]:
     """``run_students`` of its former arguments."""
     from biocompact.finetuning.settings import FinetuningTask
     from biocompact.task_distillation.student import StudentRun, run_students
@@ -461,15 +463,12 @@ def test_students_distilled_direct_and_untrained(teacher, re_task, tiny_model, t
             **common,
         )
         for path, record in zip(out, records[method]):
-            assert json.loads(Path(path).read_text()) == json.loads(json.dumps(record))
-            assert {"roc_auc", "binary_f1", "teacher_agreement"} <= set(record["metrics"])
-            assert record["setting"] == method and record["test_units"] == 40
-    assert [r["train_examples"] for r in records["distilled"]] == [60, 60]
-    assert [r["train_examples"] for r in records["untrained"]] == [0, 0]
-    assert (
-        records["distilled"][0]["temperature"] == 1.0
-        and records["direct"][0]["temperature"] is None
-    )
+            assert json.loads(Path(path).read_text()) == json.loads(json.dumps(record.as_record()))
+            assert {"roc_auc", "binary_f1", "teacher_agreement"} <= set(record.scores.metrics)
+            assert record.setting == method and record.scores.test_units == 40
+    assert [r.train_examples for r in records["distilled"]] == [60, 60]
+    assert [r.train_examples for r in records["untrained"]] == [0, 0]
+    assert records["distilled"][0].temperature == 1.0 and records["direct"][0].temperature is None
     # the same seed gives the same untrained head
     rerun = _students(
         "untrained",
@@ -477,12 +476,14 @@ def test_students_distilled_direct_and_untrained(teacher, re_task, tiny_model, t
         out_predictions=[str(tmp_path / "again.tsv")],
         **{**common, "seeds": [1]},
     )
-    assert rerun[0]["metrics"] == records["untrained"][0]["metrics"]
+    assert rerun[0].scores.metrics == records["untrained"][0].scores.metrics
 
 
 def test_task_distillation_specs_read_back_from_json_as_the_same_specs(tmp_path):
     """Every field set (none at its default), the task's and its hyperparameters' too: what
-    a torchrun process reads is the spec its rule launched."""
+    a torchrun process reads is the spec its rule launched, every value of the type it had
+    (text "3" among the folds stays text, epochs of 1 an int); a malformed one is an error
+    naming the file."""
     from biocompact.finetuning.checkpoints import Checkpointing
     from biocompact.finetuning.settings import FinetuningTask
     from biocompact.finetuning.train import FinetuneRun
@@ -507,7 +508,7 @@ def test_task_distillation_specs_read_back_from_json_as_the_same_specs(tmp_path)
             },
             "dataset": "d",
             "dev": "{fold}/dev.tsv",
-            "folds": ["a", 2],
+            "folds": ["a", 2, "3"],
             "golden": "golden.json",
             "intermediate": "more.tsv",
             "max_train_examples": 10,
@@ -544,9 +545,17 @@ def test_task_distillation_specs_read_back_from_json_as_the_same_specs(tmp_path)
         checkpointing=checkpointing,
         checkpoint_dir=checkpointing.folder,
     )
+    path = tmp_path / "job.json"
     for spec in (teacher, students):
-        spec.write(tmp_path / "job.json")
-        assert read_spec(tmp_path / "job.json") == spec
+        spec.write(path)
+        read = read_spec(path)
+        assert read == spec
+        assert json.dumps(read.to_json()) == json.dumps(spec.to_json())
+    path.write_text(path.read_text().replace('"threads": 3', '"threads": "three"'))
+    with pytest.raises(
+        ValueError, match=f"(?s){re.escape(str(path))}: not a StudentsSpec.*threads"
+    ):
+        read_spec(path)
 
 
 def test_task_distillation_jobs_rebuild_their_runs_from_the_json_spec(
@@ -981,9 +990,9 @@ def test_yes_no_teacher_soft_labels_on_randomised_questions_and_student(
         data_path=str(tmp_path / "soft.jsonl"),
         temperature=1.0,
     )
-    assert record["test_units"] == 20  # questions, not snippets
-    assert {"accuracy", "macro_f1", "roc_auc", "teacher_agreement"} <= set(record["metrics"])
-    assert "per question" in record["definitions"]["roc_auc"]
+    assert record.scores.test_units == 20  # questions, not snippets
+    assert {"accuracy", "macro_f1", "roc_auc", "teacher_agreement"} <= set(record.scores.metrics)
+    assert "per question" in record.scores.definitions["roc_auc"]
     single = tmp_path / "single.jsonl"
     build_transfer_set(
         _transfer(
@@ -1006,20 +1015,29 @@ def test_yes_no_teacher_soft_labels_on_randomised_questions_and_student(
 
 def _evaluation(
     path: Path, setting: str, seed: int, auc: float, agreement: float | None = None
-) -> dict:
+) -> None:
+    """An ``evaluation.json`` of ``setting`` and ``seed``: ROC AUC ``auc``, accuracy 0.1
+    less and, given, the ``agreement`` with the teacher."""
     metrics = {"roc_auc": auc, "accuracy": auc - 0.1}
+    definitions = {"roc_auc": "ROC AUC of 1", "accuracy": "share correct"}
     if agreement is not None:
         metrics["teacher_agreement"] = agreement
-    record = {
-        "setting": setting,
-        "seed": seed,
-        "primary_metric": "roc_auc",
-        "metrics": metrics,
-        "definitions": {"roc_auc": "ROC AUC of 1", "accuracy": "share correct"},
-    }
+        definitions["teacher_agreement"] = "share predicted as the teacher does"
+    record = ClassifierEvaluation(
+        setting=setting,
+        model="small",
+        task="re-b",
+        seed=seed,
+        model_path="small",
+        scores=ClassifierScores(
+            primary_metric="roc_auc", metrics=metrics, definitions=definitions, test_units=10
+        ),
+        train_examples=0,
+        train_seconds=0.0,
+        hyperparameters={},
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record))
-    return record
+    path.write_text(json.dumps(record.as_record()))
 
 
 @pytest.fixture

@@ -2,8 +2,8 @@
 (from the predicted probabilities, for families whose metrics lack it) and, for students,
 the share of test units (examples; questions for yes/no) predicted as the teacher does.
 
-Written as ``evaluation.json`` (the record below) and ``evaluation.tsv`` (the harness's
-predictions file of the task family)."""
+Written into ``evaluation.json`` (``records.classifier_evaluation``) and ``evaluation.tsv``
+(the harness's predictions file of the task family)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from biocompact.finetuning.metrics import ScoredLabel, roc_auc_metric
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.splits import check_known_labels
 from biocompact.finetuning.trainer import predict_logits
+from biocompact.records.classifier_evaluation import ClassifierScores
 from biocompact.task_distillation.summary import AGREEMENT
 from biocompact.training import distributed
 
@@ -51,7 +52,7 @@ def evaluate(
     seed: int,
     out_predictions: str | Path,
     teacher_predictions: Sequence[str] | None = None,
-) -> dict[str, Any]:
+) -> ClassifierScores:
     """Test metrics (plus ``teacher_agreement`` when the teacher's predicted labels are
     given), their definitions and the number of test units; writes the predictions (rank 0
     alone under torchrun, every process predicting its share)."""
@@ -81,9 +82,9 @@ def evaluate(
     if distributed.is_main():
         with atomic_open(out_predictions) as handle:
             family.write_predictions(handle, test, predictions)
-    return {
-        "primary_metric": PRIMARY_METRIC,
-        "metrics": metrics,
-        "definitions": definitions,
-        "test_units": len(predictions),
-    }
+    return ClassifierScores(
+        primary_metric=PRIMARY_METRIC,
+        metrics=metrics,
+        definitions=definitions,
+        test_units=len(predictions),
+    )

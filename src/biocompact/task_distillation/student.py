@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import torch
 from datasets import Dataset
@@ -29,6 +28,7 @@ from biocompact.finetuning.splits import check_known_labels
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.finetuning.trainer import train_without_dev
+from biocompact.records.classifier_evaluation import TEACHER, ClassifierEvaluation
 from biocompact.task_distillation.evaluation import evaluate, read_predicted_labels
 from biocompact.task_distillation.settings import classifier_training
 from biocompact.task_distillation.soft_labels import (
@@ -73,7 +73,7 @@ def train_teacher(
     outputs: Mapping[str, str],
     threads: int = 1,
     checkpointing: Checkpointing | None = None,
-) -> dict[str, Any]:
+) -> ClassifierEvaluation:
     """Fine-tune as ``run`` says with the harness (``outputs`` metrics, predictions), save
     the model chosen on dev (``outputs["model"]``) and evaluate it like the students
     (``outputs["evaluation"]``, ``outputs["evaluation_predictions"]``); under torchrun
@@ -85,7 +85,7 @@ def train_teacher(
     family = get_family(task.family, task.format)
     model = AutoModelForSequenceClassification.from_pretrained(out_model)
     tokenizer = AutoTokenizer.from_pretrained(out_model)
-    evaluation = evaluate(
+    scores = evaluate(
         model,
         tokenizer,
         family,
@@ -94,19 +94,19 @@ def train_teacher(
         seed=run.seed,
         out_predictions=outputs["evaluation_predictions"],
     )
-    result = {
-        "setting": "teacher",
-        "model": run.model_name or run.model_path,
-        "task": task.name,
-        "seed": run.seed,
-        "model_path": out_model,
-        **evaluation,
-        "train_examples": record["train_examples"],
-        "train_seconds": record["train_seconds"],
-        "hyperparameters": classifier_training(task.training),
-    }
+    result = ClassifierEvaluation(
+        setting=TEACHER,
+        model=run.model_name or run.model_path,
+        task=task.name,
+        seed=run.seed,
+        model_path=out_model,
+        scores=scores,
+        train_examples=record["train_examples"],
+        train_seconds=record["train_seconds"],
+        hyperparameters=classifier_training(task.training),
+    )
     if distributed.is_main():
-        write_json(outputs["evaluation"], result)
+        write_json(outputs["evaluation"], result.as_record())
     return result
 
 
@@ -166,7 +166,7 @@ def run_students(
     outputs: Mapping[str, Sequence[str]],
     threads: int = 1,
     checkpointing: Checkpointing | None = None,
-) -> list[dict[str, Any]]:
+) -> list[ClassifierEvaluation]:
     """For every seed, build the student with a fresh head for the labels of the teacher
     (``inputs["teacher"]``), train it (no dev selection: no ground truth of the task is
     used) on ``inputs["data"]`` (the soft labels or the transfer set; absent when
@@ -209,7 +209,7 @@ def run_students(
                 label_names=label_names,
                 checkpointing=child(checkpointing, f"seed{seed}"),
             )
-        evaluation = evaluate(
+        scores = evaluate(
             model,
             tokenizer,
             family,
@@ -219,22 +219,22 @@ def run_students(
             out_predictions=out_prediction,
             teacher_predictions=teacher_labels,
         )
-        result = {
-            "experiment": run.experiment,
-            "transfer": run.transfer,
-            "setting": method,
-            "model": run.model_name or run.student_path,
-            "task": task.name,
-            "seed": seed,
-            "model_path": run.student_path,
-            **evaluation,
-            "train_examples": len(data) if data is not None else 0,
-            "train_seconds": round(seconds, 3),
-            "hyperparameters": classifier_training(task.training),
-            "temperature": run.temperature,
-        }
+        result = ClassifierEvaluation(
+            experiment=run.experiment,
+            transfer=run.transfer,
+            setting=method,
+            model=run.model_name or run.student_path,
+            task=task.name,
+            seed=seed,
+            model_path=run.student_path,
+            scores=scores,
+            train_examples=len(data) if data is not None else 0,
+            train_seconds=round(seconds, 3),
+            hyperparameters=classifier_training(task.training),
+            temperature=run.temperature,
+        )
         if distributed.is_main():
-            write_json(out_evaluation, result)
-        logger.info("%s student, seed %d: %s", method, seed, evaluation["metrics"])
+            write_json(out_evaluation, result.as_record())
+        logger.info("%s student, seed %d: %s", method, seed, scores.metrics)
         results.append(result)
     return results

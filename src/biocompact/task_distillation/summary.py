@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from biocompact.files.atomic import atomic_open, read_json
+from biocompact.files.atomic import atomic_open
+from biocompact.records.classifier_evaluation import TEACHER, ClassifierEvaluation
 
 SETTINGS = {
-    "teacher": "teacher",
+    TEACHER: "teacher",
     "distilled": "student after distillation",
     "direct": "student fine-tuned directly",
     "untrained": "student without transfer",
@@ -44,15 +45,15 @@ def summarise(runs: Sequence[Mapping]) -> pd.DataFrame:
     for run in runs:
         if run["setting"] not in SETTINGS:
             raise ValueError(f"unknown setting {run['setting']!r}; known: {list(SETTINGS)}")
-        record = read_json(run["path"])
-        for metric, value in record["metrics"].items():
+        scores = ClassifierEvaluation.read(run["path"]).scores
+        for metric, value in scores.metrics.items():
             rows.append(
                 {
                     **{key: run[key] for key in RUN_KEYS},
                     "metric": metric,
                     "value": value,
-                    "primary": metric == record["primary_metric"],
-                    "definition": record["definitions"].get(metric, ""),
+                    "primary": metric == scores.primary_metric,
+                    "definition": scores.definitions[metric],
                 }
             )
     frame = pd.DataFrame(rows, columns=[*RUN_KEYS, "metric", "value", "primary", "definition"])

@@ -1,0 +1,81 @@
+"""``evaluation.json``: the record of a task distillation's teacher or student scored on its
+task's test set, written by its job (``task_distillation.student``) and read by the
+distillation summary (docs/outputs.md)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from biocompact.records.base import field_values, read_record, written_fields
+
+TEACHER = "teacher"  # the setting of a teacher's record, which holds no student fields
+STUDENT_FIELDS = ("experiment", "transfer", "temperature")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClassifierScores:
+    """A classifier's scores on its task's test set: each of ``metrics`` with its
+    definition, ``primary_metric`` the one that ranks, over ``test_units`` (examples;
+    questions for yes/no)."""
+
+    primary_metric: str
+    metrics: dict[str, float]
+    definitions: dict[str, str]
+    test_units: int
+
+    def __post_init__(self) -> None:
+        undefined = sorted(set(self.metrics) - set(self.definitions))
+        if undefined:
+            raise ValueError(f"metrics without a definition: {undefined}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClassifierEvaluation:
+    """``evaluation.json``: the ``scores`` of a teacher (``setting`` ``teacher``) or of a
+    student (``distilled``, ``direct`` or ``untrained``) with what was evaluated and how it
+    was trained. Only a student's record holds the ``STUDENT_FIELDS``, written even when
+    null (``temperature``, but for a distilled student)."""
+
+    experiment: str | None = None
+    transfer: str | None = None
+    setting: str
+    model: str
+    task: str
+    seed: int
+    model_path: str
+    scores: ClassifierScores
+    train_examples: int
+    train_seconds: float
+    hyperparameters: dict[str, Any]  # task_distillation.settings.CLASSIFIER_TRAINING's
+    temperature: float | None = None  # of the soft labels a distilled student learnt
+
+    def as_record(self) -> dict[str, Any]:
+        """The record as ``evaluation.json`` holds it: the scores' keys in its middle."""
+        record: dict[str, Any] = {}
+        for name, value in written_fields(self).items():
+            if name == "scores":
+                record.update(written_fields(value))
+            elif self.setting != TEACHER or name not in STUDENT_FIELDS:
+                record[name] = value
+        return record
+
+    @classmethod
+    def from_record(cls, data: Mapping[str, Any]) -> ClassifierEvaluation:
+        """The record of ``evaluation.json``'s content; a key it does not write (a student
+        field in a teacher's record) raises a ValueError."""
+        record = cls(
+            scores=ClassifierScores(**field_values(ClassifierScores, data)),
+            **field_values(cls, data, given={"scores"}),
+        )
+        unknown = sorted(set(data) - set(record.as_record()))
+        if unknown:
+            raise ValueError(f"keys of no {record.setting} record: {unknown}")
+        return record
+
+    @classmethod
+    def read(cls, path: str | os.PathLike) -> ClassifierEvaluation:
+        """The record in ``path``; a malformed one raises a ValueError naming the file."""
+        return read_record(path, cls.from_record, "task distillation evaluation (evaluation.json)")
