@@ -24,6 +24,7 @@ from biocompact.finetuning import metrics as defined
 from biocompact.records.metrics import MetricsRecord
 from biocompact.report.aggregation import BASELINE
 from biocompact.report.comparisons import run_comparisons
+from biocompact.report.settings import ComparisonStudy
 
 # BLURB's tasks: family, metric, test units, items per unit (Gu et al. 2021, Table 1 sizes).
 TASKS = {
@@ -196,38 +197,41 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         write_study(root)
-        settings = {
-            "models": MODELS,
-            "tasks": {
-                task: {
-                    "name": task,
-                    "family": family,
-                    "format": FORMATS[family],
-                    "train": "",  # no task files: the study scores predictions files alone
-                    "test": "",
-                    "negative_label": "false" if task != "gad" else None,
-                }
-                for task, (family, *_) in TASKS.items()
+        study = ComparisonStudy.from_entry(
+            {
+                "models": MODELS,
+                "tasks": {
+                    task: {
+                        "name": task,
+                        "family": family,
+                        "format": FORMATS[family],
+                        "train": "",  # no task files: the study scores predictions files alone
+                        "test": "",
+                        "negative_label": "false" if task != "gad" else None,
+                    }
+                    for task, (family, *_) in TASKS.items()
+                },
+                "seeds": SEEDS,
+                "metrics_pattern": str(root / "{model}/{task}/seed{seed}/metrics.json"),
+                "predictions_pattern": str(root / "{model}/{task}/seed{seed}/predictions.tsv"),
+                "baseline_metrics_pattern": str(root / "baselines/{task}/metrics.json"),
+                "baseline_predictions_pattern": str(root / "baselines/{task}/predictions.tsv"),
+                "teachers": {student: "teacher" for student in MODELS[1:4]},
+                "average": "tasks",
+                "blurb_types": {
+                    task: "pico" if task == "ebm-pico" else TYPES[family]
+                    for task, (family, *_) in TASKS.items()
+                },
+                "resamples": arguments.resamples,
+                "seed": 0,
             },
-            "seeds": SEEDS,
-            "metrics_pattern": str(root / "{model}/{task}/seed{seed}/metrics.json"),
-            "predictions_pattern": str(root / "{model}/{task}/seed{seed}/predictions.tsv"),
-            "baseline_metrics_pattern": str(root / "baselines/{task}/metrics.json"),
-            "baseline_predictions_pattern": str(root / "baselines/{task}/predictions.tsv"),
-            "teachers": {student: "teacher" for student in MODELS[1:4]},
-            "average": "tasks",
-            "blurb_types": {
-                task: "pico" if task == "ebm-pico" else TYPES[family]
-                for task, (family, *_) in TASKS.items()
-            },
-            "resamples": arguments.resamples,
-            "seed": 0,
-        }
+            "bootstrap study",
+        )
         seconds, cpu_seconds = [], []
         for _ in range(arguments.repeats):
             outputs = {"comparisons": root / "c.csv", "intervals": root / "i.csv"}
             start, cpu_start = time.perf_counter(), time.process_time()
-            table = run_comparisons(settings, outputs=outputs)
+            table = run_comparisons(study, outputs=outputs)
             seconds.append(time.perf_counter() - start)
             cpu_seconds.append(time.process_time() - cpu_start)
     print(

@@ -2,11 +2,12 @@
 over seeds, Holm's correction over the tasks; every score and average with its interval."""
 
 from biocompact.report.rules import comparisons
+from biocompact.report.settings import ComparisonStudy
 from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     comparisons(
-        named_files(snakemake.params),
+        ComparisonStudy.from_entry(named_files(snakemake.params), "rule comparisons"),
         outputs=named_files(snakemake.output),
         threads=snakemake.threads,
     )

@@ -2,11 +2,12 @@
 formats together on CPU."""
 
 from biocompact.compression.rules import evaluate_compressed
+from biocompact.compression.settings import CompressedEvaluation
 from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     evaluate_compressed(
-        named_files(snakemake.params),
+        CompressedEvaluation.from_entry(named_files(snakemake.params), "rule evaluate_compressed"),
         inputs=named_files(snakemake.input),
         outputs=named_files(snakemake.output),
         threads=snakemake.threads,

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from biocompact.finetuning.metrics import classification_metrics, ner_metrics
+from biocompact.report.settings import ComparisonStudy
 
 # Where the comparisons job finds a study's runs and baselines (its settings' patterns).
 METRICS = "runs/{model}/{task}/seed{seed}/metrics.json"
@@ -108,9 +109,12 @@ def paths(folder: Path, model: str, task: str, seed: int | None) -> tuple[Path, 
     return metrics, predictions
 
 
-def settings(folder: Path, models: list[str], tasks: dict, seeds: list[int], **extra) -> dict:
-    """The comparisons job's settings for the runs under ``folder`` (200 resamples, seed 0)."""
-    return {
+def settings(
+    folder: Path, models: list[str], tasks: dict, seeds: list[int], **extra
+) -> ComparisonStudy:
+    """The comparisons job's study of the runs under ``folder`` (``tasks``: name -> task
+    entry; 200 resamples, seed 0)."""
+    entry = {
         "models": models,
         "tasks": tasks,
         "seeds": seeds,
@@ -125,3 +129,4 @@ def settings(folder: Path, models: list[str], tasks: dict, seeds: list[int], **e
         "seed": 0,
         **extra,
     }
+    return ComparisonStudy.from_entry(entry, "test study")

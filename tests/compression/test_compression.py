@@ -15,7 +15,7 @@ from biocompact.compression.evaluation import evaluate_formats
 from biocompact.compression.formats import compress, load_format, weights_bytes
 from biocompact.compression.onnx_runtime import OnnxModel
 from biocompact.compression.quantisation import quantise_int8
-from biocompact.compression.settings import CompressionSettings
+from biocompact.compression.settings import CompressedEvaluation, CompressionSettings
 from biocompact.compression.summary import read_summary, summary_frame, write_summary
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun, finetune
@@ -60,6 +60,37 @@ def test_settings_default_off_and_seed_is_the_first_fine_tuning_seed():
 def test_bad_settings_name_the_key(section, message):
     with pytest.raises(ValueError, match=message):
         settings(**section)
+
+
+EVALUATION_PARAMS = {
+    "formats": ("fp32", "int8"),
+    "task": {"name": "re", "family": "re", "format": "biobert_tsv", "train": "a", "test": "b"},
+    "model": "small",
+    "task_name": "re",
+    "seed": "3",  # a wildcard's text
+    "batch_sizes": [1, 8],
+    "sequence_lengths": [128],
+    "repeats": 5,
+}
+
+
+def test_evaluation_params_parse_with_their_task_entry_and_the_seed_as_a_number():
+    assert CompressedEvaluation.from_entry(EVALUATION_PARAMS, "rule evaluate_compressed") == (
+        CompressedEvaluation(
+            formats=("fp32", "int8"),
+            task=FinetuningTask(name="re", family="re", format="biobert_tsv", train="a", test="b"),
+            model="small",
+            task_name="re",
+            seed=3,
+            batch_sizes=(1, 8),
+            sequence_lengths=(128,),
+            repeats=5,
+        )
+    )
+    with pytest.raises(ValueError, match="rule evaluate_compressed: unknown setting 'format'"):
+        CompressedEvaluation.from_entry(
+            {**EVALUATION_PARAMS, "format": "int8"}, "rule evaluate_compressed"
+        )
 
 
 # --- formats ----------------------------------------------------------------------------

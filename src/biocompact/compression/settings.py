@@ -1,11 +1,16 @@
-"""The config's ``compression`` section, parsed once into checked settings. Light (no torch):
-the workflow parses it when it builds the DAG, so a bad entry stops it before any job runs."""
+"""The config's ``compression`` section, parsed once into checked settings, and the settings
+of the compression rules. Light (no torch): the workflow parses the section when it builds
+the DAG, so a bad entry stops it before any job runs."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from biocompact.efficiency.settings import Timing
+from biocompact.entries import parse_entry
+from biocompact.finetuning.settings import FinetuningTask
 
 REFERENCE = "fp32"  # the fine-tuned model as saved: every format is compared with it
 FORMATS = ("int8", "onnx")
@@ -81,4 +86,33 @@ class CompressionSettings:
             tasks=task_names,
             seed=int(seed),
             formats=formats,
+        )
+
+
+@dataclass(frozen=True)
+class CompressionFormat:
+    """The format one saved fine-tuned model is written in (rule compress)."""
+
+    format: str  # one of FORMATS
+
+
+@dataclass(frozen=True)
+class CompressedEvaluation(Timing):
+    """The formats of one fine-tuned model scored on its task's test set and timed together
+    (rule evaluate_compressed)."""
+
+    formats: tuple[str, ...]  # the order of the rule's evaluations and predictions files
+    task: FinetuningTask
+    seed: int  # the fine-tuning seed, whose test predictions are re-scored
+    model: str
+    task_name: str
+
+    @classmethod
+    def from_entry(cls, entry: Mapping[str, Any], where: str) -> CompressedEvaluation:
+        """Parse the rule's params: ``task`` a task entry (``FinetuningTask.from_entry``),
+        ``seed`` the text of its wildcard; errors name ``where``."""
+        return parse_entry(
+            cls,
+            {**entry, "task": FinetuningTask.from_entry(entry["task"]), "seed": int(entry["seed"])},
+            where,
         )

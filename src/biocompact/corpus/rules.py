@@ -24,6 +24,15 @@ from biocompact.corpus.local_text import split_local_text
 from biocompact.corpus.pmc import PmcOptions, parse_pmc
 from biocompact.corpus.pubmed import parse_pubmed
 from biocompact.corpus.sentences import split_pmc_sentences, split_sentences
+from biocompact.corpus.settings import (
+    ArticleSplitting,
+    CorpusFiles,
+    EvaluationText,
+    PmcDownload,
+    PubmedDownload,
+    PubmedParsing,
+    TextSourceSplitting,
+)
 from biocompact.corpus.stats import sum_corpus_stats
 from biocompact.corpus.updates import write_keep_lists
 from biocompact.files.atomic import read_json, write_json
@@ -31,30 +40,30 @@ from biocompact.files.atomic import read_json, write_json
 LOG = logging.getLogger(__name__)
 
 
-def corpus_download_pubmed(settings: Mapping[str, Any], *, outputs: Mapping[str, Any]) -> str:
-    """PubMed file ``settings["stem"]`` of NCBI's ``settings["folder"]`` under
-    ``settings["source"]`` to ``outputs["raw"]``."""
+def corpus_download_pubmed(download: PubmedDownload, *, outputs: Mapping[str, Any]) -> str:
+    """PubMed file ``download.stem`` of NCBI's ``download.folder`` under ``download.source``
+    to ``outputs["raw"]``."""
     return download_pubmed_file(
-        settings["source"],
-        settings["folder"],
-        settings["stem"],
+        download.source,
+        download.folder,
+        download.stem,
         outputs["raw"],
-        verify_md5=settings["verify_md5"],
+        verify_md5=download.verify_md5,
     )
 
 
 def corpus_parse_pubmed(
-    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+    parsing: PubmedParsing, *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
 ) -> dict:
-    """``parse_pubmed`` of ``inputs["raw"]`` as ``settings`` say (section_labels,
-    other_abstract; a file that cannot be read is evicted from the download cache)."""
+    """``parse_pubmed`` of ``inputs["raw"]`` as ``parsing`` says (a file that cannot be read
+    is evicted from the download cache)."""
     with evict_if_unreadable(inputs["raw"]):
         summary = parse_pubmed(
             inputs["raw"],
             outputs["documents"],
             outputs["meta"],
-            section_labels=settings["section_labels"],
-            other_abstract=settings["other_abstract"],
+            section_labels=parsing.section_labels,
+            other_abstract=parsing.other_abstract,
         )
     LOG.info(
         "%s: %d records, %d deletions",
@@ -71,38 +80,37 @@ def corpus_latest_pubmed(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any
 
 
 def corpus_split_sentences(
-    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+    splitting: ArticleSplitting, *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
 ) -> dict:
-    """``split_sentences`` of one PubMed file's latest citations as ``settings`` say
-    (include_title, splitter, model)."""
+    """``split_sentences`` of one PubMed file's latest citations as ``splitting`` says."""
     return split_sentences(
         inputs["documents"],
         inputs["keep"],
         outputs["sentences"],
         outputs["stats"],
         pmids=outputs.get("pmids"),
-        **settings,
+        include_title=splitting.include_title,
+        splitter=splitting.splitter,
+        model=splitting.model,
     )
 
 
-def corpus_download_pmc(settings: Mapping[str, Any], *, outputs: Mapping[str, Any]) -> str:
-    """PMC file ``settings["pmc_file"]`` under ``settings["source"]`` to ``outputs["raw"]``."""
+def corpus_download_pmc(download: PmcDownload, *, outputs: Mapping[str, Any]) -> str:
+    """PMC file ``download.pmc_file`` under ``download.source`` to ``outputs["raw"]``."""
     return download_file(
-        source_url(settings["source"], settings["pmc_file"]),
+        source_url(download.source, download.pmc_file),
         outputs["raw"],
-        verify_md5=settings["verify_md5"],
+        verify_md5=download.verify_md5,
     )
 
 
 def corpus_parse_pmc(
-    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+    options: PmcOptions, *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
 ) -> dict:
-    """``parse_pmc`` of ``inputs["raw"]`` with the options of ``settings["options"]`` (a
-    file that cannot be read is evicted from the download cache)."""
+    """``parse_pmc`` of ``inputs["raw"]`` with ``options`` (a file that cannot be read is
+    evicted from the download cache)."""
     with evict_if_unreadable(inputs["raw"]):
-        summary = parse_pmc(
-            inputs["raw"], outputs["documents"], outputs["meta"], PmcOptions(**settings["options"])
-        )
+        summary = parse_pmc(inputs["raw"], outputs["documents"], outputs["meta"], options)
     LOG.info(
         "%s: %d articles, %d documents, skipped %s",
         summary["file"],
@@ -114,32 +122,41 @@ def corpus_parse_pmc(
 
 
 def corpus_split_pmc(
-    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+    splitting: ArticleSplitting, *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
 ) -> dict:
-    """``split_pmc_sentences`` of one PMC file's articles as ``settings`` say, without those
-    of ``inputs["pubmed_pmids"]`` where the rule has it."""
+    """``split_pmc_sentences`` of one PMC file's articles as ``splitting`` says, without
+    those of ``inputs["pubmed_pmids"]`` where the rule has it."""
     return split_pmc_sentences(
         inputs["documents"],
         outputs["sentences"],
         outputs["stats"],
         pubmed_pmids=inputs.get("pubmed_pmids"),
         pmids=outputs.get("pmids"),
-        **settings,
+        include_title=splitting.include_title,
+        splitter=splitting.splitter,
+        model=splitting.model,
     )
 
 
 def corpus_split_text(
-    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+    splitting: TextSourceSplitting, *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
 ) -> dict:
-    """``split_local_text`` of one source's ``inputs["files"]`` as ``settings`` say (format,
-    text_field, splitter, model)."""
-    return split_local_text(inputs["files"], outputs["sentences"], outputs["stats"], **settings)
+    """``split_local_text`` of one source's ``inputs["files"]`` as ``splitting`` says."""
+    return split_local_text(
+        inputs["files"],
+        outputs["sentences"],
+        outputs["stats"],
+        format=splitting.format,
+        text_field=splitting.text_field,
+        splitter=splitting.splitter,
+        model=splitting.model,
+    )
 
 
-def corpus_evaluation_text(settings: Mapping[str, Any], *, outputs: Mapping[str, Any]) -> None:
-    """The index of the dev and test text of ``settings["tasks"]`` (task entries) in n-grams
-    of ``settings["ngram"]`` words."""
-    build_evaluation_index(settings["tasks"], settings["ngram"], outputs["index"])
+def corpus_evaluation_text(evaluation: EvaluationText, *, outputs: Mapping[str, Any]) -> None:
+    """The index of the dev and test text of ``evaluation.tasks`` (task entries) in n-grams
+    of ``evaluation.ngram`` words."""
+    build_evaluation_index(evaluation.tasks, evaluation.ngram, outputs["index"])
 
 
 def corpus_decontaminate(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> dict:
@@ -164,22 +181,21 @@ def corpus_contamination(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any
 
 
 def corpus_stats(
-    settings: Mapping[str, Sequence[str]],
+    files: CorpusFiles,
     *,
     inputs: Mapping[str, Sequence[str | os.PathLike]],
     outputs: Mapping[str, str | os.PathLike],
 ) -> dict:
     """``sum_corpus_stats`` of the rule's named inputs (stats, metas and their pmc_ and text_
-    counterparts) over the names of ``settings`` (stems, pmc_files, text_sources) into
-    ``outputs["stats"]``."""
+    counterparts) over the names of ``files`` into ``outputs["stats"]``."""
     return sum_corpus_stats(
         inputs["stats"],
         inputs["metas"],
-        settings["stems"],
+        files.stems,
         outputs["stats"],
         pmc_stats=inputs["pmc_stats"],
         pmc_metas=inputs["pmc_metas"],
-        pmc_files=settings["pmc_files"],
+        pmc_files=files.pmc_files,
         text_stats=inputs["text_stats"],
-        text_sources=settings["text_sources"],
+        text_sources=files.text_sources,
     )

@@ -11,24 +11,24 @@ from biocompact.datasets.convert import source_members
 from biocompact.datasets.fetch import download_source
 from biocompact.datasets.prepare import prepare_file
 from biocompact.datasets.registry import REGISTRY
+from biocompact.datasets.settings import DatasetFile, SourceDownload
 from biocompact.files.atomic import write_json
 
 LOG = logging.getLogger(__name__)
 
 
 def download_dataset(
-    settings: Mapping[str, Any], *, outputs: Mapping[str, Any]
+    download: SourceDownload, *, outputs: Mapping[str, Any]
 ) -> tuple[str, list[str]]:
-    """Registry source ``settings["source"]`` from ``settings["url"]`` to
-    ``outputs["archive"]``, verified (``download_source``)."""
-    name = settings["source"]
+    """Registry source ``download.source`` from ``download.url`` to ``outputs["archive"]``,
+    verified (``download_source``)."""
     digest, skipped = download_source(
-        REGISTRY.sources[name],
-        settings["url"],
+        REGISTRY.sources[download.source],
+        download.url,
         outputs["archive"],
-        lock_file=settings["lock_file"],
-        extracted=source_members(REGISTRY, name),
-        retries=settings["retries"],
+        lock_file=download.lock_file,
+        extracted=source_members(REGISTRY, download.source),
+        retries=download.retries,
     )
     LOG.info("%s: sha256 %s", outputs["archive"], digest)
     LOG.info("%d unsafe members skipped (never read): %s", len(skipped), ", ".join(skipped))
@@ -36,13 +36,13 @@ def download_dataset(
 
 
 def prepare_dataset(
-    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+    prepared: DatasetFile, *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
 ) -> dict:
-    """File ``settings["file"]`` of dataset ``settings["dataset"]`` from
-    ``inputs["archive"]`` to ``outputs["file"]``, its checked counts to ``outputs["counts"]``
-    (JSON, for the report)."""
+    """File ``prepared.file`` of dataset ``prepared.dataset`` from ``inputs["archive"]`` to
+    ``outputs["file"]``, its checked counts to ``outputs["counts"]`` (JSON, for the
+    report)."""
     counts = prepare_file(
-        settings["dataset"], settings["file"], inputs["archive"], settings["url"], outputs["file"]
+        prepared.dataset, prepared.file, inputs["archive"], prepared.url, outputs["file"]
     )
     write_json(outputs["counts"], counts)
     LOG.info("%s: %s", outputs["file"], counts)

@@ -7,18 +7,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from biocompact.efficiency.benchmark import benchmark
+from biocompact.efficiency.settings import EfficiencyBenchmark
 
 
 def efficiency(
-    settings: Mapping[str, Any], *, outputs: Mapping[str, Any], threads: int
+    measured: EfficiencyBenchmark, *, outputs: Mapping[str, Any], threads: int
 ) -> dict[str, dict[str, Any]]:
-    """``benchmark`` of the models of ``settings["model_paths"]``, each model's results to
-    its file of ``outputs["results"]`` (in the order of ``settings["models"]``)."""
+    """``benchmark`` of the ``measured`` models, each model's results to its file of
+    ``outputs["results"]`` (in the order of ``measured.models``)."""
     return benchmark(
-        model_paths=settings["model_paths"],
-        outputs=dict(zip(settings["models"], outputs["results"])),
-        batch_sizes=settings["batch_sizes"],
-        sequence_lengths=settings["sequence_lengths"],
-        repeats=settings["repeats"],
+        model_paths=dict(measured.model_paths),
+        outputs=dict(zip(measured.models, outputs["results"])),
+        batch_sizes=measured.batch_sizes,
+        sequence_lengths=measured.sequence_lengths,
+        repeats=measured.repeats,
         threads=threads,
     )

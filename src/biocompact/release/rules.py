@@ -10,27 +10,28 @@ from typing import Any
 
 from biocompact.files.atomic import atomic_open
 from biocompact.release.folders import prepare_release, upload_command
+from biocompact.release.settings import ModelRelease, ReleaseUpload
 
 LOG = logging.getLogger(__name__)
 
 
 def release_model(
-    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+    model_release: ModelRelease, *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
 ) -> Path:
     """The release folder ``outputs["folder"]`` of ``inputs["model"]`` with its
-    ``settings["results"]`` file, for Hub repository ``settings["repo"]``."""
+    ``model_release.results`` file, for Hub repository ``model_release.repo``."""
     return prepare_release(
-        inputs["model"], settings["results"], settings["repo"], outputs["folder"]
+        inputs["model"], model_release.results, model_release.repo, outputs["folder"]
     )
 
 
 def release(
-    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+    upload: ReleaseUpload, *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
 ) -> list[str]:
     """The ``hf upload`` command of each of ``inputs["folders"]`` (to
-    ``settings["namespace"]``/its name) into ``outputs["commands"]``, and to the log."""
+    ``upload.namespace``/its name) into ``outputs["commands"]``, and to the log."""
     commands = [
-        upload_command(f"{settings['namespace']}/{Path(folder).name}", folder)
+        upload_command(f"{upload.namespace}/{Path(folder).name}", folder)
         for folder in inputs["folders"]
     ]
     with atomic_open(outputs["commands"]) as handle:

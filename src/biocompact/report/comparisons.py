@@ -45,6 +45,7 @@ from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.unit_statistics import ComparedRuns
 from biocompact.records.metrics import MetricsRecord
 from biocompact.report.aggregation import BASELINE, BLURB, BLURB_TYPES, OVERALL
+from biocompact.report.settings import ComparisonStudy
 
 CONFIDENCE = 0.95
 ALPHA = 1 - CONFIDENCE
@@ -447,42 +448,38 @@ def compare(
 
 
 def run_comparisons(
-    settings: Mapping[str, Any], *, outputs: Mapping[str, str | Path], threads: int = 1
+    study: ComparisonStudy, *, outputs: Mapping[str, str | Path], threads: int = 1
 ) -> pd.DataFrame:
-    """Score every task of ``settings`` (models, tasks: name -> its entry without
-    hyperparameters, parsed by ``FinetuningTask.from_entry``, seeds, the
-    metrics and predictions path patterns of the runs and baselines, teachers, average,
-    blurb_types, resamples, seed); write ``outputs["comparisons"]`` and
+    """Score every task of ``study``; write ``outputs["comparisons"]`` and
     ``outputs["intervals"]`` (CSV). Rule comparisons runs it with its params
     (``report.rules.comparisons``), ``benchmarks/bootstrap_study.py`` with its own."""
     tasks = []
-    for entry in settings["tasks"].values():
-        task = FinetuningTask.from_entry(entry)
+    for task in study.tasks:
         name = task.name
         runs = {
             model: [
                 (
-                    Path(settings["metrics_pattern"].format(model=model, task=name, seed=seed)),
-                    Path(settings["predictions_pattern"].format(model=model, task=name, seed=seed)),
+                    Path(study.metrics_pattern.format(model=model, task=name, seed=seed)),
+                    Path(study.predictions_pattern.format(model=model, task=name, seed=seed)),
                 )
-                for seed in settings["seeds"]
+                for seed in study.seeds
             ]
-            for model in settings["models"]
+            for model in study.models
         }
         runs[BASELINE] = [
             (
-                Path(settings["baseline_metrics_pattern"].format(task=name)),
-                Path(settings["baseline_predictions_pattern"].format(task=name)),
+                Path(study.baseline_metrics_pattern.format(task=name)),
+                Path(study.baseline_predictions_pattern.format(task=name)),
             )
         ]
-        tasks.append(score_task(task, runs, settings["resamples"], settings["seed"]))
+        tasks.append(score_task(task, runs, study.resamples, study.seed))
     comparisons, intervals = compare(
         tasks,
-        settings["teachers"],
-        method=settings["average"],
-        blurb_types=settings["blurb_types"],
-        resamples=settings["resamples"],
-        seed=settings["seed"],
+        study.teachers,
+        method=study.average,
+        blurb_types=study.blurb_types,
+        resamples=study.resamples,
+        seed=study.seed,
         threads=threads,
     )
     for table, key in ((comparisons, "comparisons"), (intervals, "intervals")):

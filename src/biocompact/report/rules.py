@@ -14,38 +14,48 @@ from biocompact.report import aggregation
 from biocompact.report.comparisons import run_comparisons
 from biocompact.report.render import build_report
 from biocompact.report.retention import write_retention
+from biocompact.report.settings import ComparisonStudy, ReportPage, ScoreAggregation
 
 
-def aggregate(settings: Mapping[str, Any], *, outputs: Mapping[str, str | Path]) -> pd.DataFrame:
-    """``aggregation.aggregate`` with the rule's params (``settings``: models, tasks, seeds,
-    path patterns, average, blurb_types; ``teachers``: student -> teacher) into its outputs
-    (scores, summary, averages, markdown), then each student's retention."""
-    tables: dict[str, Any] = {
-        key: outputs[key] for key in ("scores", "summary", "averages", "markdown")
-    }
+def aggregate(aggregated: ScoreAggregation, *, outputs: Mapping[str, str | Path]) -> pd.DataFrame:
+    """``aggregation.aggregate`` of the runs of ``aggregated`` into the rule's outputs (scores,
+    summary, averages, markdown), then each student's retention."""
     aggregation.aggregate(
-        **tables, **{key: value for key, value in settings.items() if key != "teachers"}
+        **{key: outputs[key] for key in ("scores", "summary", "averages", "markdown")},
+        models=aggregated.models,
+        tasks=aggregated.tasks,
+        seeds=aggregated.seeds,
+        metrics_pattern=aggregated.metrics_pattern,
+        baseline_pattern=aggregated.baseline_pattern,
+        average=aggregated.average,
+        blurb_types=aggregated.blurb_types,
     )
     return write_retention(
-        outputs["scores"], outputs["summary"], settings["teachers"], outputs["retention"]
+        outputs["scores"], outputs["summary"], aggregated.teachers, outputs["retention"]
     )
 
 
 def comparisons(
-    settings: Mapping[str, Any], *, outputs: Mapping[str, str | Path], threads: int = 1
+    study: ComparisonStudy, *, outputs: Mapping[str, str | Path], threads: int = 1
 ) -> pd.DataFrame:
-    """``run_comparisons`` of the rule's params (``settings``) into its outputs
-    (comparisons, intervals) on ``threads`` processes."""
-    return run_comparisons(settings, outputs=outputs, threads=threads)
+    """``run_comparisons`` of ``study`` into the rule's outputs (comparisons, intervals) on
+    ``threads`` processes."""
+    return run_comparisons(study, outputs=outputs, threads=threads)
 
 
 def report(
-    settings: Mapping[str, Any],
+    page: ReportPage,
     *,
     inputs: Mapping[str, Any],
     outputs: Mapping[str, str | Path],
 ) -> None:
     """``build_report`` of the rule's named inputs (template, published and the result
-    files) and params (``settings``: benchmarks, config, title, source_dir) into
-    ``outputs["html"]``."""
-    build_report(outputs["html"], **inputs, **settings)
+    files) and ``page`` into ``outputs["html"]``."""
+    build_report(
+        outputs["html"],
+        **inputs,
+        benchmarks=page.benchmarks,
+        config=page.config,
+        title=page.title,
+        source_dir=page.source_dir,
+    )

@@ -1,8 +1,9 @@
 """What the report reads of the config, parsed once from the schema-validated config:
 each pretrained model's vocabulary, each task's registered dataset and each fine-tuned
-model's training text. Light: no torch and no tokenizers (the report's environment has
-neither), so the vocabulary and pretraining entries are read here, not through their
-stages' settings classes."""
+model's training text; and the settings of the report's rules, parsed from their params.
+Light: no torch and no tokenizers (the report's environment has neither), so the
+vocabulary and pretraining entries are read here, not through their stages' settings
+classes."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from biocompact.entries import parse_entry
+from biocompact.finetuning.settings import FinetuningTask
 from biocompact.locations import external_checkpoints
 
 
@@ -66,3 +69,56 @@ class ReportSettings:
                 for model in config["finetuning"]["models"]
             ),
         )
+
+
+@dataclass(frozen=True)
+class ScoreAggregation:
+    """The fine-tuning runs aggregated over seeds (rule aggregate): their metrics files
+    (``str.format`` patterns of model, task and seed), the average over tasks, and each
+    student's teacher, whose scores it retains."""
+
+    models: tuple[str, ...]
+    tasks: tuple[str, ...]
+    seeds: tuple[int, ...]
+    metrics_pattern: str
+    baseline_pattern: str  # a task's majority-baseline metrics
+    average: str  # a key of aggregation.AVERAGE_FORMULAS
+    blurb_types: Mapping[str, str]  # task -> BLURB type, for BLURB's tasks
+    teachers: Mapping[str, str]  # student -> teacher
+
+
+@dataclass(frozen=True)
+class ComparisonStudy:
+    """The runs compared with intervals (rule comparisons, benchmarks/bootstrap_study.py):
+    their metrics and predictions files (``str.format`` patterns of model, task and seed;
+    a task's for its majority baseline), and the bootstrap's resamples and seed."""
+
+    models: tuple[str, ...]
+    tasks: tuple[FinetuningTask, ...]
+    seeds: tuple[int, ...]
+    metrics_pattern: str
+    predictions_pattern: str
+    baseline_metrics_pattern: str
+    baseline_predictions_pattern: str
+    teachers: Mapping[str, str]  # student -> teacher
+    average: str  # a key of aggregation.AVERAGE_FORMULAS
+    blurb_types: Mapping[str, str]  # task -> BLURB type, for BLURB's tasks
+    resamples: int
+    seed: int
+
+    @classmethod
+    def from_entry(cls, entry: Mapping[str, Any], where: str) -> ComparisonStudy:
+        """Parse ``entry``, its ``tasks`` a mapping of task name -> task entry without
+        hyperparameters (``FinetuningTask.from_entry``); errors name ``where``."""
+        tasks = [FinetuningTask.from_entry(task) for task in entry["tasks"].values()]
+        return parse_entry(cls, {**entry, "tasks": tasks}, where)
+
+
+@dataclass(frozen=True)
+class ReportPage:
+    """The report's title and what it shows beside the result files (rule report)."""
+
+    title: str
+    config: Mapping[str, Any]  # the schema-validated config, shown whole
+    benchmarks: str  # the folder of Snakemake's benchmark TSVs
+    source_dir: str  # the workflow's git checkout, whose commit is recorded

@@ -14,7 +14,7 @@ import pandas as pd
 
 from biocompact.corpus.decontamination import EvaluationIndex
 from biocompact.files.atomic import write_json
-from biocompact.task_distillation.settings import TransferSetSettings
+from biocompact.task_distillation.settings import EvaluationRuns, TransferSetSettings
 from biocompact.task_distillation.summary import write_summary
 from biocompact.task_distillation.transfer import build_transfer_set, read_transfer_set
 
@@ -134,7 +134,7 @@ def train_students(
 
 
 def task_distillation_summary(
-    settings: Mapping[str, Any], *, outputs: Mapping[str, str]
+    evaluations: EvaluationRuns, *, outputs: Mapping[str, str]
 ) -> pd.DataFrame:
-    """``write_summary`` of the rule's ``runs`` param to its ``summary`` output."""
-    return write_summary(outputs["summary"], settings["runs"])
+    """``write_summary`` of the ``evaluations`` runs to the rule's ``summary`` output."""
+    return write_summary(outputs["summary"], evaluations.runs)

@@ -144,3 +144,12 @@ class ExperimentSettings:
         """Parse the entry ``name`` of ``task_distillation.experiments``."""
         check_entry(f"task_distillation.experiments.{name}", entry, cls, not_keys={"name"})
         return cls(**{**entry, "name": name, "transfer": tuple(entry["transfer"])})
+
+
+@dataclass(frozen=True)
+class EvaluationRuns:
+    """The evaluations the summary gathers (rule task_distillation_summary): per run, its
+    keys (``summary.RUN_KEYS``; ``transfer`` "" where it does not apply) and the ``path`` of
+    its evaluation.json."""
+
+    runs: tuple[Mapping[str, str], ...]

@@ -10,51 +10,49 @@ import datasets
 
 from biocompact.files.atomic import write_json
 from biocompact.vocab.build import build_vocabulary
-from biocompact.vocab.settings import VocabularySettings
+from biocompact.vocab.settings import CorpusTokenization, VocabularyTraining
 from biocompact.vocab.tokenized_corpus import RECORD_SETTINGS, build_tokenized_corpus
 
 
 def train_vocabulary(
-    settings: Mapping[str, Any], *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+    training: VocabularyTraining, *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
 ) -> dict:
-    """Vocabulary ``settings["name"]`` of config entry ``settings["settings"]`` from
-    ``inputs["shards"]``, held out as ``settings`` say (heldout_fraction,
-    max_heldout_sentences)."""
+    """Vocabulary ``training.name`` from ``inputs["shards"]``, held out as ``training``
+    says."""
     return build_vocabulary(
         shards=inputs["shards"],
         out_tokenizer=outputs["tokenizer"],
         out_stats=outputs["stats"],
-        name=settings["name"],
-        settings=VocabularySettings.from_entry(settings["settings"]),
-        heldout_fraction=settings["heldout_fraction"],
-        max_heldout_sentences=settings["max_heldout_sentences"],
+        name=training.name,
+        settings=training.settings,
+        heldout_fraction=training.heldout_fraction,
+        max_heldout_sentences=training.max_heldout_sentences,
     )
 
 
 def tokenize_corpus(
-    settings: Mapping[str, Any],
+    tokenization: CorpusTokenization,
     *,
     inputs: Mapping[str, Any],
     outputs: Mapping[str, Any],
     threads: int,
 ) -> datasets.DatasetDict:
     """``build_tokenized_corpus`` of ``inputs["shards"]`` with ``inputs["tokenizer"]`` into
-    ``outputs["corpus"]`` in ``threads`` processes, as ``settings`` say (max_seq_length,
-    heldout_fraction, packing); its record (those settings and the sequences of each split)
-    to ``outputs["record"]``."""
+    ``outputs["corpus"]`` in ``threads`` processes, as ``tokenization`` says; its record
+    (those settings and the sequences of each split) to ``outputs["record"]``."""
     corpus = build_tokenized_corpus(
         shards=inputs["shards"],
         tokenizer_dir=inputs["tokenizer"],
         out_dir=outputs["corpus"],
-        max_seq_length=settings["max_seq_length"],
-        heldout_fraction=settings["heldout_fraction"],
+        max_seq_length=tokenization.max_seq_length,
+        heldout_fraction=tokenization.heldout_fraction,
         num_proc=threads,
-        packing=settings["packing"],
+        packing=tokenization.packing,
     )
     write_json(
         outputs["record"],
         {
-            **{key: settings[key] for key in RECORD_SETTINGS},
+            **{key: getattr(tokenization, key) for key in RECORD_SETTINGS},
             "sequences": {name: split.num_rows for name, split in corpus.items()},
         },
     )

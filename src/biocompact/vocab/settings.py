@@ -1,4 +1,6 @@
-"""One entry of the config's ``vocabularies`` section, parsed once into checked settings.
+"""One entry of the config's ``vocabularies`` section, parsed once into checked settings,
+and the settings of the stage's rules that hold it (``VocabularyTraining``) or the
+tokenised corpus's (``CorpusTokenization``).
 
 The rule passes the whole entry (``params.settings``); the schema documents every field
 and fills in its default. A new option is a schema property, a field here and the code
@@ -11,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from biocompact.entries import check_entry
+from biocompact.entries import check_entry, parse_entry
 from biocompact.vocab.train import BUILDERS
 
 # Fields that are not options of the trainer: what is trained, on what, compared with what
@@ -60,3 +62,31 @@ class VocabularySettings:
         check_entry("vocabularies", entry, cls)
         special = tuple(entry.get("extra_special_tokens", ()))
         return cls(**{**entry, "extra_special_tokens": special})
+
+
+@dataclass(frozen=True)
+class VocabularyTraining:
+    """One vocabulary to train and measure (rule train_vocabulary)."""
+
+    name: str  # its name in the config's `vocabularies`
+    settings: VocabularySettings  # its entry there
+    heldout_fraction: float  # share of the documents held out (the statistics read them)
+    max_heldout_sentences: int  # held-out sentences measured, at most
+
+    @classmethod
+    def from_entry(cls, entry: Mapping[str, Any], where: str) -> VocabularyTraining:
+        """Parse the rule's params, ``settings`` a ``vocabularies`` entry
+        (``VocabularySettings.from_entry``); errors name ``where``."""
+        return parse_entry(
+            cls, {**entry, "settings": VocabularySettings.from_entry(entry["settings"])}, where
+        )
+
+
+@dataclass(frozen=True)
+class CorpusTokenization:
+    """How the sentence shards become pretraining sequences (rule tokenize_corpus); the
+    tokenised corpus's record holds these settings (``tokenized_corpus.RECORD_SETTINGS``)."""
+
+    max_seq_length: int  # tokens per sequence
+    heldout_fraction: float  # share of the documents held out (the validation split)
+    packing: str  # document, full or best_fit
