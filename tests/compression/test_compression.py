@@ -4,6 +4,7 @@ re-scoring every format, the summary and its report table (tiny BERT, demo data)
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,13 +13,15 @@ from tiny_models import MINILM, TINY
 from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
 
 from biocompact.compression.evaluation import evaluate_formats
-from biocompact.compression.formats import compress, load_format, weights_bytes
+from biocompact.compression.formats import WEIGHT_FILES, compress, load_format, weights_bytes
 from biocompact.compression.onnx_runtime import OnnxModel
 from biocompact.compression.quantisation import quantise_int8
 from biocompact.compression.settings import CompressedEvaluation, CompressionSettings
 from biocompact.compression.summary import read_summary, summary_frame, write_summary
+from biocompact.files.atomic import write_json
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun, finetune
+from biocompact.records.compressed_format import CompressedFormatEvaluation, LatencyMeasurement
 from biocompact.report.tables import compression_table
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -250,34 +253,34 @@ def test_every_format_is_rescored_by_the_harness_timed_and_sized(finetuned, tmp_
     )
     predictions = {}
     for name in paths:
-        assert json.loads((tmp_path / f"{name}.json").read_text()) == results[name]
+        assert json.loads((tmp_path / f"{name}.json").read_text()) == results[name].as_record()
         predictions[name] = (tmp_path / f"{name}.tsv").read_text()
-        assert results[name]["timing"] == "interleaved rounds"
-        assert results[name]["compared_with"] == [other for other in paths if other != name]
+        assert results[name].timing == "interleaved rounds"
+        assert results[name].compared_with == [other for other in paths if other != name]
     # the saved model scores what the fine-tuning run scored, with the same predictions
-    assert results["fp32"]["metrics"] == record["metrics"]
+    assert results["fp32"].metrics == record["metrics"]
     assert predictions["fp32"] == (folder / "predictions.tsv").read_text()
-    assert results["fp32"]["primary_metric"] == "binary_f1"
-    assert results["onnx"]["metrics"]["binary_f1"] == pytest.approx(
+    assert results["fp32"].primary_metric == "binary_f1"
+    assert results["onnx"].metrics["binary_f1"] == pytest.approx(
         record["metrics"]["binary_f1"], abs=0.01
     )
     for name, result in results.items():
-        assert result["test_examples"] == 300
-        assert [(m["batch_size"], m["sequence_length"]) for m in result["measurements"]] == [
+        assert result.test_examples == 300
+        assert [(m.batch_size, m.sequence_length) for m in result.measurements] == [
             (1, 16),
             (2, 16),
         ]
-        for m in result["measurements"]:
-            assert m["device"] == "cpu" and len(m["latency_ms_runs"]) == 3
-            assert 0 < m["latency_ms_min"] <= m["latency_ms"] <= m["latency_ms_max"]
-        assert result["size_bytes"] == (paths[name] / result["weights_file"]).stat().st_size
-        assert result["size_mb"] == result["size_bytes"] / 1e6
-    assert results["int8"]["size_bytes"] < results["fp32"]["size_bytes"]
+        for m in result.measurements:
+            assert m.device == "cpu" and len(m.latency_ms_runs) == 3
+            assert 0 < m.latency_ms_min <= m.latency_ms <= m.latency_ms_max
+        assert result.size_bytes == (paths[name] / result.weights_file).stat().st_size
+        assert result.size_mb == result.size_bytes / 1e6
+    assert results["int8"].size_bytes < results["fp32"].size_bytes
     summary = write_summary([tmp_path / f"{name}.json" for name in paths], tmp_path / "s.csv")
     assert list(summary["format"]) == ["fp32", "int8", "onnx"]
     assert summary["score_change"].iloc[0] == 0
     assert summary["score_change"].iloc[2] == pytest.approx(
-        results["onnx"]["metrics"]["binary_f1"] - results["fp32"]["metrics"]["binary_f1"]
+        results["onnx"].metrics["binary_f1"] - results["fp32"].metrics["binary_f1"]
     )
     assert summary["speedup"].iloc[0] != summary["speedup"].iloc[0]  # none for fp32
     assert (summary["speedup_min"].iloc[1:] <= summary["speedup_max"].iloc[1:]).all()
@@ -286,29 +289,44 @@ def test_every_format_is_rescored_by_the_harness_timed_and_sized(finetuned, tmp_
 # --- summary and report table -----------------------------------------------------------
 
 
-def evaluation(fmt: str, score: float, size: int, runs: list[float], model: str = "small") -> dict:
+def evaluation(
+    fmt: str, score: float, size: int, runs: list[float], model: str = "small"
+) -> CompressedFormatEvaluation:
     """A hand-made evaluation.json: ``runs`` the latency (ms) per round at batch 1."""
-    first = {
-        "batch_size": 1,
-        "sequence_length": 128,
-        "latency_ms": sorted(runs)[len(runs) // 2],
-        "latency_ms_min": min(runs),
-        "latency_ms_max": max(runs),
-        "latency_ms_runs": runs,
-    }
-    second = {**first, "batch_size": 32, "latency_ms_runs": [10 * run for run in runs]}
-    return {
-        "model": model,
-        "task": "re",
-        "seed": 1,
-        "format": fmt,
-        "primary_metric": "binary_f1",
-        "metrics": {"binary_f1": score, "accuracy": 0.5},
-        "size_mb": size / 1e6,
-        "threads": 1,
-        "repeats": len(runs),
-        "measurements": [first, second],
-    }
+    median = sorted(runs)[len(runs) // 2]
+    first = LatencyMeasurement(
+        device="cpu",
+        batch_size=1,
+        sequence_length=128,
+        latency_ms=median,
+        latency_ms_runs=runs,
+        latency_ms_min=min(runs),
+        latency_ms_max=max(runs),
+        latency_ms_q1=min(runs),
+        latency_ms_q3=max(runs),
+        sequences_per_second=1000 / median,
+        tokens_per_second=128 * 1000 / median,
+    )
+    second = replace(first, batch_size=32, latency_ms_runs=[10 * run for run in runs])
+    return CompressedFormatEvaluation(
+        model=model,
+        task="re",
+        seed=1,
+        format=fmt,
+        model_path=f"results/compression/{model}/re/seed1/{fmt}/model",
+        primary_metric="binary_f1",
+        metrics={"binary_f1": score, "accuracy": 0.5},
+        test_examples=300,
+        weights_file=WEIGHT_FILES[fmt],
+        size_bytes=size,
+        size_mb=size / 1e6,
+        threads=1,
+        repeats=len(runs),
+        timing="interleaved rounds",
+        compared_with=[other for other in WEIGHT_FILES if other != fmt],
+        measurements=[first, second],
+        torch="2.5.1",
+    )
 
 
 def test_summary_and_report_table_from_hand_made_evaluations(tmp_path):
@@ -319,7 +337,7 @@ def test_summary_and_report_table_from_hand_made_evaluations(tmp_path):
         ("onnx", 0.800, 40_100_000, [12.5, 12.1, 14.0]),  # rounds: 0.96, 0.909, 0.929 x
     ]:
         paths.append(tmp_path / f"{fmt}.json")
-        paths[-1].write_text(json.dumps(evaluation(fmt, score, size, runs)))
+        write_json(paths[-1], evaluation(fmt, score, size, runs).as_record())
     write_summary(paths, tmp_path / "summary.csv")
     summary = read_summary(tmp_path / "summary.csv")
     assert summary["score_change"].round(6).tolist() == [0.0, -0.012, 0.0]
@@ -386,8 +404,8 @@ def test_a_format_faster_than_fp32_in_one_round_is_not_flagged():
 
 
 def test_a_format_without_timings_has_no_speedup():
-    fp32, onnx = evaluation("fp32", 0.8, 1, [10.0]), evaluation("onnx", 0.8, 1, [9.0])
-    onnx["measurements"] = []
+    fp32 = evaluation("fp32", 0.8, 1, [10.0])
+    onnx = replace(evaluation("onnx", 0.8, 1, [9.0]), measurements=[])
     frame = summary_frame([fp32, onnx])
     assert frame["speedup"].isna().all() and not frame["slower_than_fp32"].any()
 

@@ -1,5 +1,5 @@
-"""eval.json, metrics.json and task distillation's evaluation.json read into their
-dataclasses and written back: the same keys, values and order; older records filled in from
+"""eval.json, metrics.json and task distillation's and compression's evaluation.json read
+into their dataclasses and written back: the same keys, values and order; older records filled in from
 the dataclasses' defaults; a malformed one refused, naming its file."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import pytest
 
 from biocompact.files.atomic import write_json
 from biocompact.records.classifier_evaluation import ClassifierEvaluation, ClassifierScores
+from biocompact.records.compressed_format import CompressedFormatEvaluation, LatencyMeasurement
 from biocompact.records.language_model import (
     Distillation,
     LanguageModelRecord,
@@ -246,6 +247,55 @@ STUDENT_EVALUATION = {
     "hyperparameters": {"epochs": 3, "batch_size": 16, "learning_rate": 5e-05},
     "temperature": None,
 }
+# compression's evaluation.json of an int8 model timed at batch 1 and 8, as its job writes it
+BATCH_ONE = {
+    "device": "cpu",
+    "batch_size": 1,
+    "sequence_length": 16,
+    "latency_ms": 2.0,
+    "latency_ms_runs": [2.5, 2.0, 1.5],
+    "latency_ms_min": 1.5,
+    "latency_ms_max": 2.5,
+    "latency_ms_q1": 1.5,
+    "latency_ms_q3": 2.5,
+    "sequences_per_second": 500.0,
+    "tokens_per_second": 8000.0,
+}
+INT8_EVALUATION = {
+    "model": "tiny",
+    "task": "demo-re",
+    "seed": 1,
+    "format": "int8",
+    "model_path": "results/compression/tiny/demo-re/seed1/int8/model",
+    "primary_metric": "binary_f1",
+    "metrics": {"binary_f1": 0.5, "accuracy": 0.75},
+    "test_examples": 300,
+    "weights_file": "model_int8.pt",
+    "size_bytes": 1250000,
+    "size_mb": 1.25,
+    "threads": 2,
+    "repeats": 3,
+    "timing": "interleaved rounds",
+    "compared_with": ["fp32", "onnx"],
+    "measurements": [
+        BATCH_ONE,
+        {
+            **BATCH_ONE,
+            "batch_size": 8,
+            "latency_ms": 8.0,
+            "latency_ms_runs": [8.0, 9.0, 7.0],
+            "latency_ms_min": 7.0,
+            "latency_ms_max": 9.0,
+            "latency_ms_q1": 7.0,
+            "latency_ms_q3": 9.0,
+            "sequences_per_second": 1000.0,
+            "tokens_per_second": 16000.0,
+        },
+    ],
+    "torch": "2.5.1",
+}
+# and of a format timed at no length (none fitted its positions) by a job naming no model
+UNTIMED_EVALUATION = {**INT8_EVALUATION, "model": None, "task": None, "measurements": []}
 
 
 @pytest.mark.parametrize(
@@ -257,8 +307,10 @@ STUDENT_EVALUATION = {
         (MetricsRecord, FOLDS),
         (ClassifierEvaluation, TEACHER_EVALUATION),
         (ClassifierEvaluation, STUDENT_EVALUATION),
+        (CompressedFormatEvaluation, INT8_EVALUATION),
+        (CompressedFormatEvaluation, UNTIMED_EVALUATION),
     ],
-    ids=["pretrained", "distilled", "one fold", "folds", "teacher", "student"],
+    ids=["pretrained", "distilled", "one fold", "folds", "teacher", "student", "int8", "untimed"],
 )
 def test_a_record_reads_back_and_writes_the_same_file(tmp_path, record_class, record):
     path = _written(tmp_path / "record.json", record)
@@ -354,3 +406,37 @@ def test_an_evaluation_record_holds_its_scores_and_only_a_student_its_student_fi
 )
 def test_a_malformed_evaluation_record_is_refused_naming_its_file(tmp_path, record, message):
     _refused(ClassifierEvaluation.read, tmp_path / "evaluation.json", record, message)
+
+
+def test_a_compressed_format_record_holds_its_score_and_measurements():
+    int8 = CompressedFormatEvaluation.from_record(INT8_EVALUATION)
+    assert (int8.format, int8.primary_score, int8.size_mb) == ("int8", 0.5, 1.25)
+    assert int8.measurements[0] == LatencyMeasurement(**BATCH_ONE)
+    assert [(m.batch_size, m.latency_ms) for m in int8.measurements] == [(1, 2.0), (8, 8.0)]
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ("{", "not a JSON compressed format evaluation"),
+        (
+            json.dumps({**INT8_EVALUATION, "notes": "by hand"}),
+            r"keys of no compressed format evaluation: \['notes'\]",
+        ),
+        (
+            json.dumps({k: v for k, v in INT8_EVALUATION.items() if k != "size_mb"}),
+            r"lacks \['size_mb'\]",
+        ),
+        (json.dumps({**INT8_EVALUATION, "measurements": BATCH_ONE}), "measurements are not a list"),
+        (
+            json.dumps({**INT8_EVALUATION, "measurements": [{**BATCH_ONE, "flops": 1}]}),
+            r"keys of no measurement: \['flops'\]",
+        ),
+        (
+            json.dumps({**UNTIMED_EVALUATION, "measurements": [{"batch_size": 1}]}),
+            r"lacks \['device', 'sequence_length'",
+        ),
+    ],
+)
+def test_a_malformed_compressed_format_record_is_refused_naming_its_file(tmp_path, record, message):
+    _refused(CompressedFormatEvaluation.read, tmp_path / "evaluation.json", record, message)

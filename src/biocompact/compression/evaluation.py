@@ -23,6 +23,7 @@ from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.task_labels import check_known_labels, task_labels
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.trainer import predict_logits
+from biocompact.records.compressed_format import CompressedFormatEvaluation, LatencyMeasurement
 from biocompact.task_distillation.soft_labels import model_labels
 
 log = logging.getLogger(__name__)
@@ -63,19 +64,20 @@ def cpu_latency(
     batch_sizes: Sequence[int],
     sequence_lengths: Sequence[int],
     repeats: int,
-) -> dict[str, list[dict[str, Any]]]:
+) -> dict[str, list[LatencyMeasurement]]:
     """The ``measurement`` of every model on CPU at every batch size and sequence length all
     models' positions allow (random token ids, full attention), ``repeats`` rounds interleaved
     across the models (``biocompact.efficiency.benchmark.interleaved_timings``)."""
     longest = min(model.config.max_position_embeddings for model in models.values())
     usable = [s for s in sequence_lengths if s <= longest]
     cpu = torch.device("cpu")
-    latencies: dict[str, list[dict[str, Any]]] = {name: [] for name in models}
+    latencies: dict[str, list[LatencyMeasurement]] = {name: [] for name in models}
     for batch_size in batch_sizes:
         for length in usable:
             timings = interleaved_timings(models, batch_size, length, repeats, cpu)
             for name, seconds in timings.items():
-                latencies[name].append(measurement(seconds, batch_size, length, cpu))
+                timing = measurement(seconds, batch_size, length, cpu)
+                latencies[name].append(LatencyMeasurement.from_record(timing))
     return latencies
 
 
@@ -92,10 +94,11 @@ def evaluate_formats(
     threads: int = 1,
     model_name: str | None = None,
     task_name: str | None = None,
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, CompressedFormatEvaluation]:
     """Score and size every format of one fine-tuned model (``folders``: format name -> the
     folder it is saved in), then time them together (``cpu_latency``); write each format's
-    ``out_evaluations[format]`` (JSON) and ``out_predictions[format]``."""
+    record to ``out_evaluations[format]`` and its predictions to
+    ``out_predictions[format]``."""
     disable_progress_bar()
     models = {name: load_format(folder, name, threads) for name, folder in folders.items()}
     scores = {
@@ -106,33 +109,33 @@ def evaluate_formats(
     results = {}
     for name, folder in folders.items():
         size = weights_bytes(folder, name)
-        results[name] = {
-            "model": model_name,
-            "task": task_name,
-            "seed": seed,
-            "format": name,
-            "model_path": str(folder),
+        results[name] = CompressedFormatEvaluation(
+            model=model_name,
+            task=task_name,
+            seed=seed,
+            format=name,
+            model_path=str(folder),
             **scores[name],
-            "weights_file": WEIGHT_FILES[name],
-            "size_bytes": size,
-            "size_mb": size / MB,
-            "threads": threads,
-            "repeats": repeats,
-            "timing": "interleaved rounds",
-            "compared_with": [other for other in folders if other != name],
-            "measurements": latencies[name],
-            "torch": torch.__version__,
-        }
-        write_json(out_evaluations[name], results[name])
+            weights_file=WEIGHT_FILES[name],
+            size_bytes=size,
+            size_mb=size / MB,
+            threads=threads,
+            repeats=repeats,
+            timing="interleaved rounds",
+            compared_with=[other for other in folders if other != name],
+            measurements=latencies[name],
+            torch=torch.__version__,
+        )
+        write_json(out_evaluations[name], results[name].as_record())
         log.info(
             "%s: %s = %.4f, %.2f MB, %s",
             name,
-            scores[name]["primary_metric"],
-            scores[name]["metrics"][scores[name]["primary_metric"]],
-            size / MB,
+            results[name].primary_metric,
+            results[name].primary_score,
+            results[name].size_mb,
             [
-                f"b={t['batch_size']} s={t['sequence_length']}: {t['latency_ms']:.1f} ms "
-                f"({t['latency_ms_min']:.1f}-{t['latency_ms_max']:.1f})"
+                f"b={t.batch_size} s={t.sequence_length}: {t.latency_ms:.1f} ms "
+                f"({t.latency_ms_min:.1f}-{t.latency_ms_max:.1f})"
                 for t in latencies[name]
             ],
         )

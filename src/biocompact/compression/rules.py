@@ -14,6 +14,7 @@ import pandas as pd
 
 from biocompact.compression.settings import CompressedEvaluation, CompressionFormat
 from biocompact.compression.summary import write_summary
+from biocompact.records.compressed_format import CompressedFormatEvaluation
 
 
 def compress(
@@ -39,7 +40,7 @@ def evaluate_compressed(
     inputs: Mapping[str, Any],
     outputs: Mapping[str, Sequence[str | Path]],
     threads: int,
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, CompressedFormatEvaluation]:
     """``evaluate_formats`` of the folders named by ``evaluation.formats`` among the rule's
     inputs; ``outputs`` evaluations and predictions list the files in the order of the
     formats."""

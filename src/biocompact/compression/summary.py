@@ -20,7 +20,8 @@ import pandas as pd
 
 from biocompact.compression.settings import REFERENCE
 from biocompact.efficiency.speedup import speedup_range
-from biocompact.files.atomic import atomic_open, read_json
+from biocompact.files.atomic import atomic_open
+from biocompact.records.compressed_format import CompressedFormatEvaluation
 
 COLUMNS = [
     "model",
@@ -46,7 +47,7 @@ COLUMNS = [
 SPEEDUP = ["speedup", "speedup_min", "speedup_max"]
 
 
-def summary_frame(evaluations: Iterable[dict]) -> pd.DataFrame:
+def summary_frame(evaluations: Iterable[CompressedFormatEvaluation]) -> pd.DataFrame:
     """Rows of the summary: the primary test score, its change against the fp32 model of the
     same (model, task, seed) (score - fp32 score), the weights' size, and at the first
     measurement (the first configured batch size and sequence length) the median CPU latency
@@ -55,24 +56,25 @@ def summary_frame(evaluations: Iterable[dict]) -> pd.DataFrame:
     ``slower_than_fp32`` (see the module docstring)."""
     rows = []
     for evaluation in evaluations:
-        first = evaluation["measurements"][0] if evaluation["measurements"] else {}
+        first = evaluation.measurements[0] if evaluation.measurements else None
         rows.append(
             {
-                "model": evaluation["model"],
-                "task": evaluation["task"],
-                "seed": evaluation["seed"],
-                "format": evaluation["format"],
-                "primary_metric": evaluation["primary_metric"],
-                "score": evaluation["metrics"][evaluation["primary_metric"]],
-                "size_mb": evaluation["size_mb"],
-                "batch_size": first.get("batch_size"),
-                "sequence_length": first.get("sequence_length"),
-                "latency_ms": first.get("latency_ms"),
-                "latency_ms_min": first.get("latency_ms_min"),
-                "latency_ms_max": first.get("latency_ms_max"),
-                "runs": first.get("latency_ms_runs"),
-                "threads": evaluation["threads"],
-                "repeats": evaluation["repeats"],
+                "model": evaluation.model,
+                "task": evaluation.task,
+                "seed": evaluation.seed,
+                "format": evaluation.format,
+                "primary_metric": evaluation.primary_metric,
+                "score": evaluation.primary_score,
+                "size_mb": evaluation.size_mb,
+                # None without a measurement
+                "batch_size": first and first.batch_size,
+                "sequence_length": first and first.sequence_length,
+                "latency_ms": first and first.latency_ms,
+                "latency_ms_min": first and first.latency_ms_min,
+                "latency_ms_max": first and first.latency_ms_max,
+                "runs": first and first.latency_ms_runs,
+                "threads": evaluation.threads,
+                "repeats": evaluation.repeats,
             }
         )
     measured = [c for c in COLUMNS if c not in {"score_change", *SPEEDUP, "slower_than_fp32"}]
@@ -99,7 +101,7 @@ def _speedup(row: pd.Series) -> list[float]:
 
 def write_summary(paths: Iterable[str | Path], output: str | Path) -> pd.DataFrame:
     """Write the summary CSV of the ``evaluation.json`` files ``paths``."""
-    frame = summary_frame(read_json(path) for path in paths)
+    frame = summary_frame(CompressedFormatEvaluation.read(path) for path in paths)
     with atomic_open(output) as handle:
         frame.to_csv(handle, index=False)
     return frame

@@ -1,0 +1,98 @@
+"""Compression's ``evaluation.json``: the record of one format (fp32, int8, onnx) of a
+fine-tuned model re-scored on its task's test set, sized and timed on CPU, written by its job
+(``compression.evaluation``) and read by the compression summary (docs/outputs.md)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from biocompact.records.base import field_values, read_record, written_fields
+
+
+@dataclass(frozen=True, kw_only=True)
+class LatencyMeasurement:
+    """The latency (ms) of one batch size and sequence length over the timing rounds
+    (``efficiency.benchmark.measurement``): every round's, their median, spread and the
+    median throughput."""
+
+    device: str
+    batch_size: int
+    sequence_length: int
+    latency_ms: float  # the median
+    latency_ms_runs: list[float]
+    latency_ms_min: float
+    latency_ms_max: float
+    latency_ms_q1: float
+    latency_ms_q3: float
+    sequences_per_second: float
+    tokens_per_second: float
+
+    @classmethod
+    def from_record(cls, data: Mapping[str, Any]) -> LatencyMeasurement:
+        """The measurement of one item of a record's ``measurements``."""
+        _refuse_unknown_keys(cls, data, "measurement")
+        return cls(**field_values(cls, data))
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompressedFormatEvaluation:
+    """``evaluation.json``: a format's test scores by the fine-tuning harness, the size of
+    its weights file and its CPU ``measurements``, timed in interleaved rounds with the
+    formats it is ``compared_with``. Every key is always written: ``model`` and ``task``
+    null when its job named none, ``measurements`` empty when no sequence length fitted
+    the models' positions."""
+
+    model: str | None
+    task: str | None
+    seed: int
+    format: str
+    model_path: str
+    primary_metric: str
+    metrics: dict[str, float]
+    test_examples: int
+    weights_file: str
+    size_bytes: int
+    size_mb: float
+    threads: int
+    repeats: int
+    timing: str  # how the formats were timed: interleaved rounds
+    compared_with: list[str]
+    measurements: list[LatencyMeasurement]  # one per timed batch size and sequence length
+    torch: str  # the version that ran it
+
+    @property
+    def primary_score(self) -> float:
+        """The score of ``primary_metric``."""
+        return self.metrics[self.primary_metric]
+
+    def as_record(self) -> dict[str, Any]:
+        """The record as ``evaluation.json`` holds it."""
+        record = written_fields(self)
+        record["measurements"] = [written_fields(item) for item in self.measurements]
+        return record
+
+    @classmethod
+    def from_record(cls, data: Mapping[str, Any]) -> CompressedFormatEvaluation:
+        """The record of ``evaluation.json``'s content; a key it does not write, in it or
+        in a measurement, raises a ValueError."""
+        _refuse_unknown_keys(cls, data, "compressed format evaluation")
+        if not isinstance(data.get("measurements"), list):
+            raise ValueError("its measurements are not a list")
+        return cls(
+            measurements=[LatencyMeasurement.from_record(item) for item in data["measurements"]],
+            **field_values(cls, data, given={"measurements"}),
+        )
+
+    @classmethod
+    def read(cls, path: str | os.PathLike) -> CompressedFormatEvaluation:
+        """The record in ``path``; a malformed one raises a ValueError naming the file."""
+        return read_record(path, cls.from_record, "compressed format evaluation (evaluation.json)")
+
+
+def _refuse_unknown_keys(cls: type, data: Mapping[str, Any], what: str) -> None:
+    unknown = sorted(set(data) - {item.name for item in fields(cls)})
+    if unknown:
+        raise ValueError(f"keys of no {what}: {unknown}")
