@@ -59,12 +59,14 @@ def parse_entry(cls: type[Entry], entry: Mapping[str, Any], where: str) -> Entry
 
 def _takes_tuple(hint: Any) -> bool:
     """Whether ``hint`` is a tuple type, or a union holding one (``tuple[str, ...] | None``)."""
-    options = (
-        typing.get_args(hint)
-        if typing.get_origin(hint) in (typing.Union, types.UnionType)
-        else (hint,)
-    )
-    return any(typing.get_origin(option) is tuple for option in options)
+    return any(typing.get_origin(option) is tuple for option in _options(hint))
+
+
+def _options(hint: Any) -> tuple[Any, ...]:
+    """The types of a union ``hint``; ``(hint,)`` for any other."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return typing.get_args(hint)
+    return (hint,)
 
 
 @functools.cache
@@ -76,10 +78,7 @@ def _field_scalar_types(cls: type) -> dict[str, tuple[type, ...]]:
 
 def _scalar_types(hint: Any) -> tuple[type, ...]:
     """The types a value annotated ``hint`` may have, when all are scalars; else ()."""
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        options = typing.get_args(hint)
-    else:
-        options = (hint,)
+    options = _options(hint)
     return options if all(option in SCALARS for option in options) else ()
 
 

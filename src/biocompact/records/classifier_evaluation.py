@@ -9,7 +9,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from biocompact.records.base import field_values, read_record, written_fields
+from biocompact.records.base import (
+    field_values,
+    read_record,
+    refuse_unknown_keys,
+    written_fields,
+)
 
 TEACHER = "teacher"  # the setting of a teacher's record, which holds no student fields
 STUDENT_FIELDS = ("experiment", "transfer", "temperature")
@@ -70,9 +75,7 @@ class ClassifierEvaluation:
             scores=ClassifierScores(**field_values(ClassifierScores, data)),
             **field_values(cls, data, given={"scores"}),
         )
-        unknown = sorted(set(data) - set(record.as_record()))
-        if unknown:
-            raise ValueError(f"keys of no {record.setting} record: {unknown}")
+        refuse_unknown_keys(data, record.as_record(), f"{record.setting} record")
         return record
 
     @classmethod

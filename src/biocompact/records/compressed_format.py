@@ -6,10 +6,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
-from biocompact.records.base import field_values, read_record, written_fields
+from biocompact.records.base import (
+    field_names,
+    field_values,
+    read_record,
+    refuse_unknown_keys,
+    written_fields,
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,7 +39,7 @@ class LatencyMeasurement:
     @classmethod
     def from_record(cls, data: Mapping[str, Any]) -> LatencyMeasurement:
         """The measurement of one item of a record's ``measurements``."""
-        _refuse_unknown_keys(cls, data, "measurement")
+        refuse_unknown_keys(data, field_names(cls), "measurement")
         return cls(**field_values(cls, data))
 
 
@@ -78,7 +84,7 @@ class CompressedFormatEvaluation:
     def from_record(cls, data: Mapping[str, Any]) -> CompressedFormatEvaluation:
         """The record of ``evaluation.json``'s content; a key it does not write, in it or
         in a measurement, raises a ValueError."""
-        _refuse_unknown_keys(cls, data, "compressed format evaluation")
+        refuse_unknown_keys(data, field_names(cls), "compressed format evaluation")
         if not isinstance(data.get("measurements"), list):
             raise ValueError("its measurements are not a list")
         return cls(
@@ -90,9 +96,3 @@ class CompressedFormatEvaluation:
     def read(cls, path: str | os.PathLike) -> CompressedFormatEvaluation:
         """The record in ``path``; a malformed one raises a ValueError naming the file."""
         return read_record(path, cls.from_record, "compressed format evaluation (evaluation.json)")
-
-
-def _refuse_unknown_keys(cls: type, data: Mapping[str, Any], what: str) -> None:
-    unknown = sorted(set(data) - {item.name for item in fields(cls)})
-    if unknown:
-        raise ValueError(f"keys of no {what}: {unknown}")

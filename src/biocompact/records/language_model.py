@@ -6,10 +6,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
-from biocompact.records.base import field_values, read_record, when_set, written_fields
+from biocompact.records.base import (
+    field_names,
+    field_values,
+    read_record,
+    refuse_unknown_keys,
+    when_set,
+    written_fields,
+)
 
 
 @dataclass(frozen=True)
@@ -73,7 +80,7 @@ class ModelDescription:
 
     def keys(self) -> set[str]:
         """The keys a record of this description may hold before the training's."""
-        return {item.name for item in (*fields(self), *fields(self.origin))} - {"origin"}
+        return (field_names(type(self)) | field_names(type(self.origin))) - {"origin"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,11 +119,11 @@ class LanguageModelRecord:
         ValueError."""
         description = ModelDescription.from_record(data)
         figures = field_values(cls, data, given={"description"})
-        unknown = sorted(set(data) - description.keys() - {item.name for item in fields(cls)})
-        if unknown:
-            raise ValueError(
-                f"keys of no {description.origin.__class__.__name__} record: {unknown}"
-            )
+        refuse_unknown_keys(
+            data,
+            description.keys() | field_names(cls),
+            f"{description.origin.__class__.__name__} record",
+        )
         return cls(description=description, **figures)
 
     @classmethod
