@@ -14,6 +14,7 @@ from transformers import PreTrainedModel, PreTrainedTokenizerBase, pipeline
 from biocompact.models.documents import encoder_inputs
 from biocompact.models.heads import mlm_head
 from biocompact.models.last_layer import at_positions, enable_last_layer_at_positions
+from biocompact.models.unpadded import hidden_at_positions, unpads
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.masking import IGNORE_INDEX
 
@@ -35,11 +36,16 @@ def masked_lm_logits(
     """MLM logits and labels at the batch's ``masked_positions`` only, one row a position
     (a fixed number a sequence: the rows of unpredicted positions have the label
     ``IGNORE_INDEX``); neither the head nor the last layer's queries and feed-forward see
-    the other tokens (``biocompact.models.last_layer``)."""
+    the other tokens (``biocompact.models.last_layer``), and on the CPU no layer sees the
+    padding (``biocompact.models.unpadded``)."""
     positions = batch["masked_positions"]
-    extra = {"masked_positions": positions} if enable_last_layer_at_positions(model) else {}
-    hidden = model.base_model(**encoder_inputs(model, batch), **extra).last_hidden_state
-    logits = mlm_head(model)(at_positions(hidden, positions))
+    if unpads(model, batch):
+        hidden = hidden_at_positions(model, batch, positions)
+    else:
+        extra = {"masked_positions": positions} if enable_last_layer_at_positions(model) else {}
+        padded = model.base_model(**encoder_inputs(model, batch), **extra).last_hidden_state
+        hidden = at_positions(padded, positions)
+    logits = mlm_head(model)(hidden)
     return logits.flatten(0, 1), batch["labels"].gather(1, positions).flatten()
 
 

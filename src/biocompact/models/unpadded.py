@@ -1,0 +1,137 @@
+"""The encoder run on a batch's real tokens only: no work at padding.
+
+A fixed-shape packed batch (``biocompact.training.batches``) is partly padding: with
+``best_fit`` packing at 128 tokens, 14% of its positions (docs/speed.md), which the padded
+encoder computes and throws away. ``hidden_at_positions`` runs a BERT-layout encoder (BERT,
+RoBERTa, ELECTRA: those ``last_layer.sparse_last_layer`` takes) on the real tokens alone,
+as one flat stream: the embeddings, every matrix product, LayerNorm and dropout see real
+tokens only. Each layer's queries, keys and values go back into the batch's (sequence,
+position) grid for SDPA with the document mask (attention is a small part of the work at
+these lengths), so every token attends to the tokens of its own document as before, and
+the last layer runs at the masked positions only, as in ``last_layer``. The hidden states
+there are the padded encoder's (tests/models/test_unpadded.py).
+
+The stream's length depends on the data, so this is the eager CPU path: a compiled step
+needs fixed shapes, and on a GPU finding the real tokens would make the host wait for the
+device; both keep the padded encoder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from transformers import PreTrainedModel
+
+from biocompact.models.documents import document_mask, document_positions, first_position
+from biocompact.models.last_layer import sparse_last_layer
+
+
+@dataclass(frozen=True)
+class RealTokens:
+    """Where a batch's real tokens are: ``index`` into its flattened (sequence x position)
+    grid, one entry a token of the flat stream, and the grid's ``shape``."""
+
+    index: torch.Tensor
+    shape: tuple[int, int]
+
+    @classmethod
+    def of(cls, attention_mask: torch.Tensor) -> RealTokens:
+        index = attention_mask.flatten().nonzero().squeeze(1)
+        return cls(index, (attention_mask.shape[0], attention_mask.shape[1]))
+
+    def flat(self, grid: torch.Tensor) -> torch.Tensor:
+        """(sequence, position, ...) values at the real tokens: (tokens, ...)."""
+        return grid.flatten(0, 1).index_select(0, self.index)
+
+    def grid(self, flat: torch.Tensor) -> torch.Tensor:
+        """(tokens, width) back into the grid: (sequence, position, width), zero at padding."""
+        sequences, length = self.shape
+        padded = flat.new_zeros(sequences * length, flat.shape[-1])
+        return padded.index_copy(0, self.index, flat).view(sequences, length, -1)
+
+    def stream_index(self, positions: torch.Tensor) -> torch.Tensor:
+        """Each grid position of ``positions`` (sequence, count) as an index into the flat
+        stream (a padding position gets its row's last real token: its value is ignored)."""
+        numbering = torch.zeros(
+            self.shape[0] * self.shape[1], dtype=torch.long, device=positions.device
+        )
+        numbering[self.index] = 1
+        numbering = (numbering.cumsum(0) - 1).clamp(min=0).view(self.shape)
+        return numbering.gather(1, positions)
+
+
+def unpads(model: PreTrainedModel, batch: dict[str, torch.Tensor]) -> bool:
+    """Whether ``hidden_at_positions`` runs the batch: a BERT-layout model, on the CPU, not
+    being compiled."""
+    return (
+        batch["input_ids"].device.type == "cpu"
+        and not torch.compiler.is_compiling()
+        and sparse_last_layer(model) is not None
+    )
+
+
+def hidden_at_positions(
+    model: PreTrainedModel, batch: dict[str, torch.Tensor], positions: torch.Tensor
+) -> torch.Tensor:
+    """The encoder's final hidden states at ``positions`` (sequence, count): (sequence,
+    count, width), computed at the batch's real tokens only (``unpads`` must hold)."""
+    real = RealTokens.of(batch["attention_mask"])
+    documents = batch.get("documents")
+    if documents is None:  # one document a sequence
+        documents = torch.where(batch["attention_mask"].bool(), 0, -1)
+    base: Any = model.base_model
+    token_types = batch.get("token_type_ids")
+    hidden = base.embeddings(
+        input_ids=real.flat(batch["input_ids"])[None],
+        token_type_ids=None if token_types is None else real.flat(token_types)[None],
+        position_ids=real.flat(document_positions(documents, first_position(model)))[None],
+    )
+    if hasattr(base, "embeddings_project"):  # ELECTRA with embeddings narrower than the layers
+        hidden = base.embeddings_project(hidden)
+    hidden = hidden[0]
+    mask = document_mask(documents)
+    *layers, last = base.encoder.layer
+    for layer in layers:
+        queries = real.grid(layer.attention.self.query(hidden))
+        context = real.flat(_attend(layer, queries, hidden, real, mask))
+        hidden = layer.feed_forward_chunk(layer.attention.output(context, hidden))
+    # the last layer: keys and values at every real token, the rest at the positions only
+    chosen = hidden.index_select(0, real.stream_index(positions).flatten()).view(
+        *positions.shape, -1
+    )
+    row_mask = mask.gather(2, positions[:, None, :, None].expand(-1, 1, -1, mask.shape[-1]))
+    queries = last.attention.self.query(chosen)
+    context = _attend(last, queries, hidden, real, row_mask).flatten(0, 1)
+    attended = last.attention.output(context, chosen.flatten(0, 1))
+    return last.feed_forward_chunk(attended).view(*positions.shape, -1)
+
+
+def _attend(
+    layer: Any,  # a BERT-layout layer: sparse_last_layer checks
+    queries: torch.Tensor,
+    hidden: torch.Tensor,
+    real: RealTokens,
+    mask: torch.Tensor,
+) -> torch.Tensor:
+    """SDPA of ``queries`` (sequence, rows, width) over the keys and values of the flat
+    ``hidden`` put back into the grid, under ``mask`` (sequence, 1, rows, position):
+    (sequence, rows, width)."""
+    attention = layer.attention.self
+    heads, head_size = attention.num_attention_heads, attention.attention_head_size
+    sequences, rows, width = queries.shape
+
+    def split(states: torch.Tensor) -> torch.Tensor:
+        return states.view(sequences, -1, heads, head_size).transpose(1, 2)
+
+    context = F.scaled_dot_product_attention(
+        split(queries),
+        split(real.grid(attention.key(hidden))),
+        split(real.grid(attention.value(hidden))),
+        attn_mask=mask,
+        dropout_p=attention.dropout.p if attention.training else 0.0,
+        scale=attention.scaling,
+    )
+    return context.transpose(1, 2).reshape(sequences, rows, width)

@@ -1,0 +1,127 @@
+"""The encoder run at the real tokens only gives the padded encoder's values and gradients."""
+
+import pytest
+import torch
+from transformers import (
+    AlbertConfig,
+    AlbertForMaskedLM,
+    BertConfig,
+    BertForMaskedLM,
+    ElectraConfig,
+    ElectraForMaskedLM,
+    RobertaConfig,
+    RobertaForMaskedLM,
+)
+
+from biocompact.models.documents import encoder_inputs
+from biocompact.models.last_layer import at_positions, enable_last_layer_at_positions
+from biocompact.models.unpadded import RealTokens, hidden_at_positions, unpads
+from biocompact.training.masking import IGNORE_INDEX, prediction_positions
+
+SIZES = dict(
+    vocab_size=50,
+    hidden_size=16,
+    num_hidden_layers=3,
+    num_attention_heads=4,
+    intermediate_size=32,
+    hidden_dropout_prob=0.0,
+    attention_probs_dropout_prob=0.0,
+    pad_token_id=1,
+)
+FAMILIES = [
+    (BertForMaskedLM, BertConfig, {}),
+    (RobertaForMaskedLM, RobertaConfig, {}),
+    (ElectraForMaskedLM, ElectraConfig, {"embedding_size": 8}),  # embeddings projected up
+]
+
+
+def test_real_tokens_index_the_flat_stream():
+    real = RealTokens.of(torch.tensor([[1, 1, 0], [1, 0, 0], [1, 1, 1]]))
+    assert real.index.tolist() == [0, 1, 3, 6, 7, 8]
+    grid = torch.arange(9.0).view(3, 3, 1)
+    assert real.flat(grid).flatten().tolist() == [0, 1, 3, 6, 7, 8]
+    assert real.grid(real.flat(grid)).flatten().tolist() == [0, 1, 0, 3, 0, 0, 6, 7, 8]
+    # stream numbers: sequence 0 -> 0, 1; sequence 1 -> 2; sequence 2 -> 3, 4, 5; a padding
+    # position gets the stream number of the real token before it
+    positions = torch.tensor([[1, 2], [0, 2], [2, 0]])
+    assert real.stream_index(positions).tolist() == [[1, 1], [2, 2], [5, 3]]
+
+
+def _packed_batch() -> dict[str, torch.Tensor]:
+    """Three sequences of 8: two documents in the first, two and padding in the second, one
+    and padding in the third; masked positions at irregular places."""
+    generator = torch.Generator().manual_seed(0)
+    documents = torch.tensor(
+        [[0, 0, 0, 1, 1, 1, 1, 1], [0, 0, 1, 1, 1, -1, -1, -1], [0, 0, 0, -1, -1, -1, -1, -1]]
+    )
+    attention_mask = (documents >= 0).long()
+    input_ids = torch.randint(5, 50, (3, 8), generator=generator) * attention_mask
+    masked = torch.zeros(3, 8, dtype=torch.bool)
+    masked[0, [0, 3, 4, 7]] = True
+    masked[1, [1, 4]] = True
+    masked[2, 2] = True
+    labels = torch.where(masked, input_ids, IGNORE_INDEX)
+    return {
+        "input_ids": input_ids,
+        "attention_mask": attention_mask,
+        "labels": labels,
+        "masked_positions": prediction_positions(labels, 4),  # padding among the ignored ones
+        "documents": documents,
+    }
+
+
+@pytest.mark.parametrize("attention", ["sdpa", "eager"])
+@pytest.mark.parametrize(("model_class", "config_class", "extra"), FAMILIES)
+def test_values_and_gradients_are_the_padded_encoders(model_class, config_class, extra, attention):
+    torch.manual_seed(0)
+    model = model_class(config_class(**SIZES, **extra, attn_implementation=attention))
+    assert enable_last_layer_at_positions(model)
+    batch = _packed_batch()
+    positions = batch["masked_positions"]
+    predicted = batch["labels"].gather(1, positions) != IGNORE_INDEX
+    assert unpads(model, batch)
+
+    def hidden_and_gradients(unpadded: bool) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        model.zero_grad()
+        if unpadded:
+            hidden = hidden_at_positions(model, batch, positions)
+        else:
+            inputs = encoder_inputs(model, batch)
+            padded = model.base_model(**inputs, masked_positions=positions).last_hidden_state
+            hidden = at_positions(padded, positions)
+        hidden = hidden[predicted]
+        hidden.pow(2).sum().backward()
+        return hidden.detach(), [p.grad.clone() for p in model.base_model.parameters()]
+
+    padded, padded_gradients = hidden_and_gradients(unpadded=False)
+    unpadded, unpadded_gradients = hidden_and_gradients(unpadded=True)
+    assert padded.shape == (7, 16)
+    torch.testing.assert_close(unpadded, padded)
+    for unpadded_gradient, padded_gradient in zip(
+        unpadded_gradients, padded_gradients, strict=True
+    ):
+        torch.testing.assert_close(unpadded_gradient, padded_gradient)
+
+
+def test_a_batch_without_documents_holds_one_a_sequence():
+    torch.manual_seed(0)
+    model = RobertaForMaskedLM(RobertaConfig(**SIZES)).eval()
+    batch = _packed_batch()
+    del batch["documents"]
+    positions = batch["masked_positions"]
+    predicted = batch["labels"].gather(1, positions) != IGNORE_INDEX
+    whole = model.base_model(
+        input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]
+    ).last_hidden_state
+    unpadded = hidden_at_positions(model, batch, positions)
+    torch.testing.assert_close(unpadded[predicted], at_positions(whole, positions)[predicted])
+
+
+def test_only_the_bert_layout_on_the_cpu_outside_compilation_is_unpadded(monkeypatch):
+    batch = _packed_batch()
+    albert = AlbertForMaskedLM(AlbertConfig(**SIZES, embedding_size=8))
+    assert not unpads(albert, batch)
+    bert = BertForMaskedLM(BertConfig(**SIZES))
+    assert unpads(bert, batch)
+    monkeypatch.setattr(torch.compiler, "is_compiling", lambda: True)
+    assert not unpads(bert, batch)
