@@ -14,7 +14,8 @@ The JSON (``benchmarks/results/gpu-suite-<time>.json`` unless ``--out``) holds t
 name, the versions, the command and every figure, and the seconds each part took (the
 suite is sized for under 8 minutes on one H100). ``--smoke`` runs the same code on tiny
 shapes for a few steps, eager: seconds on a CPU (tests/benchmarks/test_gpu_suite.py runs
-it), so that nothing fails on a GPU for a reason a CPU could have shown.
+it), so that nothing fails on a GPU for a reason a CPU could have shown; its profiled steps
+compute the padding, as a GPU's do (``biocompact.models.unpadded.keep_padding``).
 ``--requirements`` prints the packages it needs beyond torch and transformers
 (``gpu_suite_requirements.txt``), to prepare a GPU machine without network from wheels.
 
@@ -44,6 +45,7 @@ from torch.autograd import DeviceType
 from torch.profiler import ProfilerActivity
 
 from biocompact.distillation.objectives import METHODS
+from biocompact.models.unpadded import keep_padding
 from biocompact.pretraining.mlm import MaskedLanguageModelling
 from biocompact.training.loop import TrainingSettings, adamw_optimizer, pick_device
 from biocompact.training.masking import MaskingSettings
@@ -248,9 +250,10 @@ def profiles(plan: dict, text: Path, work: Path) -> dict:
     results = {}
     for stage, step in steps.items():
         stage_batch = batch if stage == "pretraining" else distillation_batch
-        for _ in range(3):  # warm-up: compilation, allocator
-            step([stage_batch])
-        results[stage] = profile_step(lambda s=step, b=stage_batch: s([b]), device)
+        with keep_padding():  # on the CPU (the smoke run) too, the step a GPU runs
+            for _ in range(3):  # warm-up: compilation, allocator
+                step([stage_batch])
+            results[stage] = profile_step(lambda s=step, b=stage_batch: s([b]), device)
     return results
 
 

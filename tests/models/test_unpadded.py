@@ -15,7 +15,7 @@ from transformers import (
 
 from biocompact.models.documents import encoder_inputs
 from biocompact.models.last_layer import at_positions, enable_last_layer_at_positions
-from biocompact.models.unpadded import RealTokens, hidden_at_positions, unpads
+from biocompact.models.unpadded import RealTokens, hidden_at_positions, keep_padding, unpads
 from biocompact.training.masking import IGNORE_INDEX, prediction_positions
 
 SIZES = dict(
@@ -122,6 +122,9 @@ def test_only_the_bert_layout_on_the_cpu_outside_compilation_is_unpadded(monkeyp
     albert = AlbertForMaskedLM(AlbertConfig(**SIZES, embedding_size=8))
     assert not unpads(albert, batch)
     bert = BertForMaskedLM(BertConfig(**SIZES))
+    assert unpads(bert, batch)
+    with keep_padding():
+        assert not unpads(bert, batch)
     assert unpads(bert, batch)
     monkeypatch.setattr(torch.compiler, "is_compiling", lambda: True)
     assert not unpads(bert, batch)

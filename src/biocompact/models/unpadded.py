@@ -13,11 +13,15 @@ there are the padded encoder's (tests/models/test_unpadded.py).
 
 The stream's length depends on the data, so this is the eager CPU path: a compiled step
 needs fixed shapes, and on a GPU finding the real tokens would make the host wait for the
-device; both keep the padded encoder.
+device; both keep the padded encoder, and so does the code inside ``keep_padding()`` (the GPU
+suite's smoke run, which profiles a GPU's step on the CPU).
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +31,18 @@ from transformers import PreTrainedModel
 
 from biocompact.models.documents import document_mask, document_positions, first_position
 from biocompact.models.last_layer import sparse_last_layer
+
+_PADDING_KEPT: ContextVar[bool] = ContextVar("padding_kept", default=False)
+
+
+@contextlib.contextmanager
+def keep_padding() -> Iterator[None]:
+    """Within it the encoder computes the padding on the CPU too, as on a GPU."""
+    token = _PADDING_KEPT.set(True)
+    try:
+        yield
+    finally:
+        _PADDING_KEPT.reset(token)
 
 
 @dataclass(frozen=True)
@@ -65,10 +81,11 @@ class RealTokens:
 
 def unpads(model: PreTrainedModel, batch: dict[str, torch.Tensor]) -> bool:
     """Whether ``hidden_at_positions`` runs the batch: a BERT-layout model, on the CPU, not
-    being compiled."""
+    being compiled, outside ``keep_padding()``."""
     return (
         batch["input_ids"].device.type == "cpu"
         and not torch.compiler.is_compiling()
+        and not _PADDING_KEPT.get()
         and sparse_last_layer(model) is not None
     )
 
