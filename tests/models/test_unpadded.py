@@ -16,6 +16,7 @@ from transformers import (
 from biocompact.models.documents import encoder_inputs
 from biocompact.models.last_layer import at_positions, enable_last_layer_at_positions
 from biocompact.models.unpadded import RealTokens, hidden_at_positions, keep_padding, unpads
+from biocompact.training.evaluation import masked_lm_logits
 from biocompact.training.masking import IGNORE_INDEX, prediction_positions
 
 SIZES = dict(
@@ -83,13 +84,12 @@ def test_values_and_gradients_are_the_padded_encoders(model_class, config_class,
 
     def hidden_and_gradients(unpadded: bool) -> tuple[torch.Tensor, list[torch.Tensor]]:
         model.zero_grad()
-        if unpadded:
-            hidden = hidden_at_positions(model, batch, positions)
+        if unpadded:  # the last layer's attention output and feed-forward at predictions only
+            hidden = hidden_at_positions(model, batch, positions, kept=predicted)
         else:
             inputs = encoder_inputs(model, batch)
             padded = model.base_model(**inputs, masked_positions=positions).last_hidden_state
-            hidden = at_positions(padded, positions)
-        hidden = hidden[predicted]
+            hidden = at_positions(padded, positions)[predicted]
         hidden.pow(2).sum().backward()
         return hidden.detach(), [p.grad.clone() for p in model.base_model.parameters()]
 
@@ -113,8 +113,10 @@ def test_a_batch_without_documents_holds_one_a_sequence():
     whole = model.base_model(
         input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]
     ).last_hidden_state
-    unpadded = hidden_at_positions(model, batch, positions)
-    torch.testing.assert_close(unpadded[predicted], at_positions(whole, positions)[predicted])
+    unpadded = hidden_at_positions(model, batch, positions)  # every position: a row each
+    assert unpadded.shape == (3 * 4, 16)
+    expected = at_positions(whole, positions).flatten(0, 1)
+    torch.testing.assert_close(unpadded[predicted.flatten()], expected[predicted.flatten()])
 
 
 def test_only_the_bert_layout_on_the_cpu_outside_compilation_is_unpadded(monkeypatch):
@@ -128,3 +130,19 @@ def test_only_the_bert_layout_on_the_cpu_outside_compilation_is_unpadded(monkeyp
     assert unpads(bert, batch)
     monkeypatch.setattr(torch.compiler, "is_compiling", lambda: True)
     assert not unpads(bert, batch)
+
+
+def test_predicted_only_leaves_out_the_unpredicted_rows_where_shapes_may_vary():
+    torch.manual_seed(0)
+    model = BertForMaskedLM(BertConfig(**SIZES)).eval()
+    batch = _packed_batch()
+    logits, labels = masked_lm_logits(model, batch)
+    predicted = labels != IGNORE_INDEX
+    assert logits.shape == (3 * 4, 50) and int(predicted.sum()) == 7
+    predicted_logits, predicted_labels = masked_lm_logits(model, batch, predicted_only=True)
+    torch.testing.assert_close(predicted_logits, logits[predicted])
+    assert predicted_labels.tolist() == labels[predicted].tolist()
+    with keep_padding():  # fixed shapes: every row stays
+        padded_logits, padded_labels = masked_lm_logits(model, batch, predicted_only=True)
+    assert padded_labels.tolist() == labels.tolist()
+    torch.testing.assert_close(padded_logits[predicted], logits[predicted])

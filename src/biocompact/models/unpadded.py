@@ -91,10 +91,15 @@ def unpads(model: PreTrainedModel, batch: dict[str, torch.Tensor]) -> bool:
 
 
 def hidden_at_positions(
-    model: PreTrainedModel, batch: dict[str, torch.Tensor], positions: torch.Tensor
+    model: PreTrainedModel,
+    batch: dict[str, torch.Tensor],
+    positions: torch.Tensor,
+    kept: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """The encoder's final hidden states at ``positions`` (sequence, count): (sequence,
-    count, width), computed at the batch's real tokens only (``unpads`` must hold)."""
+    """The encoder's final hidden states at ``positions`` (sequence, count), one row a
+    position (sequence x count, width), or at those where ``kept`` (sequence, count) is True
+    only (the last layer's attention output and feed-forward run at those alone); computed
+    at the batch's real tokens only (``unpads`` must hold)."""
     real = RealTokens.of(batch["attention_mask"])
     documents = batch.get("documents")
     if documents is None:  # one document a sequence
@@ -122,8 +127,11 @@ def hidden_at_positions(
     row_mask = mask.gather(2, positions[:, None, :, None].expand(-1, 1, -1, mask.shape[-1]))
     queries = last.attention.self.query(chosen)
     context = _attend(last, queries, hidden, real, row_mask).flatten(0, 1)
-    attended = last.attention.output(context, chosen.flatten(0, 1))
-    return last.feed_forward_chunk(attended).view(*positions.shape, -1)
+    chosen = chosen.flatten(0, 1)
+    if kept is not None:
+        rows = kept.flatten().nonzero().squeeze(1)
+        context, chosen = context.index_select(0, rows), chosen.index_select(0, rows)
+    return last.feed_forward_chunk(last.attention.output(context, chosen))
 
 
 def _attend(

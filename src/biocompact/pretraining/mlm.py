@@ -26,7 +26,7 @@ class MaskedLanguageModelling(Objective):
     def forward(
         self, batch: dict[str, torch.Tensor]
     ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-        logits, labels = masked_lm_logits(self.model, batch)
+        logits, labels = masked_lm_logits(self.model, batch, predicted_only=True)
         loss = F.cross_entropy(logits.float(), labels)
         return loss, {"loss_mlm": loss.detach()}
 

@@ -31,22 +31,26 @@ class Probe:
 
 
 def masked_lm_logits(
-    model: PreTrainedModel, batch: dict[str, torch.Tensor]
+    model: PreTrainedModel, batch: dict[str, torch.Tensor], predicted_only: bool = False
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """MLM logits and labels at the batch's ``masked_positions`` only, one row a position
     (a fixed number a sequence: the rows of unpredicted positions have the label
     ``IGNORE_INDEX``); neither the head nor the last layer's queries and feed-forward see
-    the other tokens (``biocompact.models.last_layer``), and on the CPU no layer sees the
-    padding (``biocompact.models.unpadded``)."""
+    the other tokens (``biocompact.models.last_layer``). On the CPU no layer sees the
+    padding (``biocompact.models.unpadded``), and with ``predicted_only`` the rows of
+    unpredicted positions are left out (a loss that ignores them is the same; where shapes
+    are fixed they stay)."""
     positions = batch["masked_positions"]
+    labels = batch["labels"].gather(1, positions)
     if unpads(model, batch):
-        hidden = hidden_at_positions(model, batch, positions)
+        kept = labels != IGNORE_INDEX if predicted_only else None
+        hidden = hidden_at_positions(model, batch, positions, kept)
+        labels = labels if kept is None else labels[kept]
     else:
         extra = {"masked_positions": positions} if enable_last_layer_at_positions(model) else {}
         padded = model.base_model(**encoder_inputs(model, batch), **extra).last_hidden_state
-        hidden = at_positions(padded, positions)
-    logits = mlm_head(model)(hidden)
-    return logits.flatten(0, 1), batch["labels"].gather(1, positions).flatten()
+        hidden = at_positions(padded, positions).flatten(0, 1)
+    return mlm_head(model)(hidden), labels.flatten()
 
 
 @torch.inference_mode()
@@ -60,7 +64,8 @@ def heldout_loss(
     total, count = 0.0, 0
     for start in range(0, len(dataset), batch_size):
         batch = batcher(dataset[start : start + batch_size], generator)
-        logits, labels = masked_lm_logits(model, {k: v.to(device) for k, v in batch.items()})
+        batch = {k: v.to(device) for k, v in batch.items()}
+        logits, labels = masked_lm_logits(model, batch, predicted_only=True)
         total += float(F.cross_entropy(logits.float(), labels, reduction="sum"))
         count += int((labels != IGNORE_INDEX).sum())
     return total / max(count, 1), count
