@@ -14,8 +14,12 @@ from transformers import (
     AutoTokenizer,
     BertConfig,
     BertForMaskedLM,
+    ElectraConfig,
+    ElectraForMaskedLM,
     ModernBertForMaskedLM,
     PreTrainedTokenizerBase,
+    RobertaConfig,
+    RobertaForMaskedLM,
 )
 
 from biocompact.models.presets import build_config
@@ -34,6 +38,23 @@ TINY = {
     "num_attention_heads": 2,
     "intermediate_size": 64,
 }
+# a 3-layer, 16-wide model without dropout, for tests that compute the same values two ways
+EXACT = {
+    "vocab_size": 50,
+    "hidden_size": 16,
+    "num_hidden_layers": 3,
+    "num_attention_heads": 4,
+    "intermediate_size": 32,
+    "hidden_dropout_prob": 0.0,
+    "attention_probs_dropout_prob": 0.0,
+    "pad_token_id": 1,
+}
+# the families of BERT's layer layout: model class, config class, what their config adds
+BERT_LAYOUT_FAMILIES = [
+    (BertForMaskedLM, BertConfig, {}),
+    (RobertaForMaskedLM, RobertaConfig, {}),
+    (ElectraForMaskedLM, ElectraConfig, {"embedding_size": 8}),  # embeddings projected up
+]
 # one epoch of fine-tuning a tiny model on a slice of a demo task
 HYPERPARAMETERS = {
     "epochs": 1,

@@ -2,37 +2,18 @@
 
 import pytest
 import torch
+from tiny_models import BERT_LAYOUT_FAMILIES, EXACT
 from transformers import (
     AlbertConfig,
     AlbertForMaskedLM,
     BertConfig,
     BertForMaskedLM,
-    ElectraConfig,
-    ElectraForMaskedLM,
-    RobertaConfig,
-    RobertaForMaskedLM,
 )
 
 from biocompact.models.last_layer import enable_last_layer_at_positions, sparse_last_layer
 from biocompact.pretraining.mlm import MaskedLanguageModelling
 from biocompact.training.evaluation import masked_lm_logits
 from biocompact.training.masking import IGNORE_INDEX, prediction_positions
-
-SIZES = dict(
-    vocab_size=50,
-    hidden_size=16,
-    num_hidden_layers=2,
-    num_attention_heads=4,
-    intermediate_size=32,
-    hidden_dropout_prob=0.0,
-    attention_probs_dropout_prob=0.0,
-    pad_token_id=1,
-)
-FAMILIES = [
-    (BertForMaskedLM, BertConfig),
-    (RobertaForMaskedLM, RobertaConfig),
-    (ElectraForMaskedLM, ElectraConfig),
-]
 
 
 def _batch() -> dict[str, torch.Tensor]:
@@ -56,12 +37,12 @@ def _batch() -> dict[str, torch.Tensor]:
 
 
 @pytest.mark.parametrize("attention", ["sdpa", "eager"])
-@pytest.mark.parametrize(("model_class", "config_class"), FAMILIES)
+@pytest.mark.parametrize(("model_class", "config_class", "extra"), BERT_LAYOUT_FAMILIES)
 def test_values_and_gradients_at_the_positions_are_the_whole_layers(
-    model_class, config_class, attention
+    model_class, config_class, extra, attention
 ):
     torch.manual_seed(0)
-    model = model_class(config_class(**SIZES, attn_implementation=attention))
+    model = model_class(config_class(**EXACT, **extra, attn_implementation=attention))
     batch = _batch()
     masked = batch["labels"] != IGNORE_INDEX
 
@@ -83,7 +64,7 @@ def test_values_and_gradients_at_the_positions_are_the_whole_layers(
 
 def test_the_other_positions_are_not_computed_and_the_layer_is_whole_without_them():
     torch.manual_seed(0)
-    model = BertForMaskedLM(BertConfig(**SIZES)).eval()
+    model = BertForMaskedLM(BertConfig(**EXACT)).eval()
     batch = _batch()
     masked = batch["labels"] != IGNORE_INDEX
     inputs = {"input_ids": batch["input_ids"], "attention_mask": batch["attention_mask"]}
@@ -101,7 +82,7 @@ def test_the_other_positions_are_not_computed_and_the_layer_is_whole_without_the
 
 def test_masked_lm_logits_are_the_full_models_at_the_masked_positions():
     torch.manual_seed(0)
-    model = BertForMaskedLM(BertConfig(**SIZES)).eval()
+    model = BertForMaskedLM(BertConfig(**EXACT)).eval()
     batch = _batch()
     logits, labels = masked_lm_logits(model, batch)
     masked = batch["labels"] != IGNORE_INDEX
@@ -115,9 +96,9 @@ def test_masked_lm_logits_are_the_full_models_at_the_masked_positions():
 
 
 def test_albert_runs_the_whole_layer():
-    albert = AlbertForMaskedLM(AlbertConfig(**SIZES, embedding_size=8))
+    albert = AlbertForMaskedLM(AlbertConfig(**EXACT, embedding_size=8))
     assert sparse_last_layer(albert) is None
     assert not MaskedLanguageModelling(albert).last_layer_at_predictions()
     assert not enable_last_layer_at_positions(albert)
-    bert = BertForMaskedLM(BertConfig(**SIZES))
+    bert = BertForMaskedLM(BertConfig(**EXACT))
     assert MaskedLanguageModelling(bert).last_layer_at_predictions()

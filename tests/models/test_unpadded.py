@@ -2,13 +2,12 @@
 
 import pytest
 import torch
+from tiny_models import BERT_LAYOUT_FAMILIES, EXACT
 from transformers import (
     AlbertConfig,
     AlbertForMaskedLM,
     BertConfig,
     BertForMaskedLM,
-    ElectraConfig,
-    ElectraForMaskedLM,
     RobertaConfig,
     RobertaForMaskedLM,
 )
@@ -18,22 +17,6 @@ from biocompact.models.last_layer import at_positions, enable_last_layer_at_posi
 from biocompact.models.unpadded import RealTokens, hidden_at_positions, keep_padding, unpads
 from biocompact.training.evaluation import masked_lm_logits
 from biocompact.training.masking import IGNORE_INDEX, prediction_positions
-
-SIZES = dict(
-    vocab_size=50,
-    hidden_size=16,
-    num_hidden_layers=3,
-    num_attention_heads=4,
-    intermediate_size=32,
-    hidden_dropout_prob=0.0,
-    attention_probs_dropout_prob=0.0,
-    pad_token_id=1,
-)
-FAMILIES = [
-    (BertForMaskedLM, BertConfig, {}),
-    (RobertaForMaskedLM, RobertaConfig, {}),
-    (ElectraForMaskedLM, ElectraConfig, {"embedding_size": 8}),  # embeddings projected up
-]
 
 
 def test_real_tokens_index_the_flat_stream():
@@ -72,10 +55,10 @@ def _packed_batch() -> dict[str, torch.Tensor]:
 
 
 @pytest.mark.parametrize("attention", ["sdpa", "eager"])
-@pytest.mark.parametrize(("model_class", "config_class", "extra"), FAMILIES)
+@pytest.mark.parametrize(("model_class", "config_class", "extra"), BERT_LAYOUT_FAMILIES)
 def test_values_and_gradients_are_the_padded_encoders(model_class, config_class, extra, attention):
     torch.manual_seed(0)
-    model = model_class(config_class(**SIZES, **extra, attn_implementation=attention))
+    model = model_class(config_class(**EXACT, **extra, attn_implementation=attention))
     assert enable_last_layer_at_positions(model)
     batch = _packed_batch()
     positions = batch["masked_positions"]
@@ -105,7 +88,7 @@ def test_values_and_gradients_are_the_padded_encoders(model_class, config_class,
 
 def test_a_batch_without_documents_holds_one_a_sequence():
     torch.manual_seed(0)
-    model = RobertaForMaskedLM(RobertaConfig(**SIZES)).eval()
+    model = RobertaForMaskedLM(RobertaConfig(**EXACT)).eval()
     batch = _packed_batch()
     del batch["documents"]
     positions = batch["masked_positions"]
@@ -121,9 +104,9 @@ def test_a_batch_without_documents_holds_one_a_sequence():
 
 def test_only_the_bert_layout_on_the_cpu_outside_compilation_is_unpadded(monkeypatch):
     batch = _packed_batch()
-    albert = AlbertForMaskedLM(AlbertConfig(**SIZES, embedding_size=8))
+    albert = AlbertForMaskedLM(AlbertConfig(**EXACT, embedding_size=8))
     assert not unpads(albert, batch)
-    bert = BertForMaskedLM(BertConfig(**SIZES))
+    bert = BertForMaskedLM(BertConfig(**EXACT))
     assert unpads(bert, batch)
     with keep_padding():
         assert not unpads(bert, batch)
@@ -134,7 +117,7 @@ def test_only_the_bert_layout_on_the_cpu_outside_compilation_is_unpadded(monkeyp
 
 def test_predicted_only_leaves_out_the_unpredicted_rows_where_shapes_may_vary():
     torch.manual_seed(0)
-    model = BertForMaskedLM(BertConfig(**SIZES)).eval()
+    model = BertForMaskedLM(BertConfig(**EXACT)).eval()
     batch = _packed_batch()
     logits, labels = masked_lm_logits(model, batch)
     predicted = labels != IGNORE_INDEX
