@@ -20,7 +20,7 @@ from biocompact.training.masking import IGNORE_INDEX, prediction_positions
 
 
 def test_real_tokens_index_the_flat_stream():
-    real = RealTokens.of(torch.tensor([[1, 1, 0], [1, 0, 0], [1, 1, 1]]))
+    real = RealTokens(torch.tensor([[1, 1, 0], [1, 0, 0], [1, 1, 1]]))
     assert real.index.tolist() == [0, 1, 3, 6, 7, 8]
     grid = torch.arange(9.0).view(3, 3, 1)
     assert real.flat(grid).flatten().tolist() == [0, 1, 3, 6, 7, 8]

@@ -92,30 +92,53 @@ def _layer_at(
     positions: torch.Tensor,
 ) -> torch.Tensor:
     """``BertLayer.forward`` with queries, attention output and feed-forward at ``positions``."""
-    batch, length, width = hidden_states.shape
-    rows = positions.shape[1]
+    width = hidden_states.shape[-1]
     queries_in = at_positions(hidden_states, positions)
-
-    attention = layer.attention.self
-    heads, head_size = attention.num_attention_heads, attention.attention_head_size
-
-    def split(states: torch.Tensor) -> torch.Tensor:
-        return states.view(batch, -1, heads, head_size).transpose(1, 2)
-
     mask = attention_mask
-    if mask is not None and mask.dim() == 4 and mask.shape[-2] == length:
-        mask = mask.gather(2, positions[:, None, :, None].expand(-1, mask.shape[1], -1, length))
-    context = F.scaled_dot_product_attention(
-        split(attention.query(queries_in)),
-        split(attention.key(hidden_states)),
-        split(attention.value(hidden_states)),
-        attn_mask=mask,
-        dropout_p=attention.dropout.p if attention.training else 0.0,
-        scale=attention.scaling,
+    if mask is not None and mask.dim() == 4 and mask.shape[-2] == hidden_states.shape[1]:
+        mask = mask_rows(mask, positions)
+    attention = layer.attention.self
+    context = attend(
+        attention,
+        attention.query(queries_in),
+        attention.key(hidden_states),
+        attention.value(hidden_states),
+        mask,
     )
-    context = context.transpose(1, 2).reshape(batch, rows, width)
     attended = layer.attention.output(context, queries_in)
     chosen = layer.feed_forward_chunk(attended)
     return torch.zeros_like(hidden_states).scatter(
         1, positions[..., None].expand(-1, -1, width), chosen
     )
+
+
+def mask_rows(mask: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    """The query rows of a (batch, heads, query, key) ``mask`` at ``positions`` (batch, count)."""
+    return mask.gather(2, positions[:, None, :, None].expand(-1, mask.shape[1], -1, mask.shape[-1]))
+
+
+def attend(
+    attention: Any,  # a BERT-layout self-attention (BertSelfAttention, ...)
+    queries: torch.Tensor,
+    keys: torch.Tensor,
+    values: torch.Tensor,
+    mask: torch.Tensor | None,
+) -> torch.Tensor:
+    """SDPA of ``attention``'s projected ``queries`` (batch, rows, width) over ``keys`` and
+    ``values`` (batch, length, width) under ``mask``, with its heads, scale and dropout:
+    (batch, rows, width)."""
+    heads, head_size = attention.num_attention_heads, attention.attention_head_size
+    batch, rows, width = queries.shape
+
+    def split(states: torch.Tensor) -> torch.Tensor:
+        return states.view(batch, -1, heads, head_size).transpose(1, 2)
+
+    context = F.scaled_dot_product_attention(
+        split(queries),
+        split(keys),
+        split(values),
+        attn_mask=mask,
+        dropout_p=attention.dropout.p if attention.training else 0.0,
+        scale=attention.scaling,
+    )
+    return context.transpose(1, 2).reshape(batch, rows, width)

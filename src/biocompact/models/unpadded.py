@@ -20,17 +20,17 @@ suite's smoke run, which profiles a GPU's step on the CPU).
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 import torch
-import torch.nn.functional as F
 from transformers import PreTrainedModel
 
 from biocompact.models.documents import document_mask, document_positions, first_position
-from biocompact.models.last_layer import sparse_last_layer
+from biocompact.models.last_layer import attend, mask_rows, sparse_last_layer
 
 _PADDING_KEPT: ContextVar[bool] = ContextVar("padding_kept", default=False)
 
@@ -47,16 +47,15 @@ def keep_padding() -> Iterator[None]:
 
 @dataclass(frozen=True)
 class RealTokens:
-    """Where a batch's real tokens are: ``index`` into its flattened (sequence x position)
-    grid, one entry a token of the flat stream, and the grid's ``shape``."""
+    """A batch's real tokens (``mask``: its (sequence, position) attention mask) as one flat
+    stream, in the order of the flattened grid."""
 
-    index: torch.Tensor
-    shape: tuple[int, int]
+    mask: torch.Tensor
 
-    @classmethod
-    def of(cls, attention_mask: torch.Tensor) -> RealTokens:
-        index = attention_mask.flatten().nonzero().squeeze(1)
-        return cls(index, (attention_mask.shape[0], attention_mask.shape[1]))
+    @functools.cached_property
+    def index(self) -> torch.Tensor:
+        """Each token of the stream's index into the flattened grid."""
+        return self.mask.flatten().nonzero().squeeze(1)
 
     def flat(self, grid: torch.Tensor) -> torch.Tensor:
         """(sequence, position, ...) values at the real tokens: (tokens, ...)."""
@@ -64,18 +63,14 @@ class RealTokens:
 
     def grid(self, flat: torch.Tensor) -> torch.Tensor:
         """(tokens, width) back into the grid: (sequence, position, width), zero at padding."""
-        sequences, length = self.shape
+        sequences, length = self.mask.shape
         padded = flat.new_zeros(sequences * length, flat.shape[-1])
         return padded.index_copy(0, self.index, flat).view(sequences, length, -1)
 
     def stream_index(self, positions: torch.Tensor) -> torch.Tensor:
         """Each grid position of ``positions`` (sequence, count) as an index into the flat
-        stream (a padding position gets its row's last real token: its value is ignored)."""
-        numbering = torch.zeros(
-            self.shape[0] * self.shape[1], dtype=torch.long, device=positions.device
-        )
-        numbering[self.index] = 1
-        numbering = (numbering.cumsum(0) - 1).clamp(min=0).view(self.shape)
+        stream (a padding position gets the real token before it: its value is ignored)."""
+        numbering = (self.mask.flatten().cumsum(0) - 1).clamp(min=0).view(self.mask.shape)
         return numbering.gather(1, positions)
 
 
@@ -100,7 +95,7 @@ def hidden_at_positions(
     position (sequence x count, width), or at those where ``kept`` (sequence, count) is True
     only (the last layer's attention output and feed-forward run at those alone); computed
     at the batch's real tokens only (``unpads`` must hold)."""
-    real = RealTokens.of(batch["attention_mask"])
+    real = RealTokens(batch["attention_mask"])
     documents = batch.get("documents")
     if documents is None:  # one document a sequence
         documents = torch.where(batch["attention_mask"].bool(), 0, -1)
@@ -124,9 +119,8 @@ def hidden_at_positions(
     chosen = hidden.index_select(0, real.stream_index(positions).flatten()).view(
         *positions.shape, -1
     )
-    row_mask = mask.gather(2, positions[:, None, :, None].expand(-1, 1, -1, mask.shape[-1]))
     queries = last.attention.self.query(chosen)
-    context = _attend(last, queries, hidden, real, row_mask).flatten(0, 1)
+    context = _attend(last, queries, hidden, real, mask_rows(mask, positions)).flatten(0, 1)
     chosen = chosen.flatten(0, 1)
     if kept is not None:
         rows = kept.flatten().nonzero().squeeze(1)
@@ -141,22 +135,11 @@ def _attend(
     real: RealTokens,
     mask: torch.Tensor,
 ) -> torch.Tensor:
-    """SDPA of ``queries`` (sequence, rows, width) over the keys and values of the flat
-    ``hidden`` put back into the grid, under ``mask`` (sequence, 1, rows, position):
-    (sequence, rows, width)."""
+    """The layer's attention of ``queries`` (sequence, rows, width) over the keys and values
+    of the flat ``hidden``, put back into the grid, under ``mask`` (sequence, 1, rows,
+    position): (sequence, rows, width)."""
     attention = layer.attention.self
-    heads, head_size = attention.num_attention_heads, attention.attention_head_size
-    sequences, rows, width = queries.shape
-
-    def split(states: torch.Tensor) -> torch.Tensor:
-        return states.view(sequences, -1, heads, head_size).transpose(1, 2)
-
-    context = F.scaled_dot_product_attention(
-        split(queries),
-        split(real.grid(attention.key(hidden))),
-        split(real.grid(attention.value(hidden))),
-        attn_mask=mask,
-        dropout_p=attention.dropout.p if attention.training else 0.0,
-        scale=attention.scaling,
+    keys, values = (
+        real.grid(projection(hidden)) for projection in (attention.key, attention.value)
     )
-    return context.transpose(1, 2).reshape(sequences, rows, width)
+    return attend(attention, queries, keys, values, mask)
