@@ -1,5 +1,6 @@
 # Two commands do everything on a fresh machine:
-#   make demo   set up .venv, run the whole DAG on the bundled demo -> results/report/report.html
+#   make demo   set up .venv, run the whole DAG on the bundled demo -> results/report/report.html,
+#               then check its figures against the documented ones
 #   make test   set up .venv, run the test suite
 PYTHON ?= python3
 VENV ?= .venv
@@ -9,8 +10,9 @@ TORCH_VERSION ?= 2.13.0
 TORCH_INDEX ?=
 UV_VERSION ?= 0.13.9
 PYTEST_ARGS ?=
-# Test workers (pytest-xdist): the demo DAG's tests and the Slurm tests, the two longest
-# groups, each hold one; tests/conftest.py groups them. TEST_WORKERS=0 runs in one process.
+# Test workers (pytest-xdist): the whole-workflow tests (the miniature demo DAG's, the Slurm
+# cluster's) hold one, the rest share both; tests/conftest.py groups them. TEST_WORKERS=0
+# runs in one process.
 TEST_WORKERS ?= 2
 
 export PATH := $(abspath $(BIN)):$(PATH)
@@ -65,8 +67,11 @@ format: $(VENV)/.lint-installed
 	$(BIN)/ruff format .
 	$(BIN)/snakefmt Snakefile workflow/rules
 
+# The whole DAG, then its figures against the ones README.md and docs/ print (demo/figures.yaml):
+# a figure that moved fails the run, naming it.
 demo: install
 	$(BIN)/snakemake --profile local
+	$(BIN)/python demo/check_figures.py
 
 # The demo through the slurm profile on a two-node Slurm cluster started on this machine for
 # the run (root; Debian's slurm-wlm and munge, installed when missing): docs/slurm.md.

@@ -13,13 +13,15 @@ from typing import Any
 
 import pytest
 import yaml
-from snakemake_runs import run_snakemake
+from snakemake_runs import miniature_config, run_snakemake
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
-DEMO_GENERATOR = REPO_ROOT / "demo" / "generate.py"
-# the groups of the longest tests: they run first, each on one worker (``make test``)
-LONG_GROUPS = ("demo", "slurm")
+DEMO_FOLDER = REPO_ROOT / "demo"
+# the group of the whole-workflow tests: it runs first, on one worker (``make test``)
+WHOLE_WORKFLOWS = "workflows"
+# the test files that start a Slurm cluster of their own (one cluster at a time)
+CLUSTER_FILES = {"tests/slurm/test_slurm_demo_script.py"}
 
 
 def takes_demo_run(path: Path) -> bool:
@@ -43,20 +45,18 @@ DEMO_RUN_FILES = {
 
 
 def group_of(nodeid: str) -> str:
-    """The group of a test: the files whose tests share the demo DAG's one run, the Slurm
-    tests (one cluster at a time), otherwise its file (its module's fixtures)."""
+    """The group of a test: the files whose tests share the demo DAG's one run (the Slurm
+    cluster's among them) with those that start a cluster (one cluster at a time), otherwise
+    its file (its module's fixtures)."""
     path = nodeid.split("::")[0]
-    if path in DEMO_RUN_FILES:
-        return "demo"
-    if path.startswith("tests/slurm/"):
-        return "slurm"
+    if path in DEMO_RUN_FILES or path in CLUSTER_FILES:
+        return WHOLE_WORKFLOWS
     return path
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The longest groups first, so that the two workers start on them."""
-    order = {group: rank for rank, group in enumerate(LONG_GROUPS)}
-    items.sort(key=lambda item: order.get(group_of(item.nodeid), len(LONG_GROUPS)))
+    """The whole-workflow group first, so that one worker starts on it."""
+    items.sort(key=lambda item: group_of(item.nodeid) != WHOLE_WORKFLOWS)
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, absent with -p no:xdist
@@ -74,10 +74,11 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 @pytest.fixture(scope="session")
 def demo_run(tmp_path_factory) -> Path:
-    """The whole demo DAG, run once per test session in a temporary directory; tests that
-    need trained models or results share it (read-only, or in a copy)."""
+    """The whole demo DAG in miniature (``miniature_config``, written as the folder's
+    config.yaml), run once per test session in a temporary directory; tests that need
+    trained models or results share it (read-only, or in a copy)."""
     workdir = tmp_path_factory.mktemp("demo")
-    shutil.copy(REPO_ROOT / "config.yaml", workdir / "config.yaml")
+    (workdir / "config.yaml").write_text(yaml.safe_dump(miniature_config(), sort_keys=False))
     shutil.copytree(REPO_ROOT / "demo", workdir / "demo")
     result = run_snakemake(workdir, "--cores", "2")
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
@@ -114,14 +115,25 @@ def one_torch_thread() -> Iterator[None]:
     torch.set_num_threads(threads)
 
 
-@pytest.fixture(scope="session")
-def demo_generator() -> ModuleType:
-    """demo/generate.py, the demo data generator (a script beside the data, not a package)."""
-    spec = importlib.util.spec_from_file_location("demo_generator", DEMO_GENERATOR)
+def demo_script(name: str) -> ModuleType:
+    """A script of demo/ (beside the data, not a package), imported as ``demo_{name}``."""
+    spec = importlib.util.spec_from_file_location(f"demo_{name}", DEMO_FOLDER / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="session")
+def demo_generator() -> ModuleType:
+    """demo/generate.py, the demo data generator."""
+    return demo_script("generate")
+
+
+@pytest.fixture(scope="session")
+def demo_figures() -> ModuleType:
+    """demo/check_figures.py, the check of the demo's documented figures that ends `make demo`."""
+    return demo_script("check_figures")
 
 
 @pytest.fixture(scope="session")

@@ -12,6 +12,7 @@ import yaml
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO_ROOT / "Snakefile")]
+MINIATURE = REPO_ROOT / "tests" / "miniature.yaml"
 OFFLINE_ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
 
 
@@ -24,6 +25,13 @@ def layer_config(into: dict, layer: dict) -> dict:
         else:
             into[key] = value
     return into
+
+
+def miniature_config() -> dict:
+    """The demo's config.yaml with tests/miniature.yaml over it: every stage of the demo DAG
+    at the fewest steps, seeds and examples that drive its code paths."""
+    demo = yaml.safe_load((REPO_ROOT / "config.yaml").read_text(encoding="utf-8"))
+    return layer_config(demo, yaml.safe_load(MINIATURE.read_text(encoding="utf-8")))
 
 
 def run_snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:

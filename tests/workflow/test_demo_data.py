@@ -28,11 +28,11 @@ def demo(repo_root: Path) -> Path:
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    """The data files under ``root`` (the generator script and its bytecode aside)."""
+    """The data files under ``root`` (the scripts, their bytecode and the figures aside)."""
     return {
         str(p.relative_to(root)): p.read_bytes()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and p.suffix not in (".py", ".pyc")
+        if p.is_file() and p.suffix not in (".py", ".pyc") and p.name != "figures.yaml"
     }
 
 

@@ -28,7 +28,7 @@ SNAKEMAKE_PROGRAMS = ("snakemake", ".venv/bin/snakemake")
 REAL_DATA_TARGET = "results/finetuning/demo-teacher/ncbi-disease/seed1/metrics.json"
 # Commands that are not Snakemake runs, each with what runs it.
 RUN_ELSEWHERE = {
-    "make demo": "the session's demo_run fixture runs the same DAG on the same config",
+    "make demo": "CI (.ci/run) runs it, ending with demo/check_figures.py (tests/workflow/test_demo_figures.py); the demo_run fixture runs its DAG in miniature",
     "make test": "CI (.ci/run) runs it on a clean checkout",
     "make slurm-demo": "tests/slurm/test_slurm_demo_script.py runs the script it calls",
     "python benchmarks/": "benchmarks print the speed figures of docs/speed.md; run by hand, minutes to hours",

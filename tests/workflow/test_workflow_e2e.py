@@ -1,8 +1,12 @@
-"""End to end: the real DAG on the demo config, in a temporary directory.
+"""End to end: the real DAG on the demo config in miniature (tests/miniature.yaml), in a
+temporary directory.
 
-Runs the whole pipeline once (a few minutes on 2 cores), then checks every expected
-output, that nothing is left to do, and that changing the fine-tuning learning rate
-re-runs fine-tuning and what follows it, nothing upstream.
+Runs the whole pipeline once (the session's ``demo_run``), then checks every expected
+output and its values against the files it was computed from, that nothing is left to do,
+and that changing the fine-tuning learning rate re-runs fine-tuning and what follows it,
+nothing upstream. What the demo's figures show (the fine-tuned models above the majority
+baseline, distillation against plain MLM, task distillation learning the task) is checked
+where the demo runs at its own size: `make demo` ends with demo/check_figures.py.
 """
 
 from __future__ import annotations
@@ -186,18 +190,6 @@ def test_report_medians_equal_medians_of_metrics_files(demo_run, config):
             assert f"{100 * median:.1f}" in html
 
 
-def test_fine_tuned_models_beat_the_majority_baseline(demo_run, config):
-    summary = pd.read_csv(demo_run / "results/aggregate/summary.csv")
-    for task in config["finetuning"]["tasks"]:
-        baseline = json.loads((demo_run / f"results/baselines/{task}/metrics.json").read_text())
-        primary = baseline["primary_metric"]
-        for model in config["finetuning"]["models"]:
-            row = summary[
-                (summary.model == model) & (summary.task == task) & (summary.metric == primary)
-            ]
-            assert row["median"].item() > baseline["metrics"][primary] + 0.2, (model, task)
-
-
 def test_every_comparison_has_its_interval_consistent_with_the_report(demo_run, config):
     """comparisons.csv: teacher-distil against its teacher, every model against the row's best
     and the baseline, on each task and average, with values equal to the summary's and
@@ -263,17 +255,6 @@ def test_nothing_left_to_do_then_learning_rate_change_reruns_only_downstream(dem
     assert set(planned) == {*report, *saved, *compression}, result.stdout[-3000:]
 
 
-def test_distilled_student_beats_the_same_architecture_trained_from_scratch(demo_run, config):
-    """Rohanian et al. 2023's claim at demo scale: distillation gives a lower held-out MLM loss."""
-    distilled = json.loads((demo_run / "results/distillation/teacher-distil/eval.json").read_text())
-    scratch = json.loads((demo_run / "results/pretraining/student-scratch/eval.json").read_text())
-    assert (
-        config["distillation"]["teacher-distil"]["steps"]
-        == config["pretraining"]["student-scratch"]["steps"]
-    )
-    assert distilled["heldout_loss"] < scratch["heldout_loss"]
-
-
 def _html_table(html: str, table_id: str) -> list[list[str]]:
     """Cell texts of the report's table ``table_id``, header row first."""
     import lxml.html
@@ -326,27 +307,6 @@ def test_task_distillation_outputs_summary_and_report_table(demo_run, config):
         distilled = rows[rows.setting == "distilled"].set_index("transfer")["median"]
         for row in body:
             assert row[2].startswith(f"{100 * distilled[row[0]]:.1f}")
-
-
-def test_student_distilled_on_the_tasks_own_text_learns_the_task(demo_run, config):
-    """One robust claim: trained only on the teacher's soft labels of the task's training
-    sentences, the student ranks test relations far better than its untrained self."""
-    settings = config["task_distillation"]
-    summary = pd.read_csv(
-        demo_run / "results/task_distillation/summary.csv", dtype={"transfer": str}
-    )
-    auc = summary[summary.metric == "roc_auc"]
-    for name, experiment in settings["experiments"].items():
-        train = config["finetuning"]["tasks"][experiment["task"]]["train"]
-        own = [
-            t for t in experiment["transfer"] if settings["transfer_sets"][t].get("path") == train
-        ]
-        untrained = auc[(auc.experiment == name) & (auc.setting == "untrained")]["median"].item()
-        for transfer in own:
-            distilled = auc[
-                (auc.experiment == name) & (auc.setting == "distilled") & (auc.transfer == transfer)
-            ]
-            assert distilled["median"].item() > untrained + 0.15, (name, transfer)
 
 
 def test_compression_formats_rescored_sized_and_in_the_report(demo_run, config):
