@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import subprocess
 import sys
@@ -302,9 +303,15 @@ def test_model_rules_pass_their_files_and_params(
         (formats, "compress"),  # imported by rule compress when called
         (compression, "write_summary"),
         (efficiency, "benchmark"),
-        (vocab, "build_vocabulary"),
     ):
         monkeypatch.setattr(module, name, _returning(calls, None))
+    # the vocabulary's work sees tokenizers' thread pool capped at the job's threads
+    monkeypatch.delenv("RAYON_NUM_THREADS", raising=False)  # restored after the test
+    monkeypatch.setattr(
+        vocab,
+        "build_vocabulary",
+        lambda **kwargs: calls.append(((os.environ["RAYON_NUM_THREADS"],), kwargs)),
+    )
     # a corpus of 9 training and 1 held-out sequences
     splits = {"train": SimpleNamespace(num_rows=9), "validation": SimpleNamespace(num_rows=1)}
     monkeypatch.setattr(vocab, "build_tokenized_corpus", _returning(calls, splits))
@@ -339,6 +346,7 @@ def test_model_rules_pass_their_files_and_params(
         ),
         inputs={"shards": ["s"]},
         outputs={"tokenizer": "t", "stats": "st.json"},
+        threads=2,
     )
     assert calls == [
         (("fp32", "int8", "int8"), {}),
@@ -365,7 +373,7 @@ def test_model_rules_pass_their_files_and_params(
             },
         ),
         (
-            (),
+            ("2",),
             {
                 "shards": ["s"],
                 "out_tokenizer": "t",

@@ -16,6 +16,7 @@ rule train_vocabulary:
     priority: vocabulary_priority
     conda:
         "../../envs/torch.yaml"
+    # tokenizers' thread pool is capped at the job's threads (vocab.rules.train_vocabulary)
     threads: 2
     resources:
         mem_mb=vocabulary_memory_mb,

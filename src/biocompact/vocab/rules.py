@@ -3,6 +3,7 @@ named after the rule."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,10 +16,16 @@ from biocompact.vocab.tokenized_corpus import RECORD_SETTINGS, build_tokenized_c
 
 
 def train_vocabulary(
-    training: VocabularyTraining, *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+    training: VocabularyTraining,
+    *,
+    inputs: Mapping[str, Any],
+    outputs: Mapping[str, Any],
+    threads: int,
 ) -> dict:
     """Vocabulary ``training.name`` from ``inputs["shards"]``, held out as ``training``
-    says."""
+    says, on ``threads`` threads: the job's process has not started tokenizers' Rust thread
+    pool yet, which reads ``RAYON_NUM_THREADS`` when it starts (else it takes every core)."""
+    os.environ["RAYON_NUM_THREADS"] = str(threads)
     return build_vocabulary(
         shards=inputs["shards"],
         out_tokenizer=outputs["tokenizer"],
