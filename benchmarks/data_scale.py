@@ -17,7 +17,7 @@ with the words). The vocabulary job's CPU-seconds and memory are fitted as
 ``a + b * words + c * distinct words`` over both kinds; PubMed's distinct words come from
 Heaps' law (``K * words ** beta``) fitted on prefixes of the real text. The tokenisation
 job's cost is linear in its words. The projection for all of PubMed (4.75 billion words)
-is printed beside the rules' declared ``threads``/``mem_mb``/``runtime``, assuming the
+is printed beside the rules' declared ``threads``/``mem_mb``/``disk_mb``/``runtime``, assuming the
 tokenisation job's work spreads evenly over its declared threads (it reads, tokenises and
 packs in ``threads`` processes) and the vocabulary job's wall time is its CPU time.
 
@@ -70,6 +70,7 @@ from biocompact.corpus.decontamination import (
 )
 from biocompact.locations import resolve_location
 from biocompact.vocab.build import build_vocabulary
+from biocompact.vocab.disk import corpus_disk_mb
 from biocompact.vocab.memory import PRETOKENISED_PER_WORD, vocabulary_memory_mb
 from biocompact.vocab.settings import VocabularySettings
 from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
@@ -223,6 +224,7 @@ def tokenisation_job(folder: Path, shard: str, tokenizer: str) -> dict:
         max_seq_length=MAX_SEQ_LENGTH,
         heldout_fraction=HELDOUT_FRACTION,
         num_proc=1,
+        scratch_dir=folder,  # its scratch and output in one file system, measured together
     )
     tokens = sum(sum(len(ids) for ids in split["input_ids"]) for split in splits.values())
     return {"tokens": tokens, "disk": folder_bytes(folder / "data")}
@@ -241,8 +243,8 @@ def fit(rows: list[dict], key: str, columns: tuple[str, ...]) -> np.ndarray:
 
 
 def declared_resources() -> dict[str, dict[str, str]]:
-    """threads, mem_mb and runtime of the data rules on configs/pubmed-full.yaml, as a dry
-    run with cores enough not to cap the threads prints them."""
+    """The data rules' declared resources on configs/pubmed-full.yaml (``declared_in`` a dry
+    run with cores enough not to cap the threads)."""
     with tempfile.TemporaryDirectory() as workdir:
         printed = subprocess.run(
             [
@@ -264,21 +266,30 @@ def declared_resources() -> dict[str, dict[str, str]]:
             text=True,
             check=True,
         ).stdout
+    return declared_in(printed)
+
+
+def declared_in(printed: str) -> dict[str, dict[str, str]]:
+    """threads, mem_mb, disk_mb and runtime of the data rules, as text, from what a dry run
+    ``printed`` (a job of one thread prints no threads: 1; a resource not declared: -)."""
     declared = {}
     for rule in ("train_vocabulary", "tokenize_corpus", "corpus_decontaminate"):
         block = printed.split(f"rule {rule}:", 1)[1].split("\n\n", 1)[0].split("\n[", 1)[0]
         declared[rule] = {
             key: found.group(1)
             if (found := re.search(rf"\b{key}[:=] *(\d+|<TBD>)", block))
-            else "1"
-            for key in ("threads", "mem_mb", "runtime")  # a job of one thread prints none
+            else ("1" if key == "threads" else "-")
+            for key in ("threads", "mem_mb", "disk_mb", "runtime")
         }
-    # the vocabulary's memory follows its shards' words, known once they exist: all of PubMed's
-    # (in whitespace-separated words, the unit of the corpus statistics)
-    if declared["train_vocabulary"]["mem_mb"] == "<TBD>":
-        words = round(PUBMED_WORDS / PRETOKENISED_PER_WORD)
-        memory = vocabulary_memory_mb(words, pubmed_sample_fraction())
-        declared["train_vocabulary"]["mem_mb"] = f"{memory} (from all of PubMed's words)"
+    # the vocabulary's memory and the tokenising job's disk follow their shards' words, known
+    # once they exist: all of PubMed's (in whitespace-separated words, the corpus statistics')
+    words = round(PUBMED_WORDS / PRETOKENISED_PER_WORD)
+    for rule, key, value in (
+        ("train_vocabulary", "mem_mb", vocabulary_memory_mb(words, pubmed_sample_fraction())),
+        ("tokenize_corpus", "disk_mb", corpus_disk_mb(words)),
+    ):
+        if declared[rule][key] == "<TBD>":
+            declared[rule][key] = f"{value} (from all of PubMed's words)"
     return declared
 
 
@@ -558,7 +569,8 @@ def main() -> None:
         f"({process_mb:.0f} MB a process) | {last['disk'] / last['words'] * PUBMED_WORDS / 1e9:.0f} GB "
         f"out ({last['disk'] / last['tokens']:.2f} B/token, {last['tokens'] / last['words']:.2f} "
         f"tokens/word), {peak_per_word * PUBMED_WORDS / 1e9:.0f} GB peak | threads "
-        f"{rule_t['threads']}, mem_mb {rule_t['mem_mb']}, runtime {rule_t['runtime']} min |"
+        f"{rule_t['threads']}, mem_mb {rule_t['mem_mb']}, disk_mb {rule_t['disk_mb']}, "
+        f"runtime {rule_t['runtime']} min |"
     )
 
     decontamination_section(documents, args.cycles[-1], args.repeats)

@@ -83,3 +83,39 @@ def test_disk_in_use_counts_deleted_files_still_open_or_mapped_once(tmp_path):
         mapping.close()
         assert outside.read() == b"o" * 500
     assert data_scale.disk_in_use(folder) == 1000
+
+
+DRY_RUN = """
+rule train_vocabulary:
+    wildcards: vocab=pubmed-uncased
+    threads: 2
+    resources: tmpdir=/tmp, runtime=240, mem_mb=<TBD>, mem=<TBD>, mem_mib=<TBD>
+[Sat Nov 28 19:50:59 2026]
+rule tokenize_corpus:
+    threads: 32
+    resources: tmpdir=/tmp, runtime=120, mem_mb=21200, disk_mb=<TBD>, disk=<TBD>
+
+rule corpus_decontaminate:
+    resources: tmpdir=/tmp, runtime=30, mem_mb=1000, mem=1 GB, mem_mib=954
+"""
+
+
+def test_declared_resources_read_from_a_dry_run_as_text():
+    """What the dry run leaves to be determined is computed for all of PubMed's 4.75e9
+    pre-tokenised words, 3,653,846,154 whitespace words: the vocabulary's 9175 MB
+    (docs/slurm.md) and 4.75e9 x 10.8 bytes = 51,300.000002 MB of disk, rounded up."""
+    assert data_scale.declared_in(DRY_RUN) == {
+        "train_vocabulary": {
+            "threads": "2",
+            "mem_mb": "9175 (from all of PubMed's words)",
+            "disk_mb": "-",
+            "runtime": "240",
+        },
+        "tokenize_corpus": {
+            "threads": "32",
+            "mem_mb": "21200",
+            "disk_mb": "51301 (from all of PubMed's words)",
+            "runtime": "120",
+        },
+        "corpus_decontaminate": {"threads": "1", "mem_mb": "1000", "disk_mb": "-", "runtime": "30"},
+    }

@@ -303,6 +303,7 @@ def test_model_rules_pass_their_files_and_params(
         (formats, "compress"),  # imported by rule compress when called
         (compression, "write_summary"),
         (efficiency, "benchmark"),
+        (vocab, "check_free_space"),
     ):
         monkeypatch.setattr(module, name, _returning(calls, None))
     # the vocabulary's work sees tokenizers' thread pool capped at the job's threads
@@ -330,8 +331,10 @@ def test_model_rules_pass_their_files_and_params(
     vocab.tokenize_corpus(
         CorpusTokenization(max_seq_length=64, heldout_fraction=0.1, packing="document"),
         inputs={"shards": ["s"], "tokenizer": "t"},
-        outputs={"corpus": "c", "record": str(record)},
+        outputs={"corpus": "results/c", "record": str(record)},
         threads=3,
+        disk_mb=5,
+        tmpdir="/scratch",
     )
     assert json.loads(record.read_text()) == {
         "max_seq_length": 64,
@@ -360,16 +363,18 @@ def test_model_rules_pass_their_files_and_params(
                 "threads": 4,
             },
         ),
+        ((5, Path("/scratch"), Path("results")), {}),
         (
             (),
             {
                 "shards": ["s"],
                 "tokenizer_dir": "t",
-                "out_dir": "c",
+                "out_dir": "results/c",
                 "max_seq_length": 64,
                 "heldout_fraction": 0.1,
                 "num_proc": 3,
                 "packing": "document",
+                "scratch_dir": "/scratch",
             },
         ),
         (
