@@ -17,7 +17,7 @@ with the words). The vocabulary job's CPU-seconds and memory are fitted as
 ``a + b * words + c * distinct words`` over both kinds; PubMed's distinct words come from
 Heaps' law (``K * words ** beta``) fitted on prefixes of the real text. The tokenisation
 job's cost is linear in its words. The projection for all of PubMed (4.75 billion words)
-is printed beside the rules' declared ``threads``/``mem_mb``/``runtime``, assuming the
+is printed beside the rules' declared ``threads``/``mem_mb``/``disk_mb``/``runtime``, assuming the
 tokenisation job's work spreads evenly over its declared threads (it reads, tokenises and
 packs in ``threads`` processes) and the vocabulary job's wall time is its CPU time.
 
@@ -34,7 +34,8 @@ the golden file's PMIDs) collected by the ``corpus_evaluation_text`` job's funct
 the ``corpus_decontaminate`` job's function on the largest repeated shard, each run in a
 fresh process on one core, ``--repeats`` times: CPU-seconds per million words (median and
 range), peak memory and the output's bytes per word, projected to all of PubMed (one job per
-file, the files' jobs spread over the 32 cores of the node the tokenising job is sized for).
+file, each with its start-up, ``JOB_STARTUP_CPU_S``, besides its scan; the files' jobs
+spread over the 32 cores of the node the tokenising job is sized for).
 
     .venv/bin/python benchmarks/data_scale.py [--cycles 1 2 4]
     .venv/bin/python benchmarks/data_scale.py --decontamination-only [--cycles 4] [--repeats 3]
@@ -70,6 +71,7 @@ from biocompact.corpus.decontamination import (
 )
 from biocompact.locations import resolve_location
 from biocompact.vocab.build import build_vocabulary
+from biocompact.vocab.disk import corpus_disk_mb
 from biocompact.vocab.memory import PRETOKENISED_PER_WORD, vocabulary_memory_mb
 from biocompact.vocab.settings import VocabularySettings
 from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
@@ -78,6 +80,10 @@ REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
 PUBMED_WORDS = 4.75e9  # PubMed's abstracts and titles, pre-tokenised words (docs/slurm.md)
 PUBMED_BASELINE_FILES = 1274  # pubmed25n0001 to pubmed25n1274
+# CPU-seconds a corpus_decontaminate job spends besides its scan (its process's start-up:
+# the interpreter, the script's imports), measured once outside this benchmark; with one job
+# a file, 0.25 CPU-hours for all of PubMed's files.
+JOB_STARTUP_CPU_S = 0.72
 SETTINGS = {"type": "wordpiece", "vocab_size": 32768, "lowercase": True}
 MAX_SEQ_LENGTH = 512
 HELDOUT_FRACTION = 0.01
@@ -223,6 +229,7 @@ def tokenisation_job(folder: Path, shard: str, tokenizer: str) -> dict:
         max_seq_length=MAX_SEQ_LENGTH,
         heldout_fraction=HELDOUT_FRACTION,
         num_proc=1,
+        scratch_dir=folder,  # its scratch and output in one file system, measured together
     )
     tokens = sum(sum(len(ids) for ids in split["input_ids"]) for split in splits.values())
     return {"tokens": tokens, "disk": folder_bytes(folder / "data")}
@@ -241,8 +248,8 @@ def fit(rows: list[dict], key: str, columns: tuple[str, ...]) -> np.ndarray:
 
 
 def declared_resources() -> dict[str, dict[str, str]]:
-    """threads, mem_mb and runtime of the data rules on configs/pubmed-full.yaml, as a dry
-    run with cores enough not to cap the threads prints them."""
+    """The data rules' declared resources on configs/pubmed-full.yaml (``declared_in`` a dry
+    run with cores enough not to cap the threads)."""
     with tempfile.TemporaryDirectory() as workdir:
         printed = subprocess.run(
             [
@@ -264,21 +271,30 @@ def declared_resources() -> dict[str, dict[str, str]]:
             text=True,
             check=True,
         ).stdout
+    return declared_in(printed)
+
+
+def declared_in(printed: str) -> dict[str, dict[str, str]]:
+    """threads, mem_mb, disk_mb and runtime of the data rules, as text, from what a dry run
+    ``printed`` (a job of one thread prints no threads: 1; a resource not declared: -)."""
     declared = {}
     for rule in ("train_vocabulary", "tokenize_corpus", "corpus_decontaminate"):
         block = printed.split(f"rule {rule}:", 1)[1].split("\n\n", 1)[0].split("\n[", 1)[0]
         declared[rule] = {
             key: found.group(1)
             if (found := re.search(rf"\b{key}[:=] *(\d+|<TBD>)", block))
-            else "1"
-            for key in ("threads", "mem_mb", "runtime")  # a job of one thread prints none
+            else ("1" if key == "threads" else "-")
+            for key in ("threads", "mem_mb", "disk_mb", "runtime")
         }
-    # the vocabulary's memory follows its shards' words, known once they exist: all of PubMed's
-    # (in whitespace-separated words, the unit of the corpus statistics)
-    if declared["train_vocabulary"]["mem_mb"] == "<TBD>":
-        words = round(PUBMED_WORDS / PRETOKENISED_PER_WORD)
-        memory = vocabulary_memory_mb(words, pubmed_sample_fraction())
-        declared["train_vocabulary"]["mem_mb"] = f"{memory} (from all of PubMed's words)"
+    # the vocabulary's memory and the tokenising job's disk follow their shards' words, known
+    # once they exist: all of PubMed's (in whitespace-separated words, the corpus statistics')
+    words = round(PUBMED_WORDS / PRETOKENISED_PER_WORD)
+    for rule, key, value in (
+        ("train_vocabulary", "mem_mb", vocabulary_memory_mb(words, pubmed_sample_fraction())),
+        ("tokenize_corpus", "disk_mb", corpus_disk_mb(words)),
+    ):
+        if declared[rule][key] == "<TBD>":
+            declared[rule][key] = f"{value} (from all of PubMed's words)"
     return declared
 
 
@@ -443,20 +459,32 @@ def decontamination_section(documents: list[list[str]], cycles: int, repeats: in
             )
         )
     )
-    declared = declared_resources()
-    rule = declared["corpus_decontaminate"]
-    cpu_h = median * PUBMED_WORDS / 1e6 / 3600
-    file_words = PUBMED_WORDS / PUBMED_BASELINE_FILES  # an average file (updates counted in)
-    node_cores = declared["tokenize_corpus"]["threads"]
     print(f"\nAll of PubMed ({PUBMED_WORDS / 1e9:.2f} B words):\n")
     print("| job | CPU-hours | wall | peak memory | disk | declared |")
     print("| --- | --- | --- | --- | --- | --- |")
-    print(
-        f"| corpus_decontaminate (one per file) | {cpu_h:.2f} | {cpu_h / node_cores * 60:.0f} min "
-        f"on one {node_cores}-core node; {median * file_words / 1e6:.0f} s a file of "
-        f"{file_words / 1e6:.1f} M words | {max(run['rss_mb'] for run in runs):.0f} MB | "
-        f"{first['disk'] / words * PUBMED_WORDS / 1e9:.0f} GB out (a copy of the sentence "
-        f"shards less what is removed) | threads {rule['threads']}, mem_mb {rule['mem_mb']}, "
+    rss_mb = max(run["rss_mb"] for run in runs)
+    print(decontamination_projection(median, rss_mb, first["disk"] / words, declared_resources()))
+
+
+def decontamination_projection(
+    per_million: float, rss_mb: float, bytes_per_word: float, declared: dict[str, dict[str, str]]
+) -> str:
+    """The table row of ``corpus_decontaminate`` for all of PubMed: ``per_million`` CPU-s per
+    million words scanned and ``JOB_STARTUP_CPU_S`` for each file's job, spread over the
+    cores of one node of the tokenising job's ``declared`` threads."""
+    rule = declared["corpus_decontaminate"]
+    node_cores = int(declared["tokenize_corpus"]["threads"])
+    scan_s = per_million * PUBMED_WORDS / 1e6
+    startup_s = JOB_STARTUP_CPU_S * PUBMED_BASELINE_FILES
+    file_words = PUBMED_WORDS / PUBMED_BASELINE_FILES  # an average file (updates counted in)
+    return (
+        f"| corpus_decontaminate (one per file) | {(scan_s + startup_s) / 3600:.2f} (scan "
+        f"{scan_s / 3600:.2f}, start-up {startup_s / 3600:.2f}: {JOB_STARTUP_CPU_S} CPU-s a job, "
+        f"{PUBMED_BASELINE_FILES:,} jobs) | {(scan_s + startup_s) / node_cores / 60:.0f} min on "
+        f"one {node_cores}-core node; {per_million * file_words / 1e6 + JOB_STARTUP_CPU_S:.1f} s "
+        f"a file of {file_words / 1e6:.1f} M words | {rss_mb:.0f} MB | "
+        f"{bytes_per_word * PUBMED_WORDS / 1e9:.0f} GB out (a copy of the sentence shards less "
+        f"what is removed) | threads {rule['threads']}, mem_mb {rule['mem_mb']}, "
         f"runtime {rule['runtime']} min |"
     )
 
@@ -558,7 +586,8 @@ def main() -> None:
         f"({process_mb:.0f} MB a process) | {last['disk'] / last['words'] * PUBMED_WORDS / 1e9:.0f} GB "
         f"out ({last['disk'] / last['tokens']:.2f} B/token, {last['tokens'] / last['words']:.2f} "
         f"tokens/word), {peak_per_word * PUBMED_WORDS / 1e9:.0f} GB peak | threads "
-        f"{rule_t['threads']}, mem_mb {rule_t['mem_mb']}, runtime {rule_t['runtime']} min |"
+        f"{rule_t['threads']}, mem_mb {rule_t['mem_mb']}, disk_mb {rule_t['disk_mb']}, "
+        f"runtime {rule_t['runtime']} min |"
     )
 
     decontamination_section(documents, args.cycles[-1], args.repeats)

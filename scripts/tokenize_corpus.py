@@ -11,4 +11,6 @@ with job_logging(snakemake):
         inputs=named_files(snakemake.input),
         outputs=named_files(snakemake.output),
         threads=snakemake.threads,
+        disk_mb=snakemake.resources.disk_mb,
+        tmpdir=snakemake.resources.tmpdir,
     )

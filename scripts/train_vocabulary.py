@@ -9,4 +9,5 @@ with job_logging(snakemake):
         VocabularyTraining.from_entry(named_files(snakemake.params), "rule train_vocabulary"),
         inputs=named_files(snakemake.input),
         outputs=named_files(snakemake.output),
+        threads=snakemake.threads,
     )

@@ -83,3 +83,56 @@ def test_disk_in_use_counts_deleted_files_still_open_or_mapped_once(tmp_path):
         mapping.close()
         assert outside.read() == b"o" * 500
     assert data_scale.disk_in_use(folder) == 1000
+
+
+DRY_RUN = """
+rule train_vocabulary:
+    wildcards: vocab=pubmed-uncased
+    threads: 2
+    resources: tmpdir=/tmp, runtime=240, mem_mb=<TBD>, mem=<TBD>, mem_mib=<TBD>
+[Sat Nov 28 19:50:59 2026]
+rule tokenize_corpus:
+    threads: 32
+    resources: tmpdir=/tmp, runtime=120, mem_mb=21200, disk_mb=<TBD>, disk=<TBD>
+
+rule corpus_decontaminate:
+    resources: tmpdir=/tmp, runtime=30, mem_mb=1000, mem=1 GB, mem_mib=954
+"""
+
+
+def test_declared_resources_read_from_a_dry_run_as_text():
+    """What the dry run leaves to be determined is computed for all of PubMed's 4.75e9
+    pre-tokenised words, 3,653,846,154 whitespace words: the vocabulary's 9175 MB
+    (docs/slurm.md) and 4.75e9 x 10.8 bytes = 51,300.000002 MB of disk, rounded up."""
+    assert data_scale.declared_in(DRY_RUN) == {
+        "train_vocabulary": {
+            "threads": "2",
+            "mem_mb": "9175 (from all of PubMed's words)",
+            "disk_mb": "-",
+            "runtime": "240",
+        },
+        "tokenize_corpus": {
+            "threads": "32",
+            "mem_mb": "21200",
+            "disk_mb": "51301 (from all of PubMed's words)",
+            "runtime": "120",
+        },
+        "corpus_decontaminate": {"threads": "1", "mem_mb": "1000", "disk_mb": "-", "runtime": "30"},
+    }
+
+
+def test_decontamination_projection_adds_each_files_job_start_up():
+    """1 CPU-s per M words, 400 MB, 1.69 bytes a word out, the threads as a dry run prints
+    them (text). Scan: 4,750 M words x 1 = 4,750 CPU-s (1.32 h); start-up: 1,274 jobs x 0.72 =
+    917.28 CPU-s (0.25 h); 5,667.28 CPU-s (1.57 h), 2.95 min on 32 cores. A file: 4.75e9 /
+    1,274 = 3.73 M words, 3.73 + 0.72 = 4.45 s; out: 1.69 x 4.75e9 = 8.03 GB."""
+    declared = {
+        "tokenize_corpus": {"threads": "32", "mem_mb": "21200", "disk_mb": "-", "runtime": "120"},
+        "corpus_decontaminate": {"threads": "1", "mem_mb": "1000", "disk_mb": "-", "runtime": "30"},
+    }
+    assert data_scale.decontamination_projection(1.0, 400.0, 1.69, declared) == (
+        "| corpus_decontaminate (one per file) | 1.57 (scan 1.32, start-up 0.25: 0.72 CPU-s a "
+        "job, 1,274 jobs) | 3 min on one 32-core node; 4.4 s a file of 3.7 M words | 400 MB | "
+        "8 GB out (a copy of the sentence shards less what is removed) | threads 1, "
+        "mem_mb 1000, runtime 30 min |"
+    )

@@ -280,22 +280,37 @@ def _held_after_deletion(folder: Path) -> list[str]:
 
 def test_the_read_text_is_freed_before_the_packed_corpus_is_written(tmp_path, monkeypatch):
     """The disk peak of the tokenising job: the text's files, deleted once packed, must not
-    stay mapped while the splits are written (they would keep their disk)."""
+    stay mapped while the splits are written (they would keep their disk). The text and the
+    packed corpus stay in the scratch folder; the splits are written beside the output."""
     shard = tmp_path / "shard.txt"
     shard.write_text(
         "\n\n".join(f"Patient {i} had a fever.\nShe recovered." for i in range(200)) + "\n",
         encoding="utf-8",
     )
-    held_while_saving = []
+    scratch, results = tmp_path / "scratch", tmp_path / "results"
+    scratch.mkdir()
+    held_while_saving, scratch_while_saving, beside_while_saving = [], [], []
     save = datasets.DatasetDict.save_to_disk
 
     def save_and_look(splits, folder, **options):
         held_while_saving.extend(_held_after_deletion(tmp_path))
+        scratch_while_saving.extend(path.suffix for path in scratch.rglob("*.arrow"))
+        beside_while_saving.extend(path.name for path in results.iterdir())
+        assert Path(folder).parent == results
         return save(splits, folder, **options)
 
     monkeypatch.setattr(datasets.DatasetDict, "save_to_disk", save_and_look)
     splits = build_tokenized_corpus(
-        [shard], MINILM, tmp_path / "data", max_seq_length=32, heldout_fraction=0.1
+        [shard],
+        MINILM,
+        results / "data",
+        max_seq_length=32,
+        heldout_fraction=0.1,
+        scratch_dir=scratch,
     )
     assert sum(len(split) for split in splits.values()) > 0
     assert held_while_saving == []
+    # the packed corpus in the scratch; beside the output, only the folder being written
+    assert scratch_while_saving and set(scratch_while_saving) == {".arrow"}
+    assert [name.startswith(".data.tmp-") for name in beside_while_saving] == [True]
+    assert list(scratch.iterdir()) == [] and [path.name for path in results.iterdir()] == ["data"]

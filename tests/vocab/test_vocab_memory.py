@@ -1,5 +1,6 @@
 """The vocabulary job's memory request: the worst case of its sample (biocompact.vocab.memory),
-and the workflow asking for it once the shards' word counts exist."""
+and the workflow asking for it, and for the tokenising job's disk, once the shards' word
+counts exist."""
 
 from __future__ import annotations
 
@@ -41,10 +42,10 @@ def test_all_of_pubmed_at_a_quarter_gets_more_than_the_old_fixed_8_gb():
     assert vocabulary_memory_mb(round(4.75e9 / 1.17), 0.25) == 9683
 
 
-def test_the_vocabulary_job_asks_for_the_worst_case_of_its_shards_words(
+def test_the_vocabulary_jobs_ask_for_memory_and_disk_from_their_shards_words(
     tmp_path, repo_root, demo_config
 ):
-    """After the corpus stage, the job's request comes from the shards' statistics: here
+    """After the corpus stage, the jobs' requests come from the shards' statistics: here
     the demo's three shards marked up to date, holding 1e8, 2e8 and 1e8 words."""
     workdir = tmp_path / "run"
     workdir.mkdir()
@@ -66,10 +67,14 @@ def test_the_vocabulary_job_asks_for_the_worst_case_of_its_shards_words(
         "--forcerun",
         "train_vocabulary",
         f"results/vocab/{vocab}/stats.json",
+        f"results/pretraining_data/{vocab}.json",
     )
     assert planned.returncode == 0, planned.stderr[-3000:]
-    block = planned.stdout.split("rule train_vocabulary:", 1)[1]
+    block = planned.stdout.split("rule train_vocabulary:", 1)[1].split("\nrule ", 1)[0]
     # 4e8 words at sample_fraction 1: 5.2e8 pre-tokenised words, 15e6 * (5.2e8 / 4.75e9)
     # ** 0.542 = 4.52269e6 distinct: (430 + 4416.69) * 1.25 = 6058.4
     assert re.search(r"\bmem_mb=(\d+)", block).group(1) == "6059"
+    # the tokenising job's disk: 5.2e8 pre-tokenised words at 10.8 bytes each, 5616 MB
+    block = planned.stdout.split("rule tokenize_corpus:", 1)[1]
+    assert re.search(r"\bdisk_mb=(\d+)", block).group(1) == "5616"
     assert demo_config["vocabularies"][vocab].get("sample_fraction", 1.0) == 1.0

@@ -1,6 +1,9 @@
 """WordPiece vocabularies: a fast tokenizer folder, casing, extra special tokens, sampling."""
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 from transformers import AutoTokenizer
@@ -162,3 +165,41 @@ def test_pretrained_vocabulary_is_the_checkpoints_own_and_continued_pretraining_
 def test_pretrained_vocabulary_needs_its_checkpoint(shard, tmp_path):
     with pytest.raises(ValueError, match="needs `checkpoint`"):
         _build(shard, tmp_path, type="pretrained")
+
+
+# The vocabulary job's rule function in a process of its own, as Snakemake runs its script:
+# the threads the process gains while training (tokenizers' Rust thread pool) and the cap.
+RULE_JOB = """
+import os, sys
+from biocompact.vocab.rules import train_vocabulary
+from biocompact.vocab.settings import VocabularySettings, VocabularyTraining
+
+shard, out, threads = sys.argv[1:]
+before = len(os.listdir("/proc/self/task"))
+train_vocabulary(
+    VocabularyTraining(
+        name="v",
+        settings=VocabularySettings.from_entry({"type": "wordpiece", "vocab_size": 200}),
+        heldout_fraction=0.2,
+        max_heldout_sentences=100,
+    ),
+    inputs={"shards": [shard]},
+    outputs={"tokenizer": f"{out}/tokenizer", "stats": f"{out}/stats.json"},
+    threads=int(threads),
+)
+print(len(os.listdir("/proc/self/task")) - before, os.environ["RAYON_NUM_THREADS"])
+"""
+
+
+def test_the_vocabulary_job_caps_tokenizers_thread_pool_at_its_threads(shard, tmp_path):
+    """3 threads, more than this machine may have cores (the pool's default), and than an
+    inherited RAYON_NUM_THREADS of 7: the pool starts 3 worker threads."""
+    job = subprocess.run(
+        [sys.executable, "-c", RULE_JOB, str(shard), str(tmp_path), "3"],
+        env={**os.environ, "RAYON_NUM_THREADS": "7"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    assert job.stdout.split() == ["3", "3"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import subprocess
 import sys
@@ -302,9 +303,16 @@ def test_model_rules_pass_their_files_and_params(
         (formats, "compress"),  # imported by rule compress when called
         (compression, "write_summary"),
         (efficiency, "benchmark"),
-        (vocab, "build_vocabulary"),
+        (vocab, "check_free_space"),
     ):
         monkeypatch.setattr(module, name, _returning(calls, None))
+    # the vocabulary's work sees tokenizers' thread pool capped at the job's threads
+    monkeypatch.delenv("RAYON_NUM_THREADS", raising=False)  # restored after the test
+    monkeypatch.setattr(
+        vocab,
+        "build_vocabulary",
+        lambda **kwargs: calls.append(((os.environ["RAYON_NUM_THREADS"],), kwargs)),
+    )
     # a corpus of 9 training and 1 held-out sequences
     splits = {"train": SimpleNamespace(num_rows=9), "validation": SimpleNamespace(num_rows=1)}
     monkeypatch.setattr(vocab, "build_tokenized_corpus", _returning(calls, splits))
@@ -323,8 +331,10 @@ def test_model_rules_pass_their_files_and_params(
     vocab.tokenize_corpus(
         CorpusTokenization(max_seq_length=64, heldout_fraction=0.1, packing="document"),
         inputs={"shards": ["s"], "tokenizer": "t"},
-        outputs={"corpus": "c", "record": str(record)},
+        outputs={"corpus": "results/c", "record": str(record)},
         threads=3,
+        disk_mb=5,
+        tmpdir="/scratch",
     )
     assert json.loads(record.read_text()) == {
         "max_seq_length": 64,
@@ -339,6 +349,7 @@ def test_model_rules_pass_their_files_and_params(
         ),
         inputs={"shards": ["s"]},
         outputs={"tokenizer": "t", "stats": "st.json"},
+        threads=2,
     )
     assert calls == [
         (("fp32", "int8", "int8"), {}),
@@ -352,20 +363,22 @@ def test_model_rules_pass_their_files_and_params(
                 "threads": 4,
             },
         ),
+        ((5, Path("/scratch"), Path("results")), {}),
         (
             (),
             {
                 "shards": ["s"],
                 "tokenizer_dir": "t",
-                "out_dir": "c",
+                "out_dir": "results/c",
                 "max_seq_length": 64,
                 "heldout_fraction": 0.1,
                 "num_proc": 3,
                 "packing": "document",
+                "scratch_dir": "/scratch",
             },
         ),
         (
-            (),
+            ("2",),
             {
                 "shards": ["s"],
                 "out_tokenizer": "t",

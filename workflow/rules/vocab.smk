@@ -16,6 +16,7 @@ rule train_vocabulary:
     priority: vocabulary_priority
     conda:
         "../../envs/torch.yaml"
+    # tokenizers' thread pool is capped at the job's threads (vocab.rules.train_vocabulary)
     threads: 2
     resources:
         mem_mb=vocabulary_memory_mb,
@@ -48,8 +49,11 @@ rule tokenize_corpus:
     # behind code choices"); configs/pubmed-full.yaml sizes them for all of PubMed on one
     # 32-core node (benchmarks/data_scale.py, docs/slurm.md).
     threads: config["data_jobs"]["tokenize_corpus"]["threads"]
+    # disk_mb: the peak of its scratch (in tmpdir) and output together; the job checks that
+    # much is free before it starts (biocompact.vocab.disk).
     resources:
         mem_mb=tokenize_memory_mb,
+        disk_mb=tokenize_disk_mb,
         runtime=config["data_jobs"]["tokenize_corpus"]["runtime"],
     params:
         max_seq_length=config["pretraining_data"]["max_seq_length"],

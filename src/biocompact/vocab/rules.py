@@ -3,22 +3,31 @@ named after the rule."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import datasets
 
 from biocompact.files.atomic import write_json
 from biocompact.vocab.build import build_vocabulary
+from biocompact.vocab.disk import check_free_space
 from biocompact.vocab.settings import CorpusTokenization, VocabularyTraining
 from biocompact.vocab.tokenized_corpus import RECORD_SETTINGS, build_tokenized_corpus
 
 
 def train_vocabulary(
-    training: VocabularyTraining, *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+    training: VocabularyTraining,
+    *,
+    inputs: Mapping[str, Any],
+    outputs: Mapping[str, Any],
+    threads: int,
 ) -> dict:
     """Vocabulary ``training.name`` from ``inputs["shards"]``, held out as ``training``
-    says."""
+    says, on ``threads`` threads: the job's process has not started tokenizers' Rust thread
+    pool yet, which reads ``RAYON_NUM_THREADS`` when it starts (else it takes every core)."""
+    os.environ["RAYON_NUM_THREADS"] = str(threads)
     return build_vocabulary(
         shards=inputs["shards"],
         out_tokenizer=outputs["tokenizer"],
@@ -36,10 +45,14 @@ def tokenize_corpus(
     inputs: Mapping[str, Any],
     outputs: Mapping[str, Any],
     threads: int,
+    disk_mb: int,
+    tmpdir: str,
 ) -> datasets.DatasetDict:
     """``build_tokenized_corpus`` of ``inputs["shards"]`` with ``inputs["tokenizer"]`` into
-    ``outputs["corpus"]`` in ``threads`` processes, as ``tokenization`` says; its record
-    (those settings and the sequences of each split) to ``outputs["record"]``."""
+    ``outputs["corpus"]`` in ``threads`` processes, its scratch in ``tmpdir``, as
+    ``tokenization`` says, once the ``disk_mb`` it declares is free; its record (those
+    settings and the sequences of each split) to ``outputs["record"]``."""
+    check_free_space(disk_mb, Path(tmpdir), Path(outputs["corpus"]).parent)
     corpus = build_tokenized_corpus(
         shards=inputs["shards"],
         tokenizer_dir=inputs["tokenizer"],
@@ -48,6 +61,7 @@ def tokenize_corpus(
         heldout_fraction=tokenization.heldout_fraction,
         num_proc=threads,
         packing=tokenization.packing,
+        scratch_dir=tmpdir,
     )
     write_json(
         outputs["record"],

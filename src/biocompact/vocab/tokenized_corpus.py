@@ -36,8 +36,10 @@ below ``max_seq_length`` (int8 up to 128 tokens), document starts below ``max_se
 document indices below the corpus's document count. Reading the shards (a group of shards each) and tokenising and packing run
 in ``num_proc`` processes; the splits are taken without a filter pass and written by this
 process (``save_to_disk``'s own processes need a manager process, which cannot start from a
-Snakemake script). The read text is deleted once packed, so the job's transient disk is
-the text and the packed corpus, or the packed corpus twice, whichever is larger.
+Snakemake script). The read text and the packed corpus are kept in a scratch folder
+(Snakemake's ``tmpdir`` in the workflow), the read text deleted once packed; the job's
+transient disk is the text and the packed corpus, or the packed corpus twice (the scratch's
+and the output), whichever is larger (``biocompact.vocab.disk``).
 """
 
 from __future__ import annotations
@@ -296,8 +298,11 @@ def build_tokenized_corpus(
     heldout_fraction: float,
     num_proc: int = 1,
     packing: str = "best_fit",
+    scratch_dir: str | os.PathLike | None = None,
 ) -> datasets.DatasetDict:
-    """Write a ``DatasetDict`` with ``train`` and ``validation`` splits to ``out_dir``."""
+    """Write a ``DatasetDict`` with ``train`` and ``validation`` splits to ``out_dir``, the
+    read text and the packed corpus kept meanwhile in a folder of ``scratch_dir`` (None: the
+    system's temporary folder)."""
     if packing not in PACKINGS:
         raise ValueError(f"packing must be one of {PACKINGS}, got {packing!r}")
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
@@ -306,7 +311,7 @@ def build_tokenized_corpus(
         for document in iter_documents(shards):
             yield {"sentences": document, "heldout": is_heldout(document, heldout_fraction)}
 
-    with tempfile.TemporaryDirectory(dir=Path(out_dir).parent, prefix=".cache-") as cache:
+    with tempfile.TemporaryDirectory(dir=scratch_dir, prefix="biocompact-tokenize-") as cache:
         # contiguous groups of shards, one per process: the documents keep their order
         raw = datasets.Dataset.from_generator(
             documents,
@@ -345,6 +350,9 @@ def build_tokenized_corpus(
         for name, split in splits.items():
             if len(split) == 0:
                 raise ValueError(f"the {name} split is empty: adjust heldout_fraction or add text")
+        # Nothing moves from the scratch, which may be another file system (a move there
+        # would be a copy, seen half-done): save_to_disk writes the splits into
+        # atomic_path's sibling of out_dir, renamed into place within the output's.
         with atomic_path(out_dir, is_dir=True) as folder:
             splits.save_to_disk(str(folder))
     return datasets.load_from_disk(str(out_dir))
