@@ -12,6 +12,7 @@ from biocompact.locations import resolve_location
 from biocompact.tracking.trackers import check_backends
 from biocompact.workflow import slurm_resources
 from biocompact.workflow.config_checks import check_config
+from biocompact.workflow.interrupts import pass_interrupts_to_jobs
 from biocompact.workflow.priorities import (
     PRIORITY_CHAIN,
     JobPriorities,
@@ -56,6 +57,9 @@ THREAD_CAPS = (workflow.resource_settings.max_threads, workflow.resource_setting
 
 check_config(config, PUBMED_BASELINE, PUBMED_UPDATES)
 check_backends(config["tracking"]["backends"])
+# SIGINT to Snakemake (`kill -INT PID`, not only Ctrl-C, which the terminal sends to every
+# process of the run) stops its running jobs too: Snakemake itself waits for them to end.
+pass_interrupts_to_jobs()
 
 
 wildcard_constraints:
