@@ -1,5 +1,6 @@
-"""The config schema's errors, one line per problem naming the file that set the key, and
-config files' YAML errors naming file and line."""
+"""The config schema's errors, one line per problem naming the file that set the key (and
+how to write a number that YAML read as text), and config files' YAML errors naming file and
+line."""
 
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ SCHEMA = {
             "properties": {
                 "seeds": {"type": "array", "items": {"type": "integer"}, "default": [1, 2]},
                 "models": {"type": "array", "default": []},
+                "learning_rate": {"type": "number"},
+                "max_examples": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
                 "tasks": {
                     "type": "object",
                     "default": {},
@@ -85,6 +88,27 @@ def test_alternatives_are_named_in_one_line():
         "a.yaml: finetuning.tasks.re: needs one of: 'dataset' is a required property; "
         "or 'train' is a required property"
     ]
+
+
+@pytest.mark.parametrize(
+    ("entry", "problem"),
+    [
+        (
+            {"learning_rate": "2e-4"},
+            "learning_rate: '2e-4' is not of type 'number' (YAML reads 2e-4 as text: write "
+            "2.0e-4, unquoted)",
+        ),
+        (
+            {"max_examples": "7"},
+            "max_examples: needs one of: '7' is not of type 'integer'; or '7' is not of type "
+            "'null' (YAML reads 7 as text: write 7, unquoted)",
+        ),
+        ({"learning_rate": "fast"}, "learning_rate: 'fast' is not of type 'number'"),
+    ],
+)
+def test_a_number_yaml_read_as_text_is_named_with_how_to_write_it(entry, problem):
+    config = {"finetuning": entry}
+    assert _problems(config, [("a.yaml", config)]) == [f"a.yaml: finetuning.{problem}"]
 
 
 def test_a_yaml_syntax_error_names_file_line_and_column(tmp_path):

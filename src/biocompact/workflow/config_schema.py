@@ -4,7 +4,8 @@ built).
 
 A problem's line names the config file that set the key (of several, the last one that
 sets it; ``--config`` for a command-line value), the key path, what is wrong and, for an
-unknown key, the closest valid one.
+unknown key, the closest valid one; for a number that YAML read as text (``2e-4``), how to
+write it (``2.0e-4``), as the entries' own check says.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import yaml
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 from jsonschema.protocols import Validator
+
+from biocompact.entries import number_as_text_hint
 
 COMMAND_LINE = "--config"
 LONGEST_MESSAGE = 120  # characters of what is wrong (jsonschema quotes whole values)
@@ -136,8 +139,20 @@ def _closest(key: str, known: list[str], key_paths: list[str]) -> str:
 def _message(error: ValidationError) -> str:
     if error.validator in ("anyOf", "oneOf") and error.context:
         alternatives = dict.fromkeys(_short(sub.message) for sub in error.context)
-        return "needs one of: " + "; or ".join(alternatives)
-    return _short(error.message)
+        message = "needs one of: " + "; or ".join(alternatives)
+    else:
+        message = _short(error.message)
+    return message + (number_as_text_hint(error.instance) if _wants_a_number(error) else "")
+
+
+def _wants_a_number(error: ValidationError) -> bool:
+    """Whether ``error``, or one of its alternatives, asks for a number (``type``)."""
+    for problem in (error, *error.context):
+        if problem.validator == "type":
+            types = problem.validator_value
+            if {"number", "integer"} & set(types if isinstance(types, list) else [types]):
+                return True
+    return False
 
 
 def _short(message: str) -> str:
