@@ -1,6 +1,6 @@
 """The config schema's errors, one line per problem naming the file that set the key (and
 how to write a number that YAML read as text), and config files' YAML errors naming file and
-line."""
+line, those of Snakemake's --configfile too."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ import sys
 
 import pytest
 import yaml
+from snakemake_runs import SNAKEMAKE
 
 from biocompact.workflow.config_schema import (
     ConfigError,
+    check_command_line_config_files,
     read_config_file,
     typed_command_line_values,
     validate_config,
@@ -148,6 +150,43 @@ def test_the_command_names_each_config_file_with_a_yaml_error(tmp_path):
     assert result.stdout.splitlines() == [
         "bad.yaml, line 2, column 1: found character '\\t' that cannot start any token"
     ]
+
+
+def test_the_config_files_of_a_snakemake_command_line_are_checked(tmp_path, monkeypatch):
+    """--configfile and --configfiles, one file or several, `=` or not; --config is another
+    option (not an abbreviation), and the other options are left alone."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "good.yaml").write_text("finetuning: {seeds: [1]}\n")
+    (tmp_path / "bad.yaml").write_text("finetuning:\n\tseeds: [1]\n")
+    (tmp_path / "list.yaml").write_text("- a\n")
+    check_command_line_config_files(["-n", "--config", "seeds=[1]", "--configfile", "good.yaml"])
+    with pytest.raises(SystemExit) as stopped:
+        check_command_line_config_files(
+            ["--configfiles", "good.yaml", "bad.yaml", "-n", "--configfile=list.yaml"]
+        )
+    assert str(stopped.value).splitlines() == [
+        "bad.yaml, line 2, column 1: found character '\\t' that cannot start any token",
+        "list.yaml: a config file must be a mapping of keys, not ['a']",
+    ]
+
+
+@pytest.mark.parametrize("profile", ["local", "slurm"])
+def test_snakemake_names_the_file_and_line_of_a_config_file_yaml_error(
+    tmp_path, repo_root, profile
+):
+    """The profiles check the --configfile files before Snakemake reads them (its own
+    message: "Config file is not valid JSON or YAML", without file or line)."""
+    (tmp_path / "study.yaml").write_text("finetuning:\n  seeds: [1, 2\n  models: [a]\n")
+    result = subprocess.run(
+        [*SNAKEMAKE, "--profile", str(repo_root / profile), "-n", "--configfile", "study.yaml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[-1] == (
+        "study.yaml, line 3, column 9: expected ',' or ']', but got ':'"
+    )
 
 
 def test_a_long_value_is_cut_short():

@@ -10,6 +10,7 @@ write it (``2.0e-4``), as the entries' own check says.
 
 from __future__ import annotations
 
+import argparse
 import copy
 import difflib
 import sys
@@ -178,15 +179,33 @@ def _sets(content: Any, path: list) -> bool:
     return True
 
 
-def main(paths: Sequence[str]) -> int:
-    """Check the YAML of config files, one line per file that is not valid (Snakemake reads
-    ``--configfile`` files before the workflow and names neither file nor line)."""
+def _file_problems(paths: Sequence[str]) -> list[str]:
+    """One line for each config file of ``paths`` that is not a valid YAML mapping."""
     problems = []
     for path in paths:
         try:
             read_config_file(path)
         except (ConfigError, OSError) as error:
             problems.append(str(error))
+    return problems
+
+
+def check_command_line_config_files(argv: Sequence[str]) -> None:
+    """Exit with one line per ``--configfile`` of Snakemake's command line ``argv`` that is
+    not a valid YAML mapping, naming its line. Snakemake reads those files before the
+    workflow, and its message names neither file nor line; the profiles (``local/``,
+    ``slurm/``) call this as Snakemake reads them, which it does first."""
+    options = argparse.ArgumentParser(add_help=False, allow_abbrev=False)  # --config: another
+    options.add_argument("--configfile", "--configfiles", nargs="+", action="extend", default=[])
+    problems = _file_problems(options.parse_known_args(argv)[0].configfile)
+    if problems:
+        raise SystemExit("\n".join(problems))
+
+
+def main(paths: Sequence[str]) -> int:
+    """Check the YAML of config files, one line per file that is not valid (Snakemake reads
+    ``--configfile`` files before the workflow and names neither file nor line)."""
+    problems = _file_problems(paths)
     print("\n".join(problems) or f"{len(paths)} config file(s): valid YAML mappings")
     return 1 if problems else 0
 
