@@ -5,10 +5,11 @@ Snakemake's local executor (9.x) meets SIGINT (a KeyboardInterrupt in its schedu
 shutting down the thread pool that runs its jobs and waiting for them, and never signals the
 jobs' processes. Ctrl-C in a terminal stops them anyway, because the terminal signals every
 process of the foreground process group; ``kill -INT PID`` reached Snakemake alone, and its
-jobs ran on to their end. ``pass_interrupts_to_jobs`` (called by ``workflow/rules/common.smk``)
-passes the signal on to every process that Snakemake started; ``stop_at_first_interrupt``
-(around every job's work, in ``runlog.job_logging``) keeps a job that gets SIGINT twice (from the
-terminal, then from Snakemake) from cutting its own clean-up short.
+jobs ran on to their end. ``pass_interrupts_to_jobs`` (called by
+``workflow/rules/common.smk``) passes the signal on to every process that Snakemake started;
+``stop_at_first_interrupt`` (around every job's work, in ``runlog.job_logging``) keeps a job
+that gets SIGINT twice (from the terminal, then from Snakemake) from cutting its own clean-up
+short.
 """
 
 from __future__ import annotations
