@@ -41,7 +41,9 @@ def check_entry(
     for key, value in entry.items():
         allowed = allowed_types[key]
         if allowed and not _is_instance(value, allowed):
-            raise ValueError(f"{where}: {key} is {value!r}, not {_names(allowed)}{_hint(value)}")
+            raise ValueError(
+                f"{where}: {key} is {value!r}, not {_names(allowed)}{number_as_text_hint(value)}"
+            )
 
 
 def parse_entry(cls: type[Entry], entry: Mapping[str, Any], where: str) -> Entry:
@@ -95,8 +97,9 @@ def _names(allowed: tuple[type, ...]) -> str:
     return " or ".join(words.get(kind, "null") for kind in allowed)
 
 
-def _hint(value: Any) -> str:
-    """How to write a number that YAML read as text."""
+def number_as_text_hint(value: Any) -> str:
+    """How to write a number that YAML read as text (``value``, a text that reads as a
+    number); empty for any other value."""
     if not isinstance(value, str):
         return ""
     try:

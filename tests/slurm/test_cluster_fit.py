@@ -1,14 +1,18 @@
 """Jobs that no node of their partition can run are named before any is submitted
 (biocompact.workflow.cluster_fit): sinfo's columns read by hand, requests as the Slurm plugin
-submits them, and the message."""
+submits them, and the message; a dry run warns with it."""
 
 from __future__ import annotations
 
+import logging
 from types import SimpleNamespace
 
 import pytest
+from snakemake_interface_logger_plugins.common import LogEvent
 
+from biocompact.workflow import cluster_fit
 from biocompact.workflow.cluster_fit import (
+    DryRunFitCheck,
     NodeGroup,
     check_jobs_fit,
     gpus_of_gres,
@@ -84,21 +88,21 @@ def test_requests_as_the_plugin_submits_them():
 
 
 def test_a_run_submits_the_requests_of_its_jobs_but_the_local_ones():
-    def job(rule: str, local: bool, **wildcards: str) -> SimpleNamespace:
+    """All but the jobs of the local rules and of the rules that run nothing (the target
+    `all`), whatever job.is_local says: a dry run counts every job local."""
+
+    def job(rule: str, norun: bool = False, **wildcards: str) -> SimpleNamespace:
         return SimpleNamespace(
-            rule=SimpleNamespace(name=rule),
-            is_local=local,
+            rule=SimpleNamespace(name=rule, norun=norun),
+            is_local=True,
             wildcards_dict=wildcards,
             threads=2,
             resources={"mem_mb": 1000},
         )
 
-    jobs = [job("finetune", False, model="m", task="t"), job("report", True), job("all", False)]
-    requests = list(submitted_requests(jobs))
-    assert requests == [
-        job_request("finetune", "model=m, task=t", 2, {"mem_mb": 1000}),
-        job_request("all", "", 2, {"mem_mb": 1000}),
-    ]
+    jobs = [job("finetune", model="m", task="t"), job("report"), job("all", norun=True)]
+    requests = list(submitted_requests(jobs, local_rules={"report"}))
+    assert requests == [job_request("finetune", "model=m, task=t", 2, {"mem_mb": 1000})]
 
 
 def test_every_job_no_node_can_run_is_named_with_its_partitions_largest_nodes():
@@ -184,8 +188,46 @@ def test_the_error_lists_the_jobs_and_how_to_fix_them():
 
 
 def test_without_sinfo_nothing_is_checked_and_a_warning_says_so(monkeypatch, caplog):
-    import biocompact.workflow.cluster_fit as cluster_fit
-
     monkeypatch.setattr(cluster_fit, "SINFO_COMMAND", ["/nonexistent/sinfo"])
     check_jobs_fit([job_request("tokenize_corpus", "", 1024, {})])  # no error
     assert "the jobs' sizes are not checked: sinfo failed" in caplog.text
+
+
+def _logged(name: str, event: LogEvent | None = None) -> logging.LogRecord:
+    return logging.makeLogRecord({"name": name, "levelno": logging.INFO, "msg": "", "event": event})
+
+
+def test_a_dry_run_warns_once_with_what_a_real_run_stops_with(monkeypatch, caplog):
+    """When the dry run logs its job stats (RUN_INFO), once: the message of check_jobs_fit,
+    as a warning on the logger that logged the stats."""
+    monkeypatch.setattr(cluster_fit, "SINFO_COMMAND", ["printf", "%s", SINFO])
+    requests = [job_request("tokenize_corpus", "vocab=v", 32, {"slurm_partition": "cpu"})]
+    check = DryRunFitCheck(SimpleNamespace(dryrun=True), lambda: requests)
+    check.handle(_logged("dry-run"))  # another message: nothing yet
+    assert not caplog.records
+    check.handle(_logged("dry-run", LogEvent.RUN_INFO))
+    check.handle(_logged("dry-run", LogEvent.RUN_INFO))  # the stats again, at the end: once
+    [warning] = caplog.records
+    assert (warning.name, warning.levelno) == ("dry-run", logging.WARNING)
+    assert warning.getMessage() == (
+        "1 job(s) ask Slurm for more than their partition can ever give, so they would wait "
+        "in the queue for ever:\n  tokenize_corpus (vocab=v): asks for 32 CPUs; partition "
+        "'cpu' has 2 nodes of at most 2 CPUs, 7000 MB, 0 GPUs, time limit none\nSize them "
+        "down in the config (data_jobs, each model's resources; docs/slurm.md, \"A small or "
+        'test cluster"), cap their CPUs with --max-threads, or pick other partitions '
+        "(BIOCOMPACT_CPU_PARTITION, BIOCOMPACT_GPU_PARTITION).\nA real run stops here; this "
+        "dry run goes on."
+    )
+
+
+@pytest.mark.parametrize(
+    ("dryrun", "partition"),
+    [(False, "cpu"), (True, None)],
+    ids=["a real run, which its onstart handler checks", "a dry run without the slurm profile"],
+)
+def test_the_dry_run_check_leaves_other_runs_alone(monkeypatch, caplog, dryrun, partition):
+    monkeypatch.setattr(cluster_fit, "SINFO_COMMAND", ["/nonexistent/sinfo"])  # would warn
+    requests = [job_request("tokenize_corpus", "", 32, {"slurm_partition": partition})]
+    check = DryRunFitCheck(SimpleNamespace(dryrun=dryrun), lambda: requests)
+    check.handle(_logged("dry-run", LogEvent.RUN_INFO))
+    assert not caplog.records

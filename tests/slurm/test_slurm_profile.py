@@ -456,3 +456,28 @@ def test_the_demo_sized_for_a_small_cluster_fits_it(tmp_path, repo_root):
     output = result.stdout + result.stderr
     assert "ask Slurm for more than their partition" not in output, output[-3000:]
     assert "sinfo" in calls and "sbatch" in calls, (calls, output[-3000:])
+
+
+@pytest.mark.parametrize("dry", [True, False], ids=["dry run", "real run"])
+def test_a_dry_run_prints_as_a_warning_what_the_real_run_stops_with(tmp_path, repo_root, dry):
+    """The demo sized for a small cluster, without --max-threads: the timing jobs keep the
+    profile's 4 threads (set-threads), more than a node's 2 CPUs. The real run stops with the
+    two lines; a dry run (no --cores: the profile leaves the threads unbounded, as a real run
+    has them) prints the same lines as a warning and goes on; neither submits a job."""
+    (tmp_path / "demo").symlink_to(repo_root / "demo")
+    configs = [str(repo_root / "config.yaml"), str(repo_root / "configs" / "small-cluster.yaml")]
+    result, calls = _run_on_fake_cluster(
+        tmp_path, *(["-n"] if dry else []), "--configfile", *configs
+    )
+    output = result.stdout + result.stderr
+    node = "partition 'cpu' has 2 nodes of at most 2 CPUs, 8000 MB, 0 GPUs, time limit none"
+    for line in (
+        "2 job(s) ask Slurm for more than their partition can ever give",
+        f"\n  efficiency: asks for 4 CPUs, 8000 MB, 60 min; {node}\n",
+        "\n  evaluate_compressed (model=teacher-distil, task=demo-re, seed=1): asks for 4 CPUs, "
+        f"8000 MB, 60 min; {node}\n",
+    ):
+        assert line in output, (line, output[-3000:])
+    assert ("A real run stops here; this dry run goes on." in output) == dry
+    assert (result.returncode == 0) == dry, output[-3000:]
+    assert "sinfo" in calls and "sbatch" not in calls, calls

@@ -4,7 +4,13 @@
 import os
 from pathlib import Path
 
-from biocompact.workflow.cluster_fit import check_jobs_fit, submitted_requests
+from snakemake.logging import logger
+
+from biocompact.workflow.cluster_fit import (
+    DryRunFitCheck,
+    check_jobs_fit,
+    submitted_requests,
+)
 from biocompact.workflow.configured_inputs import glob_files, require_files
 from biocompact.corpus.listing import pubmed_file_names
 from biocompact.finetuning.settings import resolve_task
@@ -12,6 +18,7 @@ from biocompact.locations import resolve_location
 from biocompact.tracking.trackers import check_backends
 from biocompact.workflow import slurm_resources
 from biocompact.workflow.config_checks import check_config
+from biocompact.workflow.interrupts import pass_interrupts_to_jobs
 from biocompact.workflow.priorities import (
     PRIORITY_CHAIN,
     JobPriorities,
@@ -56,6 +63,9 @@ THREAD_CAPS = (workflow.resource_settings.max_threads, workflow.resource_setting
 
 check_config(config, PUBMED_BASELINE, PUBMED_UPDATES)
 check_backends(config["tracking"]["backends"])
+# SIGINT to Snakemake (`kill -INT PID`, not only Ctrl-C, which the terminal sends to every
+# process of the run) stops its running jobs too: Snakemake itself waits for them to end.
+pass_interrupts_to_jobs()
 
 
 wildcard_constraints:
@@ -125,12 +135,22 @@ def vocabulary_priority(wildcards):
 TIMING_THREADS = timing_threads(workflow.resource_settings.cores, len(os.sched_getaffinity(0)))
 
 
+def slurm_requests():
+    """What the planned jobs but the local rules' ask Slurm for (Snakemake keeps the names of
+    the local rules in the workflow's _localrules alone)."""
+    return submitted_requests(workflow.dag.needrun_jobs(), workflow._localrules)
+
+
 # With the slurm profile, every job that no node of its partition could ever run (too many
 # CPUs, MB, GPUs or minutes: Slurm would keep it pending) stops the run before any job is
-# submitted, named with what it asks and what the partition has (sinfo).
+# submitted, named with what it asks and what the partition has (sinfo); a dry run prints the
+# same lines as a warning once the DAG is built, and goes on.
 onstart:
     if workflow.executor_plugin.name == "slurm":
-        check_jobs_fit(submitted_requests(workflow.dag.needrun_jobs()))
+        check_jobs_fit(slurm_requests())
+
+
+logger.addHandler(DryRunFitCheck(workflow, slurm_requests))
 
 
 # Every stage's names and input functions (STAGE_common.smk), before any stage rule file. A

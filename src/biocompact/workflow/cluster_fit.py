@@ -5,7 +5,9 @@ partition has, and leaves it pending for ever ("PD (PartitionConfig)"), while Sn
 waits for it without a word. With the slurm profile the workflow therefore reads the
 partitions from ``sinfo`` once the DAG is built, before any job is submitted, and stops
 naming every job that could never start (``check_jobs_fit`` of ``submitted_requests``,
-called by the ``onstart`` handler of ``workflow/rules/common.smk``; light: no torch).
+called by the ``onstart`` handler of ``workflow/rules/common.smk``; light: no torch). A dry
+run, for which Snakemake calls no ``onstart`` handler, prints the same lines as a warning
+(``DryRunFitCheck``) and goes on.
 
 A job's request is what the Slurm executor plugin (2.6.0) submits: ``--cpus-per-task``
 (``cpus_per_task``, else the job's threads) or ``--cpus-per-gpu`` times its GPUs
@@ -19,9 +21,11 @@ from __future__ import annotations
 import logging
 import re
 import subprocess
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
+
+from snakemake_interface_logger_plugins.common import LogEvent
 
 log = logging.getLogger(__name__)
 
@@ -141,11 +145,12 @@ def job_request(
     )
 
 
-def submitted_requests(jobs: Iterable[Any]) -> Iterator[JobRequest]:
+def submitted_requests(jobs: Iterable[Any], local_rules: Collection[str]) -> Iterator[JobRequest]:
     """The requests of the Snakemake ``jobs`` (of its DAG) that a run submits to Slurm: all
-    but its local ones."""
+    but those of ``local_rules`` and of the rules that run nothing (the targets). A dry run
+    counts every job local (``job.is_local``), so the rules decide."""
     for job in jobs:
-        if not job.is_local:
+        if not (job.rule.name in local_rules or job.rule.norun):
             wildcards = ", ".join(f"{key}={value}" for key, value in job.wildcards_dict.items())
             yield job_request(job.rule.name, wildcards, job.threads, job.resources)
 
@@ -217,10 +222,10 @@ def unfit_jobs(requests: Iterable[JobRequest], groups: list[NodeGroup]) -> list[
     return problems
 
 
-def check_jobs_fit(requests: Iterable[JobRequest], sinfo: str | None = None) -> None:
-    """Raise ValueError naming every job of ``requests`` that no node of its partition can
-    ever run, the partitions read from ``sinfo`` (its output; None: run it, and where it
-    fails, warn and check nothing)."""
+def unfit_jobs_message(requests: Iterable[JobRequest], sinfo: str | None = None) -> str:
+    """The message naming every job of ``requests`` that no node of its partition can ever
+    run, the partitions read from ``sinfo`` (its output; None: run it, and where it fails,
+    warn and check nothing); empty when every job fits."""
     if sinfo is None:
         try:
             sinfo = subprocess.run(
@@ -228,14 +233,54 @@ def check_jobs_fit(requests: Iterable[JobRequest], sinfo: str | None = None) -> 
             ).stdout
         except (OSError, subprocess.SubprocessError) as error:
             log.warning("the jobs' sizes are not checked: sinfo failed (%s)", error)
-            return
+            return ""
     problems = unfit_jobs(requests, parse_sinfo(sinfo))
-    if problems:
-        raise ValueError(
-            f"{len(problems)} job(s) ask Slurm for more than their partition can ever give, "
-            "so they would wait in the queue for ever:\n  "
-            + "\n  ".join(problems)
-            + "\nSize them down in the config (data_jobs, each model's resources; docs/slurm.md, "
-            '"A small or test cluster"), cap their CPUs with --max-threads, or pick other '
-            "partitions (BIOCOMPACT_CPU_PARTITION, BIOCOMPACT_GPU_PARTITION)."
-        )
+    if not problems:
+        return ""
+    return (
+        f"{len(problems)} job(s) ask Slurm for more than their partition can ever give, "
+        "so they would wait in the queue for ever:\n  "
+        + "\n  ".join(problems)
+        + "\nSize them down in the config (data_jobs, each model's resources; docs/slurm.md, "
+        '"A small or test cluster"), cap their CPUs with --max-threads, or pick other '
+        "partitions (BIOCOMPACT_CPU_PARTITION, BIOCOMPACT_GPU_PARTITION)."
+    )
+
+
+def check_jobs_fit(requests: Iterable[JobRequest], sinfo: str | None = None) -> None:
+    """Raise ValueError with the ``unfit_jobs_message`` of ``requests``, where it is not
+    empty."""
+    if message := unfit_jobs_message(requests, sinfo):
+        raise ValueError(message)
+
+
+class DryRunFitCheck(logging.Handler):
+    """The check of a real run, in a dry run, where Snakemake calls no ``onstart`` handler:
+    attached to Snakemake's logger, it reads the DAG when a dry run logs its planned jobs'
+    stats (Snakemake's RUN_INFO event, once the DAG is built, before the jobs are listed) and
+    warns, on that logger, with the message a real run stops with; the dry run goes on. The
+    jobs are checked where one of them names a Slurm partition (the slurm profile's default
+    resources do): a dry run knows of no executor but its own.
+
+    ``workflow`` is Snakemake's, ``requests`` gives its jobs' ``submitted_requests``."""
+
+    def __init__(self, workflow: Any, requests: Callable[[], Iterable[JobRequest]]) -> None:
+        super().__init__()
+        self.workflow = workflow
+        self.requests = requests
+        self.checked = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.checked or getattr(record, "event", None) != LogEvent.RUN_INFO:
+            return
+        self.checked = True
+        if not self.workflow.dryrun:
+            return  # a real run: its onstart handler checks, and stops
+        requests = list(self.requests())
+        if any(request.partition for request in requests) and (
+            message := unfit_jobs_message(requests)
+        ):
+            # whole, not %-formatted: Snakemake's formatter prints a record's msg alone
+            logging.getLogger(record.name).warning(
+                f"{message}\nA real run stops here; this dry run goes on."
+            )

@@ -4,11 +4,13 @@ built).
 
 A problem's line names the config file that set the key (of several, the last one that
 sets it; ``--config`` for a command-line value), the key path, what is wrong and, for an
-unknown key, the closest valid one.
+unknown key, the closest valid one; for a number that YAML read as text (``2e-4``), how to
+write it (``2.0e-4``), as the entries' own check says.
 """
 
 from __future__ import annotations
 
+import argparse
 import copy
 import difflib
 import sys
@@ -20,6 +22,8 @@ import yaml
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 from jsonschema.protocols import Validator
+
+from biocompact.entries import number_as_text_hint
 
 COMMAND_LINE = "--config"
 LONGEST_MESSAGE = 120  # characters of what is wrong (jsonschema quotes whole values)
@@ -136,8 +140,20 @@ def _closest(key: str, known: list[str], key_paths: list[str]) -> str:
 def _message(error: ValidationError) -> str:
     if error.validator in ("anyOf", "oneOf") and error.context:
         alternatives = dict.fromkeys(_short(sub.message) for sub in error.context)
-        return "needs one of: " + "; or ".join(alternatives)
-    return _short(error.message)
+        message = "needs one of: " + "; or ".join(alternatives)
+    else:
+        message = _short(error.message)
+    return message + (number_as_text_hint(error.instance) if _wants_a_number(error) else "")
+
+
+def _wants_a_number(error: ValidationError) -> bool:
+    """Whether ``error``, or one of its alternatives, asks for a number (``type``)."""
+    for problem in (error, *error.context):
+        if problem.validator == "type":
+            types = problem.validator_value
+            if {"number", "integer"} & set(types if isinstance(types, list) else [types]):
+                return True
+    return False
 
 
 def _short(message: str) -> str:
@@ -163,15 +179,33 @@ def _sets(content: Any, path: list) -> bool:
     return True
 
 
-def main(paths: Sequence[str]) -> int:
-    """Check the YAML of config files, one line per file that is not valid (Snakemake reads
-    ``--configfile`` files before the workflow and names neither file nor line)."""
+def _file_problems(paths: Sequence[str]) -> list[str]:
+    """One line for each config file of ``paths`` that is not a valid YAML mapping."""
     problems = []
     for path in paths:
         try:
             read_config_file(path)
         except (ConfigError, OSError) as error:
             problems.append(str(error))
+    return problems
+
+
+def check_command_line_config_files(argv: Sequence[str]) -> None:
+    """Exit with one line per ``--configfile`` of Snakemake's command line ``argv`` that is
+    not a valid YAML mapping, naming its line. Snakemake reads those files before the
+    workflow, and its message names neither file nor line; the profiles (``local/``,
+    ``slurm/``) call this as Snakemake reads them, which it does first."""
+    options = argparse.ArgumentParser(add_help=False, allow_abbrev=False)  # --config: another
+    options.add_argument("--configfile", "--configfiles", nargs="+", action="extend", default=[])
+    problems = _file_problems(options.parse_known_args(argv)[0].configfile)
+    if problems:
+        raise SystemExit("\n".join(problems))
+
+
+def main(paths: Sequence[str]) -> int:
+    """Check the YAML of config files, one line per file that is not valid (Snakemake reads
+    ``--configfile`` files before the workflow and names neither file nor line)."""
+    problems = _file_problems(paths)
     print("\n".join(problems) or f"{len(paths)} config file(s): valid YAML mappings")
     return 1 if problems else 0
 

@@ -26,6 +26,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from biocompact.workflow.interrupts import stop_at_first_interrupt
+
 # Libraries whose warnings are routine in a job (transformers' LOAD REPORT of a new
 # classifier head, "MISSING classifier.weight", is expected when fine-tuning starts) and
 # look like failures on the console: they go to the job's log only.
@@ -90,9 +92,11 @@ def job_logging(smk: Any) -> Iterator[logging.Logger]:
             log.info("...")
 
     An exception is written to the log with its traceback and re-raised, so the job
-    fails with the error in its log and on the console. Each attempt of the job starts
-    with a header line (``===== attempt N: time on host, pid P =====``, the Slurm job
-    too); the log keeps every attempt since the job last succeeded, a killed one included.
+    fails with the error in its log and on the console; the first SIGINT stops the job
+    and later ones are ignored while it cleans up (``interrupts.stop_at_first_interrupt``).
+    Each attempt of the job starts with a header line (``===== attempt N: time on host,
+    pid P =====``, the Slurm job too); the log keeps every attempt since the job last
+    succeeded, a killed one included.
     """
     log_path = Path(smk.log[0]) if len(smk.log) else None
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
@@ -109,11 +113,12 @@ def job_logging(smk: Any) -> Iterator[logging.Logger]:
     if log_path:
         _library_logs_to(handlers[-1])
     logger = logging.getLogger(f"biocompact.{smk.rule}")
-    try:
-        yield logger
-    except BaseException as error:
-        logger.error("%s failed: %s\n%s", smk.rule, error, traceback.format_exc())
-        raise
+    with stop_at_first_interrupt():
+        try:
+            yield logger
+        except BaseException as error:
+            logger.error("%s failed: %s\n%s", smk.rule, error, traceback.format_exc())
+            raise
     if attempts is not None:
         attempts.unlink()
 
