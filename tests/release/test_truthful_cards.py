@@ -109,13 +109,29 @@ def test_a_fine_tuned_card_marks_its_subsample_and_a_score_at_the_majority_class
     assert "**Scored on part of the data** (test: 1,000 of 4,797 examples" in text
     assert "Majority-class baseline" in text and "`binary_f1` 0.6900" in text
     assert (
-        "**At or below the baseline:** this checkpoint and the median over seeds (0.6750, "
-        "median 0.6750)" in text
+        "**At or below the baseline:** this checkpoint (0.6750) and the median over seeds "
+        "(0.6750) score no better than predicting the majority class" in text
     )
     result = card.data.eval_results[0]
     assert result.metric_name == "binary_f1 (this checkpoint, seed 2; test: 1,000 of 4,797)"
     assert card.data.base_model is None  # a python-package: location is no Hub model id
     assert f"(`{MINILM}`)" in text
+
+    # seed 2 at 0.68 below the majority class's 0.69, the median over seeds 0.70 above it
+    alone = [_record(1, 0.70), _record(2, 0.68), _record(3, 0.72)]
+    card = finetuned_model_card(
+        pretrained / "model",
+        alone,
+        alone[1],
+        "Seed 2.",
+        GAD,
+        CARD_SETTINGS,
+        pipeline_tag="text-classification",
+    )
+    assert (
+        "**At or below the baseline:** this checkpoint (0.6800) scores no better than "
+        "predicting" in " ".join(card.text.split())
+    )
 
     above = [_record(1, 0.80, model_path="dmis-lab/biobert-base-cased-v1.2")]
     card = finetuned_model_card(

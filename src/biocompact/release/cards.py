@@ -531,16 +531,16 @@ def _baseline_text(records: Sequence[MetricsRecord], chosen: MetricsRecord) -> s
         f"\n\nMajority-class baseline (the most frequent training label for every example; "
         f"NER: all O) on the same test examples: `{primary}` {floor:.4f}."
     )
-    if value <= floor or median <= floor:
-        below = [
-            name
-            for name, score in (("this checkpoint", value), ("the median over seeds", median))
-            if score <= floor
-        ]
+    below = [
+        f"{name} ({score:.4f})"
+        for name, score in (("this checkpoint", value), ("the median over seeds", median))
+        if score <= floor
+    ]
+    if below:
+        verb = "scores" if len(below) == 1 else "score"
         text += (
-            f" **At or below the baseline:** {' and '.join(below)} ({value:.4f}, median "
-            f"{median:.4f}) score no better than predicting the majority class; the model "
-            "has not learnt this task."
+            f" **At or below the baseline:** {' and '.join(below)} {verb} no better than "
+            "predicting the majority class; the model has not learnt this task."
         )
     else:
         text += f" This checkpoint is {value - floor:+.4f} above it."
