@@ -117,8 +117,10 @@ def test_a_fine_tuned_card_marks_its_subsample_and_a_score_at_the_majority_class
     assert card.data.base_model is None  # a python-package: location is no Hub model id
     assert f"(`{MINILM}`)" in text
 
-    # seed 2 at 0.68 below the majority class's 0.69, the median over seeds 0.70 above it
-    alone = [_record(1, 0.70), _record(2, 0.68), _record(3, 0.72)]
+    # seed 2 at 0.68 below the majority class's 0.69, the median over seeds 0.70 above it;
+    # the training split cut, the test set whole
+    train_cut = {"subsampled": {"train": {"used": 1000, "of": 4261}}}
+    alone = [_record(seed, value, **train_cut) for seed, value in ((1, 0.7), (2, 0.68), (3, 0.72))]
     card = finetuned_model_card(
         pretrained / "model",
         alone,
@@ -128,10 +130,14 @@ def test_a_fine_tuned_card_marks_its_subsample_and_a_score_at_the_majority_class
         CARD_SETTINGS,
         pipeline_tag="text-classification",
     )
+    text = " ".join(card.text.split())
+    assert "**At or below the baseline:** this checkpoint (0.6800) scores no better than" in text
     assert (
-        "**At or below the baseline:** this checkpoint (0.6800) scores no better than "
-        "predicting" in " ".join(card.text.split())
+        "**Trained on part of the data** (train: 1,000 of 4,261 examples; `max_*_examples`): "
+        "these are scores on the full test set, but the train split was cut, so they do not "
+        "compare with published ones." in text
     )
+    assert "full-test" not in text
 
     above = [_record(1, 0.80, model_path="dmis-lab/biobert-base-cased-v1.2")]
     card = finetuned_model_card(

@@ -459,7 +459,7 @@ def finetuned_model_card(
         f"({', '.join(str(record.seed) for record in records)}), their median and range. "
         f"Primary metric: `{chosen.primary_metric}`. {selection}\n\n"
         + _table(("metric", "this checkpoint", "median", "range", "definition"), rows)
-        + _subsample_text(subsample)
+        + _subsample_text(chosen)
         + _baseline_text(records, chosen)
     )
     training = _table(
@@ -507,13 +507,23 @@ def finetuned_model_card(
     return _render(data, f"{model} fine-tuned on {task_name}", sections)
 
 
-def _subsample_text(subsample: str) -> str:
-    """The splits the scores come from only part of (``max_*_examples``), said plainly."""
-    if not subsample:
+def _subsample_text(record: MetricsRecord) -> str:
+    """The splits the run used only part of (``max_*_examples``), said plainly: a cut test
+    set gives no full-test scores; a cut train or dev set, full-test scores of a model
+    trained on less."""
+    cut = list(record.subsampled)
+    if not cut:
         return ""
+    counts = f"({record.subsample_text()} examples; `max_*_examples`)"
+    if "test" in cut:
+        return (
+            f"\n\n**Scored on part of the data** {counts}: these are not the dataset's "
+            "full-test scores and do not compare with published ones."
+        )
+    splits = f"the {cut[0]} split was" if len(cut) == 1 else "the train and dev splits were"
     return (
-        f"\n\n**Scored on part of the data** ({subsample} examples; `max_*_examples`): "
-        "these are not the dataset's full-test scores and do not compare with published ones."
+        f"\n\n**Trained on part of the data** {counts}: these are scores on the full test set, "
+        f"but {splits} cut, so they do not compare with published ones."
     )
 
 
