@@ -1,7 +1,7 @@
 """Cards that tell the truth: a student whose MLM head was not trained is published for
-feature extraction, a fine-tuned card says when its scores come from part of a split and
-compares them with the majority class, and a released folder holds no path of the build
-machine."""
+feature extraction, a fine-tuned card says when its scores come from part of a split,
+compares them with the majority class and defines its metrics with the labels the saved
+model gives, and a released folder holds no path of the build machine."""
 
 from __future__ import annotations
 
@@ -10,10 +10,13 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+from safetensors.numpy import save_file
 from tiny_models import CARD_SETTINGS, tiny_ner_task
 
 import biocompact.finetuning.train as finetuning_train
 from biocompact.distillation.methods import trains_mlm_head
+from biocompact.finetuning.metrics import classification_metrics, definitions, ner_metrics
 from biocompact.finetuning.rules import publish_finetuned
 from biocompact.finetuning.saved_models import Publication
 from biocompact.finetuning.settings import FinetuningTask
@@ -206,3 +209,49 @@ def test_a_released_fine_tuned_folder_holds_no_path_of_the_build_machine(
     card = check_card(release / "README.md")
     assert "`…/card0/model`" in card.text  # the base model, shortened
     assert json.loads((release / "results.json").read_text())["seed"] == 1
+
+
+def _saved_folder(folder: Path, id2label: list[str]) -> Path:
+    """A model folder as the card reads it: config.json with ``id2label``, one weight."""
+    folder.mkdir()
+    config = {"model_type": "bert", "id2label": dict(enumerate(id2label))}
+    (folder / "config.json").write_text(json.dumps(config))
+    save_file({"w": np.zeros(2, np.float32)}, folder / "model.safetensors")
+    return folder
+
+
+def test_metric_definitions_name_the_labels_as_the_saved_model_does(tmp_path):
+    """label_names renamed the files' B-ENT/I-ENT to B-Disease/I-Disease and GAD's 1/0 to
+    related/unrelated: the definitions quote the entity type and the classes so."""
+    ner_labels = ["B-ENT", "I-ENT", "O"]
+    ner = _record(
+        1,
+        0.5,
+        family="ner",
+        primary_metric="word_macro_f1",
+        metrics={"word_macro_f1": 0.5},
+        majority_baseline=None,
+        definitions=definitions(ner_metrics(labels=ner_labels)),
+        labels=ner_labels,
+    )
+    folder = _saved_folder(tmp_path / "ner", ["B-Disease", "I-Disease", "O"])
+    card = finetuned_model_card(
+        folder, [ner], ner, "Seed 1.", GAD, CARD_SETTINGS, pipeline_tag="token-classification"
+    )
+    assert "word-level F1 of each entity type ['Disease'] (a word counts" in card.text
+    assert "ENT" not in card.text
+
+    gad = _record(
+        1,
+        0.8,
+        metrics={"binary_f1": 0.8, "micro_f1": 0.8},
+        majority_baseline=None,
+        definitions=definitions(classification_metrics(["0", "1"])),
+        labels=["0", "1"],
+    )
+    folder = _saved_folder(tmp_path / "gad", ["unrelated", "related"])
+    card = finetuned_model_card(
+        folder, [gad], gad, "Seed 1.", GAD, CARD_SETTINGS, pipeline_tag="text-classification"
+    )
+    assert "| F1 of the positive class 'related' |" in card.text
+    assert "micro-averaged F1 over the classes ['unrelated', 'related'] |" in card.text

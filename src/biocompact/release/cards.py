@@ -416,6 +416,8 @@ def finetuned_model_card(
     if hyperparameters is None:
         raise ValueError(f"{model} on {task_name}: a record without hyperparameters has no card")
     scored_on = f"; {subsample}" if subsample else ""
+    saved_labels = _saved_labels(folder)
+    renamed = _renamed_labels(chosen.labels, saved_labels, chosen.family)
     results = []
     rows = []
     for metric, value in chosen.metrics.items():
@@ -438,7 +440,7 @@ def finetuned_model_card(
                 f"{value:.4f}",
                 f"{over_seeds['median']:.4f}",
                 f"{over_seeds['min']:.4f}-{over_seeds['max']:.4f}",
-                chosen.definitions.get(metric, ""),
+                _as_saved(chosen.definitions.get(metric, ""), renamed),
             )
         )
     data = ModelCardData(
@@ -453,7 +455,7 @@ def finetuned_model_card(
         eval_results=results,
         metrics=list(chosen.metrics),
     )
-    labels = ", ".join(f"`{label}`" for label in _saved_labels(folder))
+    labels = ", ".join(f"`{label}`" for label in saved_labels)
     evaluation = (
         f"Test scores of this checkpoint and, over the {len(records)} seeds "
         f"({', '.join(str(record.seed) for record in records)}), their median and range. "
@@ -561,6 +563,29 @@ def _saved_labels(folder: str | os.PathLike) -> list[str]:
     with open(Path(folder) / "config.json", encoding="utf-8") as handle:
         id2label = json.load(handle).get("id2label", {})
     return [id2label[key] for key in sorted(id2label, key=int)]
+
+
+def _renamed_labels(labels: Sequence[str], saved: Sequence[str], family: str) -> dict[str, str]:
+    """Each label of the task's files (``labels``) that the saved model names otherwise
+    (``saved``, in the same order: a task's ``label_names``) and, for NER, each entity type
+    (``B-ENT`` saved as ``B-Disease``: ``ENT`` as ``Disease``)."""
+    renamed = {label: name for label, name in zip(labels, saved) if label != name}
+    if family == "ner":
+        renamed |= {
+            label.split("-", 1)[1]: name.split("-", 1)[1]
+            for label, name in renamed.items()
+            if "-" in label and "-" in name
+        }
+    return renamed
+
+
+def _as_saved(definition: str, renamed: Mapping[str, str]) -> str:
+    """A metric's ``definition`` with each label it quotes (as Python quotes it, ``'ENT'``)
+    under its ``renamed`` name."""
+    quoted = {repr(label): repr(name) for label, name in renamed.items()}
+    if not quoted:
+        return definition
+    return re.sub("|".join(map(re.escape, quoted)), lambda match: quoted[match[0]], definition)
 
 
 def write_card(card: ModelCard, folder: str | os.PathLike) -> Path:
