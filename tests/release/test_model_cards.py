@@ -8,6 +8,7 @@ import json
 import os
 import re
 import stat
+import subprocess
 
 import numpy as np
 import pytest
@@ -36,6 +37,8 @@ from biocompact.release.cards import (
     usage_snippet,
 )
 from biocompact.release.folders import prepare_release, upload_command
+from biocompact.release.rules import release
+from biocompact.release.settings import ReleaseUpload
 
 
 def _snippet(card_text: str) -> str:
@@ -312,3 +315,35 @@ def test_every_distillation_method_has_its_card_text_and_a_cited_paper():
     assert set(DISTILLATION_METHODS) == set(METHOD_OPTIONS)
     for description, citation in DISTILLATION_METHODS.values():
         assert description and citation in CITATIONS
+
+
+def test_upload_script_runs_from_any_folder(tmp_path):
+    """results/release/upload.sh run from elsewhere: a stand-in `hf` on PATH records where
+    it ran and what it was given; each call runs in the script's folder, on the folder
+    named after its release."""
+    release_dir = tmp_path / "study/results/release"
+    for name in ("teacher", "teacher-demo-re"):
+        (release_dir / name).mkdir(parents=True)
+    (tmp_path / "bin").mkdir()
+    hf = tmp_path / "bin" / "hf"
+    hf.write_text('#!/bin/sh\necho "$(pwd) $2 $3" >> "$HF_CALLS"\ntest -d "$3"\n')
+    hf.chmod(0o755)
+    script = release_dir / "upload.sh"
+    release(
+        ReleaseUpload(namespace="my-lab"),
+        inputs={"folders": [str(release_dir / "teacher"), str(release_dir / "teacher-demo-re")]},
+        outputs={"commands": str(script)},
+    )
+    calls = tmp_path / "calls.txt"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    environment = {
+        **os.environ,
+        "PATH": f"{hf.parent}:{os.environ['PATH']}",
+        "HF_CALLS": str(calls),
+    }
+    subprocess.run([str(script)], cwd=elsewhere, env=environment, check=True)
+    assert calls.read_text().splitlines() == [
+        f"{release_dir} my-lab/teacher teacher",
+        f"{release_dir} my-lab/teacher-demo-re teacher-demo-re",
+    ]

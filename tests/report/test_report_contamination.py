@@ -65,7 +65,7 @@ def test_training_text_names_what_was_checked_and_what_is_unknown():
             "this run's corpus, decontaminated (37 of 12,000 documents removed)",
             f"owner/bert: {unknown}",
         ],
-        ["minilm", "", f"{MINILM}: {unknown}"],
+        ["minilm", "unknown: not built here", f"{MINILM}: {unknown}"],
     ]
     assert _texts(training_text_table(MODELS, None))[0][1] == (
         "this run's corpus, not decontaminated"

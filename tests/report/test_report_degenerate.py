@@ -32,6 +32,7 @@ def _efficiency(model: str, layer_parameters: int, latencies_ms: list[float]) ->
             "non_embedding": layer_parameters,
             "layers": layer_parameters,
         },
+        "weights_mb": 1.0,
         "architecture": {"layers": 2, "hidden_size": 8},
         "measurements": [
             {
@@ -44,7 +45,7 @@ def _efficiency(model: str, layer_parameters: int, latencies_ms: list[float]) ->
                 "latency_ms_max": max(latencies_ms),
                 "sequences_per_second": 1000 / median,
                 "tokens_per_second": 128000 / median,
-                "peak_memory_mb": 100.0,
+                "peak_activations_mb": 100.0,
                 "flops_per_token": 2 * layer_parameters,
             }
         ],

@@ -81,7 +81,7 @@ def efficiency(model: str, parameters: int, latencies_ms: list[float]) -> dict:
         "latency_ms_max": max(latencies_ms),
         "sequences_per_second": 8000 / median,
         "tokens_per_second": 1024000 / median,
-        "peak_memory_mb": 300.0,
+        "peak_activations_mb": 3.5,
         "flops_per_token": 2 * parameters,
     }
     return {
@@ -92,6 +92,7 @@ def efficiency(model: str, parameters: int, latencies_ms: list[float]) -> dict:
             "non_embedding": parameters - 100,
             "layers": parameters - 100,
         },
+        "weights_mb": parameters / 100,
         "architecture": {"layers": parameters // 1000, "hidden_size": 8},
         "measurements": [measurement],
         "threads": 2,
@@ -432,7 +433,7 @@ def test_efficiency_training_speed_and_cost(report):
     sizes = rows_by_first_cell(tables["size-table"])
     assert [cell[0] for cell in sizes["small"][3:]] == ["1,000", "100", "900", "25%"]
     efficiency = rows_by_first_cell(tables["efficiency-table"])
-    assert [cell[0] for cell in efficiency["small"][4:11]] == [
+    assert [cell[0] for cell in efficiency["small"][4:13]] == [
         "2,000",
         "409.60",
         "400.00-500.00",
@@ -440,6 +441,8 @@ def test_efficiency_training_speed_and_cost(report):
         "2,500",  # 1,024 tokens / 0.4096 s
         "2.50x (2.00-2.75)",
         "4.00x",
+        "10.0",  # weights: 1,000 parameters / 100
+        "3.5",  # activations
     ]
     assert efficiency["big"][9][0] == "1.00x (1.00-1.00)" and efficiency["big"][5][0] == "1,024.00"
     training = {row[1][0]: [c[0] for c in row] for row in tables["training-speed-table"][1:]}

@@ -70,12 +70,20 @@ def test_pretraining_curves_hold_the_values_of_train_log(pretrained):
 
 
 def test_fine_tuning_curves_hold_the_dev_scores(pretrained, tmp_path, repo_root):
+    """The run's one event file per grid point; the curves of an earlier run there (of
+    another grid point, and of this one) are deleted when the run starts."""
     task = tiny_ner_task(repo_root, tmp_path / "ner")
     task["hyperparameters"]["epochs"] = 2
+    for point in ("lr0.01-batch16-epochs2", "lr0.001-batch16-epochs2"):
+        (tmp_path / "tensorboard" / point).mkdir(parents=True)
+        (tmp_path / "tensorboard" / point / "events.out.tfevents.1.earlier").write_bytes(b"")
     record = finetuning_train.finetune(
         finetuning_train.FinetuneRun(str(pretrained / "model"), FinetuningTask.from_entry(task), 1),
         outputs={"metrics": str(tmp_path / "metrics.json"), "predictions": str(tmp_path / "p.tsv")},
     )
+    assert [path.name for path in (tmp_path / "tensorboard").iterdir()] == [
+        "lr0.001-batch16-epochs2"
+    ]
     [events] = (tmp_path / "tensorboard/lr0.001-batch16-epochs2").glob("*tfevents*")
     scalars = read_scalars(events)
     dev_f1 = [value for _, tag, value in scalars if tag == "dev/f1"]

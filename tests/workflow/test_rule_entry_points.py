@@ -409,11 +409,11 @@ def test_release_rules_pass_their_files_and_params(
     commands = tmp_path / "upload.sh"
     written = release.release(
         ReleaseUpload(namespace="ns"),
-        inputs={"folders": ["results/release/m"]},
+        inputs={"folders": [str(tmp_path / "m")]},
         outputs={"commands": commands},
     )
-    assert written == [folders.upload_command("ns/m", "results/release/m")]
-    assert commands.read_text() == written[0] + "\n"
+    assert written == [folders.upload_command("ns/m", "m")]  # beside upload.sh
+    assert commands.read_text() == release.UPLOAD_SCRIPT + written[0] + "\n"
 
 
 def test_transfer_set_and_summary_entry_points_write_their_named_outputs(monkeypatch):

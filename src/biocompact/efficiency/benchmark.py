@@ -18,12 +18,14 @@ from __future__ import annotations
 import gc
 import json
 import logging
+import os
 import platform
 import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -75,6 +77,12 @@ def flops_per_token(
 # to clear_refs resets to the current resident set (proc(5), /proc/pid/clear_refs)
 PROC_STATUS = Path("/proc/self/status")
 PROC_CLEAR_REFS = Path("/proc/self/clear_refs")
+# glibc's malloc gives a block above its mmap threshold a mapping of its own, unmapped when
+# freed, and raises the threshold to the largest such block freed (up to 32 MB): once a
+# loader's buffer is freed, activations come from the heap, whose freed pages it returns or
+# keeps as it goes (all-MiniLM-L6-v2 at batch 8 x 128: 27.7-34.8 MB over six identical runs).
+# A fixed threshold (mallopt(3)) maps every block above 128 kB: 20.3 MB, within 0.2 MB.
+FIXED_MMAP_THRESHOLD = {"MALLOC_MMAP_THRESHOLD_": str(128 * 1024)}
 
 
 def _status_mb(field: str) -> float:
@@ -171,30 +179,51 @@ def measurement(
     }
 
 
-def peak_memory_mb(
+def weights_mb(model: torch.nn.Module) -> float:
+    """MB (2**20 bytes) of the model's parameters and buffers (a tied weight once): what its
+    weights hold in memory however its folder was saved or loaded."""
+    tensors = chain(model.parameters(), model.buffers())
+    return sum(tensor.numel() * tensor.element_size() for tensor in tensors) / 2**20
+
+
+def resident(model: PreTrainedModel) -> PreTrainedModel:
+    """The model with every parameter and buffer copied into memory of its own: weights loaded
+    memory-mapped (safetensors), whose pages only a pass that reads them makes resident, are
+    then held as weights read into memory (a PyTorch ``.bin``) are."""
+    with torch.no_grad():
+        for tensor in chain(model.parameters(), model.buffers()):
+            tensor.data = tensor.data.clone()
+    return model
+
+
+def peak_activations_mb(
     model_path: str | Path,
     batch_sizes: Sequence[int],
     sequence_lengths: Sequence[int],
     device: torch.device,
     threads: int,
-) -> dict[tuple[int, int], float]:
-    """Peak memory of one forward pass of this model alone per (batch size, sequence length).
+) -> dict[tuple[int, int], float | None]:
+    """Peak memory that one forward pass of this model alone adds to its resident weights, per
+    (batch size, sequence length): the activations (the weights are ``weights_mb``).
 
-    GPU: the peak allocated memory of the pass. CPU: what the model adds to a process: in a
-    fresh process that loads only this model (the timing process holds every model at
-    once), the peak resident set of the pass less the resident set before the model was
-    loaded (after the imports and a first load and pass), so its weights and the pass's activations; None where the
-    system cannot reset a process's peak (``can_measure_cpu_peak``)."""
+    GPU: the peak allocated memory of the pass less that allocated before it (the weights).
+    CPU: in a fresh process that loads only this model (the timing process holds every model
+    at once), the peak resident set of the pass less the resident set once the weights are
+    resident (``cpu_peak_rss``); None where the system cannot reset a process's peak
+    (``can_measure_cpu_peak``)."""
     if device.type == "cpu":
         return _cpu_peak_rss_in_child(model_path, batch_sizes, sequence_lengths, threads)
     model = AutoModel.from_pretrained(str(model_path)).eval().to(device)
-    peaks = {}
+    peaks: dict[tuple[int, int], float | None] = {}
     with torch.inference_mode():
         for batch_size in batch_sizes:
             for length in sequence_lengths:
+                inputs = random_inputs(model.config.vocab_size, batch_size, length, device)
+                before = torch.cuda.memory_allocated(device)
                 torch.cuda.reset_peak_memory_stats(device)
-                model(**random_inputs(model.config.vocab_size, batch_size, length, device))
-                peaks[(batch_size, length)] = torch.cuda.max_memory_allocated(device) / 2**20
+                model(**inputs)
+                peak = torch.cuda.max_memory_allocated(device) - before
+                peaks[(batch_size, length)] = peak / 2**20
     del model
     torch.cuda.empty_cache()
     return peaks
@@ -205,14 +234,16 @@ def _cpu_peak_rss_in_child(
     batch_sizes: Sequence[int],
     sequence_lengths: Sequence[int],
     threads: int,
-) -> dict[tuple[int, int], float]:
-    """``cpu_peak_rss`` in a fresh Python process (``python -m biocompact.efficiency.benchmark``)."""
+) -> dict[tuple[int, int], float | None]:
+    """``cpu_peak_rss`` in a fresh Python process (``python -m biocompact.efficiency.benchmark``)
+    with glibc's mmap threshold fixed (``FIXED_MMAP_THRESHOLD``)."""
     arguments = json.dumps([str(model_path), list(batch_sizes), list(sequence_lengths), threads])
     result = subprocess.run(
         [sys.executable, "-m", "biocompact.efficiency.benchmark", arguments],
         capture_output=True,
         text=True,
         check=False,
+        env=os.environ | FIXED_MMAP_THRESHOLD,
     )
     if result.returncode != 0:
         raise RuntimeError(f"{model_path}: the memory measurement failed:\n{result.stderr[-3000:]}")
@@ -224,9 +255,9 @@ def cpu_peak_rss(
     model_path: str, batch_sizes: Sequence[int], sequence_lengths: Sequence[int], threads: int
 ) -> list[tuple[int, int, float | None]]:
     """(batch size, sequence length, MB) of one forward pass of each, smallest first: the
-    peak resident set of the pass (its peak reset before it) less the resident set before the
-    model was loaded, once its code has run; None for every pass where the peak cannot be
-    reset. Call it in a process that has loaded no other model."""
+    peak resident set of the pass (its peak reset before it) less the resident set before it,
+    once the model's code has run and its weights are ``resident``; None for every pass where
+    the peak cannot be reset. Call it in a process that has loaded no other model."""
     shapes = sorted(
         ((b, s) for b in batch_sizes for s in sequence_lengths),
         key=lambda shape: shape[0] * shape[1],
@@ -239,9 +270,9 @@ def cpu_peak_rss(
     # for any model, which a 1,672-parameter BERT would otherwise report as its own); their
     # model is freed before the resident set is read.
     _peaks_above(AutoModel.from_pretrained(model_path).eval(), shapes[:1], 0.0)
+    model = resident(AutoModel.from_pretrained(model_path).eval())
     gc.collect()
-    before_model = _status_mb("VmRSS")
-    return _peaks_above(AutoModel.from_pretrained(model_path).eval(), shapes, before_model)
+    return _peaks_above(model, shapes, _status_mb("VmRSS"))
 
 
 def _peaks_above(
@@ -278,6 +309,7 @@ def _description(name: str, model: PreTrainedModel, model_path: str | Path) -> d
         "model": name,
         "model_path": str(model_path),
         "parameters": parameter_counts(model),
+        "weights_mb": weights_mb(model),
         "architecture": {
             "layers": config.num_hidden_layers,
             "hidden_size": config.hidden_size,
@@ -340,10 +372,10 @@ def benchmark(
         for model in models.values():
             model.to("cpu")
         for name, path in model_paths.items():
-            peaks = peak_memory_mb(path, batch_sizes, usable, device, threads)
+            peaks = peak_activations_mb(path, batch_sizes, usable, device, threads)
             for row in results[name]["measurements"]:
                 if row["device"] == device.type:
-                    row["peak_memory_mb"] = peaks[(row["batch_size"], row["sequence_length"])]
+                    row["peak_activations_mb"] = peaks[(row["batch_size"], row["sequence_length"])]
     for name, result in results.items():
         result.update(
             {

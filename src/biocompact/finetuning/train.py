@@ -6,6 +6,7 @@ The Trainer beneath it is set up in ``finetuning.trainer``."""
 from __future__ import annotations
 
 import logging
+import shutil
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -284,7 +285,8 @@ def finetune(
     """Fine-tune as ``run`` says and write test predictions (``outputs["predictions"]``) and
     metrics.json (``outputs["metrics"]``) atomically, with TensorBoard curves of training
     and dev scores in ``tensorboard/`` beside metrics.json (the median over folds for a
-    cross-validated task); save the model chosen on dev to the folder ``outputs["model"]``
+    cross-validated task; an earlier run's folder there deleted first, except where a job
+    resumes from ``checkpointing``); save the model chosen on dev to the folder ``outputs["model"]``
     when given (a task without folds only), its ``id2label`` renamed by
     ``run.saved_label_names``, with a model card of this run. The
     curves also go to the trackers of ``run.tracking``, one run
@@ -304,10 +306,13 @@ def finetune(
             f"({len(folds)} folds)"
         )
     tokenizer = AutoTokenizer.from_pretrained(run.model_path)
+    curves_folder = Path(outputs["metrics"]).parent / TENSORBOARD_DIR  # beside metrics.json
+    if distributed.is_main() and checkpointing is None and curves_folder.exists():
+        shutil.rmtree(curves_folder)  # an earlier run's curves (another grid, other folds)
     # rank 0 alone writes: the curves, the files and the model below
     curves = (
         CurveDestination(
-            Path(outputs["metrics"]).parent / TENSORBOARD_DIR,  # beside metrics.json
+            curves_folder,
             f"finetuning/{model_name}/{task.name}/seed{seed}",
             run.tracking,
             {

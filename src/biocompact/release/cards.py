@@ -382,6 +382,9 @@ class CardTask(Protocol):
     @property
     def dataset(self) -> str | None: ...
 
+    @property
+    def preset(self) -> str | None: ...
+
     def as_entry(self) -> dict[str, Any]: ...
 
 
@@ -416,6 +419,8 @@ def finetuned_model_card(
     if hyperparameters is None:
         raise ValueError(f"{model} on {task_name}: a record without hyperparameters has no card")
     scored_on = f"; {subsample}" if subsample else ""
+    saved_labels = _saved_labels(folder)
+    renamed = _renamed_labels(chosen.labels, saved_labels, chosen.family)
     results = []
     rows = []
     for metric, value in chosen.metrics.items():
@@ -438,7 +443,7 @@ def finetuned_model_card(
                 f"{value:.4f}",
                 f"{over_seeds['median']:.4f}",
                 f"{over_seeds['min']:.4f}-{over_seeds['max']:.4f}",
-                chosen.definitions.get(metric, ""),
+                _as_saved(chosen.definitions.get(metric, ""), renamed),
             )
         )
     data = ModelCardData(
@@ -453,13 +458,13 @@ def finetuned_model_card(
         eval_results=results,
         metrics=list(chosen.metrics),
     )
-    labels = ", ".join(f"`{label}`" for label in _saved_labels(folder))
+    labels = ", ".join(f"`{label}`" for label in saved_labels)
     evaluation = (
         f"Test scores of this checkpoint and, over the {len(records)} seeds "
         f"({', '.join(str(record.seed) for record in records)}), their median and range. "
         f"Primary metric: `{chosen.primary_metric}`. {selection}\n\n"
         + _table(("metric", "this checkpoint", "median", "range", "definition"), rows)
-        + _subsample_text(subsample)
+        + _subsample_text(chosen)
         + _baseline_text(records, chosen)
     )
     training = _table(
@@ -501,19 +506,37 @@ def finetuned_model_card(
         ("Compute", compute),
         ("Evaluation", evaluation),
         ("Usage", usage_snippet(pipeline_tag, location or str(folder))),
-        ("Method and citations", _citation_section(["rohanian2023", "lewis2020"])),
+        ("Method and citations", _citation_section(finetuning_citations(task.preset))),
         ("Provenance", _provenance_section({"task": task_name, **task.as_entry()})),
     ]
     return _render(data, f"{model} fine-tuned on {task_name}", sections)
 
 
-def _subsample_text(subsample: str) -> str:
-    """The splits the scores come from only part of (``max_*_examples``), said plainly."""
-    if not subsample:
+def finetuning_citations(preset: str | None) -> list[str]:
+    """The papers whose method a fine-tuned model used: BERT's fine-tuning, and the paper
+    whose protocol its preset reproduces where the preset is named after a key of
+    ``CITATIONS`` (``rohanian2023-ner``: ``rohanian2023``)."""
+    paper = (preset or "").split("-")[0]
+    return ["devlin2019", *([paper] if paper in CITATIONS else [])]
+
+
+def _subsample_text(record: MetricsRecord) -> str:
+    """The splits the run used only part of (``max_*_examples``), said plainly: a cut test
+    set gives no full-test scores; a cut train or dev set, full-test scores of a model
+    trained on less."""
+    cut = list(record.subsampled)
+    if not cut:
         return ""
+    counts = f"({record.subsample_text()} examples; `max_*_examples`)"
+    if "test" in cut:
+        return (
+            f"\n\n**Scored on part of the data** {counts}: these are not the dataset's "
+            "full-test scores and do not compare with published ones."
+        )
+    splits = f"the {cut[0]} split was" if len(cut) == 1 else "the train and dev splits were"
     return (
-        f"\n\n**Scored on part of the data** ({subsample} examples; `max_*_examples`): "
-        "these are not the dataset's full-test scores and do not compare with published ones."
+        f"\n\n**Trained on part of the data** {counts}: these are scores on the full test set, "
+        f"but {splits} cut, so they do not compare with published ones."
     )
 
 
@@ -531,16 +554,16 @@ def _baseline_text(records: Sequence[MetricsRecord], chosen: MetricsRecord) -> s
         f"\n\nMajority-class baseline (the most frequent training label for every example; "
         f"NER: all O) on the same test examples: `{primary}` {floor:.4f}."
     )
-    if value <= floor or median <= floor:
-        below = [
-            name
-            for name, score in (("this checkpoint", value), ("the median over seeds", median))
-            if score <= floor
-        ]
+    below = [
+        f"{name} ({score:.4f})"
+        for name, score in (("this checkpoint", value), ("the median over seeds", median))
+        if score <= floor
+    ]
+    if below:
+        verb = "scores" if len(below) == 1 else "score"
         text += (
-            f" **At or below the baseline:** {' and '.join(below)} ({value:.4f}, median "
-            f"{median:.4f}) score no better than predicting the majority class; the model "
-            "has not learnt this task."
+            f" **At or below the baseline:** {' and '.join(below)} {verb} no better than "
+            "predicting the majority class; the model has not learnt this task."
         )
     else:
         text += f" This checkpoint is {value - floor:+.4f} above it."
@@ -551,6 +574,29 @@ def _saved_labels(folder: str | os.PathLike) -> list[str]:
     with open(Path(folder) / "config.json", encoding="utf-8") as handle:
         id2label = json.load(handle).get("id2label", {})
     return [id2label[key] for key in sorted(id2label, key=int)]
+
+
+def _renamed_labels(labels: Sequence[str], saved: Sequence[str], family: str) -> dict[str, str]:
+    """Each label of the task's files (``labels``) that the saved model names otherwise
+    (``saved``, in the same order: a task's ``label_names``) and, for NER, each entity type
+    (``B-ENT`` saved as ``B-Disease``: ``ENT`` as ``Disease``)."""
+    renamed = {label: name for label, name in zip(labels, saved) if label != name}
+    if family == "ner":
+        renamed |= {
+            label.split("-", 1)[1]: name.split("-", 1)[1]
+            for label, name in renamed.items()
+            if "-" in label and "-" in name
+        }
+    return renamed
+
+
+def _as_saved(definition: str, renamed: Mapping[str, str]) -> str:
+    """A metric's ``definition`` with each label it quotes (as Python quotes it, ``'ENT'``)
+    under its ``renamed`` name."""
+    quoted = {repr(label): repr(name) for label, name in renamed.items()}
+    if not quoted:
+        return definition
+    return re.sub("|".join(map(re.escape, quoted)), lambda match: quoted[match[0]], definition)
 
 
 def write_card(card: ModelCard, folder: str | os.PathLike) -> Path:

@@ -69,12 +69,16 @@ ABSOLUTE_PATH = re.compile(r"(?<![\w.:/~-])/(?:[\w.@+~-]+/)*[\w.@+~-]+")
 def portable_path(path: str) -> str:
     """An absolute path of the build machine as the release shows it: an installed
     package's folder as ``python-package:``, a path under the working directory relative to
-    it, any other as its last two parts after ``…/``."""
+    it, any other as its last two parts after ``…/``, and the parts above while the first is
+    a number (a fold's folder: ``…/GAD/1/train.tsv``, not ``…/1/train.tsv``)."""
     portable = portable_location(path)
     if portable != path:
         return portable
     parts = Path(path).parts
-    return path if len(parts) <= 2 else "…/" + "/".join(parts[-2:])
+    kept = 2
+    while kept < len(parts) - 1 and parts[-kept].isdigit():
+        kept += 1
+    return path if len(parts) <= kept else "…/" + "/".join(parts[-kept:])
 
 
 def portable_text(text: str) -> str:

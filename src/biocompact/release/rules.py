@@ -4,6 +4,7 @@ workflow/rules/release.smk, named after the rule."""
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,12 @@ from biocompact.release.folders import prepare_release, upload_command
 from biocompact.release.settings import ModelRelease, ReleaseUpload
 
 LOG = logging.getLogger(__name__)
+# upload.sh's first lines: it names the release folders relative to its own folder
+UPLOAD_SCRIPT = """#!/bin/sh
+# One `hf upload` per release folder beside this script (hf auth login first); runs from any folder.
+set -e
+cd "$(dirname "$0")"
+"""
 
 
 def release_model(
@@ -29,12 +36,19 @@ def release(
     upload: ReleaseUpload, *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
 ) -> list[str]:
     """The ``hf upload`` command of each of ``inputs["folders"]`` (to
-    ``upload.namespace``/its name) into ``outputs["commands"]``, and to the log."""
+    ``upload.namespace``/its name) into the shell script ``outputs["commands"]``, which
+    changes to its own folder first (each folder named relative to it: it runs from any
+    folder), and to the log."""
+    script = Path(outputs["commands"])
     commands = [
-        upload_command(f"{upload.namespace}/{Path(folder).name}", folder)
+        upload_command(
+            f"{upload.namespace}/{Path(folder).name}", os.path.relpath(folder, script.parent)
+        )
         for folder in inputs["folders"]
     ]
-    with atomic_open(outputs["commands"]) as handle:
-        handle.write("".join(command + "\n" for command in commands))
-    LOG.info("\n".join(["Upload each release folder (hf auth login first):", *commands]))
+    with atomic_open(script) as handle:
+        handle.write(UPLOAD_SCRIPT + "".join(command + "\n" for command in commands))
+    script.chmod(0o755)
+    heading = f"Upload each release folder (hf auth login first): sh {script}, which runs in"
+    LOG.info("\n".join([f"{heading} {script.parent}:", *commands]))
     return commands

@@ -443,6 +443,8 @@ def compare(
         table = _add_aso(_add_holm(table), by_task, seed, threads)
     table["resamples"] = resamples
     interval_table = pd.DataFrame(intervals, columns=INTERVAL_COLUMNS[:-1])
+    # a whole number, or empty on an average's row (float64 would write 5 as 5.0)
+    interval_table["n_seeds"] = interval_table["n_seeds"].astype("Int64")
     interval_table["resamples"] = resamples
     return table.reindex(columns=COMPARISON_COLUMNS), interval_table
 

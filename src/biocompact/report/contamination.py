@@ -65,12 +65,15 @@ def corpus_statement(contamination: Mapping[str, Any] | None) -> str:
 def training_text_table(
     models: Sequence[FinetunedModel], contamination: Mapping[str, Any] | None
 ) -> Table:
-    """Each fine-tuned model's training text: this run's corpus (decontaminated or not)
-    and the external checkpoints whose pretraining text it carries, which is unknown."""
+    """Each fine-tuned model's training text: this run's corpus (decontaminated or not), or
+    unknown for a model not built here, and the external checkpoints whose pretraining text
+    it carries, which is unknown."""
     rows = [
         {
             "model": model.name,
-            "pretraining text": corpus_statement(contamination) if model.built_here else "",
+            "pretraining text": corpus_statement(contamination)
+            if model.built_here
+            else "unknown: not built here",
             "text not checked": "; ".join(
                 f"{location}: external checkpoint, its pretraining text is unknown"
                 for location in model.external_checkpoints

@@ -51,6 +51,7 @@ def efficiency_frame(results: Sequence[dict[str, Any]]) -> pd.DataFrame:
             "model": result["model"],
             "parameters": result["parameters"]["total"],
             "non_embedding": result["parameters"]["non_embedding"],
+            "weights_mb": result["weights_mb"],
             "repeats": result["repeats"],
             "threads": result["threads"],
             "timing": result["timing"],
@@ -146,7 +147,8 @@ def size_table(results: Sequence[dict[str, Any]]) -> Table:
 def speed_table(frame: pd.DataFrame) -> Table:
     """Every inference measurement: FLOPs per token, median latency and its range over the
     timing rounds, throughput, the speed-up against the largest model with its range and the
-    FLOP ratio it is checked against."""
+    FLOP ratio it is checked against, the model's weights and the peak memory its pass adds to
+    them."""
     table = Table(
         [
             "model",
@@ -160,7 +162,8 @@ def speed_table(frame: pd.DataFrame) -> Table:
             "tokens/s",
             "speed-up (range)",
             "FLOP ratio",
-            "peak memory (MB)",
+            "weights (MB)",
+            "activations, peak (MB)",
         ]
     )
     for _, row in frame.sort_values(SETTING, kind="stable").iterrows():
@@ -181,7 +184,8 @@ def speed_table(frame: pd.DataFrame) -> Table:
                 Cell(number(row["tokens_per_second"]), numeric=True),
                 speedup_cell(row),
                 Cell(f"{row['flop_ratio']:.2f}x", numeric=True),
-                Cell(number(row["peak_memory_mb"]), numeric=True),
+                Cell(number(row["weights_mb"], 1), numeric=True),
+                Cell(number(row["peak_activations_mb"], 1), numeric=True),
             ]
         )
     return table
