@@ -196,7 +196,8 @@ def test_the_vocabulary_job_caps_tokenizers_thread_pool_at_its_threads(shard, tm
     inherited RAYON_NUM_THREADS of 7: the pool starts 3 worker threads."""
     job = subprocess.run(
         [sys.executable, "-c", RULE_JOB, str(shard), str(tmp_path), "3"],
-        env={**os.environ, "RAYON_NUM_THREADS": "7"},
+        # tokenizers' pool on (make test turns it off: TOKENIZERS_PARALLELISM=false)
+        env={**os.environ, "RAYON_NUM_THREADS": "7", "TOKENIZERS_PARALLELISM": "true"},
         capture_output=True,
         text=True,
         timeout=300,
