@@ -198,3 +198,17 @@ def test_the_same_weights_saved_two_ways_measure_alike(tmp_path: Path):
     for shape, peak in mapped.items():
         assert peak == pytest.approx(copied[shape], abs=1.0), shape
     assert 0 <= mapped[(1, 8)] < 2 < mapped[(1, 128)] < 10 < mapped[(8, 128)]
+
+
+def test_the_report_refuses_an_efficiency_file_of_the_older_memory_figure(tmp_path):
+    """A result file of the stage before weights and activations were measured apart (one
+    ``peak_memory_mb``) names itself and the command that measures it again."""
+    from biocompact.report.load import read_efficiency
+
+    old = tmp_path / "minilm.json"
+    old.write_text(json.dumps({"model": "minilm", "measurements": [{"peak_memory_mb": 49.4}]}))
+    with pytest.raises(
+        ValueError,
+        match=r"minilm.json: written by an older efficiency stage.*--forcerun efficiency",
+    ):
+        read_efficiency([old])

@@ -46,6 +46,21 @@ def read_jsons(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
     return [read_json(path) for path in paths]
 
 
+def read_efficiency(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
+    """Every efficiency stage's result file, in order; one written before the stage measured
+    a model's weights apart from its pass's activations (no ``weights_mb``) is refused,
+    naming the file and the command that measures it again."""
+    paths = list(paths)
+    results = read_jsons(paths)
+    for path, result in zip(paths, results, strict=True):
+        if "weights_mb" not in result:
+            raise ValueError(
+                f"{path}: written by an older efficiency stage (one peak memory figure, no "
+                "weights_mb); measure again: snakemake --profile local --forcerun efficiency"
+            )
+    return results
+
+
 def read_train_logs(paths: Iterable[str | Path]) -> pd.DataFrame:
     """All ``train_log.jsonl`` rows with ``stage`` and ``model`` taken from the path.
 

@@ -169,7 +169,7 @@ def build_report(
             load.read_summary(summary),
             pd.read_csv(scores),
             averages_frame,
-            load.read_jsons(efficiency),
+            load.read_efficiency(efficiency),
             interval_tables,
         ),
         **_models_context(train_logs, evals, settings.vocabularies, averages_frame),
