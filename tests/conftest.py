@@ -79,7 +79,7 @@ def demo_run(tmp_path_factory) -> Path:
     trained models or results share it (read-only, or in a copy)."""
     workdir = tmp_path_factory.mktemp("demo")
     (workdir / "config.yaml").write_text(yaml.safe_dump(miniature_config(), sort_keys=False))
-    shutil.copytree(REPO_ROOT / "demo", workdir / "demo")
+    shutil.copytree(DEMO_FOLDER, workdir / "demo")
     result = run_snakemake(workdir, "--cores", "2")
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-5000:]
     return workdir
