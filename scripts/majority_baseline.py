@@ -1,4 +1,4 @@
-"""Score the majority-class baseline of one task."""
+"""Score the constant floors (majority class, all-positive) of one task."""
 
 from biocompact.finetuning.rules import majority_baseline
 from biocompact.finetuning.settings import FinetuningTask

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from biocompact.finetuning.metrics import classification_metrics, ner_metrics
+from biocompact.records.metrics import MAJORITY_CLASS
 from biocompact.report.settings import ComparisonStudy
 
 # Where the comparisons job finds a study's runs and baselines (its settings' patterns).
@@ -13,6 +14,7 @@ METRICS = "runs/{model}/{task}/seed{seed}/metrics.json"
 PREDICTIONS = "runs/{model}/{task}/seed{seed}/predictions.tsv"
 BASELINE_METRICS = "baselines/{task}/metrics.json"
 BASELINE_PREDICTIONS = "baselines/{task}/predictions.tsv"
+FLOORS = "baselines/{task}/floors"  # the other constant floors: FLOOR/metrics.json...
 
 
 def write_json(path: Path, data) -> None:
@@ -67,9 +69,18 @@ def metrics(
 
 
 def write_re_run(
-    folder: Path, model: str, seed: int | None, gold: list, predicted: list, task: str = "re"
+    folder: Path,
+    model: str,
+    seed: int | None,
+    gold: list,
+    predicted: list,
+    task: str = "re",
+    *,
+    primary: str = "accuracy",
 ) -> None:
-    """An RE run's predictions and metrics.json (accuracy primary), scored by metrics.py."""
+    """An RE run's predictions and metrics.json (``primary``: accuracy unless given), scored
+    by metrics.py; a constant floor other than the majority class (seed None) goes into the
+    task's ``FLOORS`` folder."""
     metrics_path, predictions_path = paths(folder, model, task, seed)
     rows = "".join(f"{i}\t{g}\t{p}\n" for i, (g, p) in enumerate(zip(gold, predicted)))
     predictions_path.write_text("index\tgold\tpredicted\n" + rows)
@@ -77,7 +88,7 @@ def write_re_run(
         name: m.compute(gold, predicted) for name, m in classification_metrics(["0", "1"]).items()
     }
     record = {"model": model, "task": task, "seed": seed, "family": "re"}
-    record.update(primary_metric="accuracy", metrics=values, labels=["0", "1"])
+    record.update(primary_metric=primary, metrics=values, labels=["0", "1"])
     metrics_path.write_text(json.dumps(record))
 
 
@@ -98,8 +109,12 @@ def write_ner_run(folder: Path, model: str, seed: int | None, gold: list, predic
 
 
 def paths(folder: Path, model: str, task: str, seed: int | None) -> tuple[Path, Path]:
-    """The metrics.json and predictions of a run (``seed`` None: the task's baseline)."""
-    if seed is None:
+    """The metrics.json and predictions of a run (``seed`` None: the task's constant floor
+    ``model``, the majority class by default)."""
+    if seed is None and model not in ("", MAJORITY_CLASS):
+        floor = folder / FLOORS.format(task=task) / model
+        metrics, predictions = floor / "metrics.json", floor / "predictions.tsv"
+    elif seed is None:
         metrics = folder / BASELINE_METRICS.format(task=task)
         predictions = folder / BASELINE_PREDICTIONS.format(task=task)
     else:
@@ -122,6 +137,7 @@ def settings(
         "predictions_pattern": str(folder / PREDICTIONS),
         "baseline_metrics_pattern": str(folder / BASELINE_METRICS),
         "baseline_predictions_pattern": str(folder / BASELINE_PREDICTIONS),
+        "floors_pattern": str(folder / FLOORS),
         "teachers": {},
         "average": "tasks",
         "blurb_types": {},

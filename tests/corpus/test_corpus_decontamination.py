@@ -22,7 +22,13 @@ from biocompact.corpus.decontamination import (
     window_hashes,
     words,
 )
-from biocompact.corpus.evaluation_text import FORMATS, evaluation_splits, normalise_pmid
+from biocompact.corpus.evaluation_text import (
+    FORMATS,
+    EvaluationExample,
+    EvaluationSplit,
+    evaluation_splits,
+    normalise_pmid,
+)
 from biocompact.corpus.sentences import split_sentences
 from biocompact.corpus.textshards import iter_documents
 from biocompact.files.atomic import read_json
@@ -126,6 +132,8 @@ def test_planted_overlaps_are_found_counted_and_removed(tasks, tmp_path):
     files = {task["name"]: task for task in tasks}
 
     def meta(task: str, split: str, family: str, examples: int, under: int, pmids: int) -> dict:
+        # every example here under the n-gram length has a PMID or none does
+        unchecked = under if not pmids else 0
         return {
             "task": task,
             "split": split,
@@ -134,6 +142,7 @@ def test_planted_overlaps_are_found_counted_and_removed(tasks, tmp_path):
             "examples": examples,
             "examples_under_ngram": under,
             "examples_with_pmid": pmids,
+            "examples_unchecked": unchecked,
         }
 
     assert summary == {
@@ -191,6 +200,23 @@ def test_planted_overlaps_are_found_counted_and_removed(tasks, tmp_path):
     }
     pubmed = read_json(tmp_path / "pubmed.matches.json")
     assert pubmed["matched_pmids"] == [12345] and len(pubmed["matched_ngrams"]) == 5
+
+
+def test_examples_neither_long_enough_nor_with_a_pmid_are_counted_unchecked():
+    """With 5-word n-grams: a 6-word sentence is checked by its n-grams, a 3-word one with a
+    PMID by its PMID; a 3-word one whose PMID is no number, and one of 6 words whose mask
+    leaves halves of 2 and 4 words (no 5-word n-gram) without a PMID, by nothing: 3 under the
+    n-gram length, 1 with a PMID, 2 unchecked of 4."""
+    examples = (
+        EvaluationExample(("one two three four five six",)),
+        EvaluationExample(("short with pmid",), ("12345",)),
+        EvaluationExample(("short bad pmid",), ("PMC-x",)),
+        EvaluationExample(("a b @GENE$ c d e f",)),
+    )
+    split = EvaluationSplit("t", "test", "re", ("test.tsv",), examples)
+    (meta,) = EvaluationIndex.build([split], ngram=5).splits
+    assert (meta["examples_under_ngram"], meta["examples_with_pmid"]) == (3, 1)
+    assert meta["examples_unchecked"] == 2
 
 
 def test_the_near_miss_matches_at_twelve_words(tasks, tmp_path):

@@ -166,6 +166,10 @@ def test_re_finetune_is_deterministic_for_a_seed(model_fixture, request, re_task
     for key in ("metrics", "dev_metrics", "best_epoch"):
         assert first[key] == second[key]
     assert first_predictions == second_predictions
+    # the constant floors on the same test examples, for the card: the 30 test sentences are
+    # all "1", which the majority class (37 of 60 training labels) and all-positive predict
+    assert first["majority_baseline"]["binary_f1"] == 1.0
+    assert first["constant_floors"] == {"all-positive": first["majority_baseline"]}
     rows = first_predictions.splitlines()
     assert rows[0] == "index\tgold\tpredicted" and len(rows) == 1 + 30
     assert [row.split("\t")[0] for row in rows[1:]] == [str(i) for i in range(30)]

@@ -181,6 +181,7 @@ RUN = {
     "labels": ["B-ENT", "I-ENT", "O"],
     "subsampled": {"test": {"used": 5, "of": 9}},
     "majority_baseline": {"f1": 0.0, "precision": 0.0},
+    "constant_floors": {"all-positive": {"f1": 0.1, "precision": 0.05}},
     "best_step": 12,
     "truncated_words": 3,
     "untokenizable_words": 0,

@@ -120,10 +120,11 @@ def test_a_fine_tuned_card_marks_its_subsample_and_a_score_at_the_majority_class
     card = _gad_card(pretrained, [_record(1, 0.67), _record(2, 0.675), _record(3, 0.68)])
     text = " ".join(card.text.split())
     assert "**Scored on part of the data** (test: 1,000 of 4,797 examples" in text
-    assert "Majority-class baseline" in text and "`binary_f1` 0.6900" in text
+    assert "Constant floors" in text and "majority-class (the most frequent" in text
+    assert "`binary_f1` 0.6900" in text
     assert (
-        "**At or below the baseline:** this checkpoint (0.6750) and the median over seeds "
-        "(0.6750) score no better than predicting the majority class" in text
+        "**At or below the constant floor:** this checkpoint (0.6750) and the median over seeds "
+        "(0.6750) score no better than the constant prediction majority-class" in text
     )
     result = card.data.eval_results[0]
     assert result.metric_name == "binary_f1 (this checkpoint, seed 2; test: 1,000 of 4,797)"
@@ -136,7 +137,7 @@ def test_a_fine_tuned_card_marks_its_subsample_and_a_score_at_the_majority_class
     alone = [_record(seed, value, **train_cut) for seed, value in ((1, 0.7), (2, 0.68), (3, 0.72))]
     card = _gad_card(pretrained, alone)
     text = " ".join(card.text.split())
-    assert "**At or below the baseline:** this checkpoint (0.6800) scores no better than" in text
+    assert "**At or below the constant floor:** this checkpoint (0.6800) scores no better" in text
     assert (
         "**Trained on part of the data** (train: 1,000 of 4,261 examples; `max_*_examples`): "
         "these are scores on the full test set, but the train split was cut, so they do not "
@@ -154,8 +155,23 @@ def test_a_fine_tuned_card_marks_its_subsample_and_a_score_at_the_majority_class
         CARD_SETTINGS,
         pipeline_tag="text-classification",
     )
-    assert "This checkpoint is +0.1100 above it." in card.text and "At or below" not in card.text
+    assert "This checkpoint is +0.1100 above it (a point estimate" in card.text
+    assert "At or below" not in card.text
     assert card.data.base_model == "dmis-lab/biobert-base-cased-v1.2"
+
+
+def test_a_fine_tuned_card_compares_with_the_strongest_constant_floor(pretrained):
+    """Above the majority class (0.69) but below all-positive (0.81 on the same test
+    examples): the card names all-positive as the floor and the model at or below it."""
+    floors = {"constant_floors": {"all-positive": {"binary_f1": 0.81}}}
+    records = [_record(seed, value, **floors) for seed, value in ((1, 0.79), (2, 0.80), (3, 0.82))]
+    text = " ".join(_gad_card(pretrained, records).text.split())
+    assert "all-positive (the positive class for every example" in text
+    assert "`binary_f1` 0.8100. The strongest, all-positive, is the floor." in text
+    assert (
+        "**At or below the constant floor:** this checkpoint (0.8000) and the median over seeds "
+        "(0.8000) score no better than the constant prediction all-positive" in text
+    )
 
 
 def test_a_model_inside_a_package_is_recorded_by_its_portable_location():

@@ -22,7 +22,7 @@ from seqeval.metrics import f1_score as conlleval_f1
 
 from biocompact.finetuning.metrics import similarity_metrics
 from biocompact.finetuning.settings import FinetuningTask
-from biocompact.report.aggregation import BASELINE, OVERALL, aggregate
+from biocompact.report.aggregation import BASELINE, OVERALL, STRONGEST_FLOOR, aggregate
 from biocompact.report.comparisons import (
     STUDENT_TEACHER,
     VERSUS_BASELINE,
@@ -186,7 +186,7 @@ def test_the_overall_average_and_its_interval_follow_the_aggregation(tmp_path):
         baseline_pattern=str(tmp_path / BASELINE_METRICS),
     )
     # n_seeds: the 2 seeds of a task's row, 1 of the baseline's, none on an average's (a
-    # family's, the overall)
+    # family's, the overall; there the strongest floor's average stands beside the floors')
     written = pd.read_csv(tmp_path / "intervals.csv", dtype=str, keep_default_na=False)
     seeds = written.groupby(["level", "model"])["n_seeds"].agg(set).to_dict()
     assert seeds == {
@@ -196,7 +196,7 @@ def test_the_overall_average_and_its_interval_follow_the_aggregation(tmp_path):
         **{
             (level, model): {""}
             for level in ("family", "overall")
-            for model in ("a", "b", BASELINE)
+            for model in ("a", "b", BASELINE, STRONGEST_FLOOR)
         },
     }
     averages = pd.read_csv(tmp_path / "averages.csv")

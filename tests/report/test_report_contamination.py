@@ -20,6 +20,7 @@ CONTAMINATION = {
             "task": "ncbi",
             "split": "test",
             "examples": 940,
+            "examples_unchecked": 12,
             "pmid": {"documents": 0, "sentences": 0, "examples": 0},
             "ngram": {"documents": 31, "sentences": 40, "examples": 1203},
             "documents_removed": 31,
@@ -31,6 +32,15 @@ CONTAMINATION = {
             "pmid": {"documents": 6, "sentences": 58, "examples": 51},
             "ngram": {"documents": 5, "sentences": 9, "examples": 7},
             "documents_removed": 6,
+        },  # written before examples_unchecked was counted
+        {
+            "task": "demo-re",
+            "split": "dev",
+            "examples": 200,
+            "examples_unchecked": 183,
+            "pmid": {"documents": 0, "sentences": 0, "examples": 0},
+            "ngram": {"documents": 0, "sentences": 0, "examples": 0},
+            "documents_removed": 0,
         },
     ],
 }
@@ -48,12 +58,28 @@ def _texts(table: Table) -> list[list[str]]:
 
 def test_contamination_table_shows_each_split_as_recorded():
     table = contamination_table(CONTAMINATION)
-    assert table.columns[:3] == ["task", "split", "examples"]
-    assert len(table.columns) == 9
-    assert _texts(table) == [
-        ["ncbi", "test", "940", "0", "1,203", "0", "31", "40", "31"],
-        ["hoc", "dev", "1,496", "51", "7", "6", "5", "9", "6"],
+    assert table.columns[:4] == [
+        "task",
+        "split",
+        "examples",
+        "examples not checked (under the n-gram length, no PMID)",
     ]
+    assert len(table.columns) == 10
+    assert _texts(table) == [
+        ["ncbi", "test", "940", "12", "0", "1,203", "0", "31", "40", "31"],
+        ["hoc", "dev", "1,496", "–", "51", "7", "6", "5", "9", "6"],
+        ["demo-re", "dev", "200", "183", "0", "0", "0", "0", "0", "0"],
+    ]
+
+
+def test_examples_that_could_not_be_checked_are_shown_not_counted_as_clean():
+    """demo-re's dev: 183 of its 200 sentences have fewer than 13 words and no PMID, so its
+    "0 sharing an n-gram" covers 17 examples; an older record without the count says so."""
+    ncbi, hoc, demo = (row[3] for row in contamination_table(CONTAMINATION).rows)
+    assert demo.note == "183 of 200 unchecked"
+    assert demo.title.startswith("183 of 200 examples have fewer than 13 words and no PMID")
+    assert ncbi.note == "" and "12 of 940 examples" in ncbi.title
+    assert hoc.title.startswith("not recorded: this contamination.json predates the count")
 
 
 def test_training_text_names_what_was_checked_and_what_is_unknown():

@@ -1,5 +1,6 @@
-"""Degenerate results in the report, from hand-made result files: models at or below the
-majority-class baseline are marked and never ranked, ties are named as ties, a value that does
+"""Degenerate results in the report, from hand-made result files: models at the constant
+floor (here, without intervals: at or below the majority-class baseline) are marked and never
+ranked, ties are named as ties, a value that does
 not exist is a dash with its reason (never NaN or inf), an implausible speed-up is flagged."""
 
 from __future__ import annotations
@@ -145,31 +146,48 @@ def test_all_at_baseline_names_no_model_and_prints_no_nan(all_zero):
     html, tree = all_zero
     lines = headline(tree)
     assert lines["Most accurate"] == (
-        "none: every model is at or below the majority-class baseline (overall average 0.0), "
-        "so none is ranked"
+        "none: every model is at the constant floor (the strongest floors' overall average "
+        "0.0), so none is ranked"
     )
-    # The fastest is compared with the largest model; no share of a 0 average.
+    # Both models at the floor on both tasks: named, left out of the shares.
+    assert lines["At the constant floor"].startswith(
+        "ner-x: 2 models at the constant floor left out (teacher, student); "
+        "re-y: 2 models at the constant floor left out (teacher, student) (of retention and "
+        "of the shares kept: median at or below"
+    )
+    # The fastest is compared with the largest model; no task left for a share.
     assert "student: 2.00x the throughput of teacher" in lines["Fastest"]
-    assert "share of its overall average: – (teacher's is 0)" in lines["Fastest"]
+    assert (
+        "share of its score: – (no task where both are above the constant floor and teacher "
+        "scores above 0)" in lines["Fastest"]
+    )
     assert "keeping" not in lines["Fastest"]
-    assert lines["Fastest"].endswith("; student is at or below the majority-class baseline")
-    assert lines["Pareto-optimal"] == "none: every model is at or below the majority-class baseline"
+    assert lines["Fastest"].endswith("; student is at the constant floor")
+    assert lines["Pareto-optimal"] == "none: every model is at the constant floor"
     glance = rows(tree, "glance-table")
     for model in ("teacher", "student"):
         average, share = glance[model][1], glance[model][2]
-        assert average.text_content().strip() == "0.0 (≤ baseline)" and not average.xpath(".//b")
-        assert share.text_content() == "–" and "no model is above the baseline" in share.get(
-            "title"
-        )
+        assert average.text_content().strip() == "0.0 (at the floor)"
+        assert not average.xpath(".//b")
+        assert share.text_content() == "–" and "no model is above the floor" in share.get("title")
         pareto = glance[model][6]  # not on a Pareto front
         assert pareto.text_content() == "–" and "not ranked" in pareto.get("title")
     results = rows(tree, "results-table")
-    for cell in results["ner-x (f1)"][1:3] + results["Overall average"][1:3]:
-        assert "≤ baseline" in cell.text_content() and not cell.xpath(".//b|.//u")
-        assert "at or below the majority-class baseline (0.0): not ranked" in cell.get("title")
+    for cell in results["ner-x (f1)"][1:3]:
+        assert "≤ majority-class" in cell.text_content() and not cell.xpath(".//b|.//u")
+        assert (
+            "at the constant floor (majority-class 0.0; median at or below it (point estimates: "
+            "no intervals)): not ranked" in cell.get("title")
+        )
+    for cell in results["Overall average"][1:3]:
+        assert "≤ strongest constant floor" in cell.text_content()
+        assert "at the constant floor (strongest constant floor 0.0;" in cell.get("title")
     retention = rows(tree, "retention-table")["student"]
     assert [cell.text_content() for cell in retention[2:]] == ["–", "–", "–"]
     assert retention[2].get("title") == "no ratio: the teacher's median is 0.0 (student 0.0)"
+    assert retention[4].get("title") == (
+        "no task left: at the constant floor: ner-x: student and teacher; re-y: student and teacher"
+    )
     assert_no_nan_or_inf(tree)
 
 
@@ -213,11 +231,12 @@ def test_ties_are_named_and_ranked_together(ties):
     assert_no_nan_or_inf(tree)
 
 
-def test_a_model_at_the_baseline_is_marked_and_not_ranked(ties):
+def test_a_model_at_the_floor_is_marked_and_not_ranked(ties):
     _, tree = ties
     c = rows(tree, "results-table")["re-y (f1)"][3]
-    assert c.text_content().strip() == "40.0 ± 0.0 (≤ baseline)" and not c.xpath(".//b|.//u")
-    assert "at or below the majority-class baseline (40.0): not ranked" in c.get("title")
+    assert c.text_content().strip() == "40.0 ± 0.0 (≤ majority-class)"
+    assert not c.xpath(".//b|.//u")
+    assert "at the constant floor (majority-class 40.0; median at or below it" in c.get("title")
     # Overall: c's (0.30 + 0.40) / 2 = 35.0 is above the baseline's (0.0 + 0.40) / 2 = 20.0.
     overall = rows(tree, "results-table")["Overall average"][3]
     assert overall.text_content().strip() == "35.0" and overall.xpath(".//u")

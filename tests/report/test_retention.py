@@ -9,6 +9,7 @@ import pytest
 from report_results import metrics_record, write_json
 
 from biocompact.report.aggregation import BASELINE, aggregate
+from biocompact.report.render import RETENTION_TEXT
 from biocompact.report.retention import write_retention
 from biocompact.report.tables import retention_table
 
@@ -49,7 +50,9 @@ def retention(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> pd.DataFrame:
     )
     teachers = {"student": "teacher", "other": "teacher", "teacher": "zero"}
     table = write_retention("scores.csv", "summary.csv", teachers, "retention.csv")
-    written = pd.read_csv("retention.csv", dtype={"at_baseline": str}).fillna({"at_baseline": ""})
+    written = pd.read_csv("retention.csv", dtype=dict.fromkeys(RETENTION_TEXT, str)).fillna(
+        dict.fromkeys(RETENTION_TEXT, "")
+    )
     pd.testing.assert_frame_equal(written, table, check_dtype=False)
     return table.set_index(["student", "task"])
 
@@ -86,10 +89,11 @@ def test_a_teacher_scoring_zero_gives_no_ratio(retention):
     assert re["seed_min"] == re["seed_max"] == pytest.approx(0.65 / 0.3)
 
 
-def test_a_student_at_or_below_the_majority_class_is_flagged(tmp_path, monkeypatch):
+def test_a_student_at_or_below_the_majority_class_is_flagged_and_left_out(tmp_path, monkeypatch):
     """The issue's GAD case: the majority class scores 0.690, the student's median 0.675 is
     below it, its teacher's 0.710 above: retention 0.675 / 0.710 = 95.1% (seeds 0.68 / 0.72 =
-    94.4% to 0.67 / 0.70 = 95.7%) carries the flag."""
+    94.4% to 0.67 / 0.70 = 95.7%) carries the flag, and the task is left out of the overall
+    retention (on medians, without the comparisons' intervals)."""
     monkeypatch.chdir(tmp_path)
     for model, values in {"teacher": [0.70, 0.71, 0.72], "student": [0.67, 0.675, 0.68]}.items():
         for seed, value in enumerate(values, start=1):
@@ -114,12 +118,21 @@ def test_a_student_at_or_below_the_majority_class_is_flagged(tmp_path, monkeypat
     )
     table = write_retention("scores.csv", "summary.csv", {"student": "teacher"}, "r.csv")
     rows = table.set_index("task")
-    for task in ("re-b", "overall"):
-        assert rows.loc[task, "retention"] == pytest.approx(0.675 / 0.71)
-        assert rows.loc[task, "baseline"] == pytest.approx(0.69)
-        assert rows.loc[task, "at_baseline"] == "student"
-    cell = retention_table(
-        pd.read_csv("r.csv", dtype={"at_baseline": str}).fillna({"at_baseline": ""})
-    ).rows[0][2]
-    assert (cell.text, cell.note) == ("95.1 % (94.4-95.7)", "student ≤ baseline")
-    assert "at or below the majority-class baseline (69.0)" in cell.title
+    task = rows.loc["re-b"]
+    assert task["retention"] == pytest.approx(0.675 / 0.71)
+    assert (task["baseline"], task["floor"], task["at_baseline"]) == (
+        pytest.approx(0.69),
+        BASELINE,
+        "student",
+    )
+    # The task is left out of the overall retention, which has no task left.
+    overall = rows.loc["overall"]
+    assert pd.isna(overall["retention"]) and overall["floor_left_out"] == "re-b: student"
+    read = pd.read_csv("r.csv", dtype=dict.fromkeys(RETENTION_TEXT, str)).fillna(
+        dict.fromkeys(RETENTION_TEXT, "")
+    )
+    cells = retention_table(read).rows[0]
+    assert (cells[2].text, cells[2].note) == ("95.1 % (94.4-95.7)", "student at the floor")
+    assert "student at the constant floor (majority-class 69.0)" in cells[2].title
+    assert cells[3].text == "–"
+    assert cells[3].title == "no task left: at the constant floor: re-b: student"

@@ -95,6 +95,7 @@ def test_aggregation_writes_the_tables_then_the_retention(monkeypatch: pytest.Mo
         "seeds": (1,),
         "metrics_pattern": "{model}/{task}/{seed}.json",
         "baseline_pattern": "{task}.json",
+        "floors_pattern": "{task}/floors",
         "average": "tasks",
         "blurb_types": {"t": "ner"},
     }

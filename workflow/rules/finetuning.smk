@@ -1,4 +1,4 @@
-# Fine-tuning stage: every model x task x seed, plus a majority-class baseline per task.
+# Fine-tuning stage: every model x task x seed, plus the constant floors of every task.
 # Its names (SAVE_MODELS, SEED_MODEL, SAVED_TASKS...) and input functions are in
 # finetuning_common.smk; the seed of the compressed models (COMPRESSION) in compression_common.smk.
 
@@ -103,13 +103,15 @@ rule finetuned_models:
 
 
 rule majority_baseline:
-    """Score the majority-class baseline (most frequent training label; NER: all O) of one task;
-    its test predictions in the fine-tuning runs' form."""
+    """Score the constant floors of one task: the majority class (most frequent training label;
+    NER: all O) and, where the primary metric is an F1 over positive classes, all-positive (in
+    floors/all-positive/); each with its test predictions in the fine-tuning runs' form."""
     input:
         data=task_data,
     output:
         metrics="results/baselines/{task}/metrics.json",
         predictions="results/baselines/{task}/predictions.tsv",
+        floors=directory("results/baselines/{task}/floors"),
     log:
         "results/logs/finetuning/majority_baseline/{task}.log",
     benchmark:

@@ -11,6 +11,7 @@ rule aggregate:
     input:
         metrics=finetuned_metrics,
         baselines=baseline_metrics,
+        floors=baseline_floors,
     output:
         scores=report(
             "results/aggregate/scores.csv", caption="../report/scores.rst", category="Results"
@@ -41,6 +42,7 @@ rule aggregate:
         seeds=SEEDS,
         metrics_pattern=finetune_metrics_pattern,
         baseline_pattern=baseline_metrics_pattern,
+        floors_pattern=baseline_floors_pattern,
         average=config["report"]["average"],
         blurb_types=blurb_task_types(),
         teachers=STUDENT_TEACHERS,
@@ -57,6 +59,7 @@ rule comparisons:
         predictions=finetuned_predictions,
         baselines=baseline_metrics,
         baseline_predictions=baseline_predictions,
+        floors=baseline_floors,
     output:
         comparisons=report(
             "results/comparisons/comparisons.csv",
@@ -82,6 +85,7 @@ rule comparisons:
         predictions_pattern=finetune_predictions_pattern,
         baseline_metrics_pattern=baseline_metrics_pattern,
         baseline_predictions_pattern=baseline_predictions_pattern,
+        floors_pattern=baseline_floors_pattern,
         teachers=STUDENT_TEACHERS,
         average=config["report"]["average"],
         blurb_types=blurb_task_types(),

@@ -35,6 +35,11 @@ def baseline_predictions(wildcards):
     return expand(rules.majority_baseline.output.predictions, task=TASKS)
 
 
+def baseline_floors(wildcards):
+    """Input: every task's folder of its other constant floors (all-positive, where it applies)."""
+    return expand(rules.majority_baseline.output.floors, task=TASKS)
+
+
 def finetuned_model_inputs(wildcards):
     """Input: what the DAG builds before every fine-tuned model can be loaded."""
     return [path for model in FINETUNE_MODELS for path in model_input(model)]
@@ -93,6 +98,11 @@ def finetune_metrics_pattern(wildcards):
 def baseline_metrics_pattern(wildcards):
     """The path pattern of a task's majority-baseline metrics, its wildcards unfilled."""
     return str(rules.majority_baseline.output.metrics)
+
+
+def baseline_floors_pattern(wildcards):
+    """The path pattern of a task's folder of other constant floors, its wildcards unfilled."""
+    return str(rules.majority_baseline.output.floors)
 
 
 def finetune_predictions_pattern(wildcards):

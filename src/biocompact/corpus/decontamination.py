@@ -151,7 +151,8 @@ def _rows_by_key(keys: np.ndarray, splits: np.ndarray, examples: np.ndarray) -> 
 class EvaluationIndex:
     """The evaluation n-grams (hashes) and PMIDs of every checked split, each row with the
     split and example it comes from; ``splits`` describes the splits (task, split, family,
-    files, examples, examples_under_ngram, examples_with_pmid)."""
+    files, examples, examples_under_ngram, examples_with_pmid, examples_unchecked: those
+    under ``ngram`` words without a PMID, which nothing can match)."""
 
     ngram: int
     splits: list[dict[str, Any]]
@@ -188,7 +189,7 @@ class EvaluationIndex:
         pmid_rows: list[tuple[int, int, int]] = []
         meta = []
         for number, split in enumerate(splits):
-            under, with_pmid = 0, 0
+            under, with_pmid, unchecked = 0, 0, 0
             for index, example in enumerate(split.examples):
                 hashes = text_ngram_hashes(example.texts, ngram, table)
                 under += not len(hashes)
@@ -197,6 +198,7 @@ class EvaluationIndex:
                 key_examples.append(index)
                 numbers = {n for pmid in example.pmids if (n := _pmid_number(pmid)) is not None}
                 with_pmid += bool(numbers)
+                unchecked += not len(hashes) and not numbers
                 pmid_rows += [(pmid, number, index) for pmid in sorted(numbers)]
             meta.append(
                 {
@@ -207,6 +209,7 @@ class EvaluationIndex:
                     "examples": len(split.examples),
                     "examples_under_ngram": under,
                     "examples_with_pmid": with_pmid,
+                    "examples_unchecked": unchecked,
                 }
             )
         lengths = [len(key) for key in keys]

@@ -131,6 +131,14 @@ class TaskFamily(ABC):
     def majority(self, train: Sequence, examples: Sequence) -> list:
         """Majority-class predictions for ``examples`` learnt from ``train``."""
 
+    def all_positive(
+        self, train: Sequence, examples: Sequence, task: FinetuningTask, labels: Sequence[str]
+    ) -> list | None:
+        """The all-positive constant floor's predictions for ``examples``, or None where the
+        majority class is already the strongest constant prediction of the task's primary
+        metric (accuracy, correlation, QA) or a constant scores (near) 0 (NER)."""
+        return None
+
     def data_collator(self, tokenizer: PreTrainedTokenizerBase) -> Callable:
         """Batch padding for the Trainer: every input padded to the batch's longest."""
         from transformers import DataCollatorWithPadding

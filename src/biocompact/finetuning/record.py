@@ -37,6 +37,8 @@ class FoldResult:
     stats: dict[str, int] = field(default_factory=dict)
     # the majority-class baseline's test scores on the same examples (fine-tuning runs)
     baseline_metrics: dict[str, float] | None = None
+    # the other constant floors' test scores on the same examples (fine-tuning runs)
+    floor_metrics: dict[str, dict[str, float]] | None = None
 
 
 def _median(values: Sequence[Mapping[str, float]]) -> dict[str, float]:
@@ -111,6 +113,12 @@ def metrics_record(
         majority_baseline=None
         if first.baseline_metrics is None
         else _median([r.baseline_metrics for r in results if r.baseline_metrics is not None]),
+        constant_floors={
+            floor: _median([(r.floor_metrics or {})[floor] for r in results])
+            for floor in first.floor_metrics
+        }
+        if first.floor_metrics
+        else None,
         fold_aggregate=FOLD_AGGREGATE if cross_validated else None,
         folds={str(r.fold): _fold_entry(r) for r in results} if cross_validated else None,
         best_step=None if cross_validated else first.best_step,

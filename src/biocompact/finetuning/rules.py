@@ -57,6 +57,7 @@ def publish_finetuned(
 
 
 def majority_baseline(task: FinetuningTask, *, outputs: Mapping[str, str]) -> dict[str, Any]:
-    """``baseline.majority_baseline`` of ``task``: its metrics and test predictions into the
-    rule's outputs (metrics, predictions)."""
-    return baseline.majority_baseline(task, outputs=outputs)
+    """``baseline.constant_floors`` of ``task``: the majority class's metrics and test
+    predictions into the rule's outputs (metrics, predictions), every other constant floor
+    that applies into its ``floors`` folder; floor -> record."""
+    return baseline.constant_floors(task, outputs=outputs)

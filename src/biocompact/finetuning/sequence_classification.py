@@ -11,7 +11,12 @@ from typing import IO, TYPE_CHECKING
 import numpy as np
 
 from biocompact.finetuning.family import Encoded, TaskFamily, dataset_of
-from biocompact.finetuning.metrics import Metric, classification_metrics, positive_classes
+from biocompact.finetuning.metrics import (
+    POSITIVE_BINARY_LABEL,
+    Metric,
+    classification_metrics,
+    positive_classes,
+)
 from biocompact.finetuning.predictions import label_rows
 from biocompact.finetuning.unit_statistics import ComparedRuns, UnitStatistic, class_statistic
 from biocompact.taskfiles.readers import LabelledText
@@ -89,6 +94,31 @@ class SequenceClassification(TaskFamily):
         counts = Counter(self.gold(train))
         most_frequent = max(sorted(counts), key=counts.__getitem__)
         return [most_frequent] * len(examples)
+
+    def all_positive(
+        self,
+        train: Sequence[LabelledText],
+        examples: Sequence[LabelledText],
+        task: FinetuningTask,
+        labels: Sequence[str],
+    ) -> list | None:
+        """The positive class for every example where the primary metric is an F1 over
+        positive classes (``binary_f1``: ``1``; ``micro_f1`` without some label: its most
+        frequent positive training class, ties the first in sorted order); None for accuracy,
+        macro-F1 or a micro-F1 over every label (accuracy), whose strongest constant is the
+        majority class."""
+        metric = self.primary_metric(task, labels)
+        if metric == "binary_f1":
+            positives = [POSITIVE_BINARY_LABEL]
+        elif metric == "micro_f1":
+            positives = positive_classes(labels, task.negative_label, task.positive_labels)
+            if set(positives) >= set(labels):
+                return None
+        else:
+            return None
+        counts = Counter(label for label in self.gold(train) if label in positives)
+        chosen = max(sorted(positives), key=lambda label: counts[label])
+        return [chosen] * len(examples)
 
     def write_predictions(
         self, handle: IO[str], examples: Sequence[LabelledText], predictions: Sequence

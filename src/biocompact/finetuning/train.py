@@ -26,6 +26,7 @@ from transformers.utils.logging import disable_progress_bar
 
 from biocompact.files.atomic import atomic_path
 from biocompact.finetuning import checkpoints
+from biocompact.finetuning.baseline import floor_predictions
 from biocompact.finetuning.checkpoints import Checkpointing, child
 from biocompact.finetuning.family import Encoded, TaskFamily
 from biocompact.finetuning.record import FoldResult, metrics_record, write_run_files
@@ -45,6 +46,7 @@ from biocompact.finetuning.trainer import (
     training_arguments,
 )
 from biocompact.locations import portable_location
+from biocompact.records.metrics import MAJORITY_CLASS
 from biocompact.release.cards import CardSettings, finetuned_model_card, hardware, write_card
 from biocompact.tracking.trackers import CurveDestination, TrackingSettings
 from biocompact.training import distributed
@@ -237,10 +239,13 @@ def _run_fold(
     )
     predictions = family.decode(logits, test, splits.labels)
     test_metrics = family.score(splits.test, predictions, task, splits.labels)
-    # the floor the card compares the model with, on the same test examples
-    baseline = family.majority(splits.train, splits.test)
-    baseline_metrics = family.score(splits.test, baseline, task, splits.labels)
-    logger.info("fold %s: test %s (majority class %s)", fold_name, test_metrics, baseline_metrics)
+    # the constant floors the card compares the model with, on the same test examples
+    floors = {
+        floor: family.score(splits.test, predicted, task, splits.labels)
+        for floor, predicted in floor_predictions(family, splits, task, "test").items()
+    }
+    baseline_metrics = floors.pop(MAJORITY_CLASS)
+    logger.info("fold %s: test %s (constant floors %s)", fold_name, test_metrics, floors)
     return FoldResult(
         fold=fold_name,
         splits=splits,
@@ -254,6 +259,7 @@ def _run_fold(
         grid_search=search if len(search) > 1 else None,
         stats=test.stats,
         baseline_metrics=baseline_metrics,
+        floor_metrics=floors,
     )
 
 

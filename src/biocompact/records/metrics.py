@@ -11,6 +11,31 @@ from typing import Any
 
 from biocompact.records.base import field_values, read_record, when_set, written_fields
 
+# The constant floors: predictions that ignore the input, each written by the baseline rule
+# as a model of its own (``results/baselines/{task}/...``) and read by the cards and the
+# report under these names.
+MAJORITY_CLASS = "majority-class"
+ALL_POSITIVE = "all-positive"
+FLOOR_MODELS = (MAJORITY_CLASS, ALL_POSITIVE)
+FLOOR_DESCRIPTIONS = {
+    MAJORITY_CLASS: "the most frequent training label for every example (NER: all O; "
+    "multi-label: each label positive in more than half of the training sentences; QA: the "
+    "most frequent training answers; similarity: the mean training score)",
+    ALL_POSITIVE: "the positive class for every example (an F1 over positive classes: the "
+    "most frequent positive training class) or, multi-label, every label for every sentence",
+}
+# Why a family has no floor beyond the majority class, as the report and docs say it.
+NO_FURTHER_FLOOR = {
+    "ner": "a constant tagger scores 0 entity F1 or near it: all O finds no entity; one B- tag "
+    "on every word finds only the one-word gold entities of its type, among as many predicted "
+    "entities as there are words (F1 below twice their share of the words), so all O is the "
+    "only floor run",
+    "similarity": "a constant prediction has no correlation (undefined; the metric scores it "
+    "0), so the mean training score is the floor",
+    "accuracy": "the majority class (factoid QA: the most frequent training answers) is "
+    "already the strongest constant prediction of accuracy and macro-F1",
+}
+
 
 @dataclass(frozen=True, kw_only=True)
 class MetricsRecord:
@@ -39,6 +64,8 @@ class MetricsRecord:
     labels: list[str] = field(default_factory=list)
     subsampled: dict[str, dict[str, int]] = field(default_factory=dict)  # split: used, of
     majority_baseline: dict[str, float] | None = when_set()  # on the same test examples
+    # the other constant floors that apply (FLOOR_MODELS: all-positive), on the same examples
+    constant_floors: dict[str, dict[str, float]] | None = when_set()
     fold_aggregate: str | None = when_set()  # with folds: how their scores are combined
     folds: dict[str, dict[str, Any]] | None = when_set()  # fold -> its scores and counts
     best_step: int | None = None

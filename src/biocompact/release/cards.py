@@ -28,7 +28,7 @@ from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
 from biocompact.files.atomic import atomic_open, read_json
 from biocompact.records.language_model import Distillation, LanguageModelRecord, Pretraining
-from biocompact.records.metrics import MetricsRecord
+from biocompact.records.metrics import FLOOR_DESCRIPTIONS, MAJORITY_CLASS, MetricsRecord
 from biocompact.tracking.trackers import biocompact_commit
 
 CARD_FILE = "README.md"
@@ -541,19 +541,31 @@ def _subsample_text(record: MetricsRecord) -> str:
 
 
 def _baseline_text(records: Sequence[MetricsRecord], chosen: MetricsRecord) -> str:
-    """The majority-class baseline on the same test examples, and whether the model is at
-    or below it (this checkpoint, and the median over the seeds)."""
-    baseline = chosen.majority_baseline
-    if not baseline:
+    """The constant floors on the same test examples (the majority class, all-positive where
+    it applies: ``records.metrics.FLOOR_MODELS``), and whether the model is at or below the
+    strongest (this checkpoint, and the median over the seeds). On point estimates: the
+    report decides with the paired-bootstrap interval of the difference."""
+    if not chosen.majority_baseline:
         return ""
     primary = chosen.primary_metric
-    floor = baseline[primary]
+    floors = {MAJORITY_CLASS: chosen.majority_baseline, **(chosen.constant_floors or {})}
+    scores = {name: metrics[primary] for name, metrics in floors.items() if primary in metrics}
+    if not scores:
+        return ""
+    strongest = max(scores, key=lambda name: scores[name])  # ties: the majority class
+    floor = scores[strongest]
     value = chosen.metrics[primary]
     median = spread([record.metrics[primary] for record in records])["median"]
-    text = (
-        f"\n\nMajority-class baseline (the most frequent training label for every example; "
-        f"NER: all O) on the same test examples: `{primary}` {floor:.4f}."
+    listed = "; ".join(
+        f"{name} ({FLOOR_DESCRIPTIONS[name]}): `{primary}` {score:.4f}"
+        for name, score in scores.items()
     )
+    text = (
+        f"\n\nConstant floors (predictions that ignore the input) on the same test examples: "
+        f"{listed}."
+    )
+    if len(scores) > 1:
+        text += f" The strongest, {strongest}, is the floor."
     below = [
         f"{name} ({score:.4f})"
         for name, score in (("this checkpoint", value), ("the median over seeds", median))
@@ -562,11 +574,15 @@ def _baseline_text(records: Sequence[MetricsRecord], chosen: MetricsRecord) -> s
     if below:
         verb = "scores" if len(below) == 1 else "score"
         text += (
-            f" **At or below the baseline:** {' and '.join(below)} {verb} no better than "
-            "predicting the majority class; the model has not learnt this task."
+            f" **At or below the constant floor:** {' and '.join(below)} {verb} no better than "
+            f"the constant prediction {strongest}; the model has not learnt this task."
         )
     else:
-        text += f" This checkpoint is {value - floor:+.4f} above it."
+        text += (
+            f" This checkpoint is {value - floor:+.4f} above it (a point estimate: the report "
+            "marks a model at the floor when the 95% paired-bootstrap interval of its "
+            "difference from it includes 0, results/comparisons/comparisons.csv)."
+        )
     return text
 
 

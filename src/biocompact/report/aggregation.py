@@ -11,6 +11,10 @@ is averaged (plain mean) over the tasks of a family (``ner``, ``re``, ...); the
 Bioformer's Table 3: group averages weighted by their number of tasks) or the mean of
 the group averages (``groups``, every family weighs the same). Tasks without a single
 successful run are left out of the means and counted in ``n_expected_tasks`` only.
+
+The constant floors (``records.metrics.FLOOR_MODELS``) are models of their own, without a
+seed: the majority class of every task, and all-positive where the baseline rule wrote one
+(``floors_pattern``'s folder holds it).
 """
 
 from __future__ import annotations
@@ -23,9 +27,13 @@ from pathlib import Path
 import pandas as pd
 
 from biocompact.files.atomic import atomic_open
-from biocompact.records.metrics import MetricsRecord
+from biocompact.finetuning.baseline import floor_outputs
+from biocompact.records.metrics import FLOOR_MODELS, MAJORITY_CLASS, MetricsRecord
 
-BASELINE = "majority-class"
+BASELINE = MAJORITY_CLASS
+# On a task, the constant floor with the highest median primary score; on an average, the
+# average of those (a model of averages.csv and intervals.csv, not of summary.csv).
+STRONGEST_FLOOR = "strongest constant floor"
 OVERALL = "overall"
 GROUP_FORMULA = (
     "average(model, group) = mean over the tasks t of the group of "
@@ -61,14 +69,36 @@ class Run:
     path: Path
 
 
+def floor_files(
+    task: str, baseline_pattern: str, floors_pattern: str = "", predictions_pattern: str = ""
+) -> dict[str, tuple[Path, Path | None]]:
+    """Every constant floor the baseline rule wrote for ``task`` -> its (metrics.json,
+    predictions) files: the majority class always (its predictions where
+    ``predictions_pattern`` is given), each other floor found in ``floors_pattern``'s folder."""
+    files: dict[str, tuple[Path, Path | None]] = {
+        MAJORITY_CLASS: (
+            Path(baseline_pattern.format(task=task)),
+            Path(predictions_pattern.format(task=task)) if predictions_pattern else None,
+        )
+    }
+    if floors_pattern:
+        for floor in FLOOR_MODELS[1:]:
+            paths = floor_outputs(floors_pattern.format(task=task), floor)
+            if Path(paths["metrics"]).exists():
+                files[floor] = (Path(paths["metrics"]), Path(paths["predictions"]))
+    return files
+
+
 def expected_runs(
     models: Sequence[str],
     tasks: Sequence[str],
     seeds: Sequence[int],
     metrics_pattern: str,
     baseline_pattern: str | None = None,
+    floors_pattern: str = "",
 ) -> list[Run]:
-    """The (model, task, seed) grid, plus one baseline run per task when a pattern is given.
+    """The (model, task, seed) grid, plus one run per constant floor of each task when a
+    baseline pattern is given (``floor_files``).
 
     Patterns are ``str.format`` templates with ``{model}``, ``{task}`` and ``{seed}``.
     """
@@ -78,7 +108,9 @@ def expected_runs(
     ]
     if baseline_pattern:
         runs += [
-            Run(BASELINE, task, None, Path(baseline_pattern.format(task=task))) for task in tasks
+            Run(floor, task, None, metrics)
+            for task in tasks
+            for floor, (metrics, _) in floor_files(task, baseline_pattern, floors_pattern).items()
         ]
     return runs
 
@@ -250,6 +282,20 @@ def blurb_scores(
     return pd.DataFrame(rows, columns=AVERAGE_COLUMNS)
 
 
+def strongest_floor_rows(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per task, the primary-metric summary row of its constant floor with the highest median
+    (ties: the first of ``FLOOR_MODELS``), as model ``STRONGEST_FLOOR``: what the averages'
+    floor averages."""
+    floors = summary[summary["primary"] & summary["model"].isin(FLOOR_MODELS)].dropna(
+        subset=["median"]
+    )
+    order = floors["model"].map({floor: i for i, floor in enumerate(FLOOR_MODELS)})
+    floors = floors.assign(order=order).sort_values(["median", "order"], ascending=[False, True])
+    strongest = floors.drop_duplicates("task").drop(columns="order")
+    strongest = strongest.set_index("task").reindex(list(dict.fromkeys(floors["task"])))
+    return strongest.reset_index()[summary.columns].assign(model=STRONGEST_FLOOR)
+
+
 def summary_markdown(summary: pd.DataFrame, averages: pd.DataFrame, method: str = "tasks") -> str:
     """The summary as Markdown: primary-metric medians, averages (with formula), all metrics."""
     primary = summary[summary["primary"]].copy()
@@ -296,6 +342,7 @@ def aggregate(
     seeds: Sequence[int],
     metrics_pattern: str,
     baseline_pattern: str | None = None,
+    floors_pattern: str = "",
     average: str = "tasks",
     blurb_types: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
@@ -303,14 +350,16 @@ def aggregate(
 
     ``average`` is the overall-average method (a key of ``AVERAGE_FORMULAS``); the BLURB
     score is added to the averages over the tasks of ``blurb_types`` (task -> BLURB type).
+    The averages also hold the ``STRONGEST_FLOOR``'s (``strongest_floor_rows``).
     """
     score_table, info = load_scores(
-        expected_runs(models, tasks, seeds, metrics_pattern, baseline_pattern)
+        expected_runs(models, tasks, seeds, metrics_pattern, baseline_pattern, floors_pattern)
     )
     summary_table = summarise(score_table, info)
-    average_table = group_averages(summary_table, average)
+    with_floor = pd.concat([summary_table, strongest_floor_rows(summary_table)], ignore_index=True)
+    average_table = group_averages(with_floor, average)
     if blurb_types:
-        blurb = blurb_scores(summary_table, blurb_types, average)
+        blurb = blurb_scores(with_floor, blurb_types, average)
         average_table = pd.concat([average_table, blurb], ignore_index=True)
     for table, path in [(score_table, scores), (summary_table, summary), (average_table, averages)]:
         with atomic_open(path) as handle:

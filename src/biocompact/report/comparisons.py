@@ -24,6 +24,14 @@ Almost Stochastic Order (Dror et al. 2019, "Deep Dominance - How to Properly Com
 Neural Models"; deepsig's ``aso``): the minimal violation ratio ``eps_min`` of the leader
 (the higher score) over the other model's per-seed scores, below 0.5 when the leader's
 seeds almost stochastically dominate (Dror et al. advise 0.2 for a strict reading).
+
+The constant floors (``records.metrics.FLOOR_MODELS``: the majority class, all-positive where
+it applies) are scored like the models. Every model is compared with the strongest floor of
+each row (``model - baseline``, its ``reference`` the floor): on a task the floor with the
+highest score, on an average the ``STRONGEST_FLOOR``, the average of those. A model is *at
+the floor* (``at_floor``) when it is not distinguishable from it (the rule of a bold best)
+or falls below it; the overall retention leaves out the tasks where the student or the
+teacher is at the floor (``floor_left_out``).
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ from __future__ import annotations
 import warnings
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +51,14 @@ from biocompact.finetuning.predictions import FoldPredictions
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.unit_statistics import ComparedRuns
-from biocompact.records.metrics import MetricsRecord
-from biocompact.report.aggregation import BASELINE, BLURB, BLURB_TYPES, OVERALL
+from biocompact.records.metrics import FLOOR_MODELS, MetricsRecord
+from biocompact.report.aggregation import (
+    BLURB,
+    BLURB_TYPES,
+    OVERALL,
+    STRONGEST_FLOOR,
+    floor_files,
+)
 from biocompact.report.settings import ComparisonStudy
 
 CONFIDENCE = 0.95
@@ -69,6 +83,8 @@ COMPARISON_COLUMNS = [
     "p_holm",
     "holm_tests",
     "distinguishable",
+    "at_floor",
+    "floor_left_out",
     "aso_leader",
     "aso_eps_min",
     "retention",
@@ -302,20 +318,49 @@ def _retention(student: Score, teacher: Score) -> dict[str, float]:
     }
 
 
+def is_floor(model: str) -> bool:
+    """Whether ``model`` is a constant floor (or the average of the strongest ones)."""
+    return model in FLOOR_MODELS or model == STRONGEST_FLOOR
+
+
+def strongest_floor(scores: Mapping[str, Score]) -> str | None:
+    """The row's floor that models are compared with: ``STRONGEST_FLOOR`` on an average,
+    else the constant floor with the highest score (ties: the first of ``FLOOR_MODELS``);
+    None without a floor."""
+    if STRONGEST_FLOOR in scores:
+        return STRONGEST_FLOOR
+    floors = [floor for floor in FLOOR_MODELS if floor in scores]
+    return max(floors, key=lambda floor: scores[floor].value) if floors else None
+
+
+def with_strongest_floor(tasks: Sequence[TaskScores]) -> list[TaskScores]:
+    """``tasks`` with, beside their floors, the ``STRONGEST_FLOOR``: each task's strongest
+    floor, whose averages the averages' floor is (tasks without a floor unchanged)."""
+    augmented = []
+    for task in tasks:
+        floor = strongest_floor(task.scores)
+        scores = dict(task.scores)
+        if floor is not None:
+            scores[STRONGEST_FLOOR] = task.scores[floor]
+        augmented.append(replace(task, scores=scores))
+    return augmented
+
+
 def row_comparisons(
     row: str, level: str, scores: Mapping[str, Score], teachers: Mapping[str, str]
 ) -> list[dict[str, Any]]:
     """The comparisons of one row: every model against the best (the highest score among the
-    models, the baseline left out; ties: the first), every student against its teacher and
-    every model against the majority-class baseline."""
-    models = [m for m in scores if m != BASELINE]
+    models, the floors left out; ties: the first), every student against its teacher and
+    every model against the row's strongest constant floor."""
+    models = [m for m in scores if not is_floor(m)]
     pairs = []
     if models:
         best = max(models, key=lambda m: scores[m].value)
         pairs += [(VERSUS_BEST, m, best) for m in models if m != best]
     pairs += [(STUDENT_TEACHER, s, t) for s, t in teachers.items() if s in scores and t in scores]
-    if BASELINE in scores:
-        pairs += [(VERSUS_BASELINE, m, BASELINE) for m in models]
+    floor = strongest_floor(scores)
+    if floor is not None:
+        pairs += [(VERSUS_BASELINE, m, floor) for m in models]
     rows = []
     for kind, model, reference in pairs:
         entry: dict[str, Any] = {
@@ -332,10 +377,17 @@ def row_comparisons(
     return rows
 
 
-def _overall_retention(tasks: Sequence[TaskScores], student: str, teacher: str) -> dict:
-    """Retention over the tasks both ran, as ``biocompact.report.retention`` defines it: the mean of
-    the student's task scores over the mean of the teacher's, on every resample."""
-    both = [t for t in tasks if student in t.scores and teacher in t.scores]
+def _overall_retention(
+    tasks: Sequence[TaskScores], student: str, teacher: str, left_out: Sequence[str] = ()
+) -> dict:
+    """Retention over the tasks both ran but ``left_out``, as ``biocompact.report.retention``
+    defines it: the mean of the student's task scores over the mean of the teacher's, on every
+    resample."""
+    both = [
+        t for t in tasks if student in t.scores and teacher in t.scores and t.task not in left_out
+    ]
+    if not both:
+        return _retention(Score(0.0, np.zeros(1)), Score(0.0, np.zeros(1)))
     total = [
         Score(
             sum(t.scores[m].value for t in both),
@@ -356,6 +408,46 @@ def _add_holm(table: pd.DataFrame) -> pd.DataFrame:
         table.loc[family.index, "holm_tests"] = len(family)
     outside = (table["ci_low"] > 0) | (table["ci_high"] < 0)
     table["distinguishable"] = outside & (table["p_holm"] < ALPHA)
+    versus_floor = table["kind"] == VERSUS_BASELINE
+    at_floor = (table["difference"] <= 0) | ~table["distinguishable"]
+    table["at_floor"] = [bool(at) if floor else None for at, floor in zip(at_floor, versus_floor)]
+    return table
+
+
+def at_floor_tasks(table: pd.DataFrame) -> dict[str, list[str]]:
+    """Model -> the tasks where it is at its strongest constant floor."""
+    rows = table[
+        (table["kind"] == VERSUS_BASELINE) & (table["level"] == "task") & table["at_floor"].eq(True)
+    ]
+    return {
+        str(model): [str(task) for task in group["row"]]
+        for model, group in rows.groupby("model", sort=False)
+    }
+
+
+def _floor_free_retention(table: pd.DataFrame, tasks: Sequence[TaskScores]) -> pd.DataFrame:
+    """Each overall retention over the tasks where neither the student nor the teacher is at
+    its floor; ``floor_left_out`` names the others (``task: who``)."""
+    at_floor = at_floor_tasks(table)
+    table["floor_left_out"] = ""
+    overall = (table["kind"] == STUDENT_TEACHER) & (table["level"] == "overall")
+    for index, row in table[overall].iterrows():
+        student, teacher = row["model"], row["reference"]
+        who = {
+            task.task: [
+                name
+                for name, model in (("student", student), ("teacher", teacher))
+                if task.task in at_floor.get(model, [])
+            ]
+            for task in tasks
+        }
+        left_out = {task: " and ".join(names) for task, names in who.items() if names}
+        retention = _overall_retention(tasks, student, teacher, list(left_out))
+        for key, value in retention.items():
+            table.loc[index, key] = value
+        table.loc[index, "floor_left_out"] = "; ".join(
+            f"{task}: {names}" for task, names in left_out.items()
+        )
     return table
 
 
@@ -411,7 +503,7 @@ def compare(
     rows: dict[tuple[str, str], Mapping[str, Score]] = {
         (task.task, "task"): task.scores for task in tasks
     }
-    rows.update(group_scores(tasks, method, blurb_types))
+    rows.update(group_scores(with_strongest_floor(tasks), method, blurb_types))
     by_task = {task.task: task for task in tasks}
     comparisons, intervals = [], []
     for (row, level), scores in rows.items():
@@ -440,7 +532,7 @@ def compare(
     if table.empty:
         table = pd.DataFrame(columns=COMPARISON_COLUMNS)
     else:
-        table = _add_aso(_add_holm(table), by_task, seed, threads)
+        table = _add_aso(_floor_free_retention(_add_holm(table), tasks), by_task, seed, threads)
     table["resamples"] = resamples
     interval_table = pd.DataFrame(intervals, columns=INTERVAL_COLUMNS[:-1])
     # a whole number, or empty on an average's row (float64 would write 5 as 5.0)
@@ -468,12 +560,15 @@ def run_comparisons(
             ]
             for model in study.models
         }
-        runs[BASELINE] = [
-            (
-                Path(study.baseline_metrics_pattern.format(task=name)),
-                Path(study.baseline_predictions_pattern.format(task=name)),
-            )
-        ]
+        floors = floor_files(
+            name,
+            study.baseline_metrics_pattern,
+            study.floors_pattern,
+            study.baseline_predictions_pattern,
+        )
+        for floor, (metrics, predictions) in floors.items():
+            assert predictions is not None  # a predictions pattern was given
+            runs[floor] = [(metrics, predictions)]
         tasks.append(score_task(task, runs, study.resamples, study.seed))
     comparisons, intervals = compare(
         tasks,

@@ -11,12 +11,13 @@ from typing import Any
 import pandas as pd
 
 from biocompact.report.settings import FinetunedModel
-from biocompact.report.tables import Table, frame_table, number
+from biocompact.report.tables import DASH, Table, frame_table, number
 
 CONTAMINATION_COLUMNS = {
     "task": "task",
     "split": "split",
     "examples": "examples",
+    "examples_unchecked": "examples not checked (under the n-gram length, no PMID)",
     "examples_pmid": "examples with a PMID in the corpus",
     "examples_ngram": "examples sharing an n-gram with the corpus",
     "documents_pmid": "corpus documents matched by PMID",
@@ -26,14 +27,23 @@ CONTAMINATION_COLUMNS = {
 }
 
 
+NOT_RECORDED = (
+    "not recorded: this contamination.json predates the count; re-run the corpus stage's "
+    "decontamination (rule corpus_evaluation_text and after it) to get it"
+)
+
+
 def contamination_table(contamination: Mapping[str, Any]) -> Table:
-    """Per task and split: its examples found in the corpus (by PMID, by n-gram), the
-    corpus documents and sentences they matched, and the documents removed."""
+    """Per task and split: its examples that could not be checked (fewer words than the
+    n-gram and no PMID: "0 sharing an n-gram" says nothing of them), its examples found in
+    the corpus (by PMID, by n-gram), the corpus documents and sentences they matched, and
+    the documents removed."""
     rows = [
         {
             "task": split["task"],
             "split": split["split"],
             "examples": split["examples"],
+            "examples_unchecked": split.get("examples_unchecked"),
             "examples_pmid": split["pmid"]["examples"],
             "examples_ngram": split["ngram"]["examples"],
             "documents_pmid": split["pmid"]["documents"],
@@ -48,6 +58,23 @@ def contamination_table(contamination: Mapping[str, Any]) -> Table:
         frame, {key: number for key in CONTAMINATION_COLUMNS if key not in ("task", "split")}
     )
     table.columns = list(CONTAMINATION_COLUMNS.values())
+    column = list(CONTAMINATION_COLUMNS).index("examples_unchecked")
+    for row, split in zip(table.rows, contamination["splits"]):
+        cell = row[column]
+        unchecked = split.get("examples_unchecked")
+        if unchecked is None:
+            cell.text, cell.title = DASH, NOT_RECORDED
+        else:
+            cell.title = (
+                f"{unchecked:,} of {split['examples']:,} examples have fewer than "
+                f"{contamination['ngram']} words and no PMID: nothing could match them, so "
+                "the counts beside them cover the other examples only"
+            )
+            cell.note = (
+                f"{unchecked:,} of {split['examples']:,} unchecked"
+                if unchecked and unchecked * 2 >= split["examples"]
+                else ""
+            )
     return table
 
 

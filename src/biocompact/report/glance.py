@@ -1,14 +1,17 @@
 """The report's first screen: which model, how good, how fast, at what size.
 
-A model whose overall average is at or below the majority-class baseline's is marked and never
-named most accurate; models sharing the best average are named together as a tie.
+A model whose overall average is at the constant floor (``report.floors``: not
+distinguishable from, or below, the average of each task's strongest constant floor) is
+marked and never named most accurate; models sharing the best average are named together as
+a tie. The shares kept (of the best, of the most accurate) are ratios over the tasks where
+neither model is at its floor, as retention is; the tasks left out are named.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from biocompact.report.aggregation import BASELINE, OVERALL
+from biocompact.report.aggregation import OVERALL, STRONGEST_FLOOR
 from biocompact.report.costs import (
     BAND_TEXT,
     describe_setting,
@@ -17,6 +20,7 @@ from biocompact.report.costs import (
     reference_setting,
     speedup_cell,
 )
+from biocompact.report.floors import AT_FLOOR, FloorStatus, is_floor, row_verdicts
 from biocompact.report.intervals import NOT_DISTINGUISHABLE, Intervals, RowIntervals, interval
 from biocompact.report.tables import (
     DASH,
@@ -29,7 +33,7 @@ from biocompact.report.tables import (
     with_intervals,
 )
 
-AT_BASELINE = "at or below the majority-class baseline"
+AT_BASELINE = AT_FLOOR
 
 
 def pareto_front(x: pd.Series, y: pd.Series, maximise_x: bool) -> pd.Series:
@@ -46,40 +50,83 @@ def pareto_front(x: pd.Series, y: pd.Series, maximise_x: bool) -> pd.Series:
 
 
 def baseline_overall(averages: pd.DataFrame) -> float | None:
-    """The majority-class baseline's overall average, None without one."""
-    rows = averages[(averages["group"] == OVERALL) & (averages["model"] == BASELINE)]
+    """The overall average of the strongest constant floors, None without one."""
+    rows = averages[(averages["group"] == OVERALL) & (averages["model"] == STRONGEST_FLOOR)]
     values = rows["value"].dropna()
     return None if values.empty else float(values.iloc[0])
 
 
-def above_baseline(values: pd.Series, baseline: float | None) -> pd.Series:
-    """True where a score is above the baseline's (every score when there is no baseline)."""
-    return values > baseline if baseline is not None else pd.Series(True, index=values.index)
+def above_floor(averages: pd.DataFrame, intervals: Intervals | None = None) -> dict[str, bool]:
+    """Model -> whether its overall average is above the constant floor (``floors``: by the
+    comparisons' interval where given, else by the point estimates); every model is without a
+    floor."""
+    overall = averages[averages["group"] == OVERALL].dropna(subset=["value"])
+    values = dict(zip(overall["model"], overall["value"].astype(float)))
+    row = intervals.row(OVERALL, "overall") if intervals is not None else None
+    verdicts = row_verdicts(values, row)
+    return {
+        model: not (model in verdicts and verdicts[model].at_floor)
+        for model in values
+        if not is_floor(model)
+    }
 
 
-def tradeoff_frame(averages: pd.DataFrame, efficiency: pd.DataFrame) -> pd.DataFrame:
-    """Per model with both: overall average, and at the reference setting tokens/s, the speed-up
-    against the largest model (median, range, FLOP check), latency and parameters; ``pareto``
-    marks the accuracy-versus-speed front, ``above_baseline`` the models above the baseline."""
-    overall = averages[(averages["group"] == OVERALL) & (averages["model"] != BASELINE)]
+def tradeoff_frame(
+    averages: pd.DataFrame, efficiency: pd.DataFrame, intervals: Intervals | None = None
+) -> pd.DataFrame:
+    """Per model with both: overall average (``ci_low``, ``ci_high``: its 95% interval with
+    the comparisons' ``intervals``, else NaN), and at the reference setting tokens/s, the
+    speed-up against the largest model (median, range, FLOP check), latency and parameters;
+    ``pareto`` marks the accuracy-versus-speed front, ``above_baseline`` the models above the
+    constant floor."""
+    overall = averages[(averages["group"] == OVERALL) & ~averages["model"].map(is_floor)]
     overall = overall[["model", "value"]].rename(columns={"value": "overall"}).dropna()
     speed = reference_setting(efficiency)
     frame = overall.merge(speed, on="model").reset_index(drop=True)
-    frame["above_baseline"] = above_baseline(frame["overall"], baseline_overall(averages))
+    row = intervals.row(OVERALL, "overall") if intervals is not None else None
+    bounds = [_bounds(row, m) if row is not None else (float("nan"),) * 2 for m in frame["model"]]
+    frame["ci_low"] = [low for low, _ in bounds]
+    frame["ci_high"] = [high for _, high in bounds]
+    above = above_floor(averages, intervals)
+    frame["above_baseline"] = frame["model"].map(above).fillna(True).astype(bool)
     ranked = frame[frame["above_baseline"]]
     front = pareto_front(ranked["tokens_per_second"], ranked["overall"], maximise_x=True)
     frame["pareto"] = front.reindex(frame.index, fill_value=False).astype(bool)
     return frame
 
 
-def _share_of_best(value: float, best: float | None) -> Cell:
+def _share_of_best(
+    model: str,
+    value: float,
+    best: tuple[str, float] | None,
+    floors: FloorStatus | None = None,
+) -> Cell:
+    """``model``'s share of the best model's overall average (``best``: its name and value);
+    with ``floors``, over the tasks where neither is at the constant floor, naming those left
+    out."""
     if best is None:
         return Cell(
-            DASH, f"no model is above the baseline: every model is {AT_BASELINE}", numeric=True
+            DASH, f"no model is above the floor: every model is {AT_BASELINE}", numeric=True
         )
-    if best <= 0:
+    if floors is not None:
+        share, left_out = floors.share(model, best[0])
+        note = f"left out, at the constant floor: {', '.join(left_out)}" if left_out else ""
+        if missing(share):
+            return Cell(
+                DASH,
+                f"no task where both are above the floor and {best[0]} scores above 0",
+                numeric=True,
+            )
+        title = f"mean of its task scores over the mean of {best[0]}'s"
+        return Cell(
+            f"{100 * share:.1f}%",
+            "; ".join(filter(None, [title, note])),
+            note="left out: " + ", ".join(left_out) if left_out else "",
+            numeric=True,
+        )
+    if best[1] <= 0:
         return Cell(DASH, "the best overall average is 0: no share of it", numeric=True)
-    return Cell(f"{100 * value / best:.1f}%", numeric=True)
+    return Cell(f"{100 * value / best[1]:.1f}%", numeric=True)
 
 
 def _pareto_cell(row: pd.Series) -> Cell:
@@ -91,7 +138,10 @@ def _pareto_cell(row: pd.Series) -> Cell:
 
 
 def glance_table(
-    tradeoff: pd.DataFrame, efficiency: pd.DataFrame, intervals: Intervals | None = None
+    tradeoff: pd.DataFrame,
+    efficiency: pd.DataFrame,
+    intervals: Intervals | None = None,
+    floors: FloorStatus | None = None,
 ) -> Table:
     """One row per model, most accurate first: overall average (with the comparisons'
     ``intervals``: its 95% interval, the best in bold only when distinguishable from every
@@ -114,6 +164,11 @@ def glance_table(
     )
     ranked = tradeoff[tradeoff["above_baseline"]]
     best = ranked["overall"].max() if not ranked.empty else None
+    leader = (
+        (str(ranked.loc[ranked["overall"].idxmax(), "model"]), float(best))
+        if best is not None
+        else None
+    )
     most = tradeoff["parameters"].max()
     overall = intervals.row(OVERALL, "overall") if intervals is not None else None
     bests = {m: int(v == best) for m, v in zip(ranked["model"], ranked["overall"])}
@@ -126,12 +181,18 @@ def glance_table(
                 average.tie = row["model"] in tied
                 average = with_intervals(average, row["model"], overall, average=True)
         else:
-            average = Cell(percent(row["overall"]), AT_BASELINE, note="≤ baseline", numeric=True)
+            average = Cell(
+                percent(row["overall"]),
+                f"{AT_BASELINE}: the average of each task's strongest constant floor"
+                + (" (not distinguishable from it, or below it)" if overall is not None else ""),
+                note="at the floor",
+                numeric=True,
+            )
         table.add(
             [
                 Cell(row["model"]),
                 average,
-                _share_of_best(row["overall"], best),
+                _share_of_best(row["model"], row["overall"], leader, floors),
                 Cell(number(row["parameters"]), numeric=True),
                 Cell(f"{100 * row['parameters'] / most:.0f}%", numeric=True),
                 speedup_cell(row),
@@ -147,18 +208,19 @@ def _most_accurate(
     """The models sharing the best overall average above the baseline, and the sentence; with
     the comparisons' ``intervals``, every model above the baseline that is not
     distinguishable from the best is named with it, never as less accurate."""
-    overall = averages[(averages["group"] == OVERALL) & (averages["model"] != BASELINE)].dropna(
+    overall = averages[(averages["group"] == OVERALL) & ~averages["model"].map(is_floor)].dropna(
         subset=["value"]
     )
     if overall.empty:
         return None
     baseline = baseline_overall(averages)
-    ranked = overall[above_baseline(overall["value"], baseline)]
+    above = above_floor(averages, intervals)
+    ranked = overall[overall["model"].map(above).fillna(True).astype(bool)]
     if ranked.empty:
         assert baseline is not None  # without one every model is ranked
         return [], (
-            f"none: every model is {AT_BASELINE} (overall average {percent(baseline)}), "
-            "so none is ranked"
+            f"none: every model is {AT_BASELINE} (the strongest floors' overall average "
+            f"{percent(baseline)}), so none is ranked"
         )
     best = ranked[ranked["value"] == ranked["value"].max()]
     first = best.iloc[0]
@@ -183,11 +245,17 @@ def _most_accurate(
 
 
 def _bounds(row: RowIntervals, model: str) -> tuple[float, float]:
+    """The 95% interval of ``model``'s value on ``row`` (NaN without one)."""
     value = row.values.get(model)
     return (float("nan"), float("nan")) if value is None else (value["ci_low"], value["ci_high"])
 
 
-def _fastest(tradeoff: pd.DataFrame, efficiency: pd.DataFrame, best: str | None) -> str:
+def _fastest(
+    tradeoff: pd.DataFrame,
+    efficiency: pd.DataFrame,
+    best: str | None,
+    floors: FloorStatus | None = None,
+) -> str:
     """The fastest model at the reference setting: its speed-up over the most accurate model
     (the largest without one), how it was measured, its range and FLOP check."""
     fastest = tradeoff.loc[tradeoff["tokens_per_second"].idxmax()]
@@ -220,7 +288,22 @@ def _fastest(tradeoff: pd.DataFrame, efficiency: pd.DataFrame, best: str | None)
         f"{speedup['flop_ratio']:.2f}x) with "
         f"{100 * fastest['parameters'] / reference_row['parameters']:.0f}% of its parameters"
     )
-    if other is not None and other["overall"] > 0:
+    share, left_out = (
+        floors.share(fastest["model"], reference) if floors is not None else (float("nan"), [])
+    )
+    if other is not None and floors is not None and not missing(share):
+        sentence += (
+            f", keeping {100 * share:.1f}% of its score (mean over the tasks where neither is "
+            f"{AT_FLOOR}"
+            + (f", {', '.join(left_out)} left out" if left_out else "")
+            + f"; overall averages {percent(fastest['overall'])} vs {percent(other['overall'])})"
+        )
+    elif other is not None and floors is not None:
+        sentence += (
+            f"; share of its score: {DASH} (no task where both are above the constant floor "
+            f"and {reference} scores above 0)"
+        )
+    elif other is not None and other["overall"] > 0:
         sentence += (
             f", keeping {100 * fastest['overall'] / other['overall']:.1f}% of its overall average "
             f"({percent(fastest['overall'])} vs {percent(other['overall'])})"
@@ -242,18 +325,26 @@ def headline(
     tradeoff: pd.DataFrame,
     efficiency: pd.DataFrame,
     intervals: Intervals | None = None,
+    floors: FloorStatus | None = None,
 ) -> dict[str, str]:
     """Sentences answering: which model is most accurate (with the comparisons' ``intervals``:
     the models not distinguishable from the best named together), which is fastest and what
-    it keeps."""
+    it keeps (with ``floors``: over the tasks where neither is at the constant floor), and
+    which models are at the floor of a task."""
     lines = {}
     most_accurate = _most_accurate(averages, intervals)
     if most_accurate:
         lines["Most accurate"] = most_accurate[1]
+    if floors is not None and (left_out := floors.left_out_text()):
+        lines["At the constant floor"] = f"{left_out} (of retention and of the shares kept: " + (
+            "not distinguishable from the task's strongest constant floor, or below it)"
+            if intervals is not None
+            else "median at or below the task's strongest constant floor, point estimates)"
+        )
     if tradeoff.empty:
         return lines
     best = most_accurate[0][0] if most_accurate and most_accurate[0] else None
-    lines["Fastest"] = _fastest(tradeoff, efficiency, best)
+    lines["Fastest"] = _fastest(tradeoff, efficiency, best, floors)
     smallest = tradeoff.loc[tradeoff["parameters"].idxmin()]
     assert isinstance(smallest, pd.Series)  # one label of a RangeIndex: one row
     lines["Smallest"] = f"{smallest['model']} ({number(smallest['parameters'])} parameters)"

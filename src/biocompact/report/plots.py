@@ -11,7 +11,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import EngFormatter, NullFormatter
 
-from biocompact.report.aggregation import BASELINE
+from biocompact.records.metrics import FLOOR_MODELS
 
 SVG_START = re.compile(r"^.*?(?=<svg)", re.DOTALL)
 SVG_METADATA = re.compile(r"<metadata>.*?</metadata>\s*", re.DOTALL)
@@ -38,11 +38,12 @@ def _grid(
 
 
 def seed_spread(scores: pd.DataFrame, summary: pd.DataFrame) -> str:
-    """Per task: every seed's primary-metric score (x 100) per model, the median as a bar;
-    a model with missing seeds is labelled with the seeds it has (e.g. ``small (2/3)``)."""
-    primary = summary[
-        summary["primary"] & (summary["model"] != BASELINE) & (summary["n_seeds"] > 0)
-    ]
+    """Per task: every seed's primary-metric score (x 100) per model, the median as a bar,
+    the task's strongest constant floor as a dashed horizontal line; a model with missing
+    seeds is labelled with the seeds it has (e.g. ``small (2/3)``)."""
+    is_floor = summary["model"].isin(FLOOR_MODELS)
+    floors = summary[summary["primary"] & is_floor].dropna(subset=["median"])
+    primary = summary[summary["primary"] & ~is_floor & (summary["n_seeds"] > 0)]
     tasks = list(dict.fromkeys(primary["task"]))
     models = list(dict.fromkeys(primary["model"]))
     figure, axes = _grid(max(len(tasks), 1))
@@ -70,6 +71,17 @@ def seed_spread(scores: pd.DataFrame, summary: pd.DataFrame) -> str:
             if seeds is not None and seeds["n_seeds"] < seeds["n_expected"]:  # partial
                 label = f"{model} ({seeds['n_seeds']}/{seeds['n_expected']})"
             labels.append(label)
+        task_floors = floors[floors["task"] == task]
+        if not task_floors.empty:
+            floor = task_floors.loc[task_floors["median"].idxmax()]
+            axis.axhline(
+                floor["median"] * 100,
+                color="grey",
+                linestyle="--",
+                linewidth=1,
+                label=f"{floor['model']} {floor['median'] * 100:.1f}",
+            )
+            axis.legend(fontsize="small", loc="lower right")
         axis.set_xticks(range(len(models)), labels, rotation=30, ha="right")
         axis.set_xlim(-0.5, len(models) - 0.5)
         axis.set_title(task)
@@ -79,7 +91,8 @@ def seed_spread(scores: pd.DataFrame, summary: pd.DataFrame) -> str:
 
 
 def tradeoff(frame: pd.DataFrame, x: str, xlabel: str) -> str:
-    """Overall average (x 100) against ``x``, the models of the ``pareto`` column joined by a line.
+    """Overall average (x 100) against ``x``, with its 95% interval as an error bar where the
+    frame has one (``ci_low``, ``ci_high``), the models of the ``pareto`` column joined by a line.
 
     The x axis is logarithmic when the values span more than a factor of 10; tick labels
     use SI prefixes (``20k``, ``4M``).
@@ -95,7 +108,24 @@ def tradeoff(frame: pd.DataFrame, x: str, xlabel: str) -> str:
         label="Pareto front",
         zorder=1,
     )
-    axis.scatter(frame[x], frame["overall"] * 100, zorder=2)
+    bounds = frame[["ci_low", "ci_high"]] if "ci_low" in frame else None
+    if bounds is not None and bounds.notna().all().all():
+        axis.errorbar(
+            frame[x],
+            frame["overall"] * 100,
+            yerr=[
+                ((frame["overall"] - frame["ci_low"]) * 100).clip(lower=0),
+                ((frame["ci_high"] - frame["overall"]) * 100).clip(lower=0),
+            ],
+            fmt="o",
+            capsize=3,
+            zorder=2,
+            label="overall average, 95% interval",
+        )
+        axis.set_title("Pareto front on the point estimates", fontsize="small")
+    else:
+        axis.scatter(frame[x], frame["overall"] * 100, zorder=2)
+        axis.set_title("point estimates (no intervals)", fontsize="small")
     for _, row in frame.iterrows():
         axis.annotate(
             row["model"], (row[x], row["overall"] * 100), textcoords="offset points", xytext=(5, 5)

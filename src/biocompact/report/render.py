@@ -12,14 +12,32 @@ import pandas as pd
 from biocompact.compression.summary import read_summary as read_compression_summary
 from biocompact.files.atomic import atomic_open, read_json
 from biocompact.records.language_model import LanguageModelRecord
+from biocompact.records.metrics import FLOOR_DESCRIPTIONS, NO_FURTHER_FLOOR
 from biocompact.report import costs, glance, load, plots, tables
 from biocompact.report.aggregation import AVERAGE_FORMULAS, BLURB, BLURB_FORMULA
 from biocompact.report.contamination import contamination_context
+from biocompact.report.floors import FloorStatus
 from biocompact.report.intervals import Intervals
 from biocompact.report.published import published_table, read_published
 from biocompact.report.retention import RETENTION_FORMULA
 from biocompact.report.settings import PretrainedVocabulary, ReportSettings
 from biocompact.task_distillation.summary import read_summary as read_distillation_summary
+
+RETENTION_TEXT = ("floor", "at_baseline", "floor_left_out")
+
+
+def floor_notes(summary: pd.DataFrame) -> list[str]:
+    """What the constant floors are, and why a family of the summary has none beyond the
+    majority class (``records.metrics.NO_FURTHER_FLOOR``)."""
+    families = set(summary["family"].dropna())
+    notes = [f"{name}: {text}" for name, text in FLOOR_DESCRIPTIONS.items()]
+    if "ner" in families:
+        notes.append(f"NER: {NO_FURTHER_FLOOR['ner']}")
+    if "similarity" in families:
+        notes.append(f"similarity: {NO_FURTHER_FLOOR['similarity']}")
+    if families & {"nli", "qa_yesno", "qa_factoid"}:
+        notes.append(f"accuracy (NLI, yes/no, factoid QA): {NO_FURTHER_FLOOR['accuracy']}")
+    return notes
 
 
 def render(template: str | Path, context: dict[str, Any]) -> str:
@@ -51,16 +69,21 @@ def _results_context(
     averages: pd.DataFrame,
     results: list[dict[str, Any]],
     intervals: Intervals | None,
+    floors: FloorStatus,
 ) -> dict[str, Any]:
     efficiency = costs.efficiency_frame(results)
     tradeoff = (
-        glance.tradeoff_frame(averages, efficiency) if not efficiency.empty else pd.DataFrame()
+        glance.tradeoff_frame(averages, efficiency, intervals)
+        if not efficiency.empty
+        else pd.DataFrame()
     )
     context = {
-        "headline": glance.headline(averages, tradeoff, efficiency, intervals),
+        "headline": glance.headline(averages, tradeoff, efficiency, intervals, floors),
         "band": costs.BAND_TEXT,
         "glance": (
-            glance.glance_table(tradeoff, efficiency, intervals) if not tradeoff.empty else None
+            glance.glance_table(tradeoff, efficiency, intervals, floors)
+            if not tradeoff.empty
+            else None
         ),
         "results": tables.results_table(summary, averages, intervals),
         "intervals": intervals is not None,
@@ -69,6 +92,7 @@ def _results_context(
         "metrics": tables.metrics_table(summary),
         "definitions": tables.definitions_table(summary),
         "seed_spread_svg": plots.seed_spread(scores, summary),
+        "floor_notes": floor_notes(summary),
         "sizes": costs.size_table(results) if results else None,
         "efficiency": costs.speed_table(efficiency) if not efficiency.empty else None,
         "speedup_svg": plots.speedup(efficiency, costs.largest_model(efficiency))
@@ -163,14 +187,17 @@ def build_report(
     settings = ReportSettings.from_config(config) if config is not None else ReportSettings()
     averages_frame = pd.read_csv(averages)
     interval_tables = Intervals.read(comparisons, intervals) if comparisons and intervals else None
+    summary_frame = load.read_summary(summary)
+    floors = FloorStatus.build(summary_frame, interval_tables)
     context = {
         "title": title,
         **_results_context(
-            load.read_summary(summary),
+            summary_frame,
             pd.read_csv(scores),
             averages_frame,
             load.read_efficiency(efficiency),
             interval_tables,
+            floors,
         ),
         **_models_context(train_logs, evals, settings.vocabularies, averages_frame),
         "corpus": tables.corpus_tables(read_json(corpus)) if corpus else None,
@@ -183,8 +210,11 @@ def build_report(
         ),
         "retention": (
             tables.retention_table(
-                pd.read_csv(retention, dtype={"at_baseline": str}).fillna({"at_baseline": ""}),
+                pd.read_csv(retention, dtype=dict.fromkeys(RETENTION_TEXT, str)).fillna(
+                    dict.fromkeys(RETENTION_TEXT, "")
+                ),
                 interval_tables,
+                floors,
             )
             if retention
             else None

@@ -8,14 +8,18 @@ performance") is a ratio of scores. Per task, on the primary metric:
   student(t, s) / teacher(t, s), by their ``seed_min``, ``seed_max`` and ``seed_std``.
 
 A teacher whose score is 0 gives no ratio (NaN retention, no such seed in the spread).
-``baseline`` is the majority-class score of the task (overall: its mean over the same tasks)
-and ``at_baseline`` names the models, student and/or teacher, whose median is at or below
-it: a ratio of two scores that a constant prediction reaches says nothing of distillation.
+``baseline`` is the score of the task's strongest constant floor, ``floor`` its name
+(``records.metrics.FLOOR_MODELS``: the majority class, all-positive where it applies), and
+``at_baseline`` names the models, student and/or teacher, whose median is at or below it
+(point estimates; the report, with the comparisons' intervals, also flags a model not
+distinguishable from it): a ratio of two scores that a constant prediction reaches says
+nothing of distillation.
 
 Overall (``task = overall``): the mean over tasks of the student's medians / the same mean of
-the teacher's, over the tasks where both have a result; its seed spread pairs seeds again,
-mean over tasks of student(t, s) / mean over tasks of teacher(t, s), over the seeds s that
-both ran on every one of those tasks.
+the teacher's, over the tasks where both have a result and neither is at the floor (the
+others named in ``floor_left_out``, ``task: who``; ``baseline``: the floors' mean over the
+tasks kept); its seed spread pairs seeds again, mean over tasks of student(t, s) / mean over
+tasks of teacher(t, s), over the seeds s that both ran on every one of those tasks.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ from pathlib import Path
 import pandas as pd
 
 from biocompact.files.atomic import atomic_open
-from biocompact.report.aggregation import BASELINE, OVERALL
+from biocompact.records.metrics import FLOOR_MODELS
+from biocompact.report.aggregation import OVERALL
 
 RETENTION_COLUMNS = [
     "student",
@@ -41,13 +46,16 @@ RETENTION_COLUMNS = [
     "seed_std",
     "n_seeds",
     "baseline",
+    "floor",
     "at_baseline",
+    "floor_left_out",
 ]
 RETENTION_FORMULA = (
     "retention(student, task) = median over seeds of the student's primary metric / median over "
     "seeds of its teacher's; seed spread: student(task, s) / teacher(task, s) over the seeds s "
     "both ran; overall: mean over tasks of the student's medians / mean over the same tasks of the "
-    "teacher's, seed spread from the per-seed means"
+    "teacher's, seed spread from the per-seed means, the tasks where the student or the teacher "
+    "is at the strongest constant floor left out"
 )
 
 
@@ -69,6 +77,8 @@ def _row(
     student_median: float,
     teacher_median: float,
     baseline: float,
+    floor: str = "",
+    left_out: str = "",
 ) -> dict:
     scored = pair[pair["teacher"] > 0]  # a teacher scoring 0 leaves no ratio
     ratios = scored["student"] / scored["teacher"]
@@ -90,7 +100,9 @@ def _row(
         "seed_std": ratios.std(ddof=1),
         "n_seeds": len(ratios),
         "baseline": baseline,
+        "floor": floor,
         "at_baseline": ", ".join(at_baseline),
+        "floor_left_out": left_out,
     }
 
 
@@ -99,7 +111,12 @@ def retention_table(
 ) -> pd.DataFrame:
     """Per student (``teachers``: student -> teacher) and task, then overall: see the module."""
     values = _primary_scores(scores, summary)
-    baselines = values[values["model"] == BASELINE].set_index("task")["value"]
+    floors = values[values["model"].isin(FLOOR_MODELS)]
+    strongest = floors.sort_values(
+        "model", key=lambda names: names.map(FLOOR_MODELS.index)
+    ).sort_values("value", ascending=False, kind="stable")
+    strongest = strongest.drop_duplicates("task").set_index("task")
+    baselines, floor_names = strongest["value"], strongest["model"]
     rows = []
     for student, teacher in teachers.items():
         paired = (
@@ -111,29 +128,34 @@ def retention_table(
             )
             .rename(columns={"value_s": "student", "value_t": "teacher"})
         )
-        medians = {}
+        medians, left_out = {}, {}
         for (task, metric), pair in paired.groupby(["task", "metric"], sort=False):
             student_median = values.query("model == @student and task == @task")["value"].median()
             teacher_median = values.query("model == @teacher and task == @task")["value"].median()
-            medians[task] = (student_median, teacher_median)
             baseline = baselines.get(task, float("nan"))
-            rows.append(
-                _row(
-                    student,
-                    teacher,
-                    str(task),
-                    str(metric),
-                    pair,
-                    student_median=student_median,
-                    teacher_median=teacher_median,
-                    baseline=baseline,
-                )
+            row = _row(
+                student,
+                teacher,
+                str(task),
+                str(metric),
+                pair,
+                student_median=student_median,
+                teacher_median=teacher_median,
+                baseline=baseline,
+                floor=str(floor_names.get(task, "")),
             )
-        if medians:
+            rows.append(row)
+            if row["at_baseline"]:
+                left_out[task] = row["at_baseline"].replace(", ", " and ")
+            else:
+                medians[task] = (student_median, teacher_median)
+        if medians or left_out:
+            paired = paired[paired["task"].isin(list(medians))]
             complete = paired.groupby("seed")["task"].transform("nunique") == len(medians)
             per_seed = paired[complete].groupby("seed")[["student", "teacher"]].mean()
-            student_mean = sum(s for s, _ in medians.values()) / len(medians)
-            teacher_mean = sum(t for _, t in medians.values()) / len(medians)
+            kept = max(len(medians), 1)
+            student_mean = sum(s for s, _ in medians.values()) / kept if medians else float("nan")
+            teacher_mean = sum(t for _, t in medians.values()) / kept if medians else float("nan")
             baseline_mean = baselines.reindex(list(medians)).mean(skipna=False)
             rows.append(
                 _row(
@@ -145,6 +167,7 @@ def retention_table(
                     student_median=student_mean,
                     teacher_median=teacher_mean,
                     baseline=baseline_mean,
+                    left_out="; ".join(f"{task}: {who}" for task, who in left_out.items()),
                 )
             )
     return pd.DataFrame(rows, columns=RETENTION_COLUMNS)

@@ -27,6 +27,7 @@ def aggregate(aggregated: ScoreAggregation, *, outputs: Mapping[str, str | Path]
         seeds=aggregated.seeds,
         metrics_pattern=aggregated.metrics_pattern,
         baseline_pattern=aggregated.baseline_pattern,
+        floors_pattern=aggregated.floors_pattern,
         average=aggregated.average,
         blurb_types=aggregated.blurb_types,
     )

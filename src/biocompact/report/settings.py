@@ -85,13 +85,15 @@ class ScoreAggregation:
     average: str  # a key of aggregation.AVERAGE_FORMULAS
     blurb_types: Mapping[str, str]  # task -> BLURB type, for BLURB's tasks
     teachers: Mapping[str, str]  # student -> teacher
+    floors_pattern: str = ""  # a task's folder of its other constant floors ("": none)
 
 
 @dataclass(frozen=True)
 class ComparisonStudy:
     """The runs compared with intervals (rule comparisons, benchmarks/bootstrap_study.py):
     their metrics and predictions files (``str.format`` patterns of model, task and seed;
-    a task's for its majority baseline), and the bootstrap's resamples and seed."""
+    a task's for its majority baseline, and the folder of its other constant floors), and the
+    bootstrap's resamples and seed."""
 
     models: tuple[str, ...]
     tasks: tuple[FinetuningTask, ...]
@@ -105,6 +107,7 @@ class ComparisonStudy:
     blurb_types: Mapping[str, str]  # task -> BLURB type, for BLURB's tasks
     resamples: int
     seed: int
+    floors_pattern: str = ""  # a task's folder of its other constant floors ("": none)
 
     @classmethod
     def from_entry(cls, entry: Mapping[str, Any], where: str) -> ComparisonStudy:

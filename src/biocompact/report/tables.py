@@ -10,7 +10,9 @@ from typing import Any
 import pandas as pd
 
 from biocompact.records.language_model import LanguageModelRecord, Pretraining
-from biocompact.report.aggregation import BASELINE, BLURB, OVERALL
+from biocompact.records.metrics import FLOOR_MODELS
+from biocompact.report.aggregation import BLURB, OVERALL
+from biocompact.report.floors import FloorStatus, FloorVerdict, is_floor, row_verdicts
 from biocompact.report.intervals import (
     NOT_DISTINGUISHABLE,
     Intervals,
@@ -95,19 +97,32 @@ def frame_table(
 
 def ranks(values: pd.Series, models: Sequence[str], eligible: Sequence[bool]) -> list[int]:
     """1 for the best, 2 for the second best value (ties share a rank) among the ``eligible``
-    models; the baseline is not ranked."""
-    keep = (pd.Series(list(models), index=values.index) != BASELINE) & pd.Series(
+    models; the constant floors are not ranked."""
+    keep = pd.Series([not is_floor(m) for m in models], index=values.index) & pd.Series(
         list(eligible), index=values.index
     )
     ranked = values.where(keep).rank(method="dense", ascending=False)
     return ranked.where(ranked <= 2).fillna(0).astype(int).tolist()
 
 
-def mark_at_baseline(cell: Cell, baseline: float) -> Cell:
-    """Mark a model's cell whose value is at or below the majority-class baseline's."""
-    reason = f"at or below the majority-class baseline ({percent(baseline)}): not ranked"
+def floor_note(verdict: FloorVerdict) -> str:
+    """A cell's short mark of a model at the floor: ``≈ all-positive [-2.7, +3.0]`` (the
+    difference's interval, in points), ``≤ majority-class`` where it is not above it."""
+    comparison = verdict.comparison
+    if comparison is None:
+        return f"≤ {verdict.floor}"
+    sign = "≤" if comparison["difference"] <= 0 else "≈"
+    low, high = comparison["ci_low"], comparison["ci_high"]
+    return f"{sign} {verdict.floor} [{100 * low:+.1f}, {100 * high:+.1f}]"
+
+
+def mark_at_floor(cell: Cell, verdict: FloorVerdict) -> Cell:
+    """Mark a model's cell at its row's strongest constant floor (which floor, the interval
+    of the difference): not ranked."""
+    reason = f"{verdict.reason()}: not ranked"
     cell.title = f"{cell.title}; {reason}" if cell.title else reason
-    cell.note = f"{cell.note}; ≤ baseline" if cell.note else "≤ baseline"
+    note = floor_note(verdict)
+    cell.note = f"{cell.note}; {note}" if cell.note else note
     return cell
 
 
@@ -161,7 +176,7 @@ def tied_ranks(
     ranked: dict[str, int], tied: list[str], eligible: set[str]
 ) -> tuple[dict[str, int], set[str]]:
     """Ranks of a row once the intervals are known: when the best is not distinguishable
-    from another ``eligible`` model (above the baseline), no model is ranked and those are
+    from another ``eligible`` model (above the floor), no model is ranked and those are
     marked tied."""
     tied = [model for model in tied if model in eligible]
     if len(tied) < 2:
@@ -174,9 +189,9 @@ def family_name(family: str) -> str:
 
 
 def models_in_order(summary: pd.DataFrame) -> list[str]:
-    """The models of the summary in config order, the baseline last."""
+    """The models of the summary in config order, the constant floors last."""
     models = list(dict.fromkeys(summary["model"]))
-    return [m for m in models if m != BASELINE] + [m for m in models if m == BASELINE]
+    return [m for m in models if not is_floor(m)] + [m for m in FLOOR_MODELS if m in models]
 
 
 def _task_cell(task: str, metric: str, subsamples: pd.Series) -> Cell:
@@ -190,10 +205,11 @@ def results_table(
     summary: pd.DataFrame, averages: pd.DataFrame, intervals: Intervals | None = None
 ) -> Table:
     """The papers' layout: one row per task (primary metric, median ± std over seeds), one column
-    per model (baseline last), tasks grouped by family with the family average after them,
-    the overall average last. Ranks are per row; with the comparisons' ``intervals``, averages
-    carry their 95% interval, every cell its differences on hover, and a best that is not
-    distinguishable from another model is not ranked: both are marked tied."""
+    per model (the constant floors last), tasks grouped by family with the family average after
+    them, the overall average last. Ranks are per row; with the comparisons' ``intervals``,
+    averages carry their 95% interval, every cell its differences on hover, and a best that is
+    not distinguishable from another model is not ranked: both are marked tied. A model at its
+    row's strongest floor (``floors.row_verdicts``) is marked and not ranked."""
     primary = summary[summary["primary"]]
     models = models_in_order(summary)
     table = Table(["Task (metric)", *models])
@@ -207,14 +223,13 @@ def results_table(
     ) -> None:
         present = [model for model in models if model in values]
         scores = pd.Series([values[m][value_key] for m in present], dtype=float)
-        baseline = values[BASELINE][value_key] if BASELINE in values else float("nan")
-        at_baseline = dict(zip(present, scores <= baseline))  # False without a baseline
-        eligible = [not at_baseline[m] for m in present]
-        row_ranks = dict(zip(present, ranks(scores, present, eligible)))
         row = intervals.row(*key) if intervals is not None else None
+        verdicts = row_verdicts({m: float(v[value_key]) for m, v in values.items()}, row)
+        eligible = [not (m in verdicts and verdicts[m].at_floor) for m in present]
+        row_ranks = dict(zip(present, ranks(scores, present, eligible)))
         tied: set[str] = set()
         if row is not None:
-            ranked = {m for m, ok in zip(present, eligible) if ok and m != BASELINE}
+            ranked = {m for m, ok in zip(present, eligible) if ok and not is_floor(m)}
             row_ranks, tied = tied_ranks(row_ranks, row.tied(), ranked)
         cells = [label]
         for model in models:
@@ -224,8 +239,8 @@ def results_table(
             if model in tied:
                 shown.tie = True
                 shown.title = f"{shown.title}; tied with the row's best ({NOT_DISTINGUISHABLE})"
-            if model != BASELINE and at_baseline.get(model):
-                shown = mark_at_baseline(shown, baseline)
+            if model in verdicts and verdicts[model].at_floor:
+                shown = mark_at_floor(shown, verdicts[model])
             cells.append(shown)
         table.add(cells, "" if key[1] == "task" else "average")
 
@@ -269,9 +284,21 @@ def results_table(
     return table
 
 
-def _retention_cell(row: pd.Series | None, comparison: pd.Series | None = None) -> Cell:
+def _text(value: Any) -> str:
+    """A CSV's text cell: empty for a missing one."""
+    return "" if value is None or (not isinstance(value, str) and pd.isna(value)) else str(value)
+
+
+def _retention_cell(
+    row: pd.Series | None, comparison: pd.Series | None = None, at_floor: Sequence[str] = ()
+) -> Cell:
+    """One retention cell; ``at_floor``: who of student and teacher the comparisons put at
+    the task's floor (with intervals; else retention.csv's ``at_baseline``, on medians)."""
     if row is None:
         return Cell(DASH, "no run of the student and its teacher on this task", numeric=True)
+    left_out = _text(row.get("floor_left_out"))
+    if row["task"] == OVERALL and missing(row["retention"]) and left_out:
+        return Cell(DASH, f"no task left: at the constant floor: {left_out}", numeric=True)
     if missing(row["retention"]):
         return Cell(
             DASH,
@@ -287,24 +314,37 @@ def _retention_cell(row: pd.Series | None, comparison: pd.Series | None = None) 
     if comparison is not None:
         bounds = interval(comparison["retention_low"], comparison["retention_high"])
         title = f"{title}; {difference_text(comparison)}"
-        cell = Cell(f"{percent(row['retention'])} % {bounds}", title, numeric=True)
+        value = comparison["retention"] if row["task"] == OVERALL else row["retention"]
+        left_out = _text(comparison.get("floor_left_out")) if row["task"] == OVERALL else ""
+        cell = Cell(f"{percent(value)} % {bounds}", title, numeric=True)
     else:
         spread = f" ({seed_range})" if row["n_seeds"] > 1 else ""
         cell = Cell(f"{percent(row['retention'])} %{spread}", title, numeric=True)
-    if row["at_baseline"]:
+    if row["task"] == OVERALL:
+        if left_out:
+            cell.title = f"{cell.title}; left out, at the constant floor: {left_out}"
+            cell.note = f"left out: {left_out}"
+        return cell
+    who = ", ".join(at_floor) if comparison is not None else _text(row["at_baseline"])
+    if who:
+        floor = _text(row.get("floor")) or "the strongest floor"
         reason = (
-            f"{row['at_baseline']} at or below the majority-class baseline "
-            f"({percent(row['baseline'])}): the ratio says nothing of distillation"
+            f"{who} at the constant floor ({floor} {percent(row['baseline'])}): the ratio says "
+            "nothing of distillation; left out of the overall"
         )
         cell.title = f"{cell.title}; {reason}"
-        cell.note = f"{row['at_baseline']} ≤ baseline"
+        cell.note = f"{who} at the floor"
     return cell
 
 
-def retention_table(retention: pd.DataFrame, intervals: Intervals | None = None) -> Table | None:
+def retention_table(
+    retention: pd.DataFrame, intervals: Intervals | None = None, floors: FloorStatus | None = None
+) -> Table | None:
     """One row per student (its teacher beside it), one column per task, the overall last:
     student / teacher x 100 (``biocompact.report.retention``) with its 95% interval over test-unit
-    resamples when the comparisons' ``intervals`` are given, else the per-seed range."""
+    resamples when the comparisons' ``intervals`` are given, else the per-seed range. A task
+    where the student or the teacher is at the constant floor (``floors``, by the intervals;
+    else retention.csv's medians) is flagged and left out of the overall, which says so."""
     if retention.empty:
         return None
     tasks = [task for task in dict.fromkeys(retention["task"]) if task != OVERALL]
@@ -316,7 +356,12 @@ def retention_table(retention: pd.DataFrame, intervals: Intervals | None = None)
         for task in [*tasks, OVERALL]:
             level = "overall" if task == OVERALL else "task"
             comparison = intervals.retention(student, teacher, task, level) if intervals else None
-            cells.append(_retention_cell(by_task.get(task), comparison))
+            at_floor = [
+                name
+                for name, model in (("student", student), ("teacher", teacher))
+                if floors is not None and floors.at_floor(model, task)
+            ]
+            cells.append(_retention_cell(by_task.get(task), comparison, at_floor))
         table.add(cells)
     return table
 
