@@ -32,9 +32,8 @@ import torch
 from transformers import AutoModelForSequenceClassification, PreTrainedModel
 
 from biocompact.finetuning.settings import POOLINGS
+from biocompact.release.cards import MEAN_POOLING_KEY  # the saved config's mark of MeanPooling
 
-# the key of a saved config.json whose model pools by mean through ``MeanPooling``
-MEAN_POOLING_KEY = "biocompact_mean_pooling"
 ST_POOLING = "sentence_transformers.models.Pooling"
 
 
