@@ -127,6 +127,8 @@ def test_a_saved_mean_pooled_model_reloads_with_the_same_logits(tmp_path):
             torch.testing.assert_close(
                 again(input_ids=input_ids, attention_mask=mask).logits, logits
             )
+    with pytest.raises(ValueError, match="pooling: cls on a checkpoint fine-tuned here with mean"):
+        apply_pooling(reloaded, "cls")
     # plain transformers reads the [CLS] pooler instead, as the model card warns
     plain = AutoModelForSequenceClassification.from_pretrained(tmp_path / "model").eval()
     with torch.no_grad():

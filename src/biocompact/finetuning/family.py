@@ -83,7 +83,7 @@ class TaskFamily(ABC):
 
     def load_model(self, model_path: str, **settings: Any) -> PreTrainedModel:
         """``model_path`` loaded as ``auto_model`` with ``model_options`` and ``settings``
-        (a sequence classifier fine-tuned here with mean pooling pooling so again)."""
+        (a sequence classifier fine-tuned here with mean pooling pools so again)."""
         import transformers
 
         model_class = getattr(transformers, self.auto_model)

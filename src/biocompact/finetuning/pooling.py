@@ -16,8 +16,8 @@ models load and predict the same in plain transformers. A BERT-style model (its 
 and tanh: a sentence-transformers model has no trained layer there, and its classifier
 reads the mean as sentence-transformers computed it. transformers' BERT classes know no
 mean pooling, so the saved config records it (``MEAN_POOLING_KEY``) and
-``restore_pooling`` puts the mean back after ``from_pretrained`` (every loader here calls it
-through ``load_sequence_classifier`` or ``TaskFamily.load_model``); plain
+``restore_pooling`` puts the mean back after ``from_pretrained`` (``TaskFamily.load_model``,
+``load_sequence_classifier`` and compression's ``load_fp32`` call it); plain
 ``AutoModelForSequenceClassification.from_pretrained`` would instead load a [CLS] pooler
 with fresh weights (it warns of them), which the model card says.
 """
@@ -112,6 +112,11 @@ def apply_pooling(model: PreTrainedModel, pooling: str) -> PreTrainedModel:
     """Make ``model`` (a ...ForSequenceClassification) pool by ``pooling`` (``cls`` or
     ``mean``, resolved) in place; returns it. ``cls`` leaves it as transformers built it."""
     if pooling == "cls":
+        if isinstance(getattr(model.base_model, "pooler", None), MeanPooling):
+            raise ValueError(
+                "pooling: cls on a checkpoint fine-tuned here with mean pooling, which has no "
+                "trained [CLS] pooler; use pooling: auto or mean"
+            )
         return model
     if pooling != "mean":
         raise ValueError(f"pooling must be cls or mean once resolved, got {pooling!r}")
