@@ -92,3 +92,18 @@ def test_multilabel_decoding_predicts_the_labels_above_the_threshold(
     assert hoc.decode(np.array([[-1.0, 0.5, 2.0]]), encoded, ["0", "1", "2"]) == [
         frozenset(expected)
     ]
+
+
+def test_multilabel_counts_abstracts_and_truncated_abstracts(tokenizer):
+    """At max_seq_length 8 ([CLS] 6 tokens [SEP]): d1's long sentence is truncated, its short
+    one and d2's are not; one truncated example, 2 abstracts, 1 of them truncated."""
+    long = "familial cancer of the breast and ovary in many families"
+    examples = [
+        MultiLabelText("d1_s0", long, frozenset({"1"}), "d1", "t.tsv", 2),
+        MultiLabelText("d1_s1", "short", frozenset(), "d1", "t.tsv", 3),
+        MultiLabelText("d2_s0", "also short", frozenset(), "d2", "t.tsv", 4),
+    ]
+    encoded = get_family("dc", "hoc_tsv").encode(
+        examples, tokenizer, ["0", "1"], task(8, family="dc", format="hoc_tsv")
+    )
+    assert encoded.stats == {"truncated_examples": 1, "abstracts": 2, "truncated_abstracts": 1}

@@ -72,6 +72,30 @@ def test_a_test_label_that_training_lacks_is_named_with_its_file_and_line(tmp_pa
     )
 
 
+@pytest.mark.parametrize("unit", ["abstract", "sentence"])
+def test_hoc_max_train_examples_counts_the_units_the_job_reads(tmp_path, unit):
+    """The first abstract's second sentence holds label 1: its first abstract has it, its
+    first sentence does not."""
+    rows = ["labels\tsentence\tindex", "0_1,1_0\tA.\t11_s0", "0_0,1_1\tB.\t11_s1"]
+    (tmp_path / "train.tsv").write_text("\n".join(rows) + "\n")
+    task = parsed_task(
+        name="hoc",
+        family="dc",
+        format="hoc_tsv",
+        train=str(tmp_path / "train.tsv"),
+        test=str(tmp_path / "train.tsv"),
+        max_train_examples=1,
+        unit=unit,
+    )
+    if unit == "abstract":
+        check_task_labels(task)
+    else:
+        with pytest.raises(
+            ValueError, match=r"hoc\.test: .*train\.tsv:3: label '1' never seen in training \['0'\]"
+        ):
+            check_task_labels(task)
+
+
 def test_a_negative_label_the_file_lacks_is_named(tmp_path):
     (tmp_path / "test.tsv").write_text("x")
     with pytest.raises(ValueError) as error:

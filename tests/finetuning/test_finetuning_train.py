@@ -318,8 +318,16 @@ def test_yesno_questions_scored_per_question(model_fixture, request, shared_data
         run(tiny_model, {**task, "golden": None}, tmp_path / "out")
 
 
+@pytest.mark.parametrize("unit", ["abstract", "sentence"])
 @BOTH_FAMILIES
-def test_hoc_multilabel_sentence_and_abstract_scores(model_fixture, request, shared_data, tmp_path):
+def test_hoc_multilabel_sentence_and_abstract_scores(
+    model_fixture, request, shared_data, tmp_path, unit
+):
+    """The first 40 test sentences are 4 abstracts (the last cut short): at the abstract
+    level 4 test examples, each its own row and unit of the predictions file."""
+    first_index, test_examples = {"abstract": ("11872299", 4), "sentence": ("11872299_s0", 40)}[
+        unit
+    ]
     tiny_model = request.getfixturevalue(model_fixture)
     source = shared_data / "dc" / "hoc"
     # HoC's dev file holds all 10 labels in its first 170 sentences: it trains here
@@ -329,14 +337,29 @@ def test_hoc_multilabel_sentence_and_abstract_scores(model_fixture, request, sha
         "family": "dc",
         "format": "hoc_tsv",
         **{split: str(tmp_path / f"{split}.tsv") for split in ("train", "dev", "test")},
-        "hyperparameters": HYPERPARAMETERS,
+        "unit": unit,
+        "hyperparameters": {**HYPERPARAMETERS, "pos_weight": "auto", "head_learning_rate": 1e-2},
     }
     (tmp_path / "out").mkdir()
     record, predictions = run(tiny_model, task, tmp_path / "out")
     assert record["primary_metric"] == "abstract_micro_f1"
     assert set(record["metrics"]) == {"micro_f1", "macro_f1", "abstract_micro_f1"}
-    assert record["test_examples"] == 40 and "OR-ed" in record["definitions"]["abstract_micro_f1"]
-    assert predictions.splitlines()[1].split("\t")[0] == "11872299_s0"
+    assert record["test_examples"] == test_examples
+    assert "OR-ed" in record["definitions"]["abstract_micro_f1"]
+    assert record["definitions"]["micro_f1"].startswith(f"{unit}-level micro F1")
+    assert record["abstracts"] == 4 and record["truncated_abstracts"] <= 4
+    assert record["truncated_examples"] <= test_examples
+    assert record["hyperparameters"]["pos_weight"] == "auto"
+    assert record["pooling"] == "cls (the checkpoint has no sentence-transformers mean pooling)"
+    rows = [line.split("\t") for line in predictions.splitlines()[1:]]
+    assert rows[0][0] == first_index and len(rows) == test_examples
+    if unit == "abstract":
+        assert all(index == document for index, _, _, document in rows)
+        assert record["metrics"]["micro_f1"] == record["metrics"]["abstract_micro_f1"]
+    rescored = scores_from_predictions(
+        tmp_path / "out" / "metrics.json", tmp_path / "out" / "predictions.tsv", task
+    )
+    assert rescored == pytest.approx(record["metrics"])
 
 
 def test_cross_validation_folds_with_a_grid_report_the_median(tiny_model, shared_data, tmp_path):
@@ -511,3 +534,45 @@ def test_length_sorted_evaluation_returns_outputs_and_metrics_in_dataset_order(t
         assert np.array_equal(label_ids, seen["plain"].label_ids)
         real = seen["plain"].label_ids != -100
         assert np.allclose(predictions[real], seen["plain"].predictions[real], atol=1e-6)
+
+
+def test_a_sentence_transformers_checkpoint_is_fine_tuned_and_saved_with_mean_pooling(
+    tiny_model, re_task, tmp_path
+):
+    """The tiny BERT with all-MiniLM-L6-v2's modules.json and 1_Pooling: ``auto`` pools by
+    mean, and the saved model, reloaded, predicts the test file as the run did."""
+    import shutil
+
+    from transformers import AutoTokenizer
+
+    from biocompact.finetuning.pooling import load_sequence_classifier
+    from biocompact.finetuning.tasks import get_family
+    from biocompact.finetuning.trainer import predict_logits
+
+    checkpoint = tmp_path / "st"
+    shutil.copytree(tiny_model, checkpoint)
+    shutil.copy(MINILM / "modules.json", checkpoint)
+    shutil.copytree(MINILM / "1_Pooling", checkpoint / "1_Pooling")
+    out = tmp_path / "out"
+    out.mkdir()
+    task = parsed_task(**re_task)
+    record = finetune(
+        FinetuneRun(str(checkpoint), task, 1, model_name="st"),
+        outputs={
+            "metrics": str(out / "metrics.json"),
+            "predictions": str(out / "predictions.tsv"),
+            "model": str(out / "model"),
+        },
+    )
+    assert record["pooling"] == "mean (from the checkpoint's sentence-transformers configuration)"
+    assert record["hyperparameters"]["pooling"] == "auto"
+    family = get_family("re", "biobert_tsv")
+    model = load_sequence_classifier(out / "model")
+    examples = family.read_split(task, "test")
+    tokenizer = AutoTokenizer.from_pretrained(out / "model")
+    encoded = family.encode(examples, tokenizer, record["labels"], task)
+    logits = predict_logits(model, family, tokenizer, encoded.dataset, task.training, 1)
+    rows = (out / "predictions.tsv").read_text().splitlines()[1:]
+    assert family.decode(logits, encoded, record["labels"]) == [r.split("\t")[2] for r in rows]
+    card = (out / "model" / "README.md").read_text()
+    assert "load_sequence_classifier" in card

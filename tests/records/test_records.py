@@ -186,6 +186,7 @@ RUN = {
     "truncated_words": 3,
     "untokenizable_words": 0,
     "grid_search": [{"learning_rate": 5e-05, "dev": 0.6}, {"learning_rate": 1e-4, "dev": 0.5}],
+    "pooling": "mean (from the checkpoint's sentence-transformers configuration)",
     "hardware": "CPU (x86_64, 2 cores)",
     "selection": "This checkpoint is seed 1.",
 }

@@ -32,6 +32,7 @@ from biocompact.release.cards import (
     check_card,
     decontamination_statement,
     hub_id,
+    mean_pooling_usage,
     parameter_count,
     spread,
     usage_snippet,
@@ -120,6 +121,15 @@ def test_hub_id_is_an_owner_and_name_never_a_folder(tmp_path):
 def test_usage_snippet_of_ner_aggregates_from_the_first_sub_token():
     assert 'aggregation_strategy="first"' in usage_snippet("token-classification", "m")
     assert 'pipeline("fill-mask", model="m")' in usage_snippet("fill-mask", "m")
+
+
+def test_a_mean_pooled_models_card_says_how_to_load_it(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps({"biocompact_mean_pooling": True}))
+    text = mean_pooling_usage(tmp_path, "org/model")
+    assert "pools by the mean of its token states" in text
+    assert 'model = load_sequence_classifier("org/model")' in text
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "bert"}))
+    assert mean_pooling_usage(tmp_path, "org/model") == ""
 
 
 def test_language_model_card_holds_the_measured_numbers(pretrained):

@@ -10,6 +10,7 @@ import pytest
 from biocompact.taskfiles.bioasq import read_bioasq_golden, read_squad_json, read_yesno_json
 from biocompact.taskfiles.readers import (
     DatasetFormatError,
+    hoc_abstracts,
     read_hoc_tsv,
     read_ner_biobert_tsv,
     read_ner_conll,
@@ -166,6 +167,81 @@ def test_hoc_first_rows(shared_data):
         2,
     )
     assert examples[3].labels == frozenset({"8"})
+
+
+HOC_HEADER = "labels\tsentence\tindex\n"
+
+
+def hoc_row(labels: str, sentence: str, index: str) -> str:
+    """A HoC row of three labels, e.g. ``hoc_row("010", ...)`` for label 1 alone."""
+    flags = ",".join(f"{i}_{flag}" for i, flag in enumerate(labels))
+    return f"{flags}\t{sentence}\t{index}\n"
+
+
+def test_hoc_abstracts_join_sentences_in_order_and_or_their_labels(tmp_path):
+    path = write(
+        tmp_path / "a.tsv",
+        HOC_HEADER
+        + hoc_row("000", "Second.", "11_s1")  # line 2: out of order within its abstract
+        + hoc_row("100", "First.", "11_s0")
+        + hoc_row("001", "Third.", "11_s2")
+        + hoc_row("000", "Nothing here.", "22_s0")  # an abstract without a hallmark
+        + hoc_row("000", "Alone.", "22_s1")
+        + hoc_row("010", "Whole abstract.", "33"),  # already at abstract level
+    )
+    abstracts = hoc_abstracts(read_hoc_tsv(path))
+    assert [(a.id, a.document, a.text, a.labels, a.line) for a in abstracts] == [
+        ("11", "11", "First. Second. Third.", frozenset({"0", "2"}), 2),
+        ("22", "22", "Nothing here. Alone.", frozenset(), 5),
+        ("33", "33", "Whole abstract.", frozenset({"1"}), 7),
+    ]
+
+
+def test_hoc_abstracts_merge_a_document_split_across_the_file(tmp_path):
+    path = write(
+        tmp_path / "a.tsv",
+        HOC_HEADER
+        + hoc_row("100", "A0.", "11_s0")
+        + hoc_row("000", "B0.", "22_s0")
+        + hoc_row("001", "A1.", "11_s1"),  # abstract 11 again, after 22
+    )
+    abstracts = hoc_abstracts(read_hoc_tsv(path))
+    assert [(a.id, a.text, a.labels, a.line) for a in abstracts] == [
+        ("11", "A0. A1.", frozenset({"0", "2"}), 2),
+        ("22", "B0.", frozenset(), 3),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        (
+            hoc_row("100", "A0.", "11_s0") + hoc_row("000", "A0 again.", "11_s0"),
+            r"a\.tsv:3: abstract 11: sentence s0 again \(first on line 2\)",
+        ),
+        (
+            hoc_row("100", "A.", "11") + hoc_row("000", "A0.", "11_s0"),
+            r"a\.tsv:3: abstract 11 is given both whole and as sentences \(also on lines 2\)",
+        ),
+    ],
+)
+def test_hoc_abstracts_refuse_a_sentence_twice_and_a_document_both_ways(tmp_path, rows, message):
+    with pytest.raises(DatasetFormatError, match=message):
+        hoc_abstracts(read_hoc_tsv(write(tmp_path / "a.tsv", HOC_HEADER + rows)))
+
+
+@pytest.mark.parametrize(
+    ("split", "abstracts", "positives"),
+    [("train", 1108, 1746), ("dev", 157, 245), ("test", 315, 478)],
+)
+def test_hoc_abstracts_of_the_real_files(shared_data, split, abstracts, positives):
+    """BLUE's files: every abstract holds a hallmark; ``positives`` (abstract, label) pairs."""
+    sentences = read_hoc_tsv(shared_data / "dc" / "hoc" / f"{split}.tsv")
+    merged = hoc_abstracts(sentences)
+    assert len(merged) == abstracts
+    assert [a.document for a in merged] == list(dict.fromkeys(s.document for s in sentences))
+    assert all(a.labels for a in merged)
+    assert sum(len(a.labels) for a in merged) == positives
 
 
 def test_bioasq_factoid_snippets_and_questions(shared_data):

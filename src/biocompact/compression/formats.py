@@ -14,15 +14,18 @@ from biocompact.compression.onnx_runtime import ONNX_FILE, OnnxModel, export_onn
 from biocompact.compression.quantisation import INT8_WEIGHTS, load_int8, quantise_int8, save_int8
 from biocompact.compression.settings import FORMATS, REFERENCE
 from biocompact.files.atomic import atomic_path
+from biocompact.finetuning.pooling import restore_pooling
 from biocompact.release.cards import CARD_FILE, compressed_model_card, write_card
 
 WEIGHT_FILES = {REFERENCE: "model.safetensors", "int8": INT8_WEIGHTS, "onnx": ONNX_FILE}
 
 
 def load_fp32(folder: str | Path) -> PreTrainedModel:
-    """A saved fine-tuned model, built as the class its config's ``architectures`` names."""
+    """A saved fine-tuned model, built as the class its config's ``architectures`` names,
+    pooling as it was fine-tuned (``finetuning.pooling``)."""
     config = AutoConfig.from_pretrained(folder)
-    return getattr(transformers, config.architectures[0]).from_pretrained(folder).eval()
+    model = getattr(transformers, config.architectures[0]).from_pretrained(folder)
+    return restore_pooling(model).eval()
 
 
 def compress(fp32_folder: str | Path, format_name: str, out_folder: str | Path) -> None:

@@ -10,6 +10,8 @@ import torch
 import transformers
 from transformers import AutoConfig, PreTrainedModel
 
+from biocompact.finetuning.pooling import restore_pooling
+
 INT8_WEIGHTS = "model_int8.pt"  # the quantised state dict (packed int8 weights and scales)
 
 
@@ -28,10 +30,11 @@ def save_int8(model: PreTrainedModel, folder: str | Path) -> None:
 
 def load_int8(folder: str | Path) -> PreTrainedModel:
     """The model saved by ``save_int8``: its architecture built from the config (class named in
-    ``architectures``), quantised alike, then the int8 state dict loaded into it."""
+    ``architectures``, pooling as fine-tuned), quantised alike, then the int8 state dict
+    loaded into it."""
     config = AutoConfig.from_pretrained(folder)
     architecture = getattr(transformers, config.architectures[0])
-    model = quantise_int8(architecture._from_config(config))
+    model = quantise_int8(restore_pooling(architecture._from_config(config)))
     state = torch.load(Path(folder) / INT8_WEIGHTS, weights_only=False)  # packed params
     model.load_state_dict(state)
     return model.eval()

@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from biocompact.finetuning.settings import FinetuningTask
 
 
+# the auto class of the sequence-level families, whose model reads one pooled vector
+SEQUENCE_CLASSIFICATION = "AutoModelForSequenceClassification"
+
+
 @dataclass
 class Encoded:
     """Model inputs of one split plus what decoding needs to map outputs back to examples."""
@@ -65,7 +69,12 @@ class TaskFamily(ABC):
 
     def read_split(self, task: FinetuningTask, split: str) -> list:
         """Read the task's ``split`` file (families with a golden file attach it here)."""
-        return self.read(getattr(task, split), task.format)
+        return self.read_task_file(task, getattr(task, split))
+
+    def read_task_file(self, task: FinetuningTask, path: str | Path) -> list:
+        """Read a file of ``task`` (a split or its ``intermediate`` file) into the examples
+        it trains on and scores (HoC: the task's ``unit``)."""
+        return self.read(path, task.format)
 
     def group(self, example: Any) -> str | None:
         """The unit scored as one (a question, an abstract) that dev carving keeps whole;
@@ -73,11 +82,17 @@ class TaskFamily(ABC):
         return None
 
     def load_model(self, model_path: str, **settings: Any) -> PreTrainedModel:
-        """``model_path`` loaded as ``auto_model`` with ``model_options`` and ``settings``."""
+        """``model_path`` loaded as ``auto_model`` with ``model_options`` and ``settings``
+        (a sequence classifier fine-tuned here with mean pooling pools so again)."""
         import transformers
 
         model_class = getattr(transformers, self.auto_model)
-        return model_class.from_pretrained(model_path, **settings, **self.model_options)
+        model = model_class.from_pretrained(model_path, **settings, **self.model_options)
+        if self.auto_model == SEQUENCE_CLASSIFICATION:
+            from biocompact.finetuning.pooling import restore_pooling
+
+            restore_pooling(model)
+        return model
 
     def build_model(self, model_path: str, labels: Sequence[str]) -> PreTrainedModel:
         """Load ``model_path`` with a freshly initialised head for ``labels``."""

@@ -289,9 +289,10 @@ def by_document(gold: Sequence[tuple[str, frozenset]], predicted: Sequence[froze
     return [g for g, _ in documents.values()], [p for _, p in documents.values()]
 
 
-def multilabel_metrics(labels: Sequence[str]) -> dict[str, Metric]:
-    """Micro/macro F1 over the label set at sentence level and micro F1 at document level
-    (gold: (document, label set) per sentence; predicted: label set per sentence)."""
+def multilabel_metrics(labels: Sequence[str], unit: str = "sentence") -> dict[str, Metric]:
+    """Micro/macro F1 over the label set per example (a ``unit``: a sentence, or an abstract)
+    and micro F1 at document level (gold: (document, label set) per example; predicted:
+    label set per example). At the abstract level the two micro F1 are the same."""
 
     def f1(average: str, documents: bool) -> Callable[[Sequence, Sequence], float]:
         def compute(gold: Sequence, predicted: Sequence) -> float:
@@ -310,15 +311,18 @@ def multilabel_metrics(labels: Sequence[str]) -> dict[str, Metric]:
 
     return {
         "micro_f1": Metric(
-            f"sentence-level micro F1 over the labels {list(labels)} (BLUE)", f1("micro", False)
+            f"{unit}-level micro F1 over the labels {list(labels)}"
+            + (" (BLUE)" if unit == "sentence" else ""),
+            f1("micro", False),
         ),
         "macro_f1": Metric(
-            f"sentence-level unweighted mean of per-label F1 over {list(labels)}",
+            f"{unit}-level unweighted mean of per-label F1 over {list(labels)}",
             f1("macro", False),
         ),
         "abstract_micro_f1": Metric(
             f"abstract-level micro F1 over {list(labels)}: the labels of an abstract's sentences "
-            "OR-ed into the abstract, gold and predicted alike (BLURB)",
+            "OR-ed into the abstract, gold and predicted alike (BLURB)"
+            + (", trained on whole abstracts" if unit == "abstract" else ""),
             f1("micro", True),
         ),
     }

@@ -1,10 +1,12 @@
-"""Multi-label classification (HoC): one sigmoid per label on the [CLS] head, scored per
-sentence and per abstract."""
+"""Multi-label classification (HoC): one sigmoid per label on the sequence head, trained on
+whole abstracts (BLURB, the task's ``unit: abstract``) or on BLUE's sentences (``unit:
+sentence``), scored per example and per abstract."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 import numpy as np
@@ -17,7 +19,7 @@ from biocompact.finetuning.unit_statistics import (
     UnitStatistic,
     label_set_statistic,
 )
-from biocompact.taskfiles.readers import MultiLabelText, read_hoc_tsv
+from biocompact.taskfiles.readers import MultiLabelText, hoc_abstracts, read_hoc_tsv
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
@@ -26,7 +28,12 @@ if TYPE_CHECKING:
 
 
 class MultiLabelClassification(TaskFamily):
-    """Sentences with label sets; abstract-level micro F1 (BLURB) by default."""
+    """Abstracts (or sentences) with label sets; abstract-level micro F1 (BLURB) by default.
+
+    With ``unit: abstract`` (the default) every example is an abstract: ``hoc_abstracts``
+    joins a sentence-level file's sentences before anything else reads them, so that
+    ``max_*_examples``, the dev carving, the predictions file (one row per abstract, its
+    index the document) and the paired bootstrap all count abstracts."""
 
     name = "dc"
     auto_model = "AutoModelForSequenceClassification"
@@ -36,11 +43,16 @@ class MultiLabelClassification(TaskFamily):
     pipeline_tag = "text-classification"
     prediction_rows = staticmethod(label_set_rows)
 
+    def read_task_file(self, task: FinetuningTask, path: str | Path) -> list[MultiLabelText]:
+        """The file's sentences, or its abstracts (``hoc_abstracts``) with ``unit: abstract``."""
+        examples = self.read(path, task.format)
+        return hoc_abstracts(examples) if task.unit == "abstract" else examples
+
     def group(self, example: MultiLabelText) -> str:
         return example.document
 
     def metrics(self, task: FinetuningTask, labels: Sequence[str]) -> dict[str, Metric]:
-        return multilabel_metrics(labels)
+        return multilabel_metrics(labels, task.unit)
 
     def gold(self, examples: Sequence[MultiLabelText]) -> list[tuple[str, frozenset]]:
         return [(example.document, example.labels) for example in examples]
@@ -52,19 +64,26 @@ class MultiLabelClassification(TaskFamily):
         labels: Sequence[str],
         task: FinetuningTask,
     ) -> Encoded:
-        """Tokenise each sentence (truncated to max_seq_length) with a 0/1 vector of labels."""
+        """Tokenise each example (truncated to max_seq_length) with a 0/1 vector of labels;
+        count the examples truncated, the abstracts and the abstracts with a truncated
+        example (at the abstract level the same count)."""
         encoding = tokenizer(
             [example.text for example in examples],
             truncation=True,
             max_length=task.training.max_seq_length,
         )
         targets = [[float(label in example.labels) for label in labels] for example in examples]
-        truncated = sum(bool(item.overflowing) for item in encoding.encodings)
+        cut = [bool(item.overflowing) for item in encoding.encodings]
+        abstracts = {example.document for example in examples}
+        truncated_abstracts = {example.document for example, c in zip(examples, cut) if c}
+        stats = {
+            "truncated_examples": sum(cut),
+            "abstracts": len(abstracts),
+            "truncated_abstracts": len(truncated_abstracts),
+        }
         dataset = dataset_of({**encoding, "labels": targets})
         threshold = task.training.threshold
-        return Encoded(
-            dataset, stats={"truncated_examples": truncated}, settings={"threshold": threshold}
-        )
+        return Encoded(dataset, stats=stats, settings={"threshold": threshold})
 
     def decode(self, logits: np.ndarray, encoded: Encoded, labels: Sequence[str]) -> list:
         """Every label whose sigmoid probability exceeds the task's ``threshold``."""
@@ -95,7 +114,7 @@ class MultiLabelClassification(TaskFamily):
         self, handle: IO[str], examples: Sequence[MultiLabelText], predictions: Sequence
     ) -> None:
         """``index<TAB>gold<TAB>predicted<TAB>document`` (comma-separated sorted labels; the
-        sentence's abstract) after a header."""
+        example's abstract: at the abstract level the index itself) after a header."""
         handle.write("index\tgold\tpredicted\tdocument\n")
         for example, predicted in zip(examples, predictions):
             gold, guess = ",".join(sorted(example.labels)), ",".join(sorted(predicted))
@@ -105,5 +124,6 @@ class MultiLabelClassification(TaskFamily):
         return label_set_statistic(metric, runs.labels)
 
     def resampled_unit(self, metric: str) -> str:
-        """Abstracts for the abstract-level metric (each file row is a sentence)."""
+        """Abstracts for the abstract-level metric (a sentence's rows merged into their
+        abstract; at the abstract level each row is one)."""
         return "abstracts" if metric == "abstract_micro_f1" else "examples"

@@ -21,6 +21,15 @@ from biocompact.entries import check_entry
 
 # The settings a preset's ``grid`` may vary, in the order a grid point is named.
 GRID_KEYS = ("learning_rate", "batch_size", "epochs")
+# What a hoc_tsv task's examples are (FinetuningTask.unit): whole abstracts, as BLURB, or
+# BLUE's sentences.
+UNITS = ("abstract", "sentence")
+# How a sequence-level model pools its token states (finetuning/pooling.py).
+POOLINGS = ("auto", "cls", "mean")
+# multi-label: the positives' weight in the loss (none, or auto: negatives / positives).
+POS_WEIGHTS = ("none", "auto")
+# the families whose model reads one pooled vector of the sequence (pooling applies)
+TOKEN_LEVEL_FAMILIES = ("ner", "qa_factoid")
 
 
 @dataclass(frozen=True)
@@ -43,8 +52,19 @@ class Hyperparameters:
     length_grouped_batches: bool = False  # training batches of examples of similar length
     bf16: bool = True  # where the device computes bf16 natively
     threshold: float = 0.5  # multi-label: the probability above which a label is predicted
+    pooling: str = "auto"  # sequence-level families: cls, mean, auto (the checkpoint's)
+    head_learning_rate: float | None = None  # the task head's own (None: learning_rate)
+    pos_weight: str = "none"  # multi-label: auto weighs each label's positives (BCE pos_weight)
 
     def __post_init__(self) -> None:
+        if self.pooling not in POOLINGS:
+            raise ValueError(f"pooling must be one of {list(POOLINGS)}, got {self.pooling!r}")
+        if self.pos_weight not in POS_WEIGHTS:
+            raise ValueError(
+                f"pos_weight must be one of {list(POS_WEIGHTS)}, got {self.pos_weight!r}"
+            )
+        if self.head_learning_rate is not None and not self.head_learning_rate > 0:
+            raise ValueError(f"head_learning_rate must be > 0, got {self.head_learning_rate}")
         if not 0 < self.threshold < 1:
             raise ValueError(f"threshold must be in (0, 1), got {self.threshold}")
         if not 0 <= self.warmup_ratio < 1:
@@ -108,6 +128,28 @@ class FinetuningTask:
     positive_labels: tuple[str, ...] | None = None
     label_all_subtokens: bool = False  # NER: train on every sub-token
     label_names: Mapping[str, str] = field(default_factory=dict)  # a saved model's label names
+    unit: str = "abstract"  # hoc_tsv: train and score abstracts (BLURB) or sentences (BLUE)
+
+    def __post_init__(self) -> None:
+        if self.unit not in UNITS:
+            raise ValueError(f"unit must be one of {list(UNITS)}, got {self.unit!r}")
+        if self.unit != "abstract" and self.format != "hoc_tsv":
+            raise ValueError(
+                f"unit: {self.unit} applies to hoc_tsv files only (this task's format is "
+                f"{self.format})"
+            )
+        training = self.hyperparameters
+        if training is None:
+            return
+        if training.pos_weight != "none" and self.format != "hoc_tsv":
+            raise ValueError(
+                f"pos_weight: {training.pos_weight} applies to multi-label (hoc_tsv) tasks only"
+            )
+        if training.pooling == "mean" and self.family in TOKEN_LEVEL_FAMILIES:
+            raise ValueError(
+                f"pooling: mean applies to sequence-level families, not {self.family} (its "
+                "model reads every token)"
+            )
 
     @property
     def training(self) -> Hyperparameters:
@@ -132,19 +174,21 @@ class FinetuningTask:
         where = f"config: finetuning.tasks.{entry.get('name')}"
         check_entry(where, entry, cls)
         hyperparameters = entry.get("hyperparameters")
-        return cls(
-            **{
-                **entry,
-                "hyperparameters": None
-                if hyperparameters is None
-                else Hyperparameters.from_entry(hyperparameters, f"{where}.hyperparameters"),
-                "folds": tuple(entry["folds"]) if entry.get("folds") else None,
-                "positive_labels": tuple(entry["positive_labels"])
-                if entry.get("positive_labels")
-                else None,
-                "label_names": dict(entry.get("label_names") or {}),
-            }
-        )
+        parsed = {
+            **entry,
+            "hyperparameters": None
+            if hyperparameters is None
+            else Hyperparameters.from_entry(hyperparameters, f"{where}.hyperparameters"),
+            "folds": tuple(entry["folds"]) if entry.get("folds") else None,
+            "positive_labels": tuple(entry["positive_labels"])
+            if entry.get("positive_labels")
+            else None,
+            "label_names": dict(entry.get("label_names") or {}),
+        }
+        try:
+            return cls(**parsed)
+        except ValueError as error:
+            raise ValueError(f"{where}: {error}") from None
 
 
 def check_model_overrides(finetuning: Mapping[str, Any], models: list[str]) -> None:

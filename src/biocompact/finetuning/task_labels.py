@@ -20,6 +20,7 @@ from biocompact.taskfiles.readers import (
     TEXT_READERS,
     UNTYPED_ENTITY,
     DatasetFormatError,
+    hoc_abstracts,
     read_hoc_tsv,
     read_nli_jsonl,
     typed_tag,
@@ -119,9 +120,17 @@ def check_task_labels(task: FinetuningTask) -> None:
     the label set the job learns), and dev and test hold no label that training lacks.
     Files that the DAG has not built yet (a dataset's, under results/) are left to the job;
     families without class labels (QA, similarity) have nothing to check."""
-    reader = LABEL_READERS.get((task.family, task.format))
-    if reader is None:
+    file_reader = LABEL_READERS.get((task.family, task.format))
+    if file_reader is None:
         return
+
+    def reader(path: str | Path) -> list:
+        """The file's examples as the job reads them (HoC: abstracts with ``unit: abstract``,
+        so that ``max_train_examples`` counts what the job counts)."""
+        examples = file_reader(path)
+        abstracts = task.format == "hoc_tsv" and task.unit == "abstract"
+        return hoc_abstracts(examples) if abstracts else examples
+
     key = f"config: finetuning.tasks.{task.name}"
     for _, fold in fold_tasks(task):
         if not Path(fold.train).is_file():

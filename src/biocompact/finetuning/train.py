@@ -28,7 +28,8 @@ from biocompact.files.atomic import atomic_path
 from biocompact.finetuning import checkpoints
 from biocompact.finetuning.baseline import floor_predictions
 from biocompact.finetuning.checkpoints import Checkpointing, child
-from biocompact.finetuning.family import Encoded, TaskFamily
+from biocompact.finetuning.family import SEQUENCE_CLASSIFICATION, Encoded, TaskFamily
+from biocompact.finetuning.pooling import apply_pooling, pooling_text, resolve_pooling
 from biocompact.finetuning.record import FoldResult, metrics_record, write_run_files
 from biocompact.finetuning.settings import GRID_KEYS, FinetuningTask, Hyperparameters
 from biocompact.finetuning.splits import Splits, load_splits
@@ -89,9 +90,12 @@ def _intermediate_model(
     file (same format, no dev selection) for ``intermediate_epochs`` when one is given."""
     set_seed(fold.seed)  # before the new head is initialised
     model = fold.family.build_model(fold.model_path, fold.splits.labels)
+    pooling = run_pooling(fold.family, hyperparameters, fold.model_path)
+    if pooling is not None:
+        apply_pooling(model, pooling[0])
     task = fold.task
     if task.intermediate:
-        examples = fold.family.read(task.intermediate, task.format)
+        examples = fold.family.read_task_file(task, task.intermediate)
         data = fold.family.encode(examples, fold.tokenizer, fold.splits.labels, task).dataset
         settings = replace(hyperparameters, epochs=hyperparameters.intermediate_epochs)
         train_without_dev(
@@ -107,6 +111,16 @@ def _intermediate_model(
             "intermediate fine-tuning on %d examples of %s", len(examples), task.intermediate
         )
     return model
+
+
+def run_pooling(
+    family: TaskFamily, hyperparameters: Hyperparameters, model_path: str
+) -> tuple[str, str] | None:
+    """The pooling a sequence-level family's model of ``model_path`` gets (``cls`` or
+    ``mean``, with the reason); None for a family whose model reads every token."""
+    if family.auto_model != SEQUENCE_CLASSIFICATION:
+        return None
+    return resolve_pooling(hyperparameters.pooling, model_path)
 
 
 def _train_point(
@@ -149,6 +163,7 @@ def _train_point(
             fold.train.dataset,
             callbacks=callbacks,
             length_grouped=hyperparameters.length_grouped_batches,
+            hyperparameters=hyperparameters,
             eval_dataset=dev_sorted,
             compute_metrics=metrics_in_dataset_order(dev_scores, dev_order),
         )
@@ -333,6 +348,7 @@ def finetune(
         if distributed.is_main()
         else None
     )
+    pooling = run_pooling(family, task.training, run.model_path)
     results = [
         _run_fold(
             run,
@@ -358,6 +374,7 @@ def finetune(
             model_path=run.model_path,
         ),
         hardware=hardware(),
+        pooling=None if pooling is None else pooling_text(*pooling),
     )
     if not distributed.is_main():
         return record.as_record()

@@ -130,6 +130,73 @@ class LengthGroupedTraining:
         )
 
 
+class RecipeTraining:
+    """Trainer mixin for two hyperparameters: ``head_learning_rate``, the task head's
+    parameters (those outside the base model, ``base_model_prefix``: the classifier) in
+    optimizer groups of their own with that learning rate (the same weight decay split,
+    warm-up and decay as the body's, through Trainer's ``create_optimizer``); and
+    ``pos_weight``, a multi-label loss that weighs each label's positive term
+    (``BCEWithLogitsLoss(pos_weight=...)``, a mean over the batch as the model's own)."""
+
+    head_learning_rate: float | None = None
+    pos_weight: torch.Tensor | None = None
+    model: PreTrainedModel
+
+    def create_optimizer(self, model: Any = None) -> torch.optim.Optimizer:
+        optimizer = super().create_optimizer(model)  # type: ignore[misc]  # the Trainer mixed in
+        if self.head_learning_rate is None:
+            return optimizer
+        model = model if model is not None else self.model
+        head = {id(p) for p in head_parameters(model)}
+        groups = []
+        for group in optimizer.param_groups:
+            settings = {key: value for key, value in group.items() if key != "params"}
+            body = [p for p in group["params"] if id(p) not in head]
+            heads = [p for p in group["params"] if id(p) in head]
+            for params, rate in ((body, settings["lr"]), (heads, self.head_learning_rate)):
+                if params:
+                    groups.append({**settings, "params": params, "lr": rate})
+        optimizer.param_groups = []
+        for group in groups:
+            optimizer.add_param_group(group)
+        return optimizer
+
+    def compute_loss(
+        self,
+        model: Any,
+        inputs: dict[str, Any],
+        return_outputs: bool = False,
+        num_items_in_batch: Any = None,
+    ) -> Any:
+        if self.pos_weight is None or "labels" not in inputs:
+            return super().compute_loss(  # type: ignore[misc]  # the Trainer mixed in
+                model, inputs, return_outputs=return_outputs, num_items_in_batch=num_items_in_batch
+            )
+        inputs = dict(inputs)
+        labels = inputs.pop("labels")
+        outputs = model(**inputs)
+        logits = outputs["logits"]
+        weight = self.pos_weight.to(logits.device, logits.dtype)
+        loss = torch.nn.BCEWithLogitsLoss(pos_weight=weight)(logits, labels.to(logits.dtype))
+        return (loss, outputs) if return_outputs else loss
+
+
+def head_parameters(model: torch.nn.Module) -> list[torch.nn.Parameter]:
+    """The task head's parameters: those outside the base model (``base_model_prefix``)."""
+    prefix = getattr(model, "base_model_prefix", "") + "."
+    return [param for name, param in model.named_parameters() if not name.startswith(prefix)]
+
+
+def label_pos_weights(targets: Sequence[Sequence[float]]) -> list[float]:
+    """Each label's negatives / positives over ``targets`` (one 0/1 row per training
+    example), as PyTorch's BCEWithLogitsLoss documents ``pos_weight``; 1 (unweighted) for a
+    label without positives, whose positive term never occurs in training."""
+    counts = np.asarray(targets, dtype=float)
+    positives = counts.sum(axis=0)
+    negatives = len(counts) - positives
+    return [float(n / p) if p > 0 else 1.0 for n, p in zip(negatives, positives)]
+
+
 def length_sorted(dataset: Dataset) -> tuple[Dataset, np.ndarray]:
     """``dataset`` from its shortest example to its longest (ties in dataset order), and that
     order. A Trainer evaluates and predicts in dataset order: on the sorted copy each batch is
@@ -250,10 +317,16 @@ def build_trainer(
     callbacks: Sequence[TrainerCallback] = (),
     trainer_class: type[Trainer] = Trainer,
     length_grouped: bool = False,
+    hyperparameters: Hyperparameters | None = None,
     **kwargs: Any,
 ) -> Trainer:
-    """A Trainer (of ``trainer_class``; with ``length_grouped`` training batches) logging to
-    the job log instead of printing."""
+    """A Trainer (of ``trainer_class``; with ``length_grouped`` training batches; with the
+    ``head_learning_rate`` and ``pos_weight`` of ``hyperparameters``, the latter's weights
+    from ``train``'s labels) logging to the job log instead of printing."""
+    head_rate = hyperparameters.head_learning_rate if hyperparameters else None
+    weighted = bool(hyperparameters and hyperparameters.pos_weight == "auto")
+    if head_rate is not None or weighted:
+        trainer_class = type(f"Recipe{trainer_class.__name__}", (RecipeTraining, trainer_class), {})
     if length_grouped:
         trainer_class = type(
             f"LengthGrouped{trainer_class.__name__}", (LengthGroupedTraining, trainer_class), {}
@@ -267,6 +340,14 @@ def build_trainer(
         **kwargs,
     )
     trainer.remove_callback(PrinterCallback)
+    if isinstance(trainer, RecipeTraining):
+        trainer.head_learning_rate = head_rate
+        if weighted:
+            if train is None or "labels" not in train.column_names:
+                raise ValueError("pos_weight: auto needs the training split's labels")
+            weights = label_pos_weights(train["labels"])
+            logger.info("pos_weight of each label: %s", [round(w, 4) for w in weights])
+            trainer.pos_weight = torch.tensor(weights)
     return trainer
 
 
@@ -299,6 +380,7 @@ def train_without_dev(
             train,
             trainer_class=trainer_class,
             length_grouped=hyperparameters.length_grouped_batches,
+            hyperparameters=hyperparameters,
         )
         return checkpoints.train(trainer, checkpointing)
 

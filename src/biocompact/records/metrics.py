@@ -71,6 +71,7 @@ class MetricsRecord:
     best_step: int | None = None
     stats: dict[str, int] = field(default_factory=dict)
     grid_search: list[dict[str, Any]] | dict[str, list[dict[str, Any]] | None] | None = when_set()
+    pooling: str | None = when_set()  # sequence-level families: the pooling, and why
     hardware: str | None = when_set()
     selection: str | None = when_set()  # a published seed: why it was chosen
 

@@ -172,6 +172,31 @@ def usage_snippet(pipeline_tag: str, location: str) -> str:
     return f"```python\nfrom transformers import pipeline\n\n{body}\n```"
 
 
+# the key of a saved config.json whose BERT-style model pools by the mean of its token states
+# (finetuning.pooling writes it and restores the pooling from it)
+MEAN_POOLING_KEY = "biocompact_mean_pooling"
+
+
+def mean_pooling_usage(folder: str | os.PathLike, location: str) -> str:
+    """How to load a saved model that pools by mean where transformers' class cannot (its
+    config's ``MEAN_POOLING_KEY``); empty for every other model."""
+    config_path = Path(folder) / "config.json"
+    if not config_path.is_file():
+        return ""
+    if not json.loads(config_path.read_text(encoding="utf-8")).get(MEAN_POOLING_KEY):
+        return ""
+    return (
+        "\n\n**This model pools by the mean of its token states**, which transformers' "
+        "BERT classes cannot: `pipeline` or `AutoModelForSequenceClassification` alone load a "
+        "freshly initialised [CLS] pooler instead (they warn of its new weights) and predict "
+        "otherwise. Load it with biocompact, which puts the mean back:\n\n"
+        "```python\nfrom transformers import pipeline\n"
+        "from biocompact.finetuning.pooling import load_sequence_classifier\n\n"
+        f'model = load_sequence_classifier("{location}")\n'
+        f'classify = pipeline("text-classification", model=model, tokenizer="{location}")\n```'
+    )
+
+
 def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
@@ -482,6 +507,17 @@ def finetuned_model_card(
                 f"{hyperparameters['batch_size']}, {hyperparameters['learning_rate']}",
             ),
             ("dev evaluation kept", f"epoch {chosen.best_epoch}"),
+            *([("pooling", chosen.pooling)] if chosen.pooling else []),
+            *(
+                [("task head's learning rate", str(hyperparameters["head_learning_rate"]))]
+                if hyperparameters.get("head_learning_rate") is not None
+                else []
+            ),
+            *(
+                [("positive weights (pos_weight)", "auto: each label's negatives / positives")]
+                if hyperparameters.get("pos_weight", "none") != "none"
+                else []
+            ),
             *(
                 [("evaluation text in the base model's training", decontamination)]
                 if decontamination
@@ -505,7 +541,11 @@ def finetuned_model_card(
         ("Training", training),
         ("Compute", compute),
         ("Evaluation", evaluation),
-        ("Usage", usage_snippet(pipeline_tag, location or str(folder))),
+        (
+            "Usage",
+            usage_snippet(pipeline_tag, location or str(folder))
+            + mean_pooling_usage(folder, location or str(folder)),
+        ),
         ("Method and citations", _citation_section(finetuning_citations(task.preset))),
         ("Provenance", _provenance_section({"task": task_name, **task.as_entry()})),
     ]

@@ -66,9 +66,10 @@ def soft_labels(
     (``inputs["transfer"]``); write the soft labels (``outputs["soft_labels"]``) and their
     sidecar (``outputs["meta"]``)."""
     import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers import AutoTokenizer
     from transformers.utils.logging import disable_progress_bar
 
+    from biocompact.finetuning.pooling import load_sequence_classifier
     from biocompact.finetuning.tasks import get_family
     from biocompact.finetuning.trainer import predict_logits
     from biocompact.task_distillation.soft_labels import (
@@ -89,7 +90,7 @@ def soft_labels(
     examples = read_transfer_set(transfer_path)
     check_input_kind(examples, family.read_split(task, "test"), run.transfer or transfer_path)
     tokenizer = AutoTokenizer.from_pretrained(teacher_path)
-    model = AutoModelForSequenceClassification.from_pretrained(teacher_path)
+    model = load_sequence_classifier(teacher_path)
     encoded = family.encode(examples, tokenizer, labels, task)
     logits = torch.as_tensor(
         predict_logits(model, family, tokenizer, encoded.dataset, task.training, 0)

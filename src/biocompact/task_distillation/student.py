@@ -12,7 +12,6 @@ from dataclasses import dataclass
 import torch
 from datasets import Dataset
 from transformers import (
-    AutoModelForSequenceClassification,
     AutoTokenizer,
     PreTrainedTokenizerBase,
     Trainer,
@@ -23,10 +22,11 @@ from transformers.utils.logging import disable_progress_bar
 from biocompact.files.atomic import write_json
 from biocompact.finetuning.checkpoints import Checkpointing, child
 from biocompact.finetuning.family import TaskFamily
+from biocompact.finetuning.pooling import apply_pooling, load_sequence_classifier
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.splits import check_known_labels
 from biocompact.finetuning.tasks import get_family
-from biocompact.finetuning.train import FinetuneRun, finetune
+from biocompact.finetuning.train import FinetuneRun, finetune, run_pooling
 from biocompact.finetuning.trainer import train_without_dev
 from biocompact.records.classifier_evaluation import TEACHER, ClassifierEvaluation
 from biocompact.task_distillation.evaluation import evaluate, read_predicted_labels
@@ -83,7 +83,7 @@ def train_teacher(
     distributed.barrier()  # the saved model, which every process evaluates, is rank 0's
     task, out_model = run.task, outputs["model"]
     family = get_family(task.family, task.format)
-    model = AutoModelForSequenceClassification.from_pretrained(out_model)
+    model = load_sequence_classifier(out_model)
     tokenizer = AutoTokenizer.from_pretrained(out_model)
     scores = evaluate(
         model,
@@ -196,6 +196,9 @@ def run_students(
     ):
         set_seed(seed)  # before the new head is initialised
         model = family.build_model(run.student_path, labels)
+        pooling = run_pooling(family, task.training, run.student_path)
+        if pooling is not None:
+            apply_pooling(model, pooling[0])
         seconds = 0.0
         if data is not None:
             seconds = train_without_dev(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -244,6 +244,76 @@ def read_hoc_tsv(path: str | Path) -> list[MultiLabelText]:
         document = cells[2].rsplit("_", 1)[0]
         examples.append(MultiLabelText(cells[2], cells[1], positive, document, str(path), number))
     return non_empty(path, examples)
+
+
+_HOC_SENTENCE = re.compile(r"^(.+)_s(\d+)$")
+
+
+def hoc_abstracts(examples: list[MultiLabelText]) -> list[MultiLabelText]:
+    """The abstracts of ``read_hoc_tsv``'s sentences, as BLURB trains and scores HoC
+    (LinkBERT's ``preprocess_blurb.py``): one example per abstract, its sentences (index
+    ``<document>_s<N>``) joined with a single space in the order of N (whatever their order
+    in the file), its labels the OR of theirs, its id and document the abstract's, its line
+    that of its first row in the file; an abstract without a hallmark is kept (empty label
+    set). Abstracts come in the order of their first rows. A row whose index is a bare
+    ``<document>`` (BLURB's abstract-level file) is an abstract already and stays as it is.
+
+    A document whose sentences are not contiguous in the file (split across regions of it)
+    is merged all the same, as grouping by PMID does: the abstract is the document, wherever
+    its sentences are, in the place of its first row. Refused, naming the file, the document
+    and the lines: a sentence number twice in one document, and a document given both as a
+    bare abstract and as sentences."""
+    sentences: dict[str, dict[int, MultiLabelText]] = {}
+    whole: dict[str, MultiLabelText] = {}  # a bare abstract's first row, by document
+    rows: list[MultiLabelText | str] = []  # bare abstracts, and each document at its first
+    for example in examples:
+        match = _HOC_SENTENCE.match(example.id)
+        document = example.document
+        if match is None:
+            if document in sentences:
+                _both(example, sentences[document].values())
+            whole.setdefault(document, example)
+            rows.append(example)
+            continue
+        if document in whole:
+            _both(example, [whole[document]])
+        numbered = sentences.get(document)
+        if numbered is None:
+            numbered = sentences[document] = {}
+            rows.append(document)
+        number = int(match.group(2))
+        if number in numbered:
+            raise DatasetFormatError(
+                example.source,
+                example.line,
+                f"abstract {document}: sentence s{number} again (first on line "
+                f"{numbered[number].line})",
+            )
+        numbered[number] = example
+    return [row if isinstance(row, MultiLabelText) else _abstract(sentences[row]) for row in rows]
+
+
+def _abstract(numbered: dict[int, MultiLabelText]) -> MultiLabelText:
+    """One abstract of its sentences by number."""
+    ordered = [numbered[number] for number in sorted(numbered)]
+    first = min(ordered, key=lambda sentence: sentence.line)
+    return MultiLabelText(
+        first.document,
+        " ".join(sentence.text for sentence in ordered),
+        frozenset().union(*(sentence.labels for sentence in ordered)),
+        first.document,
+        first.source,
+        first.line,
+    )
+
+
+def _both(example: MultiLabelText, others: Iterable[MultiLabelText]) -> None:
+    lines = ", ".join(str(other.line) for other in sorted(others, key=lambda o: o.line))
+    raise DatasetFormatError(
+        example.source,
+        example.line,
+        f"abstract {example.document} is given both whole and as sentences (also on lines {lines})",
+    )
 
 
 NLI_FIELDS = ("sentence1", "sentence2", "gold_label")
