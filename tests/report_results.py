@@ -7,6 +7,10 @@ from pathlib import Path
 
 from biocompact.finetuning.metrics import classification_metrics, ner_metrics
 from biocompact.records.metrics import MAJORITY_CLASS
+from biocompact.report.aggregation import aggregate
+from biocompact.report.comparisons import run_comparisons
+from biocompact.report.render import build_report
+from biocompact.report.retention import write_retention
 from biocompact.report.settings import ComparisonStudy
 
 # Where the comparisons job finds a study's runs and baselines (its settings' patterns).
@@ -146,3 +150,34 @@ def settings(
         **extra,
     }
     return ComparisonStudy.from_entry(entry, "test study")
+
+
+def report_of_study(study: ComparisonStudy, root: Path, repo_root: Path) -> str:
+    """The report's HTML of ``study``'s runs under ``root`` (written by ``settings``), built
+    as the workflow's rules build it: comparisons (``root/comparisons.csv``, ``intervals.csv``),
+    aggregation, retention, then the report (``root/report.html``)."""
+    outputs = {"comparisons": root / "comparisons.csv", "intervals": root / "intervals.csv"}
+    run_comparisons(study, outputs=outputs)
+    tables = [root / name for name in ("scores.csv", "summary.csv", "averages.csv", "s.md")]
+    aggregate(
+        *tables,
+        models=list(study.models),
+        tasks=[task.name for task in study.tasks],
+        seeds=list(study.seeds),
+        metrics_pattern=study.metrics_pattern,
+        baseline_pattern=study.baseline_metrics_pattern,
+        floors_pattern=study.floors_pattern,
+    )
+    write_retention(tables[0], tables[1], dict(study.teachers), root / "retention.csv")
+    build_report(
+        root / "report.html",
+        repo_root / "workflow/report/report.html.j2",
+        summary=tables[1],
+        scores=tables[0],
+        averages=tables[2],
+        retention=root / "retention.csv",
+        benchmarks=root / "benchmarks",
+        source_dir=repo_root,
+        **outputs,
+    )
+    return (root / "report.html").read_text(encoding="utf-8")

@@ -13,14 +13,12 @@ import lxml.html
 import pandas as pd
 import pytest
 from finetuning_tasks import parsed_task
-from report_results import BASELINE_METRICS, FLOORS, METRICS, settings, write_re_run
+from report_results import report_of_study, settings, write_re_run
 
 from biocompact.records.metrics import ALL_POSITIVE, MAJORITY_CLASS
 from biocompact.report import plots
-from biocompact.report.aggregation import OVERALL, STRONGEST_FLOOR, aggregate
-from biocompact.report.comparisons import STUDENT_TEACHER, VERSUS_BASELINE, run_comparisons
-from biocompact.report.render import build_report
-from biocompact.report.retention import write_retention
+from biocompact.report.aggregation import OVERALL, STRONGEST_FLOOR
+from biocompact.report.comparisons import STUDENT_TEACHER, VERSUS_BASELINE
 
 # 40 test examples, 24 positive (p = 0.6): all-positive binary F1 = 2 x 0.6 / 1.6 = 0.75; the
 # majority class (0 here) scores 0.
@@ -51,34 +49,9 @@ def study(tmp_path_factory: pytest.TempPathFactory, repo_root: Path):
     entries = {
         task: parsed_task(name=task, family="re", format="biobert_tsv").as_entry() for task in TASKS
     }
-    outputs = {"comparisons": root / "comparisons.csv", "intervals": root / "intervals.csv"}
-    run_comparisons(
-        settings(root, ["near", "far"], entries, SEEDS, teachers=teachers), outputs=outputs
-    )
-    tables = [root / name for name in ("scores.csv", "summary.csv", "averages.csv", "s.md")]
-    aggregate(
-        *tables,
-        models=["near", "far"],
-        tasks=TASKS,
-        seeds=SEEDS,
-        metrics_pattern=str(root / METRICS),
-        baseline_pattern=str(root / BASELINE_METRICS),
-        floors_pattern=str(root / FLOORS),
-    )
-    write_retention(tables[0], tables[1], teachers, root / "retention.csv")
-    build_report(
-        root / "report.html",
-        repo_root / "workflow/report/report.html.j2",
-        summary=tables[1],
-        scores=tables[0],
-        averages=tables[2],
-        retention=root / "retention.csv",
-        benchmarks=root / "benchmarks",
-        source_dir=repo_root,
-        **outputs,
-    )
-    html = (root / "report.html").read_text(encoding="utf-8")
-    return root, pd.read_csv(outputs["comparisons"]), lxml.html.fromstring(html)
+    study = settings(root, ["near", "far"], entries, SEEDS, teachers=teachers)
+    html = report_of_study(study, root, repo_root)
+    return root, pd.read_csv(root / "comparisons.csv"), lxml.html.fromstring(html)
 
 
 def versus_floor(table: pd.DataFrame, model: str, task: str) -> pd.Series:

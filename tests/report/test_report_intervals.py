@@ -11,14 +11,12 @@ import lxml.html
 import pandas as pd
 import pytest
 from finetuning_tasks import parsed_task
-from report_results import BASELINE_METRICS, METRICS, settings, write_re_run
+from report_results import report_of_study, settings, write_re_run
 
-from biocompact.report.aggregation import BASELINE, OVERALL, aggregate
-from biocompact.report.comparisons import VERSUS_BEST, run_comparisons
+from biocompact.report.aggregation import BASELINE, OVERALL
+from biocompact.report.comparisons import VERSUS_BEST
 from biocompact.report.glance import headline
 from biocompact.report.intervals import Intervals
-from biocompact.report.render import build_report
-from biocompact.report.retention import write_retention
 
 GOLD = ["1", "0"] * 20  # 40 examples
 # Examples each model gets wrong, per task: on re-close a (2 wrong) and b (3 wrong, a's 2
@@ -47,7 +45,6 @@ def tree(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> lxml.html
     for task in tasks:
         write_re_run(root, BASELINE, None, GOLD, ["1"] * 40, task)
     teachers = {"b": "a"}
-    outputs = {"comparisons": root / "comparisons.csv", "intervals": root / "intervals.csv"}
     entries = {
         task: parsed_task(
             name=task, family="re", format="biobert_tsv", metric="accuracy"
@@ -55,29 +52,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> lxml.html
         for task in tasks
     }
     study = settings(root, models, entries, seeds, teachers=teachers)
-    run_comparisons(study, outputs=outputs)
-    tables = [root / name for name in ("scores.csv", "summary.csv", "averages.csv", "s.md")]
-    aggregate(
-        *tables,
-        models=models,
-        tasks=tasks,
-        seeds=seeds,
-        metrics_pattern=str(root / METRICS),
-        baseline_pattern=str(root / BASELINE_METRICS),
-    )
-    write_retention(tables[0], tables[1], teachers, root / "retention.csv")
-    build_report(
-        root / "report.html",
-        repo_root / "workflow/report/report.html.j2",
-        summary=tables[1],
-        scores=tables[0],
-        averages=tables[2],
-        retention=root / "retention.csv",
-        benchmarks=root / "benchmarks",
-        source_dir=repo_root,
-        **outputs,
-    )
-    return lxml.html.fromstring((root / "report.html").read_text(encoding="utf-8"))
+    return lxml.html.fromstring(report_of_study(study, root, repo_root))
 
 
 def cells(tree: lxml.html.HtmlElement, table: str, first: str) -> list:
