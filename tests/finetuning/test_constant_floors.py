@@ -102,25 +102,28 @@ def hoc(path: Path, rows: list[tuple[str, set[str]]]) -> str:
     return str(path)
 
 
-def test_multi_label_all_positive_micro_f1_by_sentence_and_by_abstract(tmp_path):
+@pytest.mark.parametrize(("unit", "micro_f1"), [("sentence", 1 / 3), ("abstract", 2 / 3)])
+def test_multi_label_all_positive_micro_f1_by_sentence_and_by_abstract(tmp_path, unit, micro_f1):
     """Test: abstract x (sentences {A}, {}), abstract y ({B}, {C}, {}). Every label for every
-    sentence: 15 predicted, 3 gold, all found: sentence micro-F1 = 2 x 0.2 x 1 / 1.2 = 1/3; by
-    abstract x {A}, y {B, C}, predicted {A, B, C} each: 6 predicted, 3 gold, F1 = 2/3. No
-    label is positive in more than half of the training sentences: the majority class
-    predicts none and scores 0."""
+    sentence (``unit: sentence``): 15 predicted, 3 gold, all found: sentence micro-F1 =
+    2 x 0.2 x 1 / 1.2 = 1/3; by abstract x {A}, y {B, C}, predicted {A, B, C} each: 6
+    predicted, 3 gold, F1 = 2/3, which is also the micro-F1 where the examples are the
+    abstracts (``unit: abstract``). No label is positive in more than half of the training
+    sentences or abstracts: the majority class predicts none and scores 0."""
     train = [("d1_s1", {"A"}), ("d1_s2", {"B"}), ("d2_s1", {"C"}), ("d2_s2", set())]
     test = [("x_s1", {"A"}), ("x_s2", set()), ("y_s1", {"B"}), ("y_s2", {"C"}), ("y_s3", set())]
     entry = {
         "name": "hoc",
         "family": "dc",
         "format": "hoc_tsv",
+        "unit": unit,
         "train": hoc(tmp_path / "train.tsv", train),
         "dev": hoc(tmp_path / "dev.tsv", train),
         "test": hoc(tmp_path / "test.tsv", test),
     }
     records = floors(entry, tmp_path / "out")
     positive = records[ALL_POSITIVE]["metrics"]
-    assert positive["micro_f1"] == pytest.approx(1 / 3)
+    assert positive["micro_f1"] == pytest.approx(micro_f1)
     assert positive["abstract_micro_f1"] == pytest.approx(2 / 3)
     assert records[MAJORITY_CLASS]["metrics"]["abstract_micro_f1"] == 0.0
     folder = tmp_path / "out/floors" / ALL_POSITIVE
