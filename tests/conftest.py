@@ -24,52 +24,67 @@ WHOLE_WORKFLOWS = "workflows"
 CLUSTER_FILES = {"tests/slurm/test_slurm_demo_script.py"}
 
 
-def takes_demo_run(path: Path) -> bool:
-    """Whether a function of test file ``path`` (a test or a fixture) takes the ``demo_run``
-    fixture as a parameter (a comment or a string naming it does not count)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    return any(
-        argument.arg == "demo_run"
-        for node in ast.walk(tree)
+def demo_run_tests(path: Path) -> set[str]:
+    """The tests of test file ``path`` that take the ``demo_run`` fixture, directly or through
+    a fixture of the file that takes it (a comment or a string naming it does not count)."""
+    functions = {
+        node.name: {argument.arg for argument in (*node.args.args, *node.args.kwonlyargs)}
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-        for argument in (*node.args.args, *node.args.kwonlyargs)
-    )
+    }
+    takers = {"demo_run"}
+    while True:  # the file's fixtures that take it, through one another
+        more = {name for name, arguments in functions.items() if arguments & takers} - takers
+        if not more:
+            return {name for name in takers if name.startswith("test")}
+        takers |= more
 
 
-# the files whose tests share the demo DAG's run (xdist's scheduler sees node ids, not fixtures)
-DEMO_RUN_FILES = {
-    path.relative_to(REPO_ROOT).as_posix()
+# the tests that share the demo DAG's run, by file (xdist's scheduler sees node ids, not fixtures)
+DEMO_RUN_TESTS = {
+    path.relative_to(REPO_ROOT).as_posix(): demo_run_tests(path)
     for path in (REPO_ROOT / "tests").rglob("test_*.py")
-    if takes_demo_run(path)
 }
 
 
 def group_of(nodeid: str) -> str:
-    """The group of a test: the files whose tests share the demo DAG's one run (the Slurm
-    cluster's among them) with those that start a cluster (one cluster at a time), otherwise
-    its file (its module's fixtures)."""
-    path = nodeid.split("::")[0]
-    if path in DEMO_RUN_FILES or path in CLUSTER_FILES:
+    """The group of a test: the tests that share the demo DAG's one run (the Slurm cluster's
+    among them) with the files that start a cluster (one cluster at a time); any other test
+    is in its file's group (its module's fixtures built once)."""
+    path, _, name = nodeid.partition("::")
+    if name.split("[")[0] in DEMO_RUN_TESTS.get(path, ()) or path in CLUSTER_FILES:
         return WHOLE_WORKFLOWS
     return path
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The whole-workflow group first, so that one worker starts on it."""
-    items.sort(key=lambda item: group_of(item.nodeid) != WHOLE_WORKFLOWS)
+    """The longest groups first, so that the two workers end together: the whole-workflow
+    group, then the groups that run workflows of their own (tests marked ``slow``), then the
+    rest (the scheduler below keeps this order)."""
+    slow = {group_of(item.nodeid) for item in items if item.get_closest_marker("slow")}
+
+    def rank(item: pytest.Item) -> int:
+        group = group_of(item.nodeid)
+        return 0 if group == WHOLE_WORKFLOWS else 1 if group in slow else 2
+
+    items.sort(key=rank)
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, absent with -p no:xdist
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """``--dist loadgroup`` by ``group_of``: pytest-xdist's own reads ``xdist_group``
-    marks through node ids that pytest 9 no longer lets it rename, so it splits groups."""
+    """``--dist loadgroup`` by ``group_of``, the groups in the collection's order (not by
+    their number of tests): pytest-xdist's own reads ``xdist_group`` marks through node ids
+    that pytest 9 no longer lets it rename, so it splits groups."""
     from xdist.scheduler import LoadScopeScheduling
 
     class GroupScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return group_of(nodeid)
 
-    return GroupScheduling(config, log) if config.getvalue("dist") == "loadgroup" else None
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    config.option.loadscopereorder = False
+    return GroupScheduling(config, log)
 
 
 @pytest.fixture(scope="session")

@@ -405,8 +405,10 @@ def _run_on_fake_cluster(folder: Path, *args: str) -> tuple[subprocess.Completed
         (bin_dir / command).write_text(f"#!/bin/sh\necho {command} >> {calls}\nexit 1\n")
     for script in bin_dir.iterdir():
         script.chmod(0o755)
+    # status checks from the first second (the executor waits 40 s by default, also to stop)
+    checks = ["--slurm-init-seconds-before-status-checks", "1"]
     result = subprocess.run(
-        [*SLURM_SNAKEMAKE, "--slurm-no-account", *args],
+        [*SLURM_SNAKEMAKE, "--slurm-no-account", *checks, *args],
         capture_output=True,
         text=True,
         check=False,
@@ -442,11 +444,13 @@ def test_jobs_no_node_can_run_stop_the_run_before_any_is_submitted(tmp_path):
 
 def test_the_demo_sized_for_a_small_cluster_fits_it(tmp_path, repo_root):
     """configs/small-cluster.yaml over the demo, --max-threads 2: every job fits a node of 2
-    CPUs and 8000 MB, so
-    the run goes on to submit its first job (which the fake sbatch refuses)."""
+    CPUs and 8000 MB, so the run goes on to submit its first job (which the fake sbatch
+    refuses; one job at a time, so that the run stops there instead of after each refusal)."""
     (tmp_path / "demo").symlink_to(repo_root / "demo")
     result, calls = _run_on_fake_cluster(
         tmp_path,
+        "--jobs",
+        "1",
         "--max-threads",
         "2",
         "--configfile",

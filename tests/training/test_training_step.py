@@ -1,7 +1,7 @@
 """The training step traces into one graph without a break (so without a host
 synchronisation: Dynamo breaks the graph at every ``.item()`` and at every shape that depends
-on the data) and gives the eager step's losses when compiled, for every pretraining objective
-and every distillation method."""
+on the data; the step is compiled whole, where a break is an error) and gives the eager
+step's losses when compiled, for every pretraining objective and every distillation method."""
 
 import copy
 from pathlib import Path
@@ -47,10 +47,6 @@ def corpus(tmp_path_factory) -> Path:
         packing="full",
     )
     return folder / "data"
-
-
-def slow(name: str):
-    return pytest.param(name, marks=pytest.mark.slow)
 
 
 def _pretraining(corpus: Path, family: str, objective: str):
@@ -120,30 +116,45 @@ BUILDERS = {
     },
     **{f"distillation-{method}": (_distillation, method) for method in METHODS},
 }
-# seconds each on a CPU: MLM and every distillation method by default, the rest `slow`
-TRACED = [
-    name if name.startswith(("distillation", "pretraining-bert-mlm")) else slow(name)
-    for name in BUILDERS
-]
 
 
-@pytest.mark.parametrize("name", TRACED)
-def test_the_step_traces_into_one_graph_without_a_break(corpus, name):
-    build, *arguments = BUILDERS[name]
-    objective, batcher, dataset = build(corpus, *arguments)
-    step = _step(objective.train())
-    with torch._dynamo.config.patch(trace_autograd_ops=True):
-        explanation = torch._dynamo.explain(step._local_step)(_batches(batcher, dataset, 1))
-    assert explanation.graph_break_count == 0, [
-        (b.reason, b.user_stack[-3:]) for b in explanation.break_reasons
-    ]
-    assert explanation.graph_count == 1
+def _branch_on_the_host(value: torch.Tensor) -> torch.Tensor:
+    return value * (2.0 if value.item() > 0 else 1.0)  # a host read, and a branch on it
+
+
+def _break_the_graph(value: torch.Tensor) -> torch.Tensor:
+    torch._dynamo.graph_break()
+    return value
+
+
+@pytest.mark.parametrize("fault", [_branch_on_the_host, _break_the_graph])
+def test_a_step_that_breaks_the_graph_does_not_compile(fault):
+    """The compiled step is traced whole (``fullgraph``): a host read or a graph break stops
+    it, so the test below fails on either."""
+    layer = torch.nn.Linear(4, 1)
+
+    def loss(batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        return fault(layer(batch["x"]).pow(2).mean()), {}
+
+    optimizer = adamw_optimizer(layer, TrainingSettings(steps=1, batch_size=2, learning_rate=0.1))
+    step = TrainingStep(
+        loss,
+        optimizer,
+        max_grad_norm=1.0,
+        autocast=torch.autocast("cpu", enabled=False),
+        compiled=True,
+        backend="aot_eager",
+    )
+    torch._dynamo.reset()
+    with pytest.raises(torch._dynamo.exc.TorchDynamoException):
+        step([{"x": torch.ones(2, 4)}])
 
 
 @pytest.mark.slow  # 10-25 s each on a CPU
 @pytest.mark.parametrize("name", BUILDERS)
 def test_the_compiled_step_gives_the_eager_losses_and_weights(corpus, name):
-    """Three steps eager and compiled (AOTAutograd's graphs run eagerly: the same kernels, so
+    """The step traces into one graph without a break (compiled whole: a break is an error),
+    and three steps eager and compiled (AOTAutograd's graphs run eagerly: the same kernels, so
     only the optimizer differs, fused eager and single-tensor compiled), each from the same
     random state (ELECTRA samples), the first at a learning rate of 0 (as warm-up starts)."""
     build, *arguments = BUILDERS[name]

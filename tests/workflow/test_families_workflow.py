@@ -30,6 +30,7 @@ CONTINUED = {
             "steps": 5,
             "batch_size": 16,
             "learning_rate": 1.0e-3,
+            "resources": {"cpus_per_gpu": 1},
         }
     },
 }
