@@ -194,14 +194,15 @@ def test_real_data_command_runs(tmp_path, demo_run, shared_data):
     (checkout / "results/pretraining").mkdir(parents=True)
     (checkout / "results/pretraining/teacher").symlink_to(demo_run / "results/pretraining/teacher")
     # 3 of the config's 5 epochs: the miniature teacher leaves the all-O floor by the third
-    # (dev entity F1 0.00, 0.08, 0.14, 0.15, 0.16 over the five); the command runs as printed
-    # with this one layer after its config file
+    # (dev entity F1 0.00, 0.05, 0.15 by epoch, test 0.156; over 5 epochs 0.16 and 0.154);
+    # the command runs as printed with this one layer after its config file
     (checkout / "three-epochs.yaml").write_text("finetuning: {presets: {ncbi-check: {epochs: 3}}}")
     assert command.endswith("--configfile configs/ncbi-disease.yaml"), command
     result = _run(f"{command} three-epochs.yaml", checkout, dry_run=False)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     metrics = json.loads((checkout / REAL_DATA_TARGET).read_text())
     assert (metrics["train_examples"], metrics["test_examples"]) == (1000, 940)
+    assert metrics["hyperparameters"]["epochs"] == 3
     assert metrics["metrics"]["f1"] > 0.1  # the all-O baseline scores 0
 
 
