@@ -60,9 +60,11 @@ def dry_run(workdir: Path, config: dict, *targets: str) -> subprocess.CompletedP
 
 
 def planned_jobs(result: subprocess.CompletedProcess) -> dict[str, int]:
-    """The 'Job stats' table of a dry run, as {rule: count}."""
+    """The 'Job stats' table of a run, as {rule: count} (a dry run prints it on stdout, a
+    run on stderr)."""
     jobs: dict[str, int] = {}
-    match = re.search(r"Job stats:\n.*?\n-+\s+-+\n(.*?)\n\s*\n", result.stdout + "\n\n", re.S)
+    output = f"{result.stdout}\n\n{result.stderr}\n\n"
+    match = re.search(r"Job stats:\n.*?\n-+\s+-+\n(.*?)\n\s*\n", output, re.S)
     if match:
         for line in match.group(1).splitlines():
             name, count = line.split()

@@ -99,14 +99,17 @@ def test_students_are_three_teacher_layers_the_untrained_one_unchanged(study):
 
 @pytest.mark.slow
 def test_report_has_the_retention_of_every_student_recomputed_from_the_metrics(study):
+    def score(path: Path) -> float:
+        record = _json(path)
+        return record["metrics"][record["primary_metric"]]
+
     def primary(model: str, task: str, seed: int) -> float:
-        metrics = _json(study / f"results/finetuning/{model}/{task}/seed{seed}/metrics.json")
-        return metrics["metrics"][metrics["primary_metric"]]
+        return score(study / f"results/finetuning/{model}/{task}/seed{seed}/metrics.json")
 
     def strongest_floor(task: str) -> float:
         baselines = study / f"results/baselines/{task}"
         files = [baselines / "metrics.json", *sorted(baselines.glob("floors/*/metrics.json"))]
-        return max(_json(path)["metrics"][_json(path)["primary_metric"]] for path in files)
+        return max(map(score, files))
 
     retention = pd.read_csv(study / "results/aggregate/retention.csv")
     assert sorted(retention["student"].unique()) == sorted(STUDENTS)

@@ -6,8 +6,8 @@ reads fixed-shape tensors (masked means, a fixed number of masked positions a se
 so the step traces into one graph without a break and without a host synchronisation: no
 value is read on the host inside it, and the loss terms come back as tensors that the loop
 reads only when it logs (tests/training/test_training_step.py checks both: the step is
-compiled with ``fullgraph``, where a graph break or a host read is an error). The gradients are taken with ``torch.autograd.grad`` and
-AdamW runs as ``torch.optim``'s functional ``adamw`` on the state of a
+compiled with ``fullgraph``, where a graph break or a host read is an error). The gradients
+are taken with ``torch.autograd.grad`` and AdamW runs as ``torch.optim``'s functional ``adamw`` on the state of a
 ``torch.optim.AdamW``, so that checkpoints hold that optimizer's state as before: eager
 with the fused kernel (one kernel over all parameters), compiled with the single-tensor
 form that Inductor fuses into the step (the fused kernel is opaque to the compiler).
