@@ -1,13 +1,21 @@
 """The package's folders form layers: no two packages import each other, directly or
-through others, so each stage can be read (and changed) with only what lies beneath it."""
+through others, so each stage can be read (and changed) with only what lies beneath it; and
+what the workflow imports to build the DAG is light."""
 
 from __future__ import annotations
 
 import ast
+import re
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[2] / "src" / "biocompact"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = REPO_ROOT / "src" / "biocompact"
+# what the workflow files import, which every snakemake start reads: each dry run, each run,
+# each job that Slurm starts (a local run's jobs share its process)
+WORKFLOW_IMPORT = re.compile(r"^(?:from (biocompact[\w.]*) import|import (biocompact[\w.]*))", re.M)
 
 
 def _imports_between_packages() -> dict[str, dict[str, set[str]]]:
@@ -59,3 +67,26 @@ def test_the_check_finds_a_cycle():
     edges = {"a": {"b": {"a/x.py <- biocompact.b.y"}}, "b": {"c": set()}, "c": {"a": set()}}
     assert _cycle(edges) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b": set()}, "b": {}}) == []
+
+
+def test_building_the_dag_imports_neither_torch_nor_transformers():
+    """torch and transformers cost about 2 CPU-s to import, which every snakemake start
+    would pay; the jobs import them."""
+    files = [REPO_ROOT / "Snakefile", *sorted((REPO_ROOT / "workflow" / "rules").glob("*.smk"))]
+    modules = sorted(
+        {
+            module
+            for path in files
+            for match in WORKFLOW_IMPORT.finditer(path.read_text(encoding="utf-8"))
+            for module in match.groups()
+            if module
+        }
+    )
+    assert len(modules) > 10, modules  # the pattern finds the workflow's imports
+    code = "import importlib, sys\n"
+    code += f"for name in {modules!r}: importlib.import_module(name)\n"
+    code += "print(sorted({'torch', 'transformers', 'tokenizers'} & set(sys.modules)))"
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert loaded.strip() == "[]", loaded

@@ -14,7 +14,6 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from biocompact.entries import check_entry, parse_entry
-from biocompact.vocab.train import BUILDERS
 
 # Fields that are not options of the trainer: what is trained, on what, compared with what
 NOT_TRAINER_OPTIONS = ("type", "sample_fraction", "reference", "checkpoint")
@@ -37,6 +36,10 @@ class VocabularySettings:
     checkpoint: str | None = None  # type pretrained: the model whose tokenizer this is
 
     def __post_init__(self) -> None:
+        # imported here: the trainers load tokenizers and transformers (0.75 CPU-s), which the
+        # workflow, importing this module for PRETRAINED on every snakemake start, never uses
+        from biocompact.vocab.train import BUILDERS
+
         if self.type not in (*BUILDERS, PRETRAINED):
             known = sorted((*BUILDERS, PRETRAINED))
             raise ValueError(f"unknown vocabulary type {self.type!r}; known: {known}")
