@@ -174,10 +174,8 @@ def corpus_decontaminate(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any
 def corpus_contamination(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> None:
     """``contamination_summary`` of every shard's matches."""
     records = [read_json(path) for path in inputs["matches"]]
-    write_json(
-        outputs["contamination"],
-        contamination_summary(EvaluationIndex.load(inputs["index"]), records),
-    )
+    summary = contamination_summary(EvaluationIndex.load(inputs["index"]), records)
+    write_json(outputs["contamination"], summary.as_record())
 
 
 def corpus_stats(

@@ -11,6 +11,7 @@ import pandas as pd
 
 from biocompact.compression.summary import read_summary as read_compression_summary
 from biocompact.files.atomic import atomic_open, read_json
+from biocompact.records.contamination import ContaminationRecord
 from biocompact.records.language_model import LanguageModelRecord
 from biocompact.records.metrics import FLOOR_DESCRIPTIONS, NO_FURTHER_FLOOR
 from biocompact.report import costs, glance, load, plots, tables
@@ -222,7 +223,7 @@ def build_report(
         "retention_formula": RETENTION_FORMULA,
         **_compression_context(compression),
         **contamination_context(
-            read_json(contamination) if contamination else None,
+            ContaminationRecord.read(contamination) if contamination else None,
             load.read_jsons(transfer_records),
             settings.finetuned_models,
         ),
