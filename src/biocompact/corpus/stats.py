@@ -73,4 +73,5 @@ def sum_corpus_stats(
 
 
 def _text_totals(counts: Counter[str]) -> TextTotals:
+    """The records and the sentence stage's totals among ``counts``."""
     return TextTotals(records=counts["records"], **{key: counts[key] for key in TOTALS})

@@ -34,6 +34,6 @@ def pretrain(
         nodes=nodes,
         settings=PretrainingSettings.from_entry(settings.settings),
         tokenizer_dir=inputs["tokenizer"],
-        # the record rule tokenize_corpus wrote beside the corpus (vocab.tokenized_corpus)
+        # the record rule tokenize_corpus wrote beside the corpus (records.tokenized_corpus)
         max_seq_length=TokenizedCorpusRecord.read(inputs["corpus_record"]).max_seq_length,
     )
