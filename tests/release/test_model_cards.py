@@ -20,7 +20,7 @@ from transformers import BertForMaskedLM
 import biocompact.finetuning.train as finetuning_train
 from biocompact.compression.formats import compress
 from biocompact.distillation.methods import METHOD_OPTIONS
-from biocompact.files.atomic import atomic_path, write_json
+from biocompact.files.atomic import atomic_path
 from biocompact.finetuning.rules import publish_finetuned
 from biocompact.finetuning.saved_models import Publication, choose_run
 from biocompact.finetuning.settings import FinetuningTask
@@ -218,8 +218,8 @@ def test_published_fine_tuned_model_has_real_labels_and_a_card_of_every_seed(
         )
     out = tmp_path / "published"
     contamination = tmp_path / "contamination.json"
-    write_json(
-        contamination, contamination_record(["tiny-ner"], documents=50, removed=3).as_record()
+    contamination.write_text(
+        json.dumps(contamination_record(["tiny-ner"], documents=50, removed=3).as_record())
     )
     chosen = publish_finetuned(
         Publication(
