@@ -145,7 +145,7 @@ def test_planted_overlaps_are_found_counted_and_removed(tasks, tmp_path):
             "examples_unchecked": unchecked,
         }
 
-    assert summary == {
+    assert summary.as_record() == {
         "ngram": 13,
         "tasks": ["re-task", "hoc-task", "qa-task", "ner-task"],
         "corpus": {

@@ -7,6 +7,7 @@ import pytest
 
 from biocompact.corpus.local_text import LocalTextError, read_documents, split_local_text
 from biocompact.corpus.stats import sum_corpus_stats
+from biocompact.records.corpus_statistics import TextTotals
 
 
 def test_lines_jsonl_and_document_layouts(tmp_path):
@@ -55,16 +56,13 @@ def test_split_local_text_writes_sentences_and_statistics(tmp_path):
     total = sum_corpus_stats(
         [], [], [], tmp_path / "stats.json", text_stats=[stats], text_sources=["notes"]
     )
-    assert total["files"] == ["text/notes"]
-    assert total["records"] == 2 and total["sentences"] == 3
-    assert total["sources"]["text"] == {
-        "records": 2,
-        "documents": 2,
-        "sentences": 3,
-        "words": 3 + 4 + 2,
-        "characters": 49,
-    }
-    assert total["skipped"] == {"no_text": 0}
+    assert total.files == ["text/notes"]
+    assert total.totals.records == 2 and total.totals.sentences == 3
+    assert total.sources is not None
+    assert total.sources["text"] == TextTotals(
+        records=2, documents=2, sentences=3, words=3 + 4 + 2, characters=49
+    )
+    assert total.skipped == {"no_text": 0}
 
 
 @pytest.mark.parametrize(

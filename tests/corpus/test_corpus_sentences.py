@@ -141,7 +141,7 @@ def test_corpus_stats(tmp_path):
         tmp_path / "stats.json",
     )
     assert (
-        result
+        result.as_record()
         == json.loads((tmp_path / "stats.json").read_text())
         == {
             "files": ["a", "b"],

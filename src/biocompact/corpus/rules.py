@@ -36,6 +36,7 @@ from biocompact.corpus.settings import (
 from biocompact.corpus.stats import sum_corpus_stats
 from biocompact.corpus.updates import write_keep_lists
 from biocompact.files.atomic import read_json, write_json
+from biocompact.records.corpus_statistics import CorpusStatistics
 
 LOG = logging.getLogger(__name__)
 
@@ -174,10 +175,8 @@ def corpus_decontaminate(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any
 def corpus_contamination(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> None:
     """``contamination_summary`` of every shard's matches."""
     records = [read_json(path) for path in inputs["matches"]]
-    write_json(
-        outputs["contamination"],
-        contamination_summary(EvaluationIndex.load(inputs["index"]), records),
-    )
+    summary = contamination_summary(EvaluationIndex.load(inputs["index"]), records)
+    write_json(outputs["contamination"], summary.as_record())
 
 
 def corpus_stats(
@@ -185,7 +184,7 @@ def corpus_stats(
     *,
     inputs: Mapping[str, Sequence[str | os.PathLike]],
     outputs: Mapping[str, str | os.PathLike],
-) -> dict:
+) -> CorpusStatistics:
     """``sum_corpus_stats`` of the rule's named inputs (stats, metas and their pmc_ and text_
     counterparts) over the names of ``files`` into ``outputs["stats"]``."""
     return sum_corpus_stats(

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from biocompact.files.atomic import read_json, write_json
+from biocompact.records.corpus_statistics import CorpusStatistics, TextTotals
 
 TOTALS = ("documents", "sentences", "words", "characters")
 
@@ -22,14 +23,14 @@ def sum_corpus_stats(
     pmc_files: Sequence[str] = (),
     text_stats: Sequence[str | os.PathLike] = (),
     text_sources: Sequence[str] = (),
-) -> dict:
+) -> CorpusStatistics:
     """Add up the ``sentences/{stem}.stats.json`` and ``parsed/{stem}.json`` files of ``stems``
     (PubMed), those of ``pmc_files`` (PMC, listed as ``pmc/{file}``) and those of the
     local ``text_sources`` (listed as ``text/{name}``; their stats count their own records).
 
-    The result has ``files``, ``records`` (records parsed), the sentence-stage totals and
-    ``per_year``, ``skipped`` merging both stages' reasons, and ``sources``: the totals
-    of ``pubmed``, ``pmc`` and ``text`` apart.
+    The record, written to ``output``, has the ``files``, their ``totals`` (records parsed
+    and the sentence stage's totals), ``per_year``, ``skipped`` merging both stages'
+    reasons, and ``sources``: the totals of ``pubmed``, ``pmc`` and ``text`` apart.
     """
     sources = {
         "pubmed": (sentence_stats, parse_metas, stems),
@@ -55,18 +56,22 @@ def sum_corpus_stats(
             if meta_path != stats_path:
                 skipped.update(meta["skipped"])
         totals.update(source_totals)
-        by_source[source] = {key: source_totals[key] for key in ("records", *TOTALS)}
-    result = {
-        "files": [
+        by_source[source] = _text_totals(source_totals)
+    result = CorpusStatistics(
+        files=[
             *stems,
             *(f"pmc/{name}" for name in pmc_files),
             *(f"text/{name}" for name in text_sources),
         ],
-        "records": totals["records"],
-        **{key: totals[key] for key in TOTALS},
-        "per_year": dict(sorted(per_year.items())),
-        "skipped": dict(sorted(skipped.items())),
-        "sources": by_source,
-    }
-    write_json(output, result)
+        totals=_text_totals(totals),
+        per_year=dict(sorted(per_year.items())),
+        skipped=dict(sorted(skipped.items())),
+        sources=by_source,
+    )
+    write_json(output, result.as_record())
     return result
+
+
+def _text_totals(counts: Counter[str]) -> TextTotals:
+    """The records and the sentence stage's totals among ``counts``."""
+    return TextTotals(records=counts["records"], **{key: counts[key] for key in TOTALS})

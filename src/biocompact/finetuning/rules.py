@@ -8,11 +8,11 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from biocompact.files.atomic import read_json
 from biocompact.finetuning import baseline, train
 from biocompact.finetuning.saved_models import Publication, publish_chosen
 from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun
+from biocompact.records.contamination import ContaminationRecord
 from biocompact.records.metrics import MetricsRecord
 from biocompact.release.cards import base_model_statement
 
@@ -39,7 +39,7 @@ def publish_finetuned(
     contamination = inputs.get("contamination")  # a file, or [] where not decontaminated
     statement = base_model_statement(
         publication.task.name,
-        read_json(contamination) if isinstance(contamination, str) else None,
+        ContaminationRecord.read(contamination) if isinstance(contamination, str) else None,
         publication.external_checkpoints,
         built_here=publication.base_model_built_here,
     )

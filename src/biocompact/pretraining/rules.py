@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from biocompact.files.atomic import read_json
 from biocompact.pretraining.run import PretrainingSpec, run_pretraining
 from biocompact.pretraining.settings import PretrainingSettings
+from biocompact.records.tokenized_corpus import TokenizedCorpusRecord
 from biocompact.training.language_model_job import PretrainingJob, train_language_model
 
 
@@ -34,6 +34,6 @@ def pretrain(
         nodes=nodes,
         settings=PretrainingSettings.from_entry(settings.settings),
         tokenizer_dir=inputs["tokenizer"],
-        # the record rule tokenize_corpus wrote beside the corpus (vocab.tokenized_corpus)
-        max_seq_length=read_json(inputs["corpus_record"])["max_seq_length"],
+        # the record rule tokenize_corpus wrote beside the corpus (records.tokenized_corpus)
+        max_seq_length=TokenizedCorpusRecord.read(inputs["corpus_record"]).max_seq_length,
     )

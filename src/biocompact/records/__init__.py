@@ -1,7 +1,9 @@
 """The records the stages write beside their models and the cards and the report read:
 ``eval.json`` of a pretrained or distilled language model (``language_model.py``),
 ``metrics.json`` of a fine-tuning run or baseline (``metrics.py``), task distillation's
-``evaluation.json`` of a teacher or student (``classifier_evaluation.py``) and compression's
-``evaluation.json`` of one format (``compressed_format.py``), as frozen dataclasses. Beneath
-their writers (training, finetuning, task_distillation, compression), the cards (release)
-and the report; no torch."""
+``evaluation.json`` of a teacher or student (``classifier_evaluation.py``), compression's
+``evaluation.json`` of one format (``compressed_format.py``), the corpus's
+``contamination.json`` (``contamination.py``) and ``stats.json`` (``corpus_statistics.py``),
+and a tokenised corpus's record (``tokenized_corpus.py``), as frozen dataclasses. Beneath
+their writers (training, finetuning, task_distillation, compression, corpus, vocab), the
+cards (release), the report and pretraining; no torch."""

@@ -26,7 +26,8 @@ import datasets
 import yaml
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
-from biocompact.files.atomic import atomic_open, read_json
+from biocompact.files.atomic import atomic_open
+from biocompact.records.contamination import ContaminationRecord
 from biocompact.records.language_model import Distillation, LanguageModelRecord, Pretraining
 from biocompact.records.metrics import FLOOR_DESCRIPTIONS, MAJORITY_CLASS, MetricsRecord
 from biocompact.tracking.trackers import biocompact_commit
@@ -240,7 +241,7 @@ def hub_id(location: str | None) -> str | None:
 
 
 def decontamination_statement(
-    contamination: Mapping[str, Any] | None, external: Sequence[str] = ()
+    contamination: ContaminationRecord | None, external: Sequence[str] = ()
 ) -> str:
     """Whether a model's training text was checked for evaluation text: the corpus's
     ``contamination.json`` (None: not decontaminated), and the ``external`` checkpoints
@@ -250,12 +251,12 @@ def decontamination_statement(
             "not checked: the corpus was not decontaminated against any task's evaluation text"
         )
     else:
-        corpus = contamination["corpus"]
-        tasks = ", ".join(f"`{task}`" for task in contamination["tasks"])
+        corpus = contamination.corpus
+        tasks = ", ".join(f"`{task}`" for task in contamination.tasks)
         statement = (
             f"decontaminated against the dev and test text of {tasks}: "
-            f"{corpus['documents_removed']:,} of {corpus['documents']:,} documents shared a PMID "
-            f"or a {contamination['ngram']}-word n-gram with it and were removed "
+            f"{corpus.documents_removed:,} of {corpus.documents:,} documents shared a PMID "
+            f"or a {contamination.ngram}-word n-gram with it and were removed "
             "(`results/corpus/contamination.json`)"
         )
     if external:
@@ -269,7 +270,7 @@ def decontamination_statement(
 
 def base_model_statement(
     task: str,
-    contamination: Mapping[str, Any] | None,
+    contamination: ContaminationRecord | None,
     external: Sequence[str],
     *,
     built_here: bool,
@@ -285,7 +286,7 @@ def base_model_statement(
             f"unknown and may hold the dev and test text of `{task}`"
         )
     statement = decontamination_statement(contamination, external)
-    if contamination is not None and task not in contamination["tasks"]:
+    if contamination is not None and task not in contamination.tasks:
         statement = f"`{task}` was not among the tasks checked: " + statement
     return statement
 
@@ -702,7 +703,7 @@ def write_language_model_card(
         f"({corpus['validation'].num_rows:,} held out)"
     )
     statement = decontamination_statement(
-        read_json(contamination) if contamination else None, external
+        ContaminationRecord.read(contamination) if contamination else None, external
     )
     card = language_model_card(
         outputs["model"],

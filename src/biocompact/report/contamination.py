@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from biocompact.records.contamination import ContaminationRecord
 from biocompact.report.settings import FinetunedModel
 from biocompact.report.tables import DASH, Table, frame_table, number
 
@@ -33,25 +34,25 @@ NOT_RECORDED = (
 )
 
 
-def contamination_table(contamination: Mapping[str, Any]) -> Table:
+def contamination_table(contamination: ContaminationRecord) -> Table:
     """Per task and split: its examples that could not be checked (fewer words than the
     n-gram and no PMID: "0 sharing an n-gram" says nothing of them), its examples found in
     the corpus (by PMID, by n-gram), the corpus documents and sentences they matched, and
     the documents removed."""
     rows = [
         {
-            "task": split["task"],
-            "split": split["split"],
-            "examples": split["examples"],
-            "examples_unchecked": split.get("examples_unchecked"),
-            "examples_pmid": split["pmid"]["examples"],
-            "examples_ngram": split["ngram"]["examples"],
-            "documents_pmid": split["pmid"]["documents"],
-            "documents_ngram": split["ngram"]["documents"],
-            "sentences_ngram": split["ngram"]["sentences"],
-            "documents_removed": split["documents_removed"],
+            "task": split.checked.task,
+            "split": split.checked.split,
+            "examples": split.checked.examples,
+            "examples_unchecked": split.checked.examples_unchecked,
+            "examples_pmid": split.pmid.examples,
+            "examples_ngram": split.ngram.examples,
+            "documents_pmid": split.pmid.documents,
+            "documents_ngram": split.ngram.documents,
+            "sentences_ngram": split.ngram.sentences,
+            "documents_removed": split.documents_removed,
         }
-        for split in contamination["splits"]
+        for split in contamination.splits
     ]
     frame = pd.DataFrame(rows, columns=list(CONTAMINATION_COLUMNS))
     table = frame_table(
@@ -59,38 +60,38 @@ def contamination_table(contamination: Mapping[str, Any]) -> Table:
     )
     table.columns = list(CONTAMINATION_COLUMNS.values())
     column = list(CONTAMINATION_COLUMNS).index("examples_unchecked")
-    for row, split in zip(table.rows, contamination["splits"]):
+    for row, split in zip(table.rows, contamination.splits):
         cell = row[column]
-        unchecked = split.get("examples_unchecked")
+        unchecked, examples = split.checked.examples_unchecked, split.checked.examples
         if unchecked is None:
             cell.text, cell.title = DASH, NOT_RECORDED
         else:
             cell.title = (
-                f"{unchecked:,} of {split['examples']:,} examples have fewer than "
-                f"{contamination['ngram']} words and no PMID: nothing could match them, so "
+                f"{unchecked:,} of {examples:,} examples have fewer than "
+                f"{contamination.ngram} words and no PMID: nothing could match them, so "
                 "the counts beside them cover the other examples only"
             )
             cell.note = (
-                f"{unchecked:,} of {split['examples']:,} unchecked"
-                if unchecked and unchecked * 2 >= split["examples"]
+                f"{unchecked:,} of {examples:,} unchecked"
+                if unchecked and unchecked * 2 >= examples
                 else ""
             )
     return table
 
 
-def corpus_statement(contamination: Mapping[str, Any] | None) -> str:
+def corpus_statement(contamination: ContaminationRecord | None) -> str:
     """How this run's corpus was checked for evaluation text."""
     if contamination is None:
         return "this run's corpus, not decontaminated"
-    totals = contamination["corpus"]
+    totals = contamination.corpus
     return (
-        f"this run's corpus, decontaminated ({totals['documents_removed']:,} of "
-        f"{totals['documents']:,} documents removed)"
+        f"this run's corpus, decontaminated ({totals.documents_removed:,} of "
+        f"{totals.documents:,} documents removed)"
     )
 
 
 def training_text_table(
-    models: Sequence[FinetunedModel], contamination: Mapping[str, Any] | None
+    models: Sequence[FinetunedModel], contamination: ContaminationRecord | None
 ) -> Table:
     """Each fine-tuned model's training text: this run's corpus (decontaminated or not), or
     unknown for a model not built here, and the external checkpoints whose pretraining text
@@ -133,7 +134,7 @@ def transfer_table(records: Sequence[Mapping[str, Any]]) -> Table:
 
 
 def contamination_context(
-    contamination: Mapping[str, Any] | None,
+    contamination: ContaminationRecord | None,
     transfer_records: Sequence[Mapping[str, Any]],
     finetuned_models: Sequence[FinetunedModel],
 ) -> dict[str, Any]:
@@ -142,8 +143,8 @@ def contamination_context(
     ``transfer_overlap`` (None without transfer sets)."""
     return {
         "contamination": contamination_table(contamination) if contamination else None,
-        "contamination_ngram": contamination["ngram"] if contamination else None,
-        "contamination_tasks": ", ".join(contamination["tasks"]) if contamination else "",
+        "contamination_ngram": contamination.ngram if contamination else None,
+        "contamination_tasks": ", ".join(contamination.tasks) if contamination else "",
         "training_text": training_text_table(finetuned_models, contamination),
         "transfer_overlap": transfer_table(transfer_records) if transfer_records else None,
     }

@@ -10,7 +10,9 @@ import jinja2
 import pandas as pd
 
 from biocompact.compression.summary import read_summary as read_compression_summary
-from biocompact.files.atomic import atomic_open, read_json
+from biocompact.files.atomic import atomic_open
+from biocompact.records.contamination import ContaminationRecord
+from biocompact.records.corpus_statistics import CorpusStatistics
 from biocompact.records.language_model import LanguageModelRecord
 from biocompact.records.metrics import FLOOR_DESCRIPTIONS, NO_FURTHER_FLOOR
 from biocompact.report import costs, glance, load, plots, tables
@@ -200,7 +202,7 @@ def build_report(
             floors,
         ),
         **_models_context(train_logs, evals, settings.vocabularies, averages_frame),
-        "corpus": tables.corpus_tables(read_json(corpus)) if corpus else None,
+        "corpus": tables.corpus_tables(CorpusStatistics.read(corpus)) if corpus else None,
         "vocab": tables.vocab_table(load.read_jsons(vocab)) if vocab else None,
         "datasets": tables.dataset_counts_table(load.read_jsons(datasets)) if datasets else None,
         "task_distillation": (
@@ -222,7 +224,7 @@ def build_report(
         "retention_formula": RETENTION_FORMULA,
         **_compression_context(compression),
         **contamination_context(
-            read_json(contamination) if contamination else None,
+            ContaminationRecord.read(contamination) if contamination else None,
             load.read_jsons(transfer_records),
             settings.finetuned_models,
         ),

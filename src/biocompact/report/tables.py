@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from biocompact.records.corpus_statistics import CorpusStatistics
 from biocompact.records.language_model import LanguageModelRecord, Pretraining
 from biocompact.records.metrics import FLOOR_MODELS
 from biocompact.report.aggregation import BLURB, OVERALL
@@ -497,12 +498,14 @@ def fill_mask_table(evals: Sequence[LanguageModelRecord]) -> Table:
     )
 
 
-def corpus_tables(stats: dict[str, Any]) -> dict[str, Table]:
+def corpus_tables(stats: CorpusStatistics) -> dict[str, Table]:
     """Totals, documents per year and skipped records of the corpus."""
-    totals = {key: stats.get(key) for key in ["documents", "sentences", "words", "characters"]}
-    totals["files"] = len(stats.get("files", []))
-    per_year = sorted(stats.get("per_year", {}).items(), key=lambda item: str(item[0]))
-    skipped = sorted(stats.get("skipped", {}).items())
+    totals = {
+        key: getattr(stats.totals, key) for key in ["documents", "sentences", "words", "characters"]
+    }
+    totals["files"] = len(stats.files)
+    per_year = sorted(stats.per_year.items(), key=lambda item: str(item[0]))
+    skipped = sorted(stats.skipped.items())
     return {
         "totals": frame_table(pd.DataFrame([totals]), {key: number for key in totals}),
         "per_year": frame_table(

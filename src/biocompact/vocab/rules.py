@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import datasets
 
 from biocompact.files.atomic import write_json
+from biocompact.records.tokenized_corpus import TokenizedCorpusRecord
 from biocompact.vocab.build import build_vocabulary
 from biocompact.vocab.disk import check_free_space
 from biocompact.vocab.settings import CorpusTokenization, VocabularyTraining
-from biocompact.vocab.tokenized_corpus import RECORD_SETTINGS, build_tokenized_corpus
+from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
 
 
 def train_vocabulary(
@@ -63,11 +65,9 @@ def tokenize_corpus(
         packing=tokenization.packing,
         scratch_dir=tmpdir,
     )
-    write_json(
-        outputs["record"],
-        {
-            **{key: getattr(tokenization, key) for key in RECORD_SETTINGS},
-            "sequences": {name: split.num_rows for name, split in corpus.items()},
-        },
+    record = TokenizedCorpusRecord(
+        **asdict(tokenization),
+        sequences={name: split.num_rows for name, split in corpus.items()},
     )
+    write_json(outputs["record"], record.as_record())
     return corpus

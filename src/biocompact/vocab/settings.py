@@ -88,7 +88,7 @@ class VocabularyTraining:
 @dataclass(frozen=True)
 class CorpusTokenization:
     """How the sentence shards become pretraining sequences (rule tokenize_corpus); the
-    tokenised corpus's record holds these settings (``tokenized_corpus.RECORD_SETTINGS``)."""
+    tokenised corpus's record holds these settings (``records.tokenized_corpus``)."""
 
     max_seq_length: int  # tokens per sequence
     heldout_fraction: float  # share of the documents held out (the validation split)

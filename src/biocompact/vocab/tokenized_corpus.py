@@ -356,8 +356,3 @@ def build_tokenized_corpus(
         with atomic_path(out_dir, is_dir=True) as folder:
             splits.save_to_disk(str(folder))
     return datasets.load_from_disk(str(out_dir))
-
-
-# What a tokenised corpus's record (``corpus.json`` beside it) holds of its settings: the
-# models trained on it read their sequence length there, not from the config again.
-RECORD_SETTINGS = ("max_seq_length", "heldout_fraction", "packing")

@@ -1,0 +1,183 @@
+"""``contamination.json``: the record of the pretraining corpus's decontamination, written by
+the corpus stage (``corpus.decontamination.contamination_summary``) and read by the model
+cards and the report (docs/outputs.md)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from biocompact.records.base import (
+    field_names,
+    field_values,
+    read_record,
+    refuse_unknown_keys,
+    when_set,
+    written_fields,
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DocumentCounts:
+    """The documents and sentences read and removed, and the documents matched by PMID and
+    by n-gram (a document may be both), of one shard or of the whole corpus."""
+
+    documents: int
+    sentences: int
+    documents_removed: int
+    sentences_removed: int
+    documents_matched_by_pmid: int
+    documents_matched_by_ngram: int
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """The counts' names in their order."""
+        return tuple(item.name for item in fields(cls))
+
+    @classmethod
+    def total(cls, counts: Iterable[DocumentCounts]) -> DocumentCounts:
+        """The sum of ``counts``."""
+        items = list(counts)
+        return cls(**{name: sum(getattr(item, name) for item in items) for name in cls.names()})
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShardTotals:
+    """A shard's ``counts``, the shard named by its sentence file."""
+
+    shard: str
+    counts: DocumentCounts
+
+    def as_record(self) -> dict[str, Any]:
+        return {"shard": self.shard, **written_fields(self.counts)}
+
+    @classmethod
+    def from_record(cls, data: Mapping[str, Any]) -> ShardTotals:
+        """The totals of one item of a record's ``shards``."""
+        refuse_unknown_keys(data, {"shard"} | field_names(DocumentCounts), "shard's totals")
+        return cls(
+            counts=DocumentCounts(**field_values(DocumentCounts, data)),
+            **field_values(cls, data, given={"counts"}),
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckedSplit:
+    """A dev or test split whose text was checked: its task, family and files, its examples,
+    those under the n-gram length and those with a PMID, and ``examples_unchecked``: those
+    under the n-gram length without a PMID, which nothing can match (None: a record written
+    before they were counted)."""
+
+    task: str
+    split: str
+    family: str
+    files: list[str]
+    examples: int
+    examples_under_ngram: int
+    examples_with_pmid: int
+    examples_unchecked: int | None = when_set()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Matches:
+    """What one kind of match (by PMID, by n-gram) found of a split: the corpus documents
+    and sentences matched and the split's examples found in the corpus."""
+
+    documents: int
+    sentences: int
+    examples: int
+
+    @classmethod
+    def from_record(cls, data: Any, kind: str) -> Matches:
+        """The ``kind`` matches of a split's record."""
+        if not isinstance(data, dict):
+            raise ValueError(f"its split's {kind} matches are not an object")
+        refuse_unknown_keys(data, field_names(cls), f"{kind} matches")
+        return cls(**field_values(cls, data))
+
+
+@dataclass(frozen=True, kw_only=True)
+class SplitContamination:
+    """A checked split's matches by PMID and by n-gram and the corpus documents removed on
+    its account (a document matching several splits counts in each)."""
+
+    checked: CheckedSplit
+    pmid: Matches
+    ngram: Matches
+    documents_removed: int
+
+    def as_record(self) -> dict[str, Any]:
+        return {
+            **written_fields(self.checked),
+            "pmid": written_fields(self.pmid),
+            "ngram": written_fields(self.ngram),
+            "documents_removed": self.documents_removed,
+        }
+
+    @classmethod
+    def from_record(cls, data: Mapping[str, Any]) -> SplitContamination:
+        """The split of one item of a record's ``splits``."""
+        refuse_unknown_keys(data, field_names(CheckedSplit) | field_names(cls), "split's record")
+        return cls(
+            checked=CheckedSplit(**field_values(CheckedSplit, data)),
+            pmid=Matches.from_record(data.get("pmid"), "pmid"),
+            ngram=Matches.from_record(data.get("ngram"), "ngram"),
+            **field_values(cls, data, given={"checked", "pmid", "ngram"}),
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class ContaminationRecord:
+    """``contamination.json``: the corpus's decontamination against the dev and test text of
+    ``tasks`` by PMID and by n-grams of ``ngram`` words, per checked split and per shard; the
+    corpus's totals (``corpus``, written with the number of shards) are the shards'
+    summed."""
+
+    ngram: int
+    tasks: list[str]
+    splits: list[SplitContamination]
+    shards: list[ShardTotals]
+
+    @property
+    def corpus(self) -> DocumentCounts:
+        """The whole corpus's counts."""
+        return DocumentCounts.total(shard.counts for shard in self.shards)
+
+    def as_record(self) -> dict[str, Any]:
+        """The record as ``contamination.json`` holds it."""
+        return {
+            "ngram": self.ngram,
+            "tasks": self.tasks,
+            "corpus": {"shards": len(self.shards), **written_fields(self.corpus)},
+            "splits": [split.as_record() for split in self.splits],
+            "shards": [shard.as_record() for shard in self.shards],
+        }
+
+    @classmethod
+    def from_record(cls, data: Mapping[str, Any]) -> ContaminationRecord:
+        """The record of ``contamination.json``'s content; a key it does not write, or
+        corpus totals that are not its shards' summed, raise a ValueError."""
+        refuse_unknown_keys(data, field_names(cls) | {"corpus"}, "contamination record")
+        for key in ("splits", "shards"):
+            if not isinstance(data.get(key), list):
+                raise ValueError(f"its {key} are not a list")
+        if "corpus" not in data:
+            raise ValueError("it lacks ['corpus']")
+        record = cls(
+            splits=[SplitContamination.from_record(item) for item in data["splits"]],
+            shards=[ShardTotals.from_record(item) for item in data["shards"]],
+            **field_values(cls, data, given={"splits", "shards"}),
+        )
+        summed = record.as_record()["corpus"]
+        if data["corpus"] != summed:
+            raise ValueError(
+                f"its corpus totals {data['corpus']} are not its shards' summed {summed}"
+            )
+        return record
+
+    @classmethod
+    def read(cls, path: str | os.PathLike) -> ContaminationRecord:
+        """The record in ``path``; a malformed one raises a ValueError naming the file."""
+        return read_record(path, cls.from_record, "contamination record (contamination.json)")
