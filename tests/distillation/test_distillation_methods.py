@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 from biocompact.distillation.methods import (
     OPTION_KEYS,
@@ -16,7 +15,12 @@ from biocompact.distillation.methods import (
     method_options,
     set_options,
 )
-from biocompact.distillation_methods import DISTILLATION_METHODS, DistillationMethod
+from biocompact.distillation_methods import (
+    DEFAULT_METHOD,
+    DISTILLATION_METHODS,
+    DistillationMethod,
+)
+from biocompact.workflow.config_schema import read_schema
 
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -122,11 +126,13 @@ def test_the_table_is_light_enough_for_the_dag():
 
 
 def test_the_schema_offers_the_options_and_terms_of_the_methods():
-    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    schema = read_schema(SCHEMA)
     entry = schema["properties"]["distillation"]["additionalProperties"]["properties"]
     assert set(OPTION_KEYS) <= set(entry)
     assert entry["method"]["enum"] == list(DISTILLATION_METHODS)
+    assert entry["method"]["default"] == DEFAULT_METHOD
     assert set(entry["alpha"]["properties"]) == {
         term for spec in DISTILLATION_METHODS.values() for term in spec.alpha
     }
-    assert tuple(entry["minilmv2"]["properties"]) == DISTILLATION_METHODS["minilmv2"].section
+    sections = {name: spec.section for name, spec in DISTILLATION_METHODS.items() if spec.section}
+    assert {name: tuple(entry[name]["properties"]) for name in sections} == sections
