@@ -112,7 +112,7 @@ def test_the_options_a_method_reads_pass_and_null_ones_take_its_defaults():
         "tinybert", {"embedding": 1.0, "layer": 1.0, "output": 0.5}, 1.5, layer_map=[2, 4]
     )
     assert method_options("minilmv2", {"minilmv2": {"teacher_layer": 3}}) == DistillationOptions(
-        "minilmv2", {"qq": 1.0, "kk": 1.0, "vv": 1.0}, teacher_layer=3
+        "minilmv2", {"qq": 1.0, "kk": 1.0, "vv": 1.0}, section={"teacher_layer": 3}
     )
 
 

@@ -116,5 +116,5 @@ def test_minilmv2_options_parse_and_unset_ones_are_dropped():
     assert parsed["student"].options == method_options(
         "minilmv2", {"minilmv2": {"relation_heads": 12}}
     )
-    assert parsed["student"].options.relation_heads == 12
+    assert parsed["student"].options.section == {"relation_heads": 12}
     assert parsed["other"].options == method_options("distilbert")

@@ -10,7 +10,7 @@ defaults come from its declaration.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from biocompact.distillation_methods import DISTILLATION_METHODS
@@ -49,15 +49,14 @@ def set_options(entry: Mapping[str, Any]) -> dict[str, Any]:
 class DistillationOptions:
     """One student's method options, parsed and checked once (``method_options``): every loss
     weight and the temperature at the method's defaults where the entry leaves them unset;
-    the layer map and MiniLMv2's relation heads and teacher layer as set (None: the
+    the layer map and the options of the method's own section as set (those unset: the
     objective resolves them from the two models' layers)."""
 
     method: str
     alpha: Mapping[str, Any]  # loss term -> weight (``layer``: a number or one per layer)
     temperature: float | None = None  # None: the method uses none
     layer_map: list[int] | None = None  # teacher layer of each student layer
-    relation_heads: int | None = None  # minilmv2
-    teacher_layer: int | None = None  # minilmv2
+    section: Mapping[str, Any] = field(default_factory=dict)  # its section's options set
 
 
 def method_options(
@@ -76,12 +75,10 @@ def method_options(
         spec.check(options)
     except ValueError as error:
         raise ValueError(f"{where}: {error}" if where else str(error)) from None
-    section = options.get(method, {})
     return DistillationOptions(
         method=method,
         alpha={**spec.alpha, **options.get("alpha", {})},
         temperature=options.get("temperature", spec.temperature),
         layer_map=options.get("layer_map"),
-        relation_heads=section.get("relation_heads"),
-        teacher_layer=section.get("teacher_layer"),
+        section=options.get(method, {}),
     )

@@ -490,22 +490,15 @@ class MiniLMv2Objective(DistillationObjective):
     ):
         super().__init__(student, teacher, options)
         n_teacher = teacher.config.num_hidden_layers
-        self.teacher_layer: int = (
-            default_teacher_layer(n_teacher)
-            if self.options.teacher_layer is None
-            else self.options.teacher_layer
-        )
+        section = self.options.section
+        self.teacher_layer: int = section.get("teacher_layer", default_teacher_layer(n_teacher))
         if not 1 <= self.teacher_layer <= n_teacher:
             raise ValueError(
                 f"minilmv2.teacher_layer {self.teacher_layer} must be a layer 1..{n_teacher} "
                 f"of the {n_teacher}-layer teacher"
             )
         self.student_layer = student.config.num_hidden_layers
-        self.relation_heads: int = (
-            default_relation_heads(n_teacher)
-            if self.options.relation_heads is None
-            else self.options.relation_heads
-        )
+        self.relation_heads: int = section.get("relation_heads", default_relation_heads(n_teacher))
         # every head's query/key/value vectors concatenated: the hidden width in both layouts
         widths = (student.config.hidden_size, teacher.config.hidden_size)
         if any(width % self.relation_heads for width in widths):
