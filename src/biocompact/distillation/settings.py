@@ -31,7 +31,7 @@ class DistillationSettings:
     student_layers: list[int] | None = None  # teacher_layers: the layers kept (None: every other)
     student_architecture: dict[str, Any] | None = None  # random: preset and/or config fields
     # the method's options (alpha, temperature, layer_map, its own section), its defaults
-    # filled in (methods.py); from_entry refuses one the method does not read
+    # filled in (biocompact.distillation_methods); from_entry refuses one it does not read
     options: DistillationOptions = field(default_factory=lambda: method_options(DEFAULT_METHOD))
 
     def __post_init__(self) -> None:
