@@ -513,7 +513,7 @@ class MiniLMv2Objective(DistillationObjective):
     def options_record(self) -> dict[str, Any]:
         return {
             **super().options_record(),
-            "minilmv2": {
+            self.method: {  # its own section, named after it
                 "relation_heads": self.relation_heads,
                 "teacher_layer": self.teacher_layer,
             },
