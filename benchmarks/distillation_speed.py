@@ -35,9 +35,10 @@ import torch
 from transformers import AutoModelForMaskedLM, PreTrainedModel
 
 from biocompact.distillation.attention import self_attention_vectors
-from biocompact.distillation.methods import METHOD_OPTIONS, method_options
+from biocompact.distillation.methods import method_options
 from biocompact.distillation.objectives import METHODS, Activations, DistillationObjective
 from biocompact.distillation.student import student_from_teacher_layers
+from biocompact.distillation_methods import DISTILLATION_METHODS
 from biocompact.models.last_layer import at_positions
 from biocompact.models.presets import build_config
 from biocompact.training.batches import MaskedBatcher
@@ -140,19 +141,20 @@ def batches(args, count: int) -> list[dict[str, torch.Tensor]]:
 
 
 def build(
-    args, cls: type[DistillationObjective], teacher, student, straightforward: bool, device
+    args, method: str, teacher, student, straightforward: bool, device
 ) -> DistillationObjective:
     teacher, student = copy.deepcopy(teacher), copy.deepcopy(student)
-    relations = cls.method == "minilmv2"
+    cls: type[DistillationObjective] = METHODS[method]
+    relations = method == "minilmv2"
     if straightforward:
         mixin = StraightforwardRelations if relations else Straightforward
         cls = type(f"Straightforward{cls.__name__}", (mixin, cls), {})
-        if METHOD_OPTIONS[cls.method].layer_wise:
+        if DISTILLATION_METHODS[method].layer_wise:
             teacher.set_attn_implementation("eager")
             student.set_attn_implementation("eager")
     torch.manual_seed(0)  # same projection initialisation in both
     options = {"minilmv2": {"relation_heads": args.relation_heads}} if relations else {}
-    return cls(student, teacher, method_options(cls.method, options)).to(device)
+    return cls(student, teacher, method_options(method, options)).to(device)
 
 
 def autocast(device: torch.device) -> torch.autocast:
@@ -187,14 +189,13 @@ def timed_step(run: Callable[[dict], object], batch: dict, device: torch.device)
 
 
 def compare(args, method: str, device: torch.device) -> dict:
-    cls = METHODS[method]
     teacher, student = models(args, method)
     data = [
         {k: v.to(device) for k, v in b.items()} for b in batches(args, args.warmup + args.steps)
     ]
     ours, plain = (
-        build(args, cls, teacher, student, False, device),
-        build(args, cls, teacher, student, True, device),
+        build(args, method, teacher, student, False, device),
+        build(args, method, teacher, student, True, device),
     )
     _, our_terms = ours(data[0])
     _, plain_terms = plain(data[0])

@@ -1,5 +1,5 @@
-"""Each distillation method's options (biocompact.distillation.methods): defaults, the check
-and the options an entry sets."""
+"""Each distillation method's options (biocompact.distillation_methods, parsed by
+biocompact.distillation.methods): defaults, the check and the options an entry sets."""
 
 from __future__ import annotations
 
@@ -8,33 +8,35 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 from biocompact.distillation.methods import (
-    METHOD_OPTIONS,
     OPTION_KEYS,
     DistillationOptions,
-    MethodOptions,
     method_options,
     set_options,
 )
+from biocompact.distillation_methods import (
+    DEFAULT_METHOD,
+    DISTILLATION_METHODS,
+    DistillationMethod,
+)
+from biocompact.workflow.config_schema import read_schema
 
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def test_each_method_reads_alpha_and_only_its_own_options():
-    assert {name: spec.options for name, spec in METHOD_OPTIONS.items()} == {
-        "distilbert": ("alpha", "temperature"),
-        "tinybert": ("alpha", "temperature", "layer_map"),
-        "compact": ("alpha", "temperature", "layer_map"),
-        "lewis": ("alpha", "temperature"),
-        "mlm": ("alpha",),
-        "minilmv2": ("alpha", "minilmv2"),
-    }
-    assert MethodOptions("x", {"a": 1.0}, temperature=2.0, section=("k",)).options == (
+    declared = {"objective": "X", "card": "x", "citation": "x", "alpha": {"a": 1.0}}
+    assert DistillationMethod("x", **declared).options == ("alpha",)
+    assert DistillationMethod("x", **declared, temperature=2.0, section=("k",)).options == (
         "alpha",
         "temperature",
         "x",
+    )
+    assert DistillationMethod("x", **declared, temperature=1.0, layer_wise=True).options == (
+        "alpha",
+        "temperature",
+        "layer_map",
     )
 
 
@@ -100,7 +102,7 @@ def test_an_option_the_method_does_not_read_is_named(method, entry, message):
 
 def test_the_options_a_method_reads_pass_and_null_ones_take_its_defaults():
     entry = {"temperature": None, "minilmv2": {"relation_heads": None, "teacher_layer": None}}
-    for method, spec in METHOD_OPTIONS.items():
+    for method, spec in DISTILLATION_METHODS.items():
         assert method_options(method, entry) == DistillationOptions(
             method, spec.alpha, spec.temperature
         )
@@ -110,7 +112,7 @@ def test_the_options_a_method_reads_pass_and_null_ones_take_its_defaults():
         "tinybert", {"embedding": 1.0, "layer": 1.0, "output": 0.5}, 1.5, layer_map=[2, 4]
     )
     assert method_options("minilmv2", {"minilmv2": {"teacher_layer": 3}}) == DistillationOptions(
-        "minilmv2", {"qq": 1.0, "kk": 1.0, "vv": 1.0}, teacher_layer=3
+        "minilmv2", {"qq": 1.0, "kk": 1.0, "vv": 1.0}, section={"teacher_layer": 3}
     )
 
 
@@ -124,11 +126,13 @@ def test_the_table_is_light_enough_for_the_dag():
 
 
 def test_the_schema_offers_the_options_and_terms_of_the_methods():
-    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    schema = read_schema(SCHEMA)
     entry = schema["properties"]["distillation"]["additionalProperties"]["properties"]
     assert set(OPTION_KEYS) <= set(entry)
-    assert entry["method"]["enum"] == list(METHOD_OPTIONS)
+    assert entry["method"]["enum"] == list(DISTILLATION_METHODS)
+    assert entry["method"]["default"] == DEFAULT_METHOD
     assert set(entry["alpha"]["properties"]) == {
-        term for spec in METHOD_OPTIONS.values() for term in spec.alpha
+        term for spec in DISTILLATION_METHODS.values() for term in spec.alpha
     }
-    assert tuple(entry["minilmv2"]["properties"]) == METHOD_OPTIONS["minilmv2"].section
+    sections = {name: spec.section for name, spec in DISTILLATION_METHODS.items() if spec.section}
+    assert {name: tuple(entry[name]["properties"]) for name in sections} == sections

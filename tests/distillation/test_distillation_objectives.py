@@ -16,8 +16,9 @@ from transformers import BertConfig, BertForMaskedLM
 
 from biocompact.distillation.attention import attention_log_probs
 from biocompact.distillation.layer_map import resolve_layer_map, uniform_layer_map
-from biocompact.distillation.methods import METHOD_OPTIONS, method_options
+from biocompact.distillation.methods import method_options
 from biocompact.distillation.objectives import (
+    LAYER_TERMS,
     METHODS,
     CompactObjective,
     DistilBertObjective,
@@ -29,6 +30,7 @@ from biocompact.distillation.objectives import (
     default_teacher_layer,
 )
 from biocompact.distillation.student import student_from_teacher_layers
+from biocompact.distillation_methods import DISTILLATION_METHODS
 from biocompact.models.documents import token_pairs
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.loop import TrainingSettings, train
@@ -383,22 +385,28 @@ def test_inconsistent_settings_are_refused(build, message):
         build(bert(4))
 
 
-@pytest.mark.parametrize("method", sorted(METHOD_OPTIONS))
+@pytest.mark.parametrize("method", sorted(DISTILLATION_METHODS))
 def test_each_method_records_the_options_its_table_declares(method):
-    """What a method's class reads and records (eval.json) is what methods.py checks the
-    config against: its options, its loss terms at their defaults."""
-    assert METHODS.keys() == METHOD_OPTIONS.keys()
+    """Every declared method has an objective, which implements it, and what the objective
+    reads and records (eval.json) is what the config is checked against: its options, its
+    loss terms at their defaults."""
+    assert METHODS.keys() == DISTILLATION_METHODS.keys()
     teacher = bert(4)
     student = bert(2) if method == "tinybert" else student_from_teacher_layers(teacher, None)
     options = OPTIONS.get(method, {})
-    record = METHODS[method](student, teacher, method_options(method, options)).options_record()
-    spec = METHOD_OPTIONS[method]
+    objective = METHODS[method](student, teacher, method_options(method, options))
+    assert objective.method == method
+    assert type(objective).__name__ == DISTILLATION_METHODS[method].objective
+    record = objective.options_record()
+    spec = DISTILLATION_METHODS[method]
     assert tuple(sorted(record)) == tuple(sorted(spec.options))
     assert record["alpha"] == spec.alpha
     assert record.get("temperature") == spec.temperature
 
 
-@pytest.mark.parametrize("method", ["mlm", "minilmv2"])
+@pytest.mark.parametrize(
+    "method", [name for name, spec in DISTILLATION_METHODS.items() if spec.temperature is None]
+)
 def test_a_method_without_soft_targets_refuses_a_temperature(method):
     with pytest.raises(ValueError, match=f"temperature is not an option of method '{method}'"):
         method_options(method, {"temperature": 2.0})
@@ -418,14 +426,6 @@ def _corpus() -> datasets.Dataset:
     return datasets.Dataset.from_dict({"input_ids": ids, "word_ids": [[-1, *range(10), -1]] * 16})
 
 
-LOGGED_TERMS = {
-    "distilbert": {"mlm", "soft", "align"},
-    "lewis": {"mlm", "soft", "align"},
-    "tinybert": {"embedding", "hidden", "attention", "output"},
-    "compact": {"mlm", "soft", "hidden", "attention"},
-    "mlm": {"mlm"},
-    "minilmv2": {"qq", "kk", "vv"},
-}
 OPTIONS = {"minilmv2": {"minilmv2": {"relation_heads": 4}}}
 
 
@@ -457,7 +457,8 @@ def test_a_step_changes_student_and_projections_not_teacher(method, tmp_path):
     assert projections <= changed and (bool(projections) == (method in ("tinybert", "lewis")))
     record = json.loads(log.read_text().splitlines()[-1])
     terms = {k[len("loss_") :] for k in record if k.startswith("loss_")}
-    assert terms == LOGGED_TERMS[method]
+    alpha = DISTILLATION_METHODS[method].alpha  # layer: one weight of LAYER_TERMS
+    assert terms == {*alpha} - {"layer"} | ({*LAYER_TERMS} if "layer" in alpha else set())
     assert all(math.isfinite(record[f"loss_{term}"]) for term in terms)
 
 

@@ -2,12 +2,12 @@
 
 import pytest
 
-from biocompact.distillation.objectives import METHODS
 from biocompact.distillation.teacher_head import (
     TEACHER_LOGIT_METHODS,
     check_teacher_head,
     has_mlm_head,
 )
+from biocompact.distillation_methods import DISTILLATION_METHODS
 
 
 @pytest.mark.parametrize(
@@ -25,9 +25,11 @@ def test_has_mlm_head_reads_the_architectures(architectures, expected):
     assert has_mlm_head(architectures) is expected
 
 
-def test_the_logit_methods_are_methods():
-    assert set(METHODS) > TEACHER_LOGIT_METHODS
-    assert set(METHODS) - TEACHER_LOGIT_METHODS == {"mlm", "minilmv2"}
+def test_the_logit_methods_are_the_methods_with_a_temperature():
+    assert {
+        name for name, method in DISTILLATION_METHODS.items() if method.temperature is not None
+    } == TEACHER_LOGIT_METHODS
+    assert set(DISTILLATION_METHODS) > TEACHER_LOGIT_METHODS
 
 
 @pytest.mark.parametrize("method", sorted(TEACHER_LOGIT_METHODS))
@@ -37,6 +39,6 @@ def test_a_logit_method_needs_a_head(method):
     check_teacher_head(method, True, "config: distillation.s.teacher")
 
 
-@pytest.mark.parametrize("method", ["mlm", "minilmv2"])
+@pytest.mark.parametrize("method", sorted(set(DISTILLATION_METHODS) - TEACHER_LOGIT_METHODS))
 def test_a_method_without_logits_takes_a_headless_teacher(method):
     check_teacher_head(method, False, "config: distillation.s.teacher")

@@ -10,9 +10,9 @@ import yaml
 from snakemake_runs import REPO_ROOT
 
 from biocompact.workflow.config_checks import check_config, own_vocabulary
-from biocompact.workflow.config_schema import validate_config
+from biocompact.workflow.config_schema import read_schema, validate_config
 
-SCHEMA = yaml.safe_load((REPO_ROOT / "workflow/schemas/config.schema.yaml").read_text())
+SCHEMA = read_schema(REPO_ROOT / "workflow/schemas/config.schema.yaml")
 DEMO = yaml.safe_load((REPO_ROOT / "config.yaml").read_text())
 
 

@@ -10,7 +10,8 @@ sequence, masked means), so that the step compiles whole (``biocompact.training.
 
 Each loss term is returned (and logged) on its own; the weights ``alpha`` name the terms
 of the method (Rohanian et al. 2023's alpha_1..3 and TinyBERT's lambdas, or MiniLMv2's
-relation types; their defaults and the other options of each method: ``methods.py``).
+relation types; their defaults and the other options of each method:
+``biocompact.distillation_methods``, whose declaration of a method names its class here).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from biocompact.distillation.losses import (
     soft_mlm_loss,
 )
 from biocompact.distillation.methods import DistillationOptions, method_options
+from biocompact.distillation_methods import DISTILLATION_METHODS
 from biocompact.models.documents import encoder_inputs, token_pairs
 from biocompact.models.heads import mlm_head
 from biocompact.models.last_layer import at_positions, enable_last_layer_at_positions
@@ -118,11 +120,11 @@ class DistillationObjective(Objective):
     """Student, frozen teacher and the weighted sum of a method's loss terms.
 
     Every method reads ``alpha``; what else it reads (a temperature, a layer map, its own
-    section) its class adds, as its ``MethodOptions`` (``methods.py``) declare.
+    section) its class adds, as its ``DistillationMethod`` (``biocompact.distillation_methods``)
+    declares.
     """
 
     frozen = ("teacher.",)
-    method = ""  # a key of METHOD_OPTIONS: the options the method reads and their defaults
     head_on_every_token = (
         False  # eq. 8 reads the outputs at every token; eqs. 1-2 at the masked ones
     )
@@ -147,6 +149,15 @@ class DistillationObjective(Objective):
             base = model.base_model
             assert isinstance(base, PreTrainedModel)  # BertModel, ...: typed as a Module only
             maybe_install_capturing_hooks(base)
+
+    @property
+    def method(self) -> str:
+        """The method this class implements: the one whose declaration names it, or the
+        nearest of its base classes (a benchmark's subclass)."""
+        for cls in type(self).__mro__:
+            if cls.__name__ in METHOD_OF_OBJECTIVE:
+                return METHOD_OF_OBJECTIVE[cls.__name__]
+        raise TypeError(f"{type(self).__name__} is the objective of no distillation method")
 
     def options_record(self) -> dict[str, Any]:
         """The options the method read, defaults filled in, for the run's record (eval.json)."""
@@ -285,7 +296,6 @@ class LayerWiseObjective(SoftTargetObjective):
 class DistilBertObjective(SoftTargetObjective):
     """DistilBioBERT (Rohanian et al. 2023, eq. 4): alpha_1 L_mlm + alpha_2 L_softMLM + alpha_3 L_align."""
 
-    method = "distilbert"
     learned_projection = False
 
     def __init__(
@@ -315,7 +325,6 @@ class LargeToBaseObjective(DistilBertObjective):
     """Large-to-base (Lewis et al. 2020, section 7): 5.0 L_mlm + 2.0 KL at T = 2 + 1.0 cosine through a
     learned projection of the student's last hidden states to the teacher's width."""
 
-    method = "lewis"
     learned_projection = True
 
 
@@ -326,7 +335,6 @@ class TinyBertObjective(LayerWiseObjective):
     layer) and ``output``. W_e and W_h are learned when the widths differ (eq. 6-7).
     """
 
-    method = "tinybert"
     head_on_every_token = True
 
     def __init__(
@@ -375,8 +383,6 @@ class CompactObjective(LayerWiseObjective):
     layer l against teacher layer g(l). ``alpha.layer`` may also give one weight per layer.
     """
 
-    method = "compact"
-
     def __init__(
         self,
         student: PreTrainedModel,
@@ -412,8 +418,6 @@ class PlainMlmObjective(DistillationObjective):
     """Plain MLM on the student alone: the baseline that the distillation methods must beat
     at equal steps (Rohanian et al. 2023 compare with such a student). The teacher only
     initialises the student (``student_init: teacher_layers``); it never runs."""
-
-    method = "mlm"
 
     def __init__(
         self,
@@ -476,8 +480,6 @@ class MiniLMv2Objective(DistillationObjective):
 
     # the student's last layer past its queries, keys and values, and its MLM head
     every_parameter_trained = False
-
-    method = "minilmv2"
     relations = {"qq": "query", "kk": "key", "vv": "value"}
 
     def __init__(
@@ -488,22 +490,15 @@ class MiniLMv2Objective(DistillationObjective):
     ):
         super().__init__(student, teacher, options)
         n_teacher = teacher.config.num_hidden_layers
-        self.teacher_layer: int = (
-            default_teacher_layer(n_teacher)
-            if self.options.teacher_layer is None
-            else self.options.teacher_layer
-        )
+        section = self.options.section
+        self.teacher_layer: int = section.get("teacher_layer", default_teacher_layer(n_teacher))
         if not 1 <= self.teacher_layer <= n_teacher:
             raise ValueError(
                 f"minilmv2.teacher_layer {self.teacher_layer} must be a layer 1..{n_teacher} "
                 f"of the {n_teacher}-layer teacher"
             )
         self.student_layer = student.config.num_hidden_layers
-        self.relation_heads: int = (
-            default_relation_heads(n_teacher)
-            if self.options.relation_heads is None
-            else self.options.relation_heads
-        )
+        self.relation_heads: int = section.get("relation_heads", default_relation_heads(n_teacher))
         # every head's query/key/value vectors concatenated: the hidden width in both layouts
         widths = (student.config.hidden_size, teacher.config.hidden_size)
         if any(width % self.relation_heads for width in widths):
@@ -518,7 +513,7 @@ class MiniLMv2Objective(DistillationObjective):
     def options_record(self) -> dict[str, Any]:
         return {
             **super().options_record(),
-            "minilmv2": {
+            self.method: {  # its own section, named after it
                 "relation_heads": self.relation_heads,
                 "teacher_layer": self.teacher_layer,
             },
@@ -554,14 +549,16 @@ class MiniLMv2Objective(DistillationObjective):
         }
 
 
-METHODS: dict[str, type[DistillationObjective]] = {
-    objective.method: objective
-    for objective in (
-        DistilBertObjective,
-        TinyBertObjective,
-        CompactObjective,
-        LargeToBaseObjective,
-        PlainMlmObjective,
-        MiniLMv2Objective,
-    )
+def _objective_class(name: str) -> type[DistillationObjective]:
+    """The objective class ``name`` of this module, as a method's declaration names it."""
+    objective = globals().get(name)
+    if not (isinstance(objective, type) and issubclass(objective, DistillationObjective)):
+        raise TypeError(f"{name} is not a distillation objective of {__name__}")
+    return objective
+
+
+# each method's objective, and each objective's method
+METHODS = {
+    name: _objective_class(method.objective) for name, method in DISTILLATION_METHODS.items()
 }
+METHOD_OF_OBJECTIVE = {method.objective: name for name, method in DISTILLATION_METHODS.items()}

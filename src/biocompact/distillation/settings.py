@@ -2,7 +2,8 @@
 
 The rule passes the whole entry (``params.settings``); the schema documents every field
 and fills in its default. A new option of a method is a schema property, an entry of its
-``MethodOptions`` (``methods.py``, with its default) and the code that reads it.
+``DistillationMethod`` (``biocompact.distillation_methods``, with its default) and the code
+that reads it.
 """
 
 from __future__ import annotations
@@ -11,12 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from biocompact.distillation.methods import (
-    DEFAULT_METHOD,
-    OPTION_KEYS,
-    DistillationOptions,
-    method_options,
-)
+from biocompact.distillation.methods import OPTION_KEYS, DistillationOptions, method_options
+from biocompact.distillation_methods import DEFAULT_METHOD
 from biocompact.entries import check_known_keys
 from biocompact.training.entry import split_training
 from biocompact.training.loop import TrainingSettings
@@ -34,7 +31,7 @@ class DistillationSettings:
     student_layers: list[int] | None = None  # teacher_layers: the layers kept (None: every other)
     student_architecture: dict[str, Any] | None = None  # random: preset and/or config fields
     # the method's options (alpha, temperature, layer_map, its own section), its defaults
-    # filled in (methods.py); from_entry refuses one the method does not read
+    # filled in (biocompact.distillation_methods); from_entry refuses one it does not read
     options: DistillationOptions = field(default_factory=lambda: method_options(DEFAULT_METHOD))
 
     def __post_init__(self) -> None:

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-# The methods whose losses read the teacher's MLM logits: distilbert and lewis (soft
-# targets), compact (soft labels), tinybert (prediction-layer term). mlm and minilmv2 read none.
-TEACHER_LOGIT_METHODS = frozenset({"distilbert", "lewis", "compact", "tinybert"})
+from biocompact.distillation_methods import DISTILLATION_METHODS
+
+# The methods whose losses read the teacher's MLM logits
+TEACHER_LOGIT_METHODS = frozenset(
+    name for name, method in DISTILLATION_METHODS.items() if method.reads_teacher_logits
+)
 
 # Hugging Face architectures whose checkpoint holds an MLM head (BertForPreTraining: MLM + NSP).
 MLM_HEAD_SUFFIXES = ("ForMaskedLM", "ForPreTraining")

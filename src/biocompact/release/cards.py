@@ -26,6 +26,7 @@ import datasets
 import yaml
 from huggingface_hub import EvalResult, ModelCard, ModelCardData
 
+from biocompact.distillation_methods import DISTILLATION_METHODS
 from biocompact.files.atomic import atomic_open
 from biocompact.records.contamination import ContaminationRecord
 from biocompact.records.language_model import Distillation, LanguageModelRecord, Pretraining
@@ -55,19 +56,6 @@ CITATIONS = {
     'Inference" (arXiv 2412.13663, 2024)',
 }
 
-# What each distillation method is and whose it is (one entry per method of
-# distillation.methods.METHOD_OPTIONS: the cards must not import the stage that writes them)
-DISTILLATION_METHODS = {
-    "distilbert": ("DistilBioBERT: MLM, soft-label KL and hidden-state alignment", "rohanian2023"),
-    "tinybert": (
-        "TinyBioBERT: embedding, hidden-state, attention and output losses",
-        "rohanian2023",
-    ),
-    "compact": ("CompactBioBERT: MLM, soft labels, hidden states and attention", "rohanian2023"),
-    "lewis": ("large-to-base distillation (Lewis et al. 2020, section 7)", "lewis2020"),
-    "mlm": ("plain MLM on the student alone (the teacher only initialises it)", "devlin2019"),
-    "minilmv2": ("MiniLMv2: self-attention relation distillation", "wang2021"),
-}
 OBJECTIVE_CITATIONS = {
     "mlm": "devlin2019",
     "nsp": "devlin2019",
@@ -314,12 +302,12 @@ def language_model_card(
     pipeline_tag = "fill-mask" if head_trained else "feature-extraction"
     tail = _read_log_tail(log_path)
     if isinstance(origin, Distillation):
-        method, citation = DISTILLATION_METHODS[origin.method]
+        method = DISTILLATION_METHODS[origin.method]
         base_model: str | None = origin.teacher
         teacher = config_entry["teacher"]
         source = f" (`{base_model}`)" if base_model != teacher else ""
-        kind = f"distilled from `{teacher}`{source} with `{origin.method}` ({method})"
-        citations = [citation, "rohanian2023"]
+        kind = f"distilled from `{teacher}`{source} with `{origin.method}` ({method.card})"
+        citations = [method.citation, "rohanian2023"]
     else:
         base_model = None if origin.init == "scratch" else origin.init
         kind = f"pretrained with `{origin.objective}` from {base_model or 'scratch'}"

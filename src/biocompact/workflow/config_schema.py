@@ -23,6 +23,7 @@ from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 from jsonschema.protocols import Validator
 
+from biocompact.distillation_methods import DEFAULT_METHOD, DISTILLATION_METHODS
 from biocompact.entries import number_as_text_hint
 
 COMMAND_LINE = "--config"
@@ -47,6 +48,16 @@ def read_config_file(path: str | Path) -> dict:
     if not isinstance(content, dict):
         raise ConfigError(f"{path}: a config file must be a mapping of keys, not {content!r}")
     return content
+
+
+def read_schema(path: str | Path) -> dict:
+    """The config schema in file ``path`` with what is declared elsewhere filled in: the
+    ``method`` of a distillation entry, one of ``DISTILLATION_METHODS`` (in their order,
+    which its message quotes) and by default ``DEFAULT_METHOD``."""
+    schema = read_config_file(path)
+    entry = schema["properties"]["distillation"]["additionalProperties"]["properties"]
+    entry["method"].update(enum=list(DISTILLATION_METHODS), default=DEFAULT_METHOD)
+    return schema
 
 
 def typed_command_line_values(values: Any) -> Any:
