@@ -31,8 +31,8 @@ from biocompact.corpus.evaluation_text import (
 from biocompact.corpus.sentences import split_sentences
 from biocompact.corpus.textshards import iter_documents
 from biocompact.files.atomic import read_json
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.taskfiles.formats import FORMATS
+from biocompact.taskfiles.settings import FinetuningTask
 
 
 def _shard(path: Path, documents: list[list[str]], pmids: list[str] | None = None) -> Path:

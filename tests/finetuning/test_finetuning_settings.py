@@ -13,13 +13,8 @@ import yaml
 from snakemake.utils import validate
 from snakemake_runs import layer_config
 
-from biocompact.finetuning.settings import (
-    FinetuningTask,
-    Hyperparameters,
-    check_model_overrides,
-    resolve_task,
-    task_entry,
-)
+from biocompact.finetuning.settings import check_model_overrides, resolve_task, task_entry
+from biocompact.taskfiles.settings import FinetuningTask, Hyperparameters
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"

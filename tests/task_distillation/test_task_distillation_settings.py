@@ -9,7 +9,7 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from biocompact.finetuning.settings import FinetuningTask, task_entry
+from biocompact.finetuning.settings import task_entry
 from biocompact.task_distillation.settings import (
     CLASSIFIER_TRAINING,
     TEXT_FORMAT,
@@ -19,6 +19,7 @@ from biocompact.task_distillation.settings import (
     classifier_training,
 )
 from biocompact.taskfiles.formats import TRANSFER_FORMATS
+from biocompact.taskfiles.settings import FinetuningTask
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = yaml.safe_load(

@@ -19,10 +19,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from biocompact.finetuning.settings import FinetuningTask
-from biocompact.finetuning.task_files import fold_tasks
 from biocompact.taskfiles.bioasq import read_bioasq_snippet_documents
+from biocompact.taskfiles.folds import fold_tasks
 from biocompact.taskfiles.formats import FORMATS, TaskFormat
+from biocompact.taskfiles.settings import FinetuningTask
 
 EVALUATION_SPLITS = ("dev", "test")
 _PMID = re.compile(r"(\d+)(?:\.\d+)?")  # a PMID, with or without its version (123.2)

@@ -24,7 +24,7 @@ from biocompact.taskfiles.readers import MultiLabelText, hoc_abstracts
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
 
-    from biocompact.finetuning.settings import FinetuningTask
+    from biocompact.taskfiles.settings import FinetuningTask
 
 
 class MultiLabelClassification(TaskFamily):

@@ -22,7 +22,7 @@ from biocompact.taskfiles.readers import DatasetFormatError
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-    from biocompact.finetuning.settings import FinetuningTask, Hyperparameters
+    from biocompact.taskfiles.settings import FinetuningTask, Hyperparameters
 
 CONTEXT = 1  # sequence id of the snippet in (question, snippet) inputs
 

@@ -17,7 +17,7 @@ from biocompact.taskfiles.readers import ScoredPair
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-    from biocompact.finetuning.settings import FinetuningTask
+    from biocompact.taskfiles.settings import FinetuningTask
 
 
 class SentenceSimilarity(TaskFamily):

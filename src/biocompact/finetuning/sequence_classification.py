@@ -23,7 +23,7 @@ from biocompact.taskfiles.readers import LabelledText
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
 
-    from biocompact.finetuning.settings import FinetuningTask
+    from biocompact.taskfiles.settings import FinetuningTask
 
 
 class SequenceClassification(TaskFamily):

@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from biocompact.finetuning.settings import FinetuningTask
-from biocompact.finetuning.task_files import fold_tasks
+from biocompact.taskfiles.folds import fold_tasks
 from biocompact.taskfiles.formats import FORMATS
 from biocompact.taskfiles.readers import (
     UNTYPED_ENTITY,
@@ -22,6 +21,7 @@ from biocompact.taskfiles.readers import (
     hoc_abstracts,
     typed_tag,
 )
+from biocompact.taskfiles.settings import FinetuningTask
 
 
 def training_labels(examples: Sequence) -> list[str]:

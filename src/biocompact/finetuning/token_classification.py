@@ -16,7 +16,7 @@ from biocompact.taskfiles.readers import TaggedSentence
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
 
-    from biocompact.finetuning.settings import FinetuningTask
+    from biocompact.taskfiles.settings import FinetuningTask
 
 IGNORED = -100  # label id the loss skips
 OUTSIDE = "O"

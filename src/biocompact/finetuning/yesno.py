@@ -20,7 +20,7 @@ from biocompact.taskfiles.bioasq import read_bioasq_golden
 from biocompact.taskfiles.readers import DatasetFormatError, LabelledText
 
 if TYPE_CHECKING:
-    from biocompact.finetuning.settings import FinetuningTask
+    from biocompact.taskfiles.settings import FinetuningTask
 
 
 def _questions(examples: Sequence[LabelledText]) -> dict[str, list[LabelledText]]:

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from biocompact.entries import check_entry
-from biocompact.finetuning.settings import Hyperparameters, task_entry
+from biocompact.finetuning.settings import task_entry
 from biocompact.task_distillation.randomised import QUESTION_STARTERS
 from biocompact.taskfiles.formats import TRANSFER_FORMATS
+from biocompact.taskfiles.settings import Hyperparameters
 
 # The hyperparameters a classifier of task distillation is trained with (the schema's
 # classifier_training, as teacher_training and student_training give them), in its order:
