@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from biocompact.datasets.registry import Dataset, Registry
+from biocompact.taskfiles.folds import FOLD_FIELD
 from biocompact.taskfiles.formats import SUFFIXES
 
-FOLD_FIELD = "{fold}"
 GOLDEN = "golden"
 
 
