@@ -30,10 +30,9 @@ class SequenceClassification(TaskFamily):
     """One text (or pair), one label; scored with accuracy and binary/micro/macro F1."""
 
     auto_model = "AutoModelForSequenceClassification"
+    example = LabelledText
     pipeline_tag = "text-classification"
     prediction_rows = staticmethod(label_rows)
-
-    example = LabelledText
 
     def __init__(
         self,
