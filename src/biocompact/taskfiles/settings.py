@@ -6,7 +6,7 @@ distillation, compression, the report): its data (``FinetuningTask``) and its tr
 Light (no torch): the workflow resolves every task when it builds the DAG
 (``finetuning/settings.py``: ``task_entry``), so a bad entry stops it before any job runs.
 The schema documents every field and fills in its default
-(tests/finetuning/test_finetuning_settings.py checks that fields and defaults agree); a new
+(tests/taskfiles/test_taskfiles_settings.py checks that fields and defaults agree); a new
 hyperparameter is a schema property, a field of ``Hyperparameters`` and the line that reads
 it. Rules pass plain entries (Snakemake's params trigger compares plain values only), and
 jobs parse them with ``FinetuningTask.from_entry``.
