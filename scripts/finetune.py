@@ -3,9 +3,9 @@ save the model with its card where the rule has a ``model`` output: a kept fine-
 compression's fp32 reference)."""
 
 from biocompact.finetuning.rules import finetune
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun
 from biocompact.release.cards import CardSettings
+from biocompact.taskfiles.settings import FinetuningTask
 from biocompact.tracking.trackers import TrackingSettings
 from biocompact.workflow.runlog import job_logging, named_files
 

@@ -2,9 +2,9 @@
 (data-parallel on its GPUs)."""
 
 from biocompact.finetuning.checkpoints import Checkpointing
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun
 from biocompact.task_distillation.rules import finetune_teacher
+from biocompact.taskfiles.settings import FinetuningTask
 from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):

@@ -2,9 +2,9 @@
 
 from biocompact.finetuning.rules import publish_finetuned
 from biocompact.finetuning.saved_models import Publication
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.locations import external_checkpoints
 from biocompact.release.cards import CardSettings
+from biocompact.taskfiles.settings import FinetuningTask
 from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):

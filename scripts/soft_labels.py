@@ -1,8 +1,8 @@
 """Compute and store the teacher's soft labels on one transfer set."""
 
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.task_distillation.rules import soft_labels
 from biocompact.task_distillation.soft_labels import SoftLabelRun
+from biocompact.taskfiles.settings import FinetuningTask
 from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):

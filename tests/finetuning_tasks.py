@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from biocompact.finetuning.settings import FinetuningTask
+from biocompact.taskfiles.settings import FinetuningTask
 
 # the required settings a test that does not read them leaves out
 PLACEHOLDERS = {

@@ -7,8 +7,8 @@ import json
 import statistics
 from pathlib import Path
 
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.tasks import get_family
+from biocompact.taskfiles.settings import FinetuningTask
 
 
 def scores_from_predictions(

@@ -42,7 +42,7 @@ def test_fit_recovers_a_linear_cost():
 
 def test_the_decontamination_section_reads_blurbs_dev_and_test_sets(shared_data):
     from biocompact.corpus.evaluation_text import evaluation_splits
-    from biocompact.finetuning.settings import FinetuningTask
+    from biocompact.taskfiles.settings import FinetuningTask
 
     splits = [
         split

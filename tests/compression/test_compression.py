@@ -19,10 +19,10 @@ from biocompact.compression.quantisation import quantise_int8
 from biocompact.compression.settings import CompressedEvaluation, CompressionSettings
 from biocompact.compression.summary import read_summary, summary_frame, write_summary
 from biocompact.files.atomic import write_json
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.records.compressed_format import CompressedFormatEvaluation, LatencyMeasurement
 from biocompact.report.tables import compression_table
+from biocompact.taskfiles.settings import FinetuningTask
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TASKS = {"re": {"family": "re"}, "cv": {"family": "re", "folds": ["1", "2"]}}

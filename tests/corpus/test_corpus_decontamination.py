@@ -23,7 +23,6 @@ from biocompact.corpus.decontamination import (
     words,
 )
 from biocompact.corpus.evaluation_text import (
-    FORMATS,
     EvaluationExample,
     EvaluationSplit,
     evaluation_splits,
@@ -32,7 +31,8 @@ from biocompact.corpus.evaluation_text import (
 from biocompact.corpus.sentences import split_sentences
 from biocompact.corpus.textshards import iter_documents
 from biocompact.files.atomic import read_json
-from biocompact.finetuning.settings import FinetuningTask
+from biocompact.taskfiles.formats import FORMATS
+from biocompact.taskfiles.settings import FinetuningTask
 
 
 def _shard(path: Path, documents: list[list[str]], pmids: list[str] | None = None) -> Path:

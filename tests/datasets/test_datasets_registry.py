@@ -546,11 +546,11 @@ def test_registry_entries_are_complete():
 
 
 def test_preparation_reads_with_the_families_own_readers():
-    from biocompact.datasets.prepare import READERS
     from biocompact.finetuning.tasks import get_family
+    from biocompact.taskfiles.formats import FORMATS
 
     for name, dataset in DATASETS.items():
-        reader = READERS[dataset.family, dataset.format]
+        reader = FORMATS[dataset.family, dataset.format].reader
         assert get_family(dataset.family, dataset.format).readers[dataset.format] is reader, name
 
 

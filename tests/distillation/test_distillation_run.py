@@ -19,9 +19,9 @@ from transformers import (
 
 from biocompact.distillation.run import DistillationSpec, run_distillation
 from biocompact.distillation.settings import DistillationSettings
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.locations import resolve_location
+from biocompact.taskfiles.settings import FinetuningTask
 from biocompact.training.masking import MaskingSettings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -12,8 +12,8 @@ import pytest
 from prediction_scores import scores_from_predictions
 
 from biocompact.finetuning.baseline import constant_floors
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.records.metrics import ALL_POSITIVE, MAJORITY_CLASS
+from biocompact.taskfiles.settings import FinetuningTask
 
 
 def outputs(folder: Path) -> dict[str, str]:

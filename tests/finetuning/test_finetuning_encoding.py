@@ -8,9 +8,9 @@ from finetuning_tasks import parsed_task
 from tiny_models import MINILM
 from transformers import AutoTokenizer
 
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.tasks import get_family
 from biocompact.taskfiles.readers import LabelledText, MultiLabelText, TaggedSentence
+from biocompact.taskfiles.settings import FinetuningTask
 
 LABELS = ["B-ENT", "I-ENT", "O"]  # ids 0, 1, 2
 X = -100

@@ -179,7 +179,7 @@ def trainer_of(model, tmp_path, train=None, **settings):
     from tiny_models import MINILM
     from transformers import AutoTokenizer
 
-    from biocompact.finetuning.settings import Hyperparameters
+    from biocompact.taskfiles.settings import Hyperparameters
 
     hyperparameters = Hyperparameters(**settings)
     arguments = TrainingArguments(

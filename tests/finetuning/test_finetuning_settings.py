@@ -1,4 +1,5 @@
-"""Fine-tuning tasks of the config resolved and parsed into settings: fields, defaults, checks."""
+"""Fine-tuning tasks resolved from the config (preset, dataset recipe, task, model overrides)
+into entries and parsed back: the order of the settings, the checks, every config's tasks."""
 
 from __future__ import annotations
 
@@ -13,32 +14,11 @@ import yaml
 from snakemake.utils import validate
 from snakemake_runs import layer_config
 
-from biocompact.finetuning.settings import (
-    FinetuningTask,
-    Hyperparameters,
-    check_model_overrides,
-    resolve_task,
-    task_entry,
-)
+from biocompact.finetuning.settings import check_model_overrides, resolve_task, task_entry
+from biocompact.taskfiles.settings import FinetuningTask, Hyperparameters
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
-SECTION = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))["properties"]["finetuning"]
-
-
-def _fields(cls: type) -> dict[str, object]:
-    """Each field's default (MISSING for a required one)."""
-    return {
-        item.name: item.default_factory() if callable(item.default_factory) else item.default
-        for item in dataclasses.fields(cls)
-    }
-
-
-def test_the_schema_properties_are_the_fields_with_their_defaults():
-    preset = SECTION["properties"]["presets"]["additionalProperties"]["properties"]
-    assert {key: value["default"] for key, value in preset.items()} == _fields(Hyperparameters)
-    task = SECTION["properties"]["tasks"]["additionalProperties"]["properties"]
-    assert set(task) == set(_fields(FinetuningTask)) - {"name"}
 
 
 @pytest.fixture
@@ -79,17 +59,6 @@ def test_a_task_naming_a_dataset_is_filled_in_on_read(finetuning):
     assert (entry["family"], entry["format"]) == ("ner", "biobert_tsv")
     assert entry["train"].startswith("results/data/ncbi-disease/")
     assert "family" not in finetuning["tasks"]["ncbi"]
-
-
-def test_grid_points_yield_hyperparameters():
-    settings = Hyperparameters(epochs=1, grid={"learning_rate": [1e-3, 1e-4], "batch_size": [8]})
-    assert settings.grid_points() == [
-        Hyperparameters(epochs=1, learning_rate=1e-3, batch_size=8),
-        Hyperparameters(epochs=1, learning_rate=1e-4, batch_size=8),
-    ]
-    assert Hyperparameters(grid={"epochs": []}).grid_points() == [Hyperparameters()]
-    record = Hyperparameters().as_record()
-    assert "grid" not in record and record["bf16"] is True
 
 
 @pytest.mark.parametrize(
@@ -172,20 +141,6 @@ def test_a_task_as_an_entry_parses_back_to_the_same_task(name, finetuning, task)
     # a field the demo leaves unset, set
     folds = dataclasses.replace(parsed, folds=("a", 1), positive_labels=("yes",))
     assert FinetuningTask.from_entry(folds.as_entry()) == folds
-
-
-def test_a_parsed_entry_checks_its_keys():
-    with pytest.raises(ValueError, match="tasks.t: unknown setting 'epochs'"):
-        FinetuningTask.from_entry(
-            {
-                "name": "t",
-                "family": "re",
-                "format": "blue_tsv",
-                "train": "a",
-                "test": "b",
-                "epochs": 1,
-            }
-        )
 
 
 @pytest.mark.parametrize(

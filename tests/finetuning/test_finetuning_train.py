@@ -13,9 +13,9 @@ from tiny_models import HYPERPARAMETERS, MINILM, save_modernbert
 from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
 
 from biocompact.finetuning.baseline import majority_baseline
-from biocompact.finetuning.settings import Hyperparameters
 from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.taskfiles.readers import DatasetFormatError
+from biocompact.taskfiles.settings import Hyperparameters
 
 RECORD_KEYS = [
     "model",

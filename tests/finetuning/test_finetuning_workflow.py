@@ -7,8 +7,8 @@ from dataclasses import replace
 import yaml
 from snakemake_runs import planned_jobs, run_with_configs
 
-from biocompact.finetuning.settings import FinetuningTask
-from biocompact.finetuning.task_files import fold_tasks, task_files
+from biocompact.taskfiles.folds import fold_tasks, task_files
+from biocompact.taskfiles.settings import FinetuningTask
 
 
 def test_fold_paths_and_task_files():

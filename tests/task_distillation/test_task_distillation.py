@@ -285,9 +285,9 @@ def re_task(repo_root, tmp_path_factory) -> dict:
 
 def _train_teacher(model: str, task: dict, folder: Path, **run) -> ClassifierEvaluation:
     """``train_teacher`` with seed 1, its outputs in ``folder``."""
-    from biocompact.finetuning.settings import FinetuningTask
     from biocompact.finetuning.train import FinetuneRun
     from biocompact.task_distillation.student import train_teacher
+    from biocompact.taskfiles.settings import FinetuningTask
 
     files = {
         "model": "model",
@@ -306,9 +306,9 @@ def _soft_labels(
     teacher: str, transfer_set: str, task: dict, temperature: float, out: Path, **names
 ) -> dict:
     """Rule soft_labels of ``transfer_set`` into ``out``.jsonl and ``out``.json."""
-    from biocompact.finetuning.settings import FinetuningTask
     from biocompact.task_distillation.rules import soft_labels
     from biocompact.task_distillation.soft_labels import SoftLabelRun
+    from biocompact.taskfiles.settings import FinetuningTask
 
     return soft_labels(
         SoftLabelRun(FinetuningTask.from_entry(task), temperature, **names),
@@ -331,8 +331,8 @@ def _students(
     **run,
 ) -> list[ClassifierEvaluation]:
     """``run_students`` of its former arguments."""
-    from biocompact.finetuning.settings import FinetuningTask
     from biocompact.task_distillation.student import StudentRun, run_students
+    from biocompact.taskfiles.settings import FinetuningTask
 
     return run_students(
         StudentRun(method, student_path, FinetuningTask.from_entry(task), tuple(seeds), **run),
@@ -485,11 +485,11 @@ def test_task_distillation_specs_read_back_from_json_as_the_same_specs(tmp_path)
     (text "3" among the folds stays text, epochs of 1 an int); a malformed one is an error
     naming the file."""
     from biocompact.finetuning.checkpoints import Checkpointing
-    from biocompact.finetuning.settings import FinetuningTask
     from biocompact.finetuning.train import FinetuneRun
     from biocompact.release.cards import CardSettings
     from biocompact.task_distillation.job import StudentsSpec, TeacherSpec, read_spec
     from biocompact.task_distillation.student import StudentRun
+    from biocompact.taskfiles.settings import FinetuningTask
     from biocompact.tracking.trackers import TrackingSettings
 
     task = FinetuningTask.from_entry(
@@ -563,10 +563,10 @@ def test_task_distillation_jobs_rebuild_their_runs_from_the_json_spec(
 ):
     """What every process of a teacher or students job runs: the rule's run, rebuilt from
     the spec as JSON, with its files and threads unchanged (one GPU: in this process)."""
-    from biocompact.finetuning.settings import FinetuningTask
     from biocompact.finetuning.train import FinetuneRun
     from biocompact.task_distillation import job, rules
     from biocompact.task_distillation.student import StudentRun
+    from biocompact.taskfiles.settings import FinetuningTask
 
     calls = []
     monkeypatch.setattr(job, "train_teacher", lambda run, **files: calls.append((run, files)))
@@ -622,10 +622,10 @@ def test_teacher_and_students_train_data_parallel_on_two_processes(
     from task_distillation_rank_weights import rank_file, run_job_keeping_weights
 
     from biocompact.finetuning.checkpoints import Checkpointing
-    from biocompact.finetuning.settings import FinetuningTask
     from biocompact.finetuning.train import FinetuneRun
     from biocompact.task_distillation.job import students_spec, teacher_spec
     from biocompact.task_distillation.student import StudentRun
+    from biocompact.taskfiles.settings import FinetuningTask
 
     task = FinetuningTask.from_entry(re_task)
     files = {
@@ -725,9 +725,9 @@ def test_a_killed_teacher_job_resumes_to_the_weights_of_an_uninterrupted_one(
     from safetensors.torch import load_file
 
     from biocompact.finetuning.checkpoints import Checkpointing
-    from biocompact.finetuning.settings import FinetuningTask
     from biocompact.finetuning.train import FinetuneRun
     from biocompact.task_distillation.job import read_spec, run_job, teacher_spec
+    from biocompact.taskfiles.settings import FinetuningTask
 
     # 80 examples, 16 a batch, 4 epochs: 20 steps, a dev evaluation after each epoch
     task = FinetuningTask.from_entry(
@@ -773,9 +773,9 @@ def test_a_killed_students_job_resumes_every_seed_to_the_weights_of_an_uninterru
     from task_distillation_rank_weights import rank_file, run_job_keeping_weights
 
     from biocompact.finetuning.checkpoints import Checkpointing
-    from biocompact.finetuning.settings import FinetuningTask
     from biocompact.task_distillation.job import read_spec, students_spec
     from biocompact.task_distillation.student import StudentRun
+    from biocompact.taskfiles.settings import FinetuningTask
 
     rows = [
         {

@@ -9,16 +9,17 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from biocompact.finetuning.settings import FinetuningTask, task_entry
+from biocompact.finetuning.settings import task_entry
 from biocompact.task_distillation.settings import (
     CLASSIFIER_TRAINING,
-    LABELLED_FORMATS,
+    TEXT_FORMAT,
     ExperimentSettings,
     RandomisedSettings,
     TransferSetSettings,
     classifier_training,
 )
-from biocompact.task_distillation.transfer import READERS
+from biocompact.taskfiles.formats import TRANSFER_FORMATS
+from biocompact.taskfiles.settings import FinetuningTask
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = yaml.safe_load(
@@ -44,7 +45,8 @@ def test_the_schema_properties_are_the_fields():
         RandomisedSettings
     )
     assert _options(SECTION["experiments"]) == _fields(ExperimentSettings)
-    assert set(READERS) == set(LABELLED_FORMATS)
+    formats = transfer["additionalProperties"]["properties"]["format"]["enum"]
+    assert formats == [TEXT_FORMAT, *TRANSFER_FORMATS]
 
 
 def test_the_demo_entries_parse():

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from biocompact.finetuning import trainer as finetuning_trainer
-from biocompact.finetuning.settings import Hyperparameters
+from biocompact.taskfiles.settings import Hyperparameters
 from biocompact.training.precision import inference_dtype, native_bf16
 
 HYPERPARAMETERS = {"epochs": 1, "batch_size": 4, "learning_rate": 1e-4}

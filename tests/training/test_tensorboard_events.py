@@ -10,7 +10,7 @@ import pytest
 from tiny_models import tiny_ner_task
 
 import biocompact.finetuning.train as finetuning_train
-from biocompact.finetuning.settings import FinetuningTask
+from biocompact.taskfiles.settings import FinetuningTask
 from biocompact.tracking.tensorboard_events import (
     ScalarWriter,
     _varint,

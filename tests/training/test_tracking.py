@@ -19,8 +19,8 @@ from snakemake_runs import OFFLINE_ENV, REPO_ROOT, SNAKEMAKE
 from tiny_models import BATCHER, loop_settings, tiny_ner_task, token_dataset, token_mlm
 
 import biocompact.finetuning.train as finetuning_train
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.pretraining.mlm import MaskedLanguageModelling
+from biocompact.taskfiles.settings import FinetuningTask
 from biocompact.tracking.tensorboard_events import read_scalars
 from biocompact.tracking.trackers import (
     ScalarTrackers,

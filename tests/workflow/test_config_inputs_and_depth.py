@@ -8,7 +8,7 @@ import json
 import pytest
 
 from biocompact.distillation.layer_map import resolve_student_layers
-from biocompact.finetuning.settings import FinetuningTask
+from biocompact.taskfiles.settings import FinetuningTask
 from biocompact.workflow.configured_inputs import (
     MissingInputError,
     glob_files,

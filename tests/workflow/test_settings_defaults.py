@@ -14,7 +14,6 @@ import yaml
 from biocompact.compression.settings import CompressionSettings
 from biocompact.corpus.decontamination import DecontaminationSettings
 from biocompact.distillation.settings import DistillationSettings
-from biocompact.finetuning.settings import FinetuningTask, Hyperparameters
 from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.release.cards import CardSettings
 from biocompact.task_distillation.settings import (
@@ -22,6 +21,7 @@ from biocompact.task_distillation.settings import (
     RandomisedSettings,
     TransferSetSettings,
 )
+from biocompact.taskfiles.settings import FinetuningTask, Hyperparameters
 from biocompact.tracking.trackers import TrackingSettings
 from biocompact.training.loop import TrainingSettings
 from biocompact.training.masking import MaskingSettings

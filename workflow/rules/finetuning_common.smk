@@ -7,8 +7,8 @@
 # pass plain entries as params (Snakemake compares plain values), jobs parse them.
 
 from biocompact.finetuning.settings import check_model_overrides, resolve_task, task_entry
-from biocompact.finetuning.task_files import task_files
 from biocompact.finetuning.task_labels import check_task_labels
+from biocompact.taskfiles.folds import task_files
 from biocompact.workflow.model_shapes import model_positions
 
 check_model_overrides(config["finetuning"], ALL_MODELS)

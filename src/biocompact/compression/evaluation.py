@@ -19,12 +19,12 @@ from biocompact.compression.formats import WEIGHT_FILES, load_format, weights_by
 from biocompact.compression.onnx_runtime import OnnxModel
 from biocompact.efficiency.benchmark import interleaved_timings, measurement
 from biocompact.files.atomic import atomic_open, write_json
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.task_labels import check_known_labels, task_labels
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.trainer import predict_logits
 from biocompact.records.compressed_format import CompressedFormatEvaluation, LatencyMeasurement
 from biocompact.task_distillation.soft_labels import model_labels
+from biocompact.taskfiles.settings import FinetuningTask
 
 log = logging.getLogger(__name__)
 MB = 1e6  # sizes in megabytes (10^6 bytes)

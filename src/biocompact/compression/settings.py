@@ -10,7 +10,7 @@ from typing import Any
 
 from biocompact.efficiency.settings import Timing
 from biocompact.entries import parse_entry
-from biocompact.finetuning.settings import FinetuningTask
+from biocompact.taskfiles.settings import FinetuningTask
 
 REFERENCE = "fp32"  # the fine-tuned model as saved: every format is compared with it
 FORMATS = ("int8", "onnx")

@@ -44,7 +44,6 @@ from biocompact.corpus.evaluation_text import (
 )
 from biocompact.corpus.textshards import Document, iter_documents
 from biocompact.files.atomic import atomic_open, write_json
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.records.contamination import (
     CheckedSplit,
     ContaminationRecord,
@@ -53,6 +52,7 @@ from biocompact.records.contamination import (
     ShardTotals,
     SplitContamination,
 )
+from biocompact.taskfiles.settings import FinetuningTask
 
 LOG = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """The dev and test text of the fine-tuning tasks, which decontamination keeps out of the
 pretraining text: read with each task family's own readers (light: no torch), and per
 format the fields that hold text from the literature and those that hold PMIDs, as each
-format declares them (``TaskFormat`` in ``taskfiles``).
+format declares them (``taskfiles/formats.py``).
 
 What is collected: NER sentences (tokens joined by spaces), relation and classification
 sentences (entity masks such as ``@GENE$`` are left to the n-gram step, which never lets
@@ -19,11 +19,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from biocompact.finetuning.settings import FinetuningTask
-from biocompact.finetuning.task_files import fold_tasks
-from biocompact.taskfiles import bioasq, readers
 from biocompact.taskfiles.bioasq import read_bioasq_snippet_documents
-from biocompact.taskfiles.readers import TaskFormat
+from biocompact.taskfiles.folds import fold_tasks
+from biocompact.taskfiles.formats import FORMATS, TaskFormat
+from biocompact.taskfiles.settings import FinetuningTask
 
 EVALUATION_SPLITS = ("dev", "test")
 _PMID = re.compile(r"(\d+)(?:\.\d+)?")  # a PMID, with or without its version (123.2)
@@ -46,16 +45,6 @@ class EvaluationSplit:
     family: str
     files: tuple[str, ...]
     examples: tuple[EvaluationExample, ...]
-
-
-# Every (family, format) of the harness, from the task file formats' own declarations
-# (tests/corpus/test_corpus_decontamination.py checks that these are the task families'
-# formats and readers).
-FORMATS: dict[tuple[str, str], TaskFormat] = {
-    (family, fmt.name): fmt
-    for fmt in (*readers.TASK_FORMATS, *bioasq.TASK_FORMATS)
-    for family in fmt.families
-}
 
 
 def normalise_pmid(value: str) -> str | None:

@@ -16,17 +16,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from biocompact.datasets.registry import Dataset, Registry
+from biocompact.taskfiles.folds import FOLD_FIELD
+from biocompact.taskfiles.formats import SUFFIXES
 
-SUFFIXES = {
-    "biobert_tsv": ".tsv",
-    "blue_tsv": ".tsv",
-    "hoc_tsv": ".tsv",
-    "conll": ".tsv",
-    "mednli_jsonl": ".jsonl",
-    "similarity_jsonl": ".jsonl",
-    "squad_json": ".json",
-}
-FOLD_FIELD = "{fold}"
 GOLDEN = "golden"
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from biocompact.datasets.check import CheckError, check_split
@@ -15,24 +15,11 @@ from biocompact.datasets.errors import DatasetError
 from biocompact.datasets.fetch import ARCHIVE_ERRORS, read_member
 from biocompact.datasets.registry import REGISTRY, Dataset, Registry
 from biocompact.files.atomic import atomic_path
-from biocompact.taskfiles import readers
-from biocompact.taskfiles.bioasq import read_bioasq_golden, read_squad_json
+from biocompact.taskfiles.bioasq import read_bioasq_golden
+from biocompact.taskfiles.formats import FORMATS
 from biocompact.taskfiles.readers import DatasetFormatError
 
 LOG = logging.getLogger(__name__)
-
-# The harness readers of the registry's (family, format) pairs, imported without the
-# training stack (a test checks they are the families' own readers).
-READERS: dict[tuple[str, str], Callable[[str | Path], Sequence[object]]] = {
-    ("ner", "biobert_tsv"): readers.read_ner_biobert_tsv,
-    ("ner", "conll"): readers.read_ner_conll,
-    ("re", "biobert_tsv"): readers.read_re_biobert_tsv,
-    ("re", "blue_tsv"): readers.read_re_blue_tsv,
-    ("dc", "hoc_tsv"): readers.read_hoc_tsv,
-    ("nli", "mednli_jsonl"): readers.read_nli_jsonl,
-    ("similarity", "similarity_jsonl"): readers.read_similarity_jsonl,
-    ("qa_factoid", "squad_json"): read_squad_json,
-}
 
 
 def _read_and_check(dataset: Dataset, split: str, fold: str | None, path: Path) -> dict:
@@ -42,7 +29,7 @@ def _read_and_check(dataset: Dataset, split: str, fold: str | None, path: Path) 
     if split == GOLDEN:
         examples = list(read_bioasq_golden(path).values())
     else:
-        examples = READERS[dataset.family, dataset.format](path)
+        examples = FORMATS[dataset.family, dataset.format].reader(path)
     return check_split(dataset, split, examples, fold)
 
 

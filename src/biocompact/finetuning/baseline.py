@@ -12,11 +12,11 @@ from typing import Any
 
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.record import FoldResult, metrics_record, write_run_files
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.splits import Splits, load_splits
-from biocompact.finetuning.task_files import fold_tasks
 from biocompact.finetuning.tasks import get_family
 from biocompact.records.metrics import ALL_POSITIVE, MAJORITY_CLASS
+from biocompact.taskfiles.folds import fold_tasks
+from biocompact.taskfiles.settings import FinetuningTask
 
 MODEL_NAME = MAJORITY_CLASS
 

@@ -18,12 +18,13 @@ from typing import IO, TYPE_CHECKING, Any
 from biocompact.finetuning.metrics import Metric, score
 from biocompact.finetuning.predictions import FoldPredictions, read_predictions
 from biocompact.finetuning.unit_statistics import ComparedRuns, UnitStatistic
+from biocompact.taskfiles.formats import family_readers
 
 if TYPE_CHECKING:
     from datasets import Dataset
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-    from biocompact.finetuning.settings import FinetuningTask
+    from biocompact.taskfiles.settings import FinetuningTask
 
 
 # the auto class of the sequence-level families, whose model reads one pooled vector
@@ -55,9 +56,15 @@ class TaskFamily(ABC):
     model_options: Mapping[
         str, Any
     ] = {}  # further config settings of the model, e.g. its problem_type
-    readers: Mapping[str, Callable[[str | Path], list]]
+    example: type  # the example its formats' readers return (taskfiles/formats.py)
     default_metric: str
     pipeline_tag: str  # the Hub pipeline tag of its fine-tuned models (their cards')
+
+    @property
+    def readers(self) -> dict[str, Callable[[str | Path], list]]:
+        """The readers, by format, of the formats declared for its name that read its
+        ``example``s."""
+        return family_readers(self.name, self.example)
 
     def read(self, path: str | Path, fmt: str) -> list:
         """Read one split file in format ``fmt``."""

@@ -19,12 +19,12 @@ from biocompact.finetuning.unit_statistics import (
     UnitStatistic,
     label_set_statistic,
 )
-from biocompact.taskfiles.readers import MultiLabelText, hoc_abstracts, read_hoc_tsv
+from biocompact.taskfiles.readers import MultiLabelText, hoc_abstracts
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
 
-    from biocompact.finetuning.settings import FinetuningTask
+    from biocompact.taskfiles.settings import FinetuningTask
 
 
 class MultiLabelClassification(TaskFamily):
@@ -38,7 +38,7 @@ class MultiLabelClassification(TaskFamily):
     name = "dc"
     auto_model = "AutoModelForSequenceClassification"
     model_options = {"problem_type": "multi_label_classification"}
-    readers = {"hoc_tsv": read_hoc_tsv}
+    example = MultiLabelText
     default_metric = "abstract_micro_f1"
     pipeline_tag = "text-classification"
     prediction_rows = staticmethod(label_set_rows)

@@ -31,8 +31,8 @@ from typing import Any
 import torch
 from transformers import AutoModelForSequenceClassification, PreTrainedModel
 
-from biocompact.finetuning.settings import POOLINGS
 from biocompact.release.cards import MEAN_POOLING_KEY  # the saved config's mark of MeanPooling
+from biocompact.taskfiles.settings import POOLINGS
 
 ST_POOLING = "sentence_transformers.models.Pooling"
 

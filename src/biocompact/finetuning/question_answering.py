@@ -16,13 +16,13 @@ from biocompact.finetuning.family import Encoded, TaskFamily, dataset_of
 from biocompact.finetuning.metrics import Metric, factoid_metrics
 from biocompact.finetuning.predictions import answer_rows
 from biocompact.finetuning.unit_statistics import ComparedRuns, UnitStatistic, rank_statistic
-from biocompact.taskfiles.bioasq import Snippet, read_bioasq_golden, read_squad_json
+from biocompact.taskfiles.bioasq import Snippet, read_bioasq_golden
 from biocompact.taskfiles.readers import DatasetFormatError
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-    from biocompact.finetuning.settings import FinetuningTask, Hyperparameters
+    from biocompact.taskfiles.settings import FinetuningTask, Hyperparameters
 
 CONTEXT = 1  # sequence id of the snippet in (question, snippet) inputs
 
@@ -53,7 +53,7 @@ class ExtractiveQuestionAnswering(TaskFamily):
 
     name = "qa_factoid"
     auto_model = "AutoModelForQuestionAnswering"
-    readers = {"squad_json": read_squad_json}
+    example = Snippet
     default_metric = "mrr"
     pipeline_tag = "question-answering"
     prediction_rows = staticmethod(answer_rows)

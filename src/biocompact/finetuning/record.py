@@ -12,10 +12,10 @@ from typing import IO, Any
 from biocompact.files.atomic import atomic_open, write_json
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.metrics import definitions
-from biocompact.finetuning.settings import FinetuningTask, Hyperparameters
 from biocompact.finetuning.splits import Splits
 from biocompact.locations import portable_location
 from biocompact.records.metrics import MetricsRecord
+from biocompact.taskfiles.settings import FinetuningTask, Hyperparameters
 
 FOLD_AGGREGATE = "median over folds"
 

@@ -10,11 +10,11 @@ from typing import Any
 
 from biocompact.finetuning import baseline, train
 from biocompact.finetuning.saved_models import Publication, publish_chosen
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun
 from biocompact.records.contamination import ContaminationRecord
 from biocompact.records.metrics import MetricsRecord
 from biocompact.release.cards import base_model_statement
+from biocompact.taskfiles.settings import FinetuningTask
 
 logger = logging.getLogger(__name__)
 

@@ -10,7 +10,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from biocompact.files.atomic import atomic_path, write_json
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.tasks import get_family
 from biocompact.records.metrics import MetricsRecord
 from biocompact.release.cards import (
@@ -18,6 +17,7 @@ from biocompact.release.cards import (
     finetuned_model_card,
     write_card,
 )
+from biocompact.taskfiles.settings import FinetuningTask
 
 logger = logging.getLogger(__name__)
 

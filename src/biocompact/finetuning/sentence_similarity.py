@@ -12,12 +12,12 @@ from biocompact.finetuning.family import Encoded, TaskFamily, dataset_of
 from biocompact.finetuning.metrics import Metric, similarity_metrics
 from biocompact.finetuning.predictions import score_rows
 from biocompact.finetuning.unit_statistics import ComparedRuns, UnitStatistic, moment_statistic
-from biocompact.taskfiles.readers import ScoredPair, read_similarity_jsonl
+from biocompact.taskfiles.readers import ScoredPair
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-    from biocompact.finetuning.settings import FinetuningTask
+    from biocompact.taskfiles.settings import FinetuningTask
 
 
 class SentenceSimilarity(TaskFamily):
@@ -26,7 +26,7 @@ class SentenceSimilarity(TaskFamily):
     name = "similarity"
     auto_model = "AutoModelForSequenceClassification"
     model_options = {"problem_type": "regression"}
-    readers = {"similarity_jsonl": read_similarity_jsonl}
+    example = ScoredPair
     default_metric = "pearson"
     pipeline_tag = "text-classification"
     prediction_rows = staticmethod(score_rows)

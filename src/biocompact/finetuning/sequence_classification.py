@@ -4,8 +4,7 @@ extraction, single-label document classification, NLI."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING
 
 import numpy as np
@@ -24,25 +23,24 @@ from biocompact.taskfiles.readers import LabelledText
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
 
-    from biocompact.finetuning.settings import FinetuningTask
+    from biocompact.taskfiles.settings import FinetuningTask
 
 
 class SequenceClassification(TaskFamily):
     """One text (or pair), one label; scored with accuracy and binary/micro/macro F1."""
 
     auto_model = "AutoModelForSequenceClassification"
+    example = LabelledText
     pipeline_tag = "text-classification"
     prediction_rows = staticmethod(label_rows)
 
     def __init__(
         self,
         name: str,
-        readers: Mapping[str, Callable[[str | Path], list]],
         default_metric: str = "micro_f1",
         binary_default: bool = True,
     ) -> None:
         self.name = name
-        self.readers = dict(readers)
         self.default_metric = default_metric
         self.binary_default = binary_default
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from sklearn.model_selection import GroupShuffleSplit, train_test_split
 
 from biocompact.finetuning.family import TaskFamily
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.task_labels import check_known_labels, training_labels
+from biocompact.taskfiles.settings import FinetuningTask
 
 DEV_FRACTION = 0.1
 DEV_SPLIT_SEED = 20240501  # fixed: every run seed sees the same carved dev set

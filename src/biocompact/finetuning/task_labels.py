@@ -10,29 +10,18 @@ an IOB2 prefix names the entity: ``{B: Chemical, I: Chemical}`` saves ``B-Chemic
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from biocompact.finetuning.settings import FinetuningTask
-from biocompact.finetuning.task_files import fold_tasks
+from biocompact.taskfiles.folds import fold_tasks
+from biocompact.taskfiles.formats import FORMATS
 from biocompact.taskfiles.readers import (
-    NER_READERS,
-    TEXT_READERS,
     UNTYPED_ENTITY,
     DatasetFormatError,
     hoc_abstracts,
-    read_hoc_tsv,
-    read_nli_jsonl,
     typed_tag,
 )
-
-# (family, format) -> the reader of a family whose examples carry class labels
-LABEL_READERS: dict[tuple[str, str], Callable[[str | Path], list]] = {
-    **{("ner", fmt): reader for fmt, reader in NER_READERS.items()},
-    **{(family, fmt): reader for family in ("re", "dc") for fmt, reader in TEXT_READERS.items()},
-    ("dc", "hoc_tsv"): read_hoc_tsv,
-    ("nli", "mednli_jsonl"): read_nli_jsonl,
-}
+from biocompact.taskfiles.settings import FinetuningTask
 
 
 def training_labels(examples: Sequence) -> list[str]:
@@ -119,15 +108,15 @@ def check_task_labels(task: FinetuningTask) -> None:
     ``positive_labels`` name labels of the training file (its first ``max_train_examples``,
     the label set the job learns), and dev and test hold no label that training lacks.
     Files that the DAG has not built yet (a dataset's, under results/) are left to the job;
-    families without class labels (QA, similarity) have nothing to check."""
-    file_reader = LABEL_READERS.get((task.family, task.format))
-    if file_reader is None:
+    formats without ``checked_labels`` (QA, similarity) have nothing to check."""
+    fmt = FORMATS.get((task.family, task.format))
+    if fmt is None or not fmt.checked_labels:
         return
 
     def reader(path: str | Path) -> list:
         """The file's examples as the job reads them (HoC: abstracts with ``unit: abstract``,
         so that ``max_train_examples`` counts what the job counts)."""
-        examples = file_reader(path)
+        examples = fmt.reader(path)
         abstracts = task.format == "hoc_tsv" and task.unit == "abstract"
         return hoc_abstracts(examples) if abstracts else examples
 

@@ -12,17 +12,12 @@ from biocompact.finetuning.sentence_similarity import SentenceSimilarity
 from biocompact.finetuning.sequence_classification import SequenceClassification
 from biocompact.finetuning.token_classification import TokenClassification
 from biocompact.finetuning.yesno import YesNoQuestions
-from biocompact.taskfiles.readers import TEXT_READERS, read_nli_jsonl
 
 FAMILIES: dict[str, tuple[TaskFamily, ...]] = {
     "ner": (TokenClassification(),),
-    "re": (SequenceClassification("re", TEXT_READERS),),
-    "dc": (MultiLabelClassification(), SequenceClassification("dc", TEXT_READERS)),
-    "nli": (
-        SequenceClassification(
-            "nli", {"mednli_jsonl": read_nli_jsonl}, "accuracy", binary_default=False
-        ),
-    ),
+    "re": (SequenceClassification("re"),),
+    "dc": (MultiLabelClassification(), SequenceClassification("dc")),
+    "nli": (SequenceClassification("nli", "accuracy", binary_default=False),),
     "qa_factoid": (ExtractiveQuestionAnswering(),),
     "qa_yesno": (YesNoQuestions(),),
     "similarity": (SentenceSimilarity(),),

@@ -11,12 +11,12 @@ from biocompact.finetuning.family import Encoded, TaskFamily, dataset_of
 from biocompact.finetuning.metrics import Metric, ner_metrics
 from biocompact.finetuning.predictions import tagged_rows
 from biocompact.finetuning.unit_statistics import ComparedRuns, UnitStatistic, entity_statistic
-from biocompact.taskfiles.readers import NER_READERS, TaggedSentence
+from biocompact.taskfiles.readers import TaggedSentence
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
 
-    from biocompact.finetuning.settings import FinetuningTask
+    from biocompact.taskfiles.settings import FinetuningTask
 
 IGNORED = -100  # label id the loss skips
 OUTSIDE = "O"
@@ -33,7 +33,7 @@ class TokenClassification(TaskFamily):
 
     name = "ner"
     auto_model = "AutoModelForTokenClassification"
-    readers = NER_READERS
+    example = TaggedSentence
     default_metric = "f1"
     pipeline_tag = "token-classification"
     prediction_rows = staticmethod(tagged_rows)

@@ -31,9 +31,7 @@ from biocompact.finetuning.checkpoints import Checkpointing, child
 from biocompact.finetuning.family import SEQUENCE_CLASSIFICATION, Encoded, TaskFamily
 from biocompact.finetuning.pooling import apply_pooling, pooling_text, resolve_pooling
 from biocompact.finetuning.record import FoldResult, metrics_record, write_run_files
-from biocompact.finetuning.settings import GRID_KEYS, FinetuningTask, Hyperparameters
 from biocompact.finetuning.splits import Splits, load_splits
-from biocompact.finetuning.task_files import fold_tasks
 from biocompact.finetuning.task_labels import saved_label_names
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.trainer import (
@@ -49,6 +47,8 @@ from biocompact.finetuning.trainer import (
 from biocompact.locations import portable_location
 from biocompact.records.metrics import MAJORITY_CLASS
 from biocompact.release.cards import CardSettings, finetuned_model_card, hardware, write_card
+from biocompact.taskfiles.folds import fold_tasks
+from biocompact.taskfiles.settings import GRID_KEYS, FinetuningTask, Hyperparameters
 from biocompact.tracking.trackers import CurveDestination, TrackingSettings
 from biocompact.training import distributed
 

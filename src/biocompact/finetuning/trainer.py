@@ -29,7 +29,7 @@ from transformers.trainer_pt_utils import LengthGroupedSampler
 from biocompact.finetuning import checkpoints
 from biocompact.finetuning.checkpoints import Checkpointing
 from biocompact.finetuning.family import TaskFamily
-from biocompact.finetuning.settings import Hyperparameters
+from biocompact.taskfiles.settings import Hyperparameters
 from biocompact.tracking.trackers import ScalarTrackers
 from biocompact.training import distributed
 from biocompact.training.precision import native_bf16

@@ -16,11 +16,11 @@ from biocompact.finetuning.metrics import Metric, ScoredLabel, roc_auc_metric, y
 from biocompact.finetuning.predictions import scored_label_rows
 from biocompact.finetuning.sequence_classification import SequenceClassification
 from biocompact.finetuning.unit_statistics import ComparedRuns, UnitStatistic, class_statistic
-from biocompact.taskfiles.bioasq import read_bioasq_golden, read_pubmedqa_json, read_yesno_json
+from biocompact.taskfiles.bioasq import read_bioasq_golden
 from biocompact.taskfiles.readers import DatasetFormatError, LabelledText
 
 if TYPE_CHECKING:
-    from biocompact.finetuning.settings import FinetuningTask
+    from biocompact.taskfiles.settings import FinetuningTask
 
 
 def _questions(examples: Sequence[LabelledText]) -> dict[str, list[LabelledText]]:
@@ -39,7 +39,6 @@ class YesNoQuestions(SequenceClassification):
     def __init__(self) -> None:
         super().__init__(
             "qa_yesno",
-            {"bioasq_yesno_json": read_yesno_json, "pubmedqa_json": read_pubmedqa_json},
             default_metric="accuracy",
             binary_default=False,
         )

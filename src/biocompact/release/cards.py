@@ -384,7 +384,7 @@ def language_model_card(
 
 
 class CardTask(Protocol):
-    """What a fine-tuned model's card reads of its task: ``finetuning.settings.FinetuningTask``
+    """What a fine-tuned model's card reads of its task: ``taskfiles.settings.FinetuningTask``
     (the cards cannot import the stage that writes them)."""
 
     @property

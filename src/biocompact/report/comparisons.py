@@ -48,7 +48,6 @@ import pandas as pd
 
 from biocompact.files.atomic import atomic_open
 from biocompact.finetuning.predictions import FoldPredictions
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.unit_statistics import ComparedRuns
 from biocompact.records.metrics import FLOOR_MODELS, MetricsRecord
@@ -60,6 +59,7 @@ from biocompact.report.aggregation import (
     floor_files,
 )
 from biocompact.report.settings import ComparisonStudy
+from biocompact.taskfiles.settings import FinetuningTask
 
 CONFIDENCE = 0.95
 ALPHA = 1 - CONFIDENCE

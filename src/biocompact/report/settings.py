@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from biocompact.entries import parse_entry
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.locations import external_checkpoints
+from biocompact.taskfiles.settings import FinetuningTask
 
 
 @dataclass(frozen=True)

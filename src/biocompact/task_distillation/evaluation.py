@@ -18,11 +18,11 @@ from transformers import PreTrainedModel, PreTrainedTokenizerBase
 from biocompact.files.atomic import atomic_open
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.metrics import ScoredLabel, roc_auc_metric
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.splits import check_known_labels
 from biocompact.finetuning.trainer import predict_logits
 from biocompact.records.classifier_evaluation import ClassifierScores
 from biocompact.task_distillation.summary import AGREEMENT
+from biocompact.taskfiles.settings import FinetuningTask
 from biocompact.training import distributed
 
 PRIMARY_METRIC = "roc_auc"

@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from biocompact.entries import check_entry
-from biocompact.finetuning.settings import Hyperparameters, task_entry
+from biocompact.finetuning.settings import task_entry
 from biocompact.task_distillation.randomised import QUESTION_STARTERS
+from biocompact.taskfiles.formats import TRANSFER_FORMATS
+from biocompact.taskfiles.settings import Hyperparameters
 
 # The hyperparameters a classifier of task distillation is trained with (the schema's
 # classifier_training, as teacher_training and student_training give them), in its order:
@@ -30,8 +32,6 @@ CLASSIFIER_TRAINING = (
     "bf16",
 )
 TEXT_FORMAT = "text"
-# Transfer formats with their own labels (the direct fine-tuning baseline trains on them)
-LABELLED_FORMATS = ("biobert_tsv", "blue_tsv", "mednli_jsonl", "bioasq_yesno_json", "pubmedqa_json")
 
 
 def classifier_training(hyperparameters: Hyperparameters) -> dict[str, Any]:
@@ -58,7 +58,7 @@ class TransferSetSettings:
 
     name: str
     path: str | None = None
-    format: str = TEXT_FORMAT  # text, or a harness format with labels (LABELLED_FORMATS)
+    format: str = TEXT_FORMAT  # text, or a harness format with labels (TRANSFER_FORMATS)
     max_examples: int | None = None  # only the first N examples
     randomised: RandomisedSettings | None = None
 
@@ -67,16 +67,16 @@ class TransferSetSettings:
             raise ValueError(
                 f"task_distillation.transfer_sets.{self.name} needs either path or randomised"
             )
-        if self.format not in (TEXT_FORMAT, *LABELLED_FORMATS):
+        if self.format not in (TEXT_FORMAT, *TRANSFER_FORMATS):
             raise ValueError(
                 f"task_distillation.transfer_sets.{self.name}: unknown format {self.format!r}; "
-                f"known: {[TEXT_FORMAT, *LABELLED_FORMATS]}"
+                f"known: {[TEXT_FORMAT, *TRANSFER_FORMATS]}"
             )
 
     @property
     def labelled(self) -> bool:
         """Whether the set's examples carry their own labels."""
-        return self.randomised is None and self.format in LABELLED_FORMATS
+        return self.randomised is None and self.format in TRANSFER_FORMATS
 
     @classmethod
     def from_entry(cls, name: str, entry: Mapping[str, Any]) -> TransferSetSettings:

@@ -28,9 +28,9 @@ from transformers import AutoConfig
 
 from biocompact.files.atomic import atomic_open
 from biocompact.finetuning.metrics import positive_label
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.task_distillation.transfer import read_transfer_set
 from biocompact.taskfiles.readers import LabelledText
+from biocompact.taskfiles.settings import FinetuningTask
 
 logger = logging.getLogger(__name__)
 

@@ -23,7 +23,6 @@ from biocompact.files.atomic import write_json
 from biocompact.finetuning.checkpoints import Checkpointing, child
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.pooling import apply_pooling, load_sequence_classifier
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.splits import check_known_labels
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.train import FinetuneRun, finetune, run_pooling
@@ -38,6 +37,7 @@ from biocompact.task_distillation.soft_labels import (
     soft_label_loss,
 )
 from biocompact.task_distillation.transfer import read_transfer_set
+from biocompact.taskfiles.settings import FinetuningTask
 from biocompact.training import distributed
 
 logger = logging.getLogger(__name__)

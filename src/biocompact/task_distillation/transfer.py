@@ -11,7 +11,7 @@ import gzip
 import json
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from biocompact.corpus.decontamination import EvaluationIndex
@@ -19,26 +19,10 @@ from biocompact.corpus.evaluation_text import EvaluationExample
 from biocompact.files.atomic import atomic_open
 from biocompact.task_distillation.randomised import randomised_examples
 from biocompact.task_distillation.settings import TEXT_FORMAT, TransferSetSettings
-from biocompact.taskfiles.bioasq import read_pubmedqa_json, read_yesno_json
-from biocompact.taskfiles.readers import (
-    DatasetFormatError,
-    LabelledText,
-    non_empty,
-    read_nli_jsonl,
-    read_re_biobert_tsv,
-    read_re_blue_tsv,
-)
+from biocompact.taskfiles.formats import TRANSFER_FORMATS
+from biocompact.taskfiles.readers import DatasetFormatError, LabelledText, non_empty
 
 logger = logging.getLogger(__name__)
-
-READERS: dict[str, Callable[[str | Path], list[LabelledText]]] = {
-    "biobert_tsv": read_re_biobert_tsv,
-    "blue_tsv": read_re_blue_tsv,
-    "mednli_jsonl": read_nli_jsonl,
-    "bioasq_yesno_json": read_yesno_json,
-    "pubmedqa_json": read_pubmedqa_json,
-}
-PMID_FORMATS = ("pubmedqa_json",)  # formats whose example ids are PMIDs
 
 
 def read_passages(path: str | Path) -> list[LabelledText]:
@@ -60,9 +44,11 @@ def read_source(path: str | Path, fmt: str) -> list[LabelledText]:
     """The examples of a transfer file in format ``fmt`` (``text`` or a harness format)."""
     if fmt == TEXT_FORMAT:
         return read_passages(path)
-    if fmt not in READERS:
-        raise ValueError(f"unknown transfer format {fmt!r}; known: {[TEXT_FORMAT, *READERS]}")
-    return READERS[fmt](path)
+    if fmt not in TRANSFER_FORMATS:
+        raise ValueError(
+            f"unknown transfer format {fmt!r}; known: {[TEXT_FORMAT, *TRANSFER_FORMATS]}"
+        )
+    return TRANSFER_FORMATS[fmt].reader(path)
 
 
 def transfer_examples(settings: TransferSetSettings) -> list[LabelledText]:
@@ -89,8 +75,10 @@ def guarded_examples(
     fmt: str = TEXT_FORMAT,
 ) -> tuple[list[LabelledText], list[set[str]]]:
     """The first ``max_examples`` (all when None) of ``examples`` that share no n-gram and
-    no PMID with a test set of ``index`` (none dropped without an index), and for each
-    example dropped on the way the tasks whose test sets it overlaps."""
+    no PMID (those its format declares) with a test set of ``index`` (none dropped without
+    an index), and for each example dropped on the way the tasks whose test sets it
+    overlaps."""
+    transfer_format = TRANSFER_FORMATS.get(fmt)
     test_splits = {
         number: meta["task"]
         for number, meta in enumerate(index.splits if index else [])
@@ -102,7 +90,7 @@ def guarded_examples(
         if max_examples is not None and len(kept) == max_examples:
             break
         texts = tuple(filter(None, (example.text, example.text_pair)))
-        pmids = (example.id,) if fmt in PMID_FORMATS else ()
+        pmids = transfer_format.pmids(example) if transfer_format else ()
         overlaps = index.example_overlaps(EvaluationExample(texts, pmids)) if index else set()
         tasks = {test_splits[split] for split in overlaps if split in test_splits}
         if tasks:

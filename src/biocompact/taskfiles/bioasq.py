@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from biocompact.taskfiles.readers import DatasetFormatError, LabelledText, TaskFormat, non_empty
+from biocompact.taskfiles.readers import DatasetFormatError, LabelledText, non_empty
 
 QUESTION_ID_LENGTH = 24
 YESNO_LABELS = ("no", "yes")
@@ -225,32 +225,3 @@ def read_bioasq_snippet_documents(path: str | Path) -> dict[str, tuple[str, ...]
         urls = (snippet.get("document") for snippet in question.get("snippets") or [])
         documents[str(question.get("id"))] = tuple(dict.fromkeys(filter(None, urls)))
     return documents
-
-
-def _context(example: Snippet) -> tuple[str, ...]:
-    return (example.context,)
-
-
-def _question_id(example: Snippet) -> str:
-    return example.question_id
-
-
-def _snippet(example: LabelledText) -> tuple[str, ...]:
-    return (example.text_pair or "",)
-
-
-def _group(example: LabelledText) -> str | None:
-    return example.group
-
-
-def _pmid(example: LabelledText) -> tuple[str, ...]:
-    return (example.id,)
-
-
-# the formats of this module (see readers.TASK_FORMATS); a BioASQ question's snippets'
-# documents come from the task's golden file, by question id
-TASK_FORMATS = (
-    TaskFormat("squad_json", ("qa_factoid",), read_squad_json, _context, question=_question_id),
-    TaskFormat("bioasq_yesno_json", ("qa_yesno",), read_yesno_json, _snippet, question=_group),
-    TaskFormat("pubmedqa_json", ("qa_yesno",), read_pubmedqa_json, _snippet, pmids=_pmid),
-)

@@ -13,7 +13,7 @@ Multi-label document classification: BLUE HoC TSV (``labels<TAB>sentence<TAB>ind
 labels ``0_0,1_1,...``, index ``PMID_sN``). Sentence pairs: MedNLI JSONL
 (``sentence1``, ``sentence2``, ``gold_label``, ``pairID``), and with a numeric
 ``gold_label`` for sentence similarity. Question answering readers are
-in ``bioasq.py``. ``TASK_FORMATS``: each format with its families and its evaluation text.
+in ``bioasq.py``; each format is declared in ``formats.py``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 UNTYPED_ENTITY = "ENT"
 _TAG = re.compile(r"^(O|([BI])(-(\S+))?)$")
@@ -380,59 +379,3 @@ def read_similarity_jsonl(path: str | Path) -> list[ScoredPair]:
             )
         )
     return non_empty(path, pairs)
-
-
-def _no_pmids(example: object) -> tuple[str, ...]:
-    return ()
-
-
-def _no_question(example: object) -> str | None:
-    return None
-
-
-@dataclass(frozen=True)
-class TaskFormat:
-    """A task file format as the config names it, the task families that read it and its
-    reader, with what decontamination looks for in an example of it: its passages of
-    literature text, the PMIDs it comes from, and its BioASQ question id (whose snippets'
-    documents the golden file gives). Questions are not literature text: they are written
-    for the task, not quoted from an abstract."""
-
-    name: str
-    families: tuple[str, ...]
-    reader: Callable[[str | Path], list]
-    texts: Callable[[Any], tuple[str, ...]]
-    pmids: Callable[[Any], tuple[str, ...]] = _no_pmids
-    question: Callable[[Any], str | None] = _no_question
-
-
-def _tokens(example: TaggedSentence) -> tuple[str, ...]:
-    return (" ".join(example.tokens),)
-
-
-def _sentence(example: LabelledText | MultiLabelText) -> tuple[str, ...]:
-    return (example.text,)
-
-
-def _pair(example: LabelledText | ScoredPair) -> tuple[str, ...]:
-    return (example.text, example.text_pair or "")
-
-
-def _document(example: MultiLabelText) -> tuple[str, ...]:
-    return (example.document,)
-
-
-# the formats of this module (those of BioASQ's JSON are in bioasq.py)
-TASK_FORMATS = (
-    TaskFormat("biobert_tsv", ("ner",), read_ner_biobert_tsv, _tokens),
-    TaskFormat("conll", ("ner",), read_ner_conll, _tokens),
-    TaskFormat("biobert_tsv", ("re", "dc"), read_re_biobert_tsv, _sentence),
-    TaskFormat("blue_tsv", ("re", "dc"), read_re_blue_tsv, _sentence),
-    TaskFormat("hoc_tsv", ("dc",), read_hoc_tsv, _sentence, pmids=_document),
-    TaskFormat("mednli_jsonl", ("nli",), read_nli_jsonl, _pair),
-    TaskFormat("similarity_jsonl", ("similarity",), read_similarity_jsonl, _pair),
-)
-
-# the readers of each format, by family (the task families' own, read by the DAG's checks)
-NER_READERS = {"biobert_tsv": read_ner_biobert_tsv, "conll": read_ner_conll}
-TEXT_READERS = {"biobert_tsv": read_re_biobert_tsv, "blue_tsv": read_re_blue_tsv}

@@ -18,8 +18,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from biocompact.corpus.download import URL_SCHEMES
-from biocompact.finetuning.settings import FinetuningTask
-from biocompact.finetuning.task_files import EXTRA_FILES, SPLITS, fold_tasks
+from biocompact.taskfiles.folds import EXTRA_FILES, SPLITS, fold_tasks
+from biocompact.taskfiles.settings import FinetuningTask
 
 BUILT_BY_THE_DAG = "results/"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from biocompact.finetuning.settings import FinetuningTask
+from biocompact.taskfiles.settings import FinetuningTask
 
 SPLITS = ("train", "dev", "test")
 EXTRA_FILES = ("golden", "intermediate")

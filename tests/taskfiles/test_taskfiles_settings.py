@@ -1,0 +1,55 @@
+"""A task's settings (``taskfiles/settings.py``): the schema's fields and defaults, grid
+points, and the keys a parsed entry may have."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+import yaml
+
+from biocompact.taskfiles.settings import FinetuningTask, Hyperparameters
+
+SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+SECTION = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))["properties"]["finetuning"]
+
+
+def _fields(cls: type) -> dict[str, object]:
+    """Each field's default (MISSING for a required one)."""
+    return {
+        item.name: item.default_factory() if callable(item.default_factory) else item.default
+        for item in dataclasses.fields(cls)
+    }
+
+
+def test_the_schema_properties_are_the_fields_with_their_defaults():
+    preset = SECTION["properties"]["presets"]["additionalProperties"]["properties"]
+    assert {key: value["default"] for key, value in preset.items()} == _fields(Hyperparameters)
+    task = SECTION["properties"]["tasks"]["additionalProperties"]["properties"]
+    assert set(task) == set(_fields(FinetuningTask)) - {"name"}
+
+
+def test_grid_points_yield_hyperparameters():
+    settings = Hyperparameters(epochs=1, grid={"learning_rate": [1e-3, 1e-4], "batch_size": [8]})
+    assert settings.grid_points() == [
+        Hyperparameters(epochs=1, learning_rate=1e-3, batch_size=8),
+        Hyperparameters(epochs=1, learning_rate=1e-4, batch_size=8),
+    ]
+    assert Hyperparameters(grid={"epochs": []}).grid_points() == [Hyperparameters()]
+    record = Hyperparameters().as_record()
+    assert "grid" not in record and record["bf16"] is True
+
+
+def test_a_parsed_entry_checks_its_keys():
+    with pytest.raises(ValueError, match="tasks.t: unknown setting 'epochs'"):
+        FinetuningTask.from_entry(
+            {
+                "name": "t",
+                "family": "re",
+                "format": "blue_tsv",
+                "train": "a",
+                "test": "b",
+                "epochs": 1,
+            }
+        )
