@@ -1,7 +1,7 @@
 """Every task family in ``FAMILIES`` declares what the other stages ask of it: its Hub
 pipeline tag (the model card), the evaluation text of each of its formats (the corpus's
-decontamination), its predictions file read back (the report's comparisons); the schema
-lists its name and formats; the registry imports none of the training stack."""
+decontamination), its predictions file read back (the report's comparisons); the registry imports none of the
+training stack."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import subprocess
 import sys
 
 import pytest
-import yaml
 
 from biocompact.finetuning.tasks import FAMILIES
 from biocompact.release.cards import usage_snippet
@@ -79,14 +78,6 @@ def test_every_family_declares_its_card_tag_evaluation_text_and_predictions_read
     assert fold.gold == family.gold(examples)
     assert fold.predicted == list(predicted)
     assert len(set(fold.units)) <= len(fold.gold)
-
-
-def test_the_schema_lists_every_family_and_format(repo_root):
-    schema = yaml.safe_load((repo_root / "workflow/schemas/config.schema.yaml").read_text())
-    task = schema["properties"]["finetuning"]["properties"]["tasks"]["additionalProperties"]
-    formats = {fmt for family in EVERY_FAMILY for fmt in family.readers}
-    assert task["properties"]["family"]["enum"] == list(FAMILIES)
-    assert set(task["properties"]["format"]["enum"]) == formats
 
 
 def test_the_registry_imports_no_training_stack():

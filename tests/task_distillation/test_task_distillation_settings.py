@@ -12,13 +12,11 @@ from snakemake.utils import validate
 from biocompact.finetuning.settings import task_entry
 from biocompact.task_distillation.settings import (
     CLASSIFIER_TRAINING,
-    TEXT_FORMAT,
     ExperimentSettings,
     RandomisedSettings,
     TransferSetSettings,
     classifier_training,
 )
-from biocompact.taskfiles.formats import TRANSFER_FORMATS
 from biocompact.taskfiles.settings import FinetuningTask
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -45,8 +43,6 @@ def test_the_schema_properties_are_the_fields():
         RandomisedSettings
     )
     assert _options(SECTION["experiments"]) == _fields(ExperimentSettings)
-    formats = transfer["additionalProperties"]["properties"]["format"]["enum"]
-    assert formats == [TEXT_FORMAT, *TRANSFER_FORMATS]
 
 
 def test_the_demo_entries_parse():

