@@ -11,10 +11,13 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = REPO_ROOT / "src" / "biocompact"
-# what the workflow files import, which every snakemake start reads: each dry run, each run,
-# each job that Slurm starts (a local run's jobs share its process)
+# a package import of a workflow file or a rule script; the workflow files' are read by every
+# snakemake start: each dry run, each run, each job that Slurm starts (a local run's jobs
+# share its process)
 WORKFLOW_IMPORT = re.compile(r"^(?:from (biocompact[\w.]*) import|import (biocompact[\w.]*))", re.M)
 
 
@@ -69,10 +72,9 @@ def test_the_check_finds_a_cycle():
     assert _cycle({"a": {"b": set()}, "b": {}}) == []
 
 
-def test_building_the_dag_imports_neither_torch_nor_transformers():
-    """torch and transformers cost about 2 CPU-s to import, which every snakemake start
-    would pay; the jobs import them."""
-    files = [REPO_ROOT / "Snakefile", *sorted((REPO_ROOT / "workflow" / "rules").glob("*.smk"))]
+def _heavy_modules_loaded_by(files: list[Path]) -> str:
+    """Which of torch, transformers and tokenizers importing the package modules that
+    ``files`` import loads (printed as a sorted list)."""
     modules = sorted(
         {
             module
@@ -82,11 +84,24 @@ def test_building_the_dag_imports_neither_torch_nor_transformers():
             if module
         }
     )
-    assert len(modules) > 10, modules  # the pattern finds the workflow's imports
+    assert modules, files  # the pattern finds their imports
     code = "import importlib, sys\n"
     code += f"for name in {modules!r}: importlib.import_module(name)\n"
     code += "print(sorted({'torch', 'transformers', 'tokenizers'} & set(sys.modules)))"
-    loaded = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
-    assert loaded.strip() == "[]", loaded
+    ).stdout.strip()
+
+
+def test_building_the_dag_imports_neither_torch_nor_transformers():
+    """torch and transformers cost about 2 CPU-s to import, which every snakemake start
+    would pay; the jobs import them."""
+    files = [REPO_ROOT / "Snakefile", *sorted((REPO_ROOT / "workflow" / "rules").glob("*.smk"))]
+    assert _heavy_modules_loaded_by(files) == "[]"
+
+
+@pytest.mark.parametrize("script", ["majority_baseline", "publish_finetuned"])
+def test_a_fine_tuning_job_that_runs_no_model_imports_no_torch(script):
+    """A baseline's floors and a publication's copy and card: 2 CPU-s of imports, not the
+    6 that fine-tuning's torch and transformers take."""
+    assert _heavy_modules_loaded_by([REPO_ROOT / "scripts" / f"{script}.py"]) == "[]"

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from biocompact.finetuning import baseline, train
+from biocompact.finetuning import baseline
 from biocompact.finetuning.saved_models import Publication, publish_chosen
-from biocompact.finetuning.train import FinetuneRun
 from biocompact.records.contamination import ContaminationRecord
 from biocompact.records.metrics import MetricsRecord
 from biocompact.release.cards import base_model_statement
 from biocompact.taskfiles.settings import FinetuningTask
+
+if TYPE_CHECKING:
+    from biocompact.finetuning.train import FinetuneRun
 
 logger = logging.getLogger(__name__)
 
@@ -22,6 +24,10 @@ logger = logging.getLogger(__name__)
 def finetune(run: FinetuneRun, *, outputs: Mapping[str, str], threads: int) -> dict[str, Any]:
     """``train.finetune`` of ``run`` into the rule's outputs (metrics, predictions, and the
     model with its card where the rule has a ``model`` output) on ``threads`` CPU threads."""
+    # imported here: training loads torch and transformers (4 CPU-s a job), which the
+    # stage's other rules (a baseline's floors, a publication) never use
+    from biocompact.finetuning import train
+
     return train.finetune(run, outputs=outputs, threads=threads)
 
 
