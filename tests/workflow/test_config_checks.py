@@ -105,6 +105,13 @@ def _transfer_format(config):
     config["task_distillation"]["transfer_sets"]["re-train-text"]["format"] = "hoc_tsv"
 
 
+def _teacher_value(key: str, value: str):
+    def change(config):
+        config["pretraining"]["teacher"][key] = value
+
+    return change
+
+
 @pytest.mark.parametrize(
     ("change", "problem"),
     [
@@ -123,12 +130,20 @@ def _transfer_format(config):
             "'hoc_tsv' is not one of ['text', 'biobert_tsv', 'blue_tsv', 'mednli_jsonl', "
             "'bioasq_yesno_json', 'pubmedqa_jso",
         ),
+        (
+            _teacher_value("family", "gpt2"),
+            "'gpt2' is not one of ['bert', 'roberta', 'electra', 'albert', 'modernbert']",
+        ),
+        (
+            _teacher_value("objective", "clm"),
+            "'clm' is not one of ['mlm', 'nsp', 'electra', 'albert', None]",
+        ),
     ],
 )
 def test_a_family_or_format_not_declared_is_refused_with_the_declared_ones(change, problem):
-    """The schema's family and format enums are filled in from the declared families and
-    formats (``read_schema``); the message quotes them in their order (cut at 120
-    characters)."""
+    """The schema's enums of a task's family and format, a transfer set's format and a
+    pretrained model's family and objective are filled in from their declarations
+    (``read_schema``); the message quotes them in their order (cut at 120 characters)."""
     with pytest.raises(ValueError, match=r"config\.yaml: ") as raised:
         _validated(change)
     assert problem in str(raised.value)

@@ -26,6 +26,7 @@ from jsonschema.protocols import Validator
 from biocompact.distillation_methods import DEFAULT_METHOD, DISTILLATION_METHODS
 from biocompact.entries import number_as_text_hint
 from biocompact.finetuning.tasks import FAMILIES
+from biocompact.pretraining.objective_families import DEFAULT_OBJECTIVE, OBJECTIVE_FAMILIES
 from biocompact.task_distillation.settings import TEXT_FORMAT
 from biocompact.taskfiles.formats import TASK_FORMATS, TRANSFER_FORMATS
 
@@ -58,9 +59,13 @@ def read_schema(path: str | Path) -> dict:
     declarations' order (which a message quotes): the ``method`` of a distillation entry,
     one of ``DISTILLATION_METHODS`` and by default ``DEFAULT_METHOD``; a task's ``family``
     (``FAMILIES``) and ``format`` (``TASK_FORMATS``); a transfer set's ``format``, text or
-    one of ``TRANSFER_FORMATS``."""
+    one of ``TRANSFER_FORMATS``; a pretraining entry's ``family`` (those with an objective
+    of their own, ``DEFAULT_OBJECTIVE``) and ``objective`` (``OBJECTIVE_FAMILIES``, or null)."""
     schema = read_config_file(path)
     sections = schema["properties"]
+    model = sections["pretraining"]["additionalProperties"]["properties"]
+    model["family"]["enum"] = list(DEFAULT_OBJECTIVE)
+    model["objective"]["enum"] = [*OBJECTIVE_FAMILIES, None]
     entry = sections["distillation"]["additionalProperties"]["properties"]
     entry["method"].update(enum=list(DISTILLATION_METHODS), default=DEFAULT_METHOD)
     task = sections["finetuning"]["properties"]["tasks"]["additionalProperties"]["properties"]
