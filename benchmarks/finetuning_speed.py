@@ -44,11 +44,11 @@ from transformers import (
     set_seed,
 )
 
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.splits import load_splits
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.models.presets import build_config
+from biocompact.taskfiles.settings import FinetuningTask
 from biocompact.training.precision import native_bf16
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -27,10 +27,10 @@ from pathlib import Path
 
 from biocompact.corpus.sentence_rules import split_text
 from biocompact.finetuning.baseline import majority_baseline
-from biocompact.finetuning.settings import FinetuningTask
 from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.pretraining.run import PretrainingSpec, run_pretraining
 from biocompact.pretraining.settings import PretrainingSettings
+from biocompact.taskfiles.settings import FinetuningTask
 from biocompact.training.masking import MaskingSettings
 from biocompact.vocab.build import build_vocabulary
 from biocompact.vocab.settings import VocabularySettings
