@@ -44,6 +44,7 @@ from biocompact.corpus.evaluation_text import (
 )
 from biocompact.corpus.textshards import Document, iter_documents
 from biocompact.files.atomic import atomic_open, write_json
+from biocompact.records.base import field_values
 from biocompact.records.contamination import (
     CheckedSplit,
     ContaminationRecord,
@@ -535,7 +536,7 @@ def contamination_summary(
         shards=[
             ShardTotals(
                 shard=record["shard"],
-                counts=DocumentCounts(**{key: record[key] for key in DocumentCounts.names()}),
+                counts=DocumentCounts(**field_values(DocumentCounts, record)),
             )
             for record in records
         ],
