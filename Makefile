@@ -19,7 +19,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo slurm-demo test lint lint-format lint-rules lint-types format clean
+.PHONY: install demo slurm-demo test lint lint-format lint-rules lint-types format schema clean
 
 install: $(VENV)/.installed
 
@@ -66,6 +66,11 @@ format: $(VENV)/.lint-installed
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 	$(BIN)/snakefmt Snakefile workflow/rules
+
+# The config schema (workflow/schemas/config.schema.yaml), generated from the settings classes
+# after a change to one of them (a test fails until it is regenerated).
+schema: install
+	$(BIN)/python -m biocompact.workflow.schema_generation
 
 # The whole DAG, then its figures against the ones README.md and docs/ print (demo/figures.yaml):
 # a figure that moved fails the run, naming it.

@@ -12,7 +12,6 @@ from snakemake.utils import min_version, update_config
 from biocompact.workflow.config_schema import (
     COMMAND_LINE,
     read_config_file,
-    read_schema,
     typed_command_line_values,
     validate_config,
 )
@@ -46,7 +45,7 @@ COMMAND_LINE_CONFIG = typed_command_line_values(workflow.config_settings.config)
 update_config(config, COMMAND_LINE_CONFIG)
 validate_config(
     config,
-    read_schema(os.path.join(workflow.basedir, "workflow/schemas/config.schema.yaml")),
+    read_config_file(os.path.join(workflow.basedir, "workflow/schemas/config.schema.yaml")),
     [*CONFIG_SOURCES, (COMMAND_LINE, COMMAND_LINE_CONFIG)],
 )
 

@@ -69,6 +69,7 @@ from biocompact.corpus.decontamination import (
     word_hash,
     words,
 )
+from biocompact.entries import parse_entry
 from biocompact.locations import resolve_location
 from biocompact.vocab.build import build_vocabulary
 from biocompact.vocab.disk import corpus_disk_mb
@@ -214,7 +215,7 @@ def vocabulary_job(folder: Path, shard: str, sample_fraction: float) -> dict:
         folder / "tokenizer",
         folder / "stats.json",
         "bench",
-        VocabularySettings.from_entry({**SETTINGS, "sample_fraction": sample_fraction}),
+        parse_entry(VocabularySettings, {**SETTINGS, "sample_fraction": sample_fraction}),
         heldout_fraction=HELDOUT_FRACTION,
         max_heldout_sentences=MAX_HELDOUT_SENTENCES,
     )

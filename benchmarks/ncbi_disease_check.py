@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from biocompact.corpus.sentence_rules import split_text
+from biocompact.entries import parse_entry
 from biocompact.finetuning.baseline import majority_baseline
 from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.pretraining.run import PretrainingSpec, run_pretraining
@@ -89,7 +90,7 @@ def pretrain(out: Path, threads: int) -> Path:
         out / "tokenizer",
         out / "vocab.json",
         "real",
-        VocabularySettings.from_entry(VOCABULARY),
+        parse_entry(VocabularySettings, VOCABULARY),
         heldout_fraction=0.05,
         max_heldout_sentences=20000,
     )

@@ -20,7 +20,7 @@ from biocompact.distillation_methods import (
     DISTILLATION_METHODS,
     DistillationMethod,
 )
-from biocompact.workflow.config_schema import read_schema
+from biocompact.workflow.config_schema import read_config_file
 
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -126,7 +126,7 @@ def test_the_table_is_light_enough_for_the_dag():
 
 
 def test_the_schema_offers_the_options_and_terms_of_the_methods():
-    schema = read_schema(SCHEMA)
+    schema = read_config_file(SCHEMA)
     entry = schema["properties"]["distillation"]["additionalProperties"]["properties"]
     assert set(OPTION_KEYS) <= set(entry)
     assert entry["method"]["enum"] == list(DISTILLATION_METHODS)

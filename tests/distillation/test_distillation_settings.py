@@ -13,7 +13,7 @@ from biocompact.distillation.methods import OPTION_KEYS, method_options
 from biocompact.distillation.settings import DistillationSettings
 from biocompact.training.entry import TRAINING_KEYS
 from biocompact.training.loop import TrainingSettings
-from biocompact.workflow.config_schema import read_schema, validate_config
+from biocompact.workflow.config_schema import read_config_file, validate_config
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
@@ -36,7 +36,7 @@ def test_a_validated_entry_parses_with_the_schema_defaults():
     config["distillation"] = {
         "student": {**ENTRY, "method": "tinybert", "alpha": {"layer": [1.0, 2.0]}}
     }
-    validate_config(config, read_schema(SCHEMA), [("config.yaml", config)])
+    validate_config(config, read_config_file(SCHEMA), [("config.yaml", config)])
     entry = {
         key: value for key, value in config["distillation"]["student"].items() if key != "resources"
     }
@@ -102,7 +102,7 @@ def test_minilmv2_options_parse_and_unset_ones_are_dropped():
         "student": {**ENTRY, "method": "minilmv2", "minilmv2": {"relation_heads": 12}},
         "other": dict(ENTRY),
     }
-    validate_config(config, read_schema(SCHEMA), [("config.yaml", config)])
+    validate_config(config, read_config_file(SCHEMA), [("config.yaml", config)])
     assert config["distillation"]["other"]["minilmv2"] == {
         "relation_heads": None,
         "teacher_layer": None,

@@ -3,6 +3,7 @@
 import pytest
 from transformers import AutoTokenizer
 
+from biocompact.entries import parse_entry
 from biocompact.vocab.build import build_vocabulary
 from biocompact.vocab.settings import VocabularySettings
 from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
@@ -40,7 +41,7 @@ def _build(shard, tmp_path, vocab_type, **settings):
         tmp_path / "tokenizer",
         tmp_path / "stats.json",
         "v",
-        VocabularySettings.from_entry({**SETTINGS, "type": vocab_type, **settings}),
+        parse_entry(VocabularySettings, {**SETTINGS, "type": vocab_type, **settings}),
         heldout_fraction=0.2,
         max_heldout_sentences=100,
     )

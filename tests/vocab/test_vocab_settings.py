@@ -4,12 +4,14 @@ rule train_vocabulary's params, which hold one, parsed into VocabularyTraining."
 from __future__ import annotations
 
 import dataclasses
+import typing
 from pathlib import Path
 
 import pytest
 import yaml
 
-from biocompact.vocab.settings import VocabularySettings, VocabularyTraining
+from biocompact.entries import parse_entry
+from biocompact.vocab.settings import PRETRAINED, VocabularySettings, VocabularyTraining
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
@@ -21,9 +23,16 @@ def test_the_schema_properties_are_the_fields():
     assert options == {field.name for field in dataclasses.fields(VocabularySettings)}
 
 
+def test_the_types_are_the_trainers_and_pretrained():
+    from biocompact.vocab.train import BUILDERS
+
+    declared = typing.get_args(typing.get_type_hints(VocabularySettings)["type"])
+    assert set(declared) == {*BUILDERS, PRETRAINED}
+
+
 def test_an_entry_parses_and_gives_its_trainer_options():
-    settings = VocabularySettings.from_entry(
-        {"type": "bpe", "vocab_size": 500, "extra_special_tokens": ["@GENE$"]}
+    settings = parse_entry(
+        VocabularySettings, {"type": "bpe", "vocab_size": 500, "extra_special_tokens": ["@GENE$"]}
     )
     assert settings == VocabularySettings("bpe", vocab_size=500, extra_special_tokens=("@GENE$",))
     assert settings.trainer_options() == {
@@ -38,14 +47,14 @@ def test_an_entry_parses_and_gives_its_trainer_options():
 @pytest.mark.parametrize(
     ("entry", "message"),
     [
-        ({"type": "sentencepiece"}, "unknown vocabulary type 'sentencepiece'"),
-        ({"type": "bpe", "sample_fraction": 0}, "sample_fraction must be in"),
+        ({"type": "sentencepiece"}, "vocabularies: type is 'sentencepiece', not 'wordpiece'"),
+        ({"type": "bpe", "sample_fraction": 0}, "sample_fraction: Input should be greater than 0"),
         ({"type": "bpe", "size": 10}, "vocabularies: unknown setting 'size'"),
     ],
 )
 def test_bad_entries_are_named(entry, message):
     with pytest.raises(ValueError, match=message):
-        VocabularySettings.from_entry(entry)
+        parse_entry(VocabularySettings, entry)
 
 
 TRAINING_PARAMS = {
@@ -57,7 +66,7 @@ TRAINING_PARAMS = {
 
 
 def test_the_training_params_parse_with_their_vocabulary_entry():
-    training = VocabularyTraining.from_entry(TRAINING_PARAMS, "rule train_vocabulary")
+    training = parse_entry(VocabularyTraining, TRAINING_PARAMS, "rule train_vocabulary")
     assert training == VocabularyTraining(
         name="bpe-small",
         settings=VocabularySettings("bpe", vocab_size=500, extra_special_tokens=("@GENE$",)),
@@ -82,4 +91,4 @@ def test_the_training_params_parse_with_their_vocabulary_entry():
 )
 def test_bad_training_params_are_named(params, message):
     with pytest.raises(ValueError, match=message):
-        VocabularyTraining.from_entry(params, "rule train_vocabulary")
+        parse_entry(VocabularyTraining, params, "rule train_vocabulary")

@@ -9,6 +9,7 @@ import pytest
 from transformers import AutoTokenizer
 
 from biocompact.corpus.textshards import in_sample, is_heldout, iter_documents, iter_sentences
+from biocompact.entries import parse_entry
 from biocompact.vocab.build import build_vocabulary
 from biocompact.vocab.settings import VocabularySettings
 from biocompact.vocab.train import build_wordpiece
@@ -39,7 +40,7 @@ def _build(shard, tmp_path, **settings):
         tmp_path / "tokenizer",
         tmp_path / "stats.json",
         "v",
-        VocabularySettings.from_entry({**SETTINGS, **settings}),
+        parse_entry(VocabularySettings, {**SETTINGS, **settings}),
         heldout_fraction=0.2,
         max_heldout_sentences=100,
     )
@@ -179,7 +180,7 @@ before = len(os.listdir("/proc/self/task"))
 train_vocabulary(
     VocabularyTraining(
         name="v",
-        settings=VocabularySettings.from_entry({"type": "wordpiece", "vocab_size": 200}),
+        settings=parse_entry(VocabularySettings, {"type": "wordpiece", "vocab_size": 200}),
         heldout_fraction=0.2,
         max_heldout_sentences=100,
     ),

@@ -10,9 +10,9 @@ import yaml
 from snakemake_runs import REPO_ROOT
 
 from biocompact.workflow.config_checks import check_config, own_vocabulary
-from biocompact.workflow.config_schema import read_schema, validate_config
+from biocompact.workflow.config_schema import read_config_file, validate_config
 
-SCHEMA = read_schema(REPO_ROOT / "workflow/schemas/config.schema.yaml")
+SCHEMA = read_config_file(REPO_ROOT / "workflow/schemas/config.schema.yaml")
 DEMO = yaml.safe_load((REPO_ROOT / "config.yaml").read_text())
 
 
@@ -143,7 +143,7 @@ def _teacher_value(key: str, value: str):
 def test_a_family_or_format_not_declared_is_refused_with_the_declared_ones(change, problem):
     """The schema's enums of a task's family and format, a transfer set's format and a
     pretrained model's family and objective are filled in from their declarations
-    (``read_schema``); the message quotes them in their order (cut at 120 characters)."""
+    (``read_config_file``); the message quotes them in their order (cut at 120 characters)."""
     with pytest.raises(ValueError, match=r"config\.yaml: ") as raised:
         _validated(change)
     assert problem in str(raised.value)

@@ -2,18 +2,20 @@
 and the settings of the stage's rules that hold it (``VocabularyTraining``) or the
 tokenised corpus's (``CorpusTokenization``).
 
-The rule passes the whole entry (``params.settings``); the schema documents every field
-and fills in its default. A new option is a schema property, a field here and the code
-that reads it (a trainer option: the builders of ``biocompact.vocab.train``).
+The rule passes the whole entry (``params.settings``). The class is the entry's one
+description: the config schema is generated from its fields, defaults, constraints and
+docstrings. A new option is a field here and the code that reads it (a trainer option: the
+builders of ``biocompact.vocab.train``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from biocompact.entries import check_entry, parse_entry
+from pydantic import Field
+
+from biocompact.entries import ENTRY
 
 # Fields that are not options of the trainer: what is trained, on what, compared with what
 NOT_TRAINER_OPTIONS = ("type", "sample_fraction", "reference", "checkpoint")
@@ -25,31 +27,40 @@ PRETRAINED = "pretrained"
 class VocabularySettings:
     """How one vocabulary is trained and measured."""
 
-    type: str  # wordpiece, bpe, unigram, modernbert, or pretrained (the tokenizer of `checkpoint`)
-    vocab_size: int = 32768
+    __pydantic_config__ = ENTRY
+    SECTION = "vocabularies"
+
+    # the builders of biocompact.vocab.train (which loads tokenizers: not imported here), and
+    # PRETRAINED; a test keeps them equal
+    type: Literal["wordpiece", "bpe", "unigram", "modernbert", "pretrained"]
+    """wordpiece (BERT), bpe (RoBERTa's byte-level BPE, Lewis et al. 2020), unigram (ALBERT's
+    SentencePiece-style unigram, Alrowili and Shanker 2021), modernbert (ModernBERT's
+    byte-level BPE with [CLS]/[SEP]/[MASK]/[PAD]/[UNK], no token types, Warner et al. 2024),
+    pretrained (the tokenizer of `checkpoint`, unchanged: for continued pretraining; the
+    training settings below are ignored)"""
+    checkpoint: str | None = None
+    """type pretrained: the model whose tokenizer this is (folder, hub name or
+    python-package:NAME/PATH)"""
+    vocab_size: Annotated[int, Field(ge=10)] = 32768
     lowercase: bool = True
-    min_frequency: int = 2
-    limit_alphabet: int = 1000
-    sample_fraction: float = 1.0  # share of training documents trained on (a stable hash sample)
-    extra_special_tokens: tuple[str, ...] = ()  # kept whole after BERT's five
-    reference: str | None = None  # tokenizer to compare with
-    checkpoint: str | None = None  # type pretrained: the model whose tokenizer this is
+    min_frequency: Annotated[int, Field(ge=0)] = 2
+    limit_alphabet: Annotated[int, Field(ge=1)] = 1000
+    sample_fraction: Annotated[float, Field(gt=0, le=1)] = 1.0
+    """share of training documents the vocabulary is trained on (a stable hash sample)"""
+    extra_special_tokens: Annotated[
+        tuple[Annotated[str, Field(min_length=1)], ...],
+        Field(json_schema_extra={"uniqueItems": True}),
+    ] = ()
+    """tokens kept whole after BERT's five, e.g. ["@GENE$", "@DISEASE$"]"""
+    reference: str | None = None
+    """tokenizer to compare with (folder, hub name or python-package:NAME/PATH)"""
 
     def __post_init__(self) -> None:
-        # imported here: the trainers load tokenizers and transformers (0.75 CPU-s), which the
-        # workflow, importing this module for PRETRAINED on every snakemake start, never uses
-        from biocompact.vocab.train import BUILDERS
-
-        if self.type not in (*BUILDERS, PRETRAINED):
-            known = sorted((*BUILDERS, PRETRAINED))
-            raise ValueError(f"unknown vocabulary type {self.type!r}; known: {known}")
         if (self.type == PRETRAINED) != bool(self.checkpoint):
             raise ValueError(
                 "a vocabulary of type 'pretrained' needs `checkpoint` (the model whose tokenizer "
                 "it is), and only that type takes one"
             )
-        if not 0 < self.sample_fraction <= 1:
-            raise ValueError(f"sample_fraction must be in (0, 1], not {self.sample_fraction}")
 
     def trainer_options(self) -> dict[str, Any]:
         """The keyword arguments of the type's builder."""
@@ -58,13 +69,6 @@ class VocabularySettings:
             for field in fields(self)
             if field.name not in NOT_TRAINER_OPTIONS
         }
-
-    @classmethod
-    def from_entry(cls, entry: Mapping[str, Any]) -> VocabularySettings:
-        """Parse and check one ``vocabularies`` entry (as validated by the schema)."""
-        check_entry("vocabularies", entry, cls)
-        special = tuple(entry.get("extra_special_tokens", ()))
-        return cls(**{**entry, "extra_special_tokens": special})
 
 
 @dataclass(frozen=True)
@@ -75,14 +79,6 @@ class VocabularyTraining:
     settings: VocabularySettings  # its entry there
     heldout_fraction: float  # share of the documents held out (the statistics read them)
     max_heldout_sentences: int  # held-out sentences measured, at most
-
-    @classmethod
-    def from_entry(cls, entry: Mapping[str, Any], where: str) -> VocabularyTraining:
-        """Parse the rule's params, ``settings`` a ``vocabularies`` entry
-        (``VocabularySettings.from_entry``); errors name ``where``."""
-        return parse_entry(
-            cls, {**entry, "settings": VocabularySettings.from_entry(entry["settings"])}, where
-        )
 
 
 @dataclass(frozen=True)

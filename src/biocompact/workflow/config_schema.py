@@ -54,14 +54,13 @@ def read_config_file(path: str | Path) -> dict:
     return content
 
 
-def read_schema(path: str | Path) -> dict:
-    """The config schema in file ``path`` with what is declared elsewhere filled in, in the
-    declarations' order (which a message quotes): the ``method`` of a distillation entry,
+def fill_in_declarations(schema: dict) -> dict:
+    """``schema`` with what is declared elsewhere filled in, in the declarations' order
+    (which a message quotes): the ``method`` of a distillation entry,
     one of ``DISTILLATION_METHODS`` and by default ``DEFAULT_METHOD``; a task's ``family``
     (``FAMILIES``) and ``format`` (``TASK_FORMATS``); a transfer set's ``format``, text or
     one of ``TRANSFER_FORMATS``; a pretraining entry's ``family`` (those with an objective
     of their own, ``DEFAULT_OBJECTIVE``) and ``objective`` (``OBJECTIVE_FAMILIES``, or null)."""
-    schema = read_config_file(path)
     sections = schema["properties"]
     model = sections["pretraining"]["additionalProperties"]["properties"]
     model["family"]["enum"] = list(DEFAULT_OBJECTIVE)

@@ -13,10 +13,39 @@ out.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Annotated, Any
 
-Block = Mapping[str, Any]  # a validated ``resources`` block: gpus, nodes, cpus_per_gpu, ...
+from pydantic import Field
+
+from biocompact.entries import ENTRY
+
+
+@dataclass(frozen=True)
+class GpuJob:
+    """Slurm resources of one GPU job, used by the slurm profile; a local run gives the job
+    gpus x cpus_per_gpu threads, at most --cores"""
+
+    __pydantic_config__ = ENTRY
+
+    gpus: Annotated[int, Field(ge=0)] = 1
+    """GPUs on each node (--gpus on one node, --gres=gpu:G on several); 0: a CPU job"""
+    nodes: Annotated[int, Field(ge=1)] = 1
+    """nodes of the job (--nodes): one launcher per node, nodes x gpus processes (pretraining
+    and distillation only)"""
+    cpus_per_gpu: Annotated[int, Field(ge=1)] = 8
+    """--cpus-per-gpu (CPUs of a CPU job)"""
+    mem_mb: Annotated[int, Field(ge=100)] = 32000
+    """--mem, in MB"""
+    runtime: Annotated[int, Field(ge=1)] = 1440
+    """time limit in minutes (-t); pretraining and distillation stopped at it resume from
+    their checkpoint"""
+
+
+Block = Mapping[
+    str, Any
+]  # a validated ``resources`` block (``GpuJob``): gpus, nodes, cpus_per_gpu, ...
 # The plugin's resource names a GPU job sets (``slurm_resources``'s keys)
 RESOURCE_NAMES = (
     "gpu",

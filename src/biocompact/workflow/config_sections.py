@@ -1,0 +1,21 @@
+"""The config as a settings class: one field a section, typed by the class of its entries
+(each in the settings module of the stage that reads it). The schema is generated from
+this class (``biocompact.workflow.schema_generation``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from biocompact.entries import ENTRY
+from biocompact.vocab.settings import VocabularySettings
+
+
+@dataclass(frozen=True)
+class Config:
+    """biocompact configuration. Unknown keys are errors; defaults are filled in. Every
+    section is optional: a section left out is empty (no corpus files, models or tasks) or
+    takes the defaults below."""
+
+    __pydantic_config__ = ENTRY
+
+    vocabularies: dict[str, VocabularySettings] = field(default_factory=dict)

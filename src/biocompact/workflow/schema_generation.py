@@ -1,0 +1,125 @@
+"""The config schema, ``workflow/schemas/config.schema.yaml``, generated from the settings
+classes: each field's type, default, constraints (``Annotated[int, Field(ge=1)]``) and
+docstring. ``make schema`` writes it; a test keeps the checked-in file equal to what this
+module generates, so the classes are the config's one description.
+
+The style is that of a schema written by hand: no titles, a nullable scalar as a type list
+(``type: [integer, "null"]``), every nested entry inline, and an entry whose default is the
+class's own defaults written ``default: {}`` (the validator fills in the rest).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import TypeAdapter
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
+
+from biocompact.workflow.config_schema import fill_in_declarations, read_config_file
+from biocompact.workflow.config_sections import Config
+
+SCHEMA_PATH = Path("workflow/schemas/config.schema.yaml")
+# The sections not yet described by classes, in the schema's order; those written
+# `generated` come from ``Config``.
+HAND_WRITTEN_PATH = Path("workflow/schemas/hand_written.schema.yaml")
+GENERATED = "generated"
+HEADER = (
+    "# Generated from the settings classes (biocompact.workflow.config_sections.Config and the\n"
+    "# classes it names) by `make schema`: edit the classes, not this file.\n"
+)
+
+
+class ConfigStyle(GenerateJsonSchema):
+    """pydantic's JSON schema in the style of a hand-written one (module docstring)."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+    def dataclass_schema(self, schema: core_schema.DataclassSchema) -> JsonSchemaValue:
+        generated = super().dataclass_schema(schema)
+        generated.pop("title", None)
+        return generated
+
+    def nullable_schema(self, schema: core_schema.NullableSchema) -> JsonSchemaValue:
+        inner = self.generate_inner(schema["schema"])
+        if isinstance(inner.get("type"), str) and "$ref" not in inner:
+            return {**inner, "type": [inner["type"], "null"]}
+        return super().nullable_schema(schema)
+
+    def get_default_value(self, schema: core_schema.WithDefaultSchema) -> Any:
+        if "default_factory" in schema and not schema.get("default_factory_takes_data"):
+            default = schema["default_factory"]()  # type: ignore[call-arg]
+        else:
+            default = super().get_default_value(schema)
+        if dataclasses.is_dataclass(default) and not isinstance(default, type):
+            return {} if default == type(default)() else dataclasses.asdict(default)
+        return default
+
+
+def config_schema(root: Path = Path()) -> dict[str, Any]:
+    """The config's JSON schema (draft 2020-12), every ``$ref`` of a class written inline,
+    the sections not yet described by classes read from ``root / HAND_WRITTEN_PATH``."""
+    generated = TypeAdapter(Config).json_schema(schema_generator=ConfigStyle)
+    generated = _inline(generated, generated.pop("$defs", {}))
+    schema = read_config_file(root / HAND_WRITTEN_PATH)
+    schema["properties"] = {
+        name: generated["properties"][name] if section == GENERATED else section
+        for name, section in schema["properties"].items()
+    }
+    schema["description"] = generated["description"]
+    return _one_line_descriptions(fill_in_declarations(schema))
+
+
+def _one_line_descriptions(schema: Any) -> Any:
+    """``schema`` with each description's whitespace (a docstring's line breaks) one space."""
+    if isinstance(schema, list):
+        return [_one_line_descriptions(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {
+        key: " ".join(value.split())
+        if key == "description" and isinstance(value, str)
+        else _one_line_descriptions(value)
+        for key, value in schema.items()
+    }
+
+
+def _inline(schema: Any, definitions: Mapping[str, Any]) -> Any:
+    """``schema`` with each ``{"$ref": ...}`` replaced by the definition it names (merged
+    with the keys beside it, which win: a field's own description and default)."""
+    if isinstance(schema, list):
+        return [_inline(item, definitions) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "$ref" in schema:
+        named = definitions[schema["$ref"].rsplit("/", 1)[-1]]
+        beside = {key: value for key, value in schema.items() if key != "$ref"}
+        return _inline({**named, **beside}, definitions)
+    return {key: _inline(value, definitions) for key, value in schema.items()}
+
+
+def schema_text(root: Path = Path()) -> str:
+    """The schema file's text: the header, then the schema as YAML."""
+    body = yaml.safe_dump(
+        json.loads(json.dumps(config_schema(root))), sort_keys=False, width=100, allow_unicode=True
+    )
+    return HEADER + body
+
+
+def main(argv: list[str]) -> int:
+    """Write the schema to ``argv[0]`` (default ``SCHEMA_PATH``), run in the checkout."""
+    path = Path(argv[0]) if argv else SCHEMA_PATH
+    path.write_text(schema_text(), encoding="utf-8")
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
