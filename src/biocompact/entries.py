@@ -45,6 +45,15 @@ def parse_entry(cls: type[Entry], entry: Mapping[str, Any], where: str | None = 
         raise ValueError(_message(cls, error.errors()[0], place)) from None
 
 
+def one_of(schema: dict[str, Any]) -> None:
+    """``json_schema_extra`` of a field whose type is a union of options that exclude each
+    other: its schema's ``oneOf`` (pydantic writes ``anyOf``), a constant ``const`` alone."""
+    schema["oneOf"] = [
+        {"const": option["const"]} if "const" in option else option
+        for option in schema.pop("anyOf")
+    ]
+
+
 @functools.cache
 def _validator(cls: type) -> SchemaValidator:
     """The validator of ``cls``, strict (built once per class: the workflow

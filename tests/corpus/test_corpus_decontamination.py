@@ -30,6 +30,7 @@ from biocompact.corpus.evaluation_text import (
 )
 from biocompact.corpus.sentences import split_sentences
 from biocompact.corpus.textshards import iter_documents
+from biocompact.entries import parse_entry
 from biocompact.files.atomic import read_json
 from biocompact.taskfiles.formats import FORMATS
 from biocompact.taskfiles.settings import FinetuningTask
@@ -330,11 +331,11 @@ def test_settings_and_the_schema_agree(repo_root):
     defaults = DecontaminationSettings()
     assert set(section) == set(DecontaminationSettings.__dataclass_fields__)
     assert all(getattr(defaults, key) == section[key]["default"] for key in section)
-    settings = DecontaminationSettings.from_entry({"tasks": ["a"]})
+    settings = parse_entry(DecontaminationSettings, {"tasks": ["a"]})
     assert settings.checked_tasks(["a", "b"]) == ["a"]
     assert DecontaminationSettings().checked_tasks(["a", "b"]) == ["a", "b"]
     with pytest.raises(ValueError, match=r"decontamination.tasks names \['c'\]"):
-        DecontaminationSettings.from_entry({"tasks": ["c"]}).checked_tasks(["a"])
+        parse_entry(DecontaminationSettings, {"tasks": ["c"]}).checked_tasks(["a"])
     assert DecontaminationSettings().corpus_on(True) and not DecontaminationSettings().corpus_on(
         False
     )

@@ -3,6 +3,7 @@
 # and the rules that write them use the same names.
 
 from biocompact.corpus.decontamination import DecontaminationSettings
+from biocompact.entries import parse_entry
 from biocompact.corpus.evaluation_text import evaluation_files
 
 PMC = config["corpus"]["pmc"]
@@ -49,7 +50,7 @@ def text_source_text_field(wildcards):
 
 # Decontamination: the config's decontamination section, checked here (a task it names
 # that is not in finetuning.tasks stops the run before any job).
-DECONTAMINATION = DecontaminationSettings.from_entry(config["decontamination"])
+DECONTAMINATION = parse_entry(DecontaminationSettings, config["decontamination"])
 DECONTAMINATION_TASKS = DECONTAMINATION.checked_tasks(TASKS)
 DECONTAMINATE_CORPUS = (
     DECONTAMINATION.corpus_on(bool(PUBMED_STEMS or PMC_FILES))

@@ -31,10 +31,11 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, Final, Literal
 
 import numpy as np
 import xxhash
+from pydantic import Field
 
 from biocompact.corpus.evaluation_text import (
     EvaluationExample,
@@ -43,6 +44,7 @@ from biocompact.corpus.evaluation_text import (
     normalise_pmid,
 )
 from biocompact.corpus.textshards import Document, iter_documents
+from biocompact.entries import ENTRY, one_of
 from biocompact.files.atomic import atomic_open, write_json
 from biocompact.records.base import field_values
 from biocompact.records.contamination import (
@@ -58,7 +60,7 @@ from biocompact.taskfiles.settings import FinetuningTask
 LOG = logging.getLogger(__name__)
 
 NGRAM = 13
-AUTO = "auto"
+AUTO: Final = "auto"
 WORD = re.compile(r"[^\W_]+")
 MASK = re.compile(r"@[A-Za-z][\w-]*\$")  # entity masks of relation datasets: @GENE$, @CHEM-GENE$
 MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # odd: every word's hash counts at every position
@@ -68,17 +70,25 @@ GZIP_LEVEL = 6  # zlib's default (gzip.open's 9: slower, its files hardly smalle
 
 @dataclass(frozen=True)
 class DecontaminationSettings:
-    """The config's ``decontamination`` section: what is checked against which tasks."""
+    """evaluation text kept out of the pretraining text and the transfer sets: a document (or
+    transfer example) sharing a PMID or a normalised n-gram with the dev or test text of
+    `tasks` is removed (docs/corpus.md)"""
 
-    corpus: bool | str = AUTO  # auto: on when the corpus has PubMed or PMC files
+    __pydantic_config__ = ENTRY
+    SECTION = "decontamination"
+
+    corpus: Annotated[bool | Literal["auto"], Field(json_schema_extra=one_of)] = AUTO
+    """remove such documents from the sentence shards before the vocabulary and tokenising
+    jobs, and write results/corpus/contamination.json; auto: when the corpus has PubMed or
+    PMC files"""
     transfer_sets: bool = True
-    ngram: int = NGRAM
-    tasks: tuple[str, ...] | None = None  # None: every task of finetuning.tasks
-
-    @classmethod
-    def from_entry(cls, entry: Mapping[str, Any]) -> DecontaminationSettings:
-        tasks = entry.get("tasks")
-        return cls(**{**entry, "tasks": None if tasks is None else tuple(tasks)})
+    """drop the transfer examples of task distillation that share an n-gram or PMID with a
+    test set of `tasks`, counted in the transfer set's record"""
+    ngram: Annotated[int, Field(ge=1)] = NGRAM
+    """words per n-gram (13: Brown et al. 2020); lower-cased, punctuation and whitespace only
+    separate words"""
+    tasks: Annotated[tuple[str, ...], Field(json_schema_extra={"uniqueItems": True})] | None = None
+    """the tasks of finetuning.tasks whose dev and test text is checked; null: all of them"""
 
     def checked_tasks(self, configured: Sequence[str]) -> list[str]:
         """The tasks whose dev and test text is checked; a name not in ``configured`` (the

@@ -22,9 +22,8 @@ from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
 from biocompact.corpus.sentences import build_splitter, write_documents
+from biocompact.corpus.settings import TEXT_FORMATS
 from biocompact.files.atomic import write_json
-
-FORMATS = ("lines", "jsonl", "document")
 
 
 class LocalTextError(ValueError):
@@ -70,8 +69,8 @@ def read_documents(
     paths: Iterable[str | os.PathLike], format: str = "lines", text_field: str = "text"
 ) -> Iterator[str]:
     """Yield the text of each document of ``paths`` (in order) laid out as ``format``."""
-    if format not in FORMATS:
-        raise ValueError(f"unknown local text format {format!r}; choose from {FORMATS}")
+    if format not in TEXT_FORMATS:
+        raise ValueError(f"unknown local text format {format!r}; choose from {TEXT_FORMATS}")
     for path in paths:
         if format == "document":
             lines = [line.strip() for _, line in _decoded_lines(path)]

@@ -24,6 +24,7 @@ import numpy as np
 
 from biocompact.corpus.pubmed import read_citations
 from biocompact.corpus.sentence_rules import split_text
+from biocompact.corpus.settings import SPLITTERS
 from biocompact.corpus.updates import read_keep_list
 from biocompact.files.atomic import atomic_open, write_json
 
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 
 LOG = logging.getLogger(__name__)
 
-SPLITTERS = ("rules", "scispacy")
 MAX_CHARS = 10_000
 
 

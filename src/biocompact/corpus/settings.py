@@ -1,11 +1,132 @@
-"""The settings of the corpus stage's rules, one frozen dataclass per rule's params (a rule
-script parses them with ``biocompact.entries.parse_entry``); PMC parsing takes
-``corpus.pmc.PmcOptions``. No torch, like the rest of the stage."""
+"""The config's ``corpus`` section (``CorpusSettings``, its one description: the config schema
+is generated from it; the workflow reads the validated mappings) and the settings of the
+corpus stage's rules, one frozen dataclass per rule's params (a rule script parses them with
+``biocompact.entries.parse_entry``); PMC parsing takes ``corpus.pmc.PmcOptions``. No torch,
+like the rest of the stage."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import Field
+
+from biocompact.entries import ENTRY, one_of
+
+# A file or source name: a path's last part, no separator
+NAME_PATTERN = "^[A-Za-z0-9_.-]+$"
+FileName = Annotated[str, Field(pattern=NAME_PATTERN)]
+Splitter = Literal["rules", "scispacy"]
+SPLITTERS = get_args(Splitter)
+TextFormat = Literal["lines", "jsonl", "document"]
+TEXT_FORMATS = get_args(TextFormat)
+
+
+@dataclass(frozen=True)
+class PubmedFileRange:
+    """the files `prefix` followed by each number from `first` to `last`, zero-padded"""
+
+    __pydantic_config__ = ENTRY
+
+    prefix: FileName
+    first: Annotated[int, Field(ge=0)]
+    last: Annotated[int, Field(ge=0)]
+    digits: Annotated[int, Field(ge=1)] = 4
+    """zero-padded width, 4 when left out"""
+
+
+# Which PubMed files (biocompact.corpus.listing): names, a range, or every file listed
+PubmedFiles = Annotated[
+    tuple[FileName, ...] | PubmedFileRange | Literal["all"], Field(json_schema_extra=one_of)
+]
+
+
+@dataclass(frozen=True)
+class PubmedSettings:
+    """PubMed baseline and update files (off when `baseline` is empty)"""
+
+    __pydantic_config__ = ENTRY
+
+    source: str = "https://ftp.ncbi.nlm.nih.gov/pubmed"
+    """base URL or folder with baseline/ and updatefiles/"""
+    baseline: PubmedFiles = ()
+    """NCBI order; empty: no PubMed"""
+    updates: PubmedFiles = ()
+    """file names without .xml.gz; a range {prefix, first, last} (4-digit numbers); or all:
+    NCBI's directory listing, cached in results/corpus/pubmed/listing/"""
+    verify_md5: bool = True
+
+
+@dataclass(frozen=True)
+class PmcSettings:
+    """PMC Open Access full text (off when `files` is empty)"""
+
+    __pydantic_config__ = ENTRY
+
+    source: str = "https://ftp.ncbi.nlm.nih.gov/pub/pmc/oa_bulk/oa_comm/xml"
+    """base URL or folder of the files"""
+    files: Annotated[
+        tuple[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+\.(tar\.gz|tgz|nxml|xml)$")], ...],
+        Field(json_schema_extra={"uniqueItems": True}),
+    ] = ()
+    """bulk packages (.tar.gz of JATS articles) or single articles (.nxml/.xml) under source"""
+    verify_md5: bool = False
+    """check each file against {file}.md5 (NCBI's MD5(name)= form)"""
+    sample_fraction: Annotated[float, Field(gt=0, le=1)] = 1.0
+    """stable hash sample of articles by PMCID (Bioformer: 1M articles)"""
+    seed: int = 0
+    """seed of the sample"""
+    captions: bool = False
+    """keep figure and table captions"""
+    tables: bool = False
+    """keep table rows and table footnotes"""
+    references: bool = False
+    """keep citation markers and the reference list"""
+    dedupe_pubmed: bool = True
+    """drop title and abstract of articles whose PMID is in the PubMed corpus"""
+
+
+@dataclass(frozen=True)
+class TextSource:
+    """one local text source: its files and how a document is laid out in them"""
+
+    __pydantic_config__ = ENTRY
+
+    files: Annotated[tuple[Annotated[str, Field(min_length=1)], ...], Field(min_length=1)]
+    """paths or glob patterns (matches taken in sorted order); a .gz file is read as gzip"""
+    format: TextFormat = "lines"
+    """lines: one document a line; jsonl: one JSON object a line, its text in text_field;
+    document: a whole file is one document"""
+    text_field: Annotated[str, Field(min_length=1)] = "text"
+    """jsonl: the field that holds the text"""
+
+
+@dataclass(frozen=True)
+class TextSettings:
+    """local text files, your own corpus (e.g. clinical notes), beside PubMed and PMC; off
+    when `sources` is empty"""
+
+    __pydantic_config__ = ENTRY
+
+    sources: Annotated[
+        dict[str, TextSource],
+        Field(json_schema_extra={"propertyNames": {"pattern": NAME_PATTERN}}),
+    ] = field(default_factory=dict)
+    """name -> its files; each source becomes one sentence shard,
+    results/corpus/sentences/text/{name}.txt.gz"""
+
+
+@dataclass(frozen=True)
+class ParseSettings:
+    """what is kept of a PubMed citation"""
+
+    __pydantic_config__ = ENTRY
+
+    section_labels: bool = False
+    include_title: bool = True
+    other_abstract: bool = False
+    """a citation without an Abstract takes the text of its English OtherAbstract (e.g. a
+    publisher's or plain-language abstract); false: it counts as no_abstract"""
 
 
 @dataclass(frozen=True)
@@ -37,13 +158,33 @@ class PmcDownload:
 
 @dataclass(frozen=True)
 class SentenceSplitter:
-    """The config's ``corpus.sentences``: which splitter cuts documents into sentences."""
+    """how documents are cut into sentences"""
 
-    splitter: str  # rules or scispacy
-    model: str | None  # scispacy: the installed scispaCy model whose parser splits; None: pySBD
+    __pydantic_config__ = ENTRY
+
+    splitter: Splitter = "rules"
+    """rules: biocompact's biomedical splitter; scispacy: scispaCy tokenizer + pySBD (or
+    `model`)"""
+    model: str | None = None
+    """a scispaCy model (e.g. en_core_sci_sm) for splitter scispacy"""
 
 
 @dataclass(frozen=True)
+class CorpusSettings:
+    """the pretraining text: PubMed, PMC and local text files, how they are parsed and split
+    into sentences"""
+
+    __pydantic_config__ = ENTRY
+    SECTION = "corpus"
+
+    pubmed: PubmedSettings = PubmedSettings()
+    pmc: PmcSettings = PmcSettings()
+    text: TextSettings = TextSettings()
+    parse: ParseSettings = ParseSettings()
+    sentences: SentenceSplitter = SentenceSplitter()
+
+
+@dataclass(frozen=True, kw_only=True)
 class ArticleSplitting(SentenceSplitter):
     """How PubMed citations and PMC articles become sentences (rules corpus_split_sentences
     and corpus_split_pmc)."""
@@ -51,7 +192,7 @@ class ArticleSplitting(SentenceSplitter):
     include_title: bool  # the title is the document's first sentence
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TextSourceSplitting(SentenceSplitter):
     """How one local text source is read and split into sentences (rule corpus_split_text)."""
 

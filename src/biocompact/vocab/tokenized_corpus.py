@@ -55,12 +55,12 @@ from transformers import AutoTokenizer
 
 from biocompact.corpus.textshards import is_heldout, iter_documents
 from biocompact.files.atomic import atomic_path
+from biocompact.vocab.settings import PACKINGS
 
 Packed = tuple[list[int], list[int]]
 # token ids, word ids, first and last document, where each document after the first starts
 FullSequence = tuple[list[int], list[int], int, int, list[int]]
 Sentence = tuple[list[int], list[int]]  # token ids, word ids (as the tokenizer numbers them)
-PACKINGS = ("document", "full", "best_fit")
 MAP_BATCH_DOCUMENTS = 1000  # a full-packing stream ends (one short sequence) every this many
 INTEGER_TYPES = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64")
 

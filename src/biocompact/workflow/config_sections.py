@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from biocompact.corpus.decontamination import DecontaminationSettings
+from biocompact.corpus.settings import CorpusSettings
 from biocompact.entries import ENTRY
-from biocompact.vocab.settings import VocabularySettings
+from biocompact.vocab.settings import PretrainingData, VocabularySettings
+from biocompact.workflow.slurm_resources import DataJobs
 
 
 @dataclass(frozen=True)
@@ -18,4 +21,8 @@ class Config:
 
     __pydantic_config__ = ENTRY
 
+    corpus: CorpusSettings = CorpusSettings()
+    decontamination: DecontaminationSettings = DecontaminationSettings()
     vocabularies: dict[str, VocabularySettings] = field(default_factory=dict)
+    pretraining_data: PretrainingData = PretrainingData()
+    data_jobs: DataJobs = DataJobs()

@@ -8,6 +8,9 @@ srun, for it to start one launcher per node (--ntasks=N). ``cpus_per_gpu`` becom
 CPUs than Snakemake gives one job (--max-threads, --cores: ``cpus_allowed``).
 ``gpus_per_node`` is the launcher's, not the plugin's. A value of None leaves the option
 out.
+
+The data stages' CPU jobs take their resources from the config's ``data_jobs`` section
+(``DataJobs``: one class per job, with its own defaults), as the workflow passes them.
 """
 
 from __future__ import annotations
@@ -41,6 +44,104 @@ class GpuJob:
     runtime: Annotated[int, Field(ge=1)] = 1440
     """time limit in minutes (-t); pretraining and distillation stopped at it resume from
     their checkpoint"""
+
+
+MemoryMb = Annotated[int, Field(ge=100)]  # --mem, in MB
+Minutes = Annotated[int, Field(ge=1)]  # time limit (-t)
+
+
+@dataclass(frozen=True)
+class CorpusParsePubmedJob:
+    """one PubMed file, one process"""
+
+    __pydantic_config__ = ENTRY
+
+    mem_mb: MemoryMb = 1000
+    runtime: Minutes = 30
+
+
+@dataclass(frozen=True)
+class CorpusParsePmcJob:
+    """one PMC file (a bulk package streamed), one process"""
+
+    __pydantic_config__ = ENTRY
+
+    mem_mb: MemoryMb = 1000
+    runtime: Minutes = 120
+
+
+@dataclass(frozen=True)
+class CorpusSplitSentencesJob:
+    """one PubMed file's sentences, one process"""
+
+    __pydantic_config__ = ENTRY
+
+    mem_mb: MemoryMb = 3000
+    runtime: Minutes = 240
+
+
+@dataclass(frozen=True)
+class CorpusSplitPmcJob:
+    """one PMC file's sentences, one process"""
+
+    __pydantic_config__ = ENTRY
+
+    mem_mb: MemoryMb = 3000
+    runtime: Minutes = 480
+
+
+@dataclass(frozen=True)
+class CorpusSplitTextJob:
+    """one local text source's sentences, one process"""
+
+    __pydantic_config__ = ENTRY
+
+    mem_mb: MemoryMb = 3000
+    runtime: Minutes = 240
+
+
+@dataclass(frozen=True)
+class TrainVocabularyJob:
+    """each vocabulary, its corpus read in one process"""
+
+    __pydantic_config__ = ENTRY
+
+    mem_mb: MemoryMb | None = None
+    """null: the worst case of its sample (docs/slurm.md): 430 MB + 1 KB per distinct word the
+    sample may hold, from the shards' word counts and sample_fraction, plus a quarter"""
+    runtime: Minutes = 240
+
+
+@dataclass(frozen=True)
+class TokenizeCorpusJob:
+    """each vocabulary's tokenised corpus, read, tokenised and packed in `threads` processes"""
+
+    __pydantic_config__ = ENTRY
+
+    threads: Annotated[int, Field(ge=1)] = 4
+    """processes; Slurm: --cpus-per-task"""
+    mem_mb: MemoryMb | None = None
+    """null: 2000 + 600 per process (docs/slurm.md)"""
+    runtime: Minutes = 120
+
+
+@dataclass(frozen=True)
+class DataJobs:
+    """CPUs, memory and time limits of the data stages' jobs, which the slurm profile submits
+    with them (--cpus-per-task, --mem in MB, -t in minutes); a local run gives a job its
+    threads, at most --cores, and a Slurm run at most --max-threads. Modest by default;
+    configs/pubmed-full.yaml sizes them for all of PubMed (docs/slurm.md)"""
+
+    __pydantic_config__ = ENTRY
+    SECTION = "data_jobs"
+
+    corpus_parse_pubmed: CorpusParsePubmedJob = CorpusParsePubmedJob()
+    corpus_parse_pmc: CorpusParsePmcJob = CorpusParsePmcJob()
+    corpus_split_sentences: CorpusSplitSentencesJob = CorpusSplitSentencesJob()
+    corpus_split_pmc: CorpusSplitPmcJob = CorpusSplitPmcJob()
+    corpus_split_text: CorpusSplitTextJob = CorpusSplitTextJob()
+    train_vocabulary: TrainVocabularyJob = TrainVocabularyJob()
+    tokenize_corpus: TokenizeCorpusJob = TokenizeCorpusJob()
 
 
 Block = Mapping[
