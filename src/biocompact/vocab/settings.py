@@ -1,6 +1,7 @@
 """One entry of the config's ``vocabularies`` section, parsed once into checked settings,
 and the settings of the stage's rules that hold it (``VocabularyTraining``) or the
-tokenised corpus's (``CorpusTokenization``).
+tokenised corpus's (``CorpusTokenization``); the config's ``pretraining_data`` section
+(``PretrainingData``, its one description; the workflow passes its values to the rules).
 
 The rule passes the whole entry (``params.settings``). The class is the entry's one
 description: the config schema is generated from its fields, defaults, constraints and
