@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from biocompact.compression.settings import CompressionSettings
+from biocompact.efficiency.settings import EfficiencySettings
 from biocompact.entries import ENTRY
+from biocompact.release.settings import CardSettings, ReleaseSettings
+from biocompact.report.settings import ReportSettings
+from biocompact.tracking.trackers import TrackingSettings
 from biocompact.vocab.settings import VocabularySettings
 
 
@@ -19,3 +24,11 @@ class Config:
     __pydantic_config__ = ENTRY
 
     vocabularies: dict[str, VocabularySettings] = field(default_factory=dict)
+    release: ReleaseSettings = ReleaseSettings()
+    model_cards: CardSettings = CardSettings()
+    tracking: TrackingSettings = TrackingSettings()
+    external_models: dict[str, str] = field(default_factory=dict)
+    """checkpoints not built by this DAG, name -> folder, hub name or python-package:NAME/PATH"""
+    compression: CompressionSettings = CompressionSettings()
+    efficiency: EfficiencySettings = EfficiencySettings()
+    report: ReportSettings = ReportSettings()
