@@ -20,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from biocompact.entries import parse_entry
 from biocompact.finetuning import metrics as defined
 from biocompact.records.metrics import MetricsRecord
 from biocompact.report.aggregation import BASELINE
@@ -197,7 +198,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         write_study(root)
-        study = ComparisonStudy.from_entry(
+        study = parse_entry(
+            ComparisonStudy,
             {
                 "models": MODELS,
                 "tasks": {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from biocompact.entries import parse_entry
 from biocompact.finetuning.metrics import classification_metrics, ner_metrics
 from biocompact.records.metrics import MAJORITY_CLASS
 from biocompact.report.aggregation import aggregate
@@ -149,7 +150,7 @@ def settings(
         "seed": 0,
         **extra,
     }
-    return ComparisonStudy.from_entry(entry, "test study")
+    return parse_entry(ComparisonStudy, entry, "test study")
 
 
 def report_of_study(study: ComparisonStudy, root: Path, repo_root: Path) -> str:
@@ -162,7 +163,7 @@ def report_of_study(study: ComparisonStudy, root: Path, repo_root: Path) -> str:
     aggregate(
         *tables,
         models=list(study.models),
-        tasks=[task.name for task in study.tasks],
+        tasks=list(study.tasks),
         seeds=list(study.seeds),
         metrics_pattern=study.metrics_pattern,
         baseline_pattern=study.baseline_metrics_pattern,

@@ -24,7 +24,7 @@ from transformers import (
 
 from biocompact.models.presets import build_config
 from biocompact.pretraining.run import special_token_ids
-from biocompact.release.cards import CardSettings
+from biocompact.release.settings import CardSettings
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.loop import TrainingSettings
 from biocompact.training.masking import MaskingSettings

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import fields, is_dataclass
 from typing import Any, TypeVar
 
-from pydantic import ConfigDict, TypeAdapter, ValidationError
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic_core import SchemaValidator
 
 Entry = TypeVar("Entry")
@@ -32,6 +32,9 @@ ENTRY = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 # refuses text and takes an int as it is).
 STRICT_SCALARS = ("int", "float", "bool", "str")
 TYPE_WORDS = {bool: "true or false", int: "an integer", float: "a number", str: "text"}
+# A list's items given once each (the schema's uniqueItems): ``Annotated[tuple[str, ...],
+# UNIQUE_ITEMS]``
+UNIQUE_ITEMS = Field(json_schema_extra={"uniqueItems": True})
 
 
 def parse_entry(cls: type[Entry], entry: Mapping[str, Any], where: str | None = None) -> Entry:

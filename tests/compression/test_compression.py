@@ -18,6 +18,7 @@ from biocompact.compression.onnx_runtime import OnnxModel
 from biocompact.compression.quantisation import quantise_int8
 from biocompact.compression.settings import CompressedEvaluation, CompressionSettings
 from biocompact.compression.summary import read_summary, summary_frame, write_summary
+from biocompact.entries import parse_entry
 from biocompact.files.atomic import write_json
 from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.records.compressed_format import CompressedFormatEvaluation, LatencyMeasurement
@@ -33,7 +34,7 @@ TOLERANCE = 1e-4  # ONNX Runtime vs PyTorch logits, fp32 (different kernels, sam
 
 
 def settings(**section) -> CompressionSettings:
-    return CompressionSettings.from_config(section, ["small", "big"], TASKS, [3, 4])
+    return parse_entry(CompressionSettings, section).checked(["small", "big"], TASKS, [3, 4])
 
 
 def test_settings_default_off_and_seed_is_the_first_fine_tuning_seed():
@@ -70,15 +71,15 @@ EVALUATION_PARAMS = {
     "task": {"name": "re", "family": "re", "format": "biobert_tsv", "train": "a", "test": "b"},
     "model": "small",
     "task_name": "re",
-    "seed": "3",  # a wildcard's text
+    "seed": 3,
     "batch_sizes": [1, 8],
     "sequence_lengths": [128],
     "repeats": 5,
 }
 
 
-def test_evaluation_params_parse_with_their_task_entry_and_the_seed_as_a_number():
-    assert CompressedEvaluation.from_entry(EVALUATION_PARAMS, "rule evaluate_compressed") == (
+def test_evaluation_params_parse_with_their_task_entry():
+    assert parse_entry(CompressedEvaluation, EVALUATION_PARAMS, "rule evaluate_compressed") == (
         CompressedEvaluation(
             formats=("fp32", "int8"),
             task=FinetuningTask(name="re", family="re", format="biobert_tsv", train="a", test="b"),
@@ -91,8 +92,10 @@ def test_evaluation_params_parse_with_their_task_entry_and_the_seed_as_a_number(
         )
     )
     with pytest.raises(ValueError, match="rule evaluate_compressed: unknown setting 'format'"):
-        CompressedEvaluation.from_entry(
-            {**EVALUATION_PARAMS, "format": "int8"}, "rule evaluate_compressed"
+        parse_entry(
+            CompressedEvaluation,
+            {**EVALUATION_PARAMS, "format": "int8"},
+            "rule evaluate_compressed",
         )
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from biocompact.entries import parse_entry
 from biocompact.report.settings import (
     ComparisonStudy,
     FinetunedModel,
     PretrainedVocabulary,
-    ReportSettings,
+    ReportFacts,
 )
 from biocompact.taskfiles.settings import FinetuningTask
 
@@ -42,7 +43,7 @@ def test_from_config_reads_vocabularies_registered_datasets_and_training_text(va
             },
         }
     )
-    assert ReportSettings.from_config(config) == ReportSettings(
+    assert ReportFacts.from_config(config) == ReportFacts(
         vocabularies={
             "teacher": PretrainedVocabulary("wp", "wordpiece"),
             "continued": PretrainedVocabulary("bytes", "bpe"),
@@ -59,7 +60,7 @@ def test_from_config_reads_vocabularies_registered_datasets_and_training_text(va
 
 
 def test_a_config_without_models_or_tasks_has_nothing_to_show(validated_config):
-    assert ReportSettings.from_config(validated_config({})) == ReportSettings()
+    assert ReportFacts.from_config(validated_config({})) == ReportFacts()
 
 
 RE_ENTRY = {"name": "re", "family": "re", "format": "biobert_tsv", "train": "a", "test": "b"}
@@ -84,9 +85,10 @@ COMPARISONS_PARAMS = {
 
 
 def test_the_comparisons_params_parse_with_each_task_entry_in_order():
-    assert ComparisonStudy.from_entry(COMPARISONS_PARAMS, "rule comparisons") == ComparisonStudy(
+    study = parse_entry(ComparisonStudy, COMPARISONS_PARAMS, "rule comparisons")
+    assert study == ComparisonStudy(
         models=("teacher", "student"),
-        tasks=(FinetuningTask(**RE_ENTRY), FinetuningTask(**NER_ENTRY)),
+        tasks={"re": FinetuningTask(**RE_ENTRY), "ner": FinetuningTask(**NER_ENTRY)},
         seeds=(1, 2),
         **PATTERNS,
         teachers={"student": "teacher"},
@@ -95,5 +97,6 @@ def test_the_comparisons_params_parse_with_each_task_entry_in_order():
         resamples=10,
         seed=0,
     )
+    assert list(study.tasks) == ["re", "ner"]
     with pytest.raises(ValueError, match="rule comparisons: resamples is '10', not an integer"):
-        ComparisonStudy.from_entry({**COMPARISONS_PARAMS, "resamples": "10"}, "rule comparisons")
+        parse_entry(ComparisonStudy, {**COMPARISONS_PARAMS, "resamples": "10"}, "rule comparisons")

@@ -486,7 +486,7 @@ def test_task_distillation_specs_read_back_from_json_as_the_same_specs(tmp_path)
     naming the file."""
     from biocompact.finetuning.checkpoints import Checkpointing
     from biocompact.finetuning.train import FinetuneRun
-    from biocompact.release.cards import CardSettings
+    from biocompact.release.settings import CardSettings
     from biocompact.task_distillation.job import StudentsSpec, TeacherSpec, read_spec
     from biocompact.task_distillation.student import StudentRun
     from biocompact.taskfiles.settings import FinetuningTask

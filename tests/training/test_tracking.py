@@ -19,6 +19,7 @@ from snakemake_runs import OFFLINE_ENV, REPO_ROOT, SNAKEMAKE
 from tiny_models import BATCHER, loop_settings, tiny_ner_task, token_dataset, token_mlm
 
 import biocompact.finetuning.train as finetuning_train
+from biocompact.entries import parse_entry
 from biocompact.pretraining.mlm import MaskedLanguageModelling
 from biocompact.taskfiles.settings import FinetuningTask
 from biocompact.tracking.tensorboard_events import read_scalars
@@ -235,7 +236,7 @@ def test_the_documented_tracking_section_is_valid_and_read_as_it_says():
     config = yaml.safe_load(block)
     schema = yaml.safe_load((REPO_ROOT / "workflow/schemas/config.schema.yaml").read_text())
     validate_config(config, schema, [("docs/outputs.md", config)])
-    assert TrackingSettings.from_config(config["tracking"]) == TrackingSettings(
+    assert parse_entry(TrackingSettings, config["tracking"]) == TrackingSettings(
         ("tensorboard", "mlflow"), "my-study", "results/tracking/mlflow.db"
     )
 
@@ -288,4 +289,4 @@ def test_tracking_settings_have_the_schema_keys_and_defaults():
     defaults = TrackingSettings()
     assert set(section) == {field.name for field in fields(TrackingSettings)}
     schema_defaults = {key: options["default"] for key, options in section.items()}
-    assert TrackingSettings.from_config(schema_defaults) == defaults
+    assert parse_entry(TrackingSettings, schema_defaults) == defaults

@@ -15,7 +15,7 @@ from biocompact.compression.settings import CompressionSettings
 from biocompact.corpus.decontamination import DecontaminationSettings
 from biocompact.distillation.settings import DistillationSettings
 from biocompact.pretraining.settings import PretrainingSettings
-from biocompact.release.cards import CardSettings
+from biocompact.release.settings import CardSettings
 from biocompact.task_distillation.settings import (
     ExperimentSettings,
     RandomisedSettings,
@@ -56,8 +56,6 @@ SECTIONS = [
 RESOLVED = {
     # the resolved Hyperparameters: the task's `hyperparameters` overrides merged into its preset
     (FinetuningTask, "hyperparameters"),
-    # null in the config: the first of finetuning.seeds (CompressionSettings.from_config)
-    (CompressionSettings, "seed"),
 }
 
 

@@ -4,9 +4,10 @@
 
 
 from biocompact.compression.settings import REFERENCE, CompressionSettings
+from biocompact.entries import parse_entry
 
-COMPRESSION = CompressionSettings.from_config(
-    config["compression"], FINETUNE_MODELS, {task: task_data_config(task) for task in TASKS}, SEEDS
+COMPRESSION = parse_entry(CompressionSettings, config["compression"]).checked(
+    FINETUNE_MODELS, {task: task_data_config(task) for task in TASKS}, SEEDS
 )
 
 

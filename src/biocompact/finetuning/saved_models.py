@@ -12,11 +12,8 @@ from dataclasses import dataclass, replace
 from biocompact.files.atomic import atomic_path, write_json
 from biocompact.finetuning.tasks import get_family
 from biocompact.records.metrics import MetricsRecord
-from biocompact.release.cards import (
-    CardSettings,
-    finetuned_model_card,
-    write_card,
-)
+from biocompact.release.cards import finetuned_model_card, write_card
+from biocompact.release.settings import CardSettings
 from biocompact.taskfiles.settings import FinetuningTask
 
 logger = logging.getLogger(__name__)

@@ -46,7 +46,8 @@ from biocompact.finetuning.trainer import (
 )
 from biocompact.locations import portable_location
 from biocompact.records.metrics import MAJORITY_CLASS
-from biocompact.release.cards import CardSettings, finetuned_model_card, hardware, write_card
+from biocompact.release.cards import finetuned_model_card, hardware, write_card
+from biocompact.release.settings import CardSettings
 from biocompact.taskfiles.folds import fold_tasks
 from biocompact.taskfiles.settings import GRID_KEYS, FinetuningTask, Hyperparameters
 from biocompact.tracking.trackers import CurveDestination, TrackingSettings

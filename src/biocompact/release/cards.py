@@ -18,7 +18,6 @@ import re
 import statistics
 import struct
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -31,6 +30,7 @@ from biocompact.files.atomic import atomic_open
 from biocompact.records.contamination import ContaminationRecord
 from biocompact.records.language_model import Distillation, LanguageModelRecord, Pretraining
 from biocompact.records.metrics import FLOOR_DESCRIPTIONS, MAJORITY_CLASS, MetricsRecord
+from biocompact.release.settings import CardSettings
 from biocompact.tracking.trackers import biocompact_commit
 
 CARD_FILE = "README.md"
@@ -73,23 +73,6 @@ ARCHITECTURE_KEYS = (
     "max_position_embeddings",
     "vocab_size",
 )
-
-
-@dataclass(frozen=True)
-class CardSettings:
-    """The config's ``model_cards`` section: what the run cannot measure."""
-
-    license: str = "other"
-    language: tuple[str, ...] = ("en",)
-    tags: tuple[str, ...] = ()
-
-    @classmethod
-    def from_config(cls, section: Mapping[str, Any]) -> CardSettings:
-        return cls(
-            license=section.get("license", cls.license),
-            language=tuple(section.get("language", cls.language)),
-            tags=tuple(section.get("tags", cls.tags)),
-        )
 
 
 def parameter_count(folder: str | os.PathLike) -> int:

@@ -548,7 +548,7 @@ def run_comparisons(
     ``outputs["intervals"]`` (CSV). Rule comparisons runs it with its params
     (``report.rules.comparisons``), ``benchmarks/bootstrap_study.py`` with its own."""
     tasks = []
-    for task in study.tasks:
+    for task in study.tasks.values():
         name = task.name
         runs = {
             model: [

@@ -22,7 +22,7 @@ from biocompact.report.floors import FloorStatus
 from biocompact.report.intervals import Intervals
 from biocompact.report.published import published_table, read_published
 from biocompact.report.retention import RETENTION_FORMULA
-from biocompact.report.settings import PretrainedVocabulary, ReportSettings
+from biocompact.report.settings import PretrainedVocabulary, ReportFacts
 from biocompact.task_distillation.summary import read_summary as read_distillation_summary
 
 RETENTION_TEXT = ("floor", "at_baseline", "floor_left_out")
@@ -183,10 +183,10 @@ def build_report(
     sets' records (``biocompact.report.contamination``); ``published`` the CSV of
     the papers' results shown beside ours; ``datasets`` the checked-counts JSON files of the
     prepared splits of registered datasets (none: no such table); ``config`` the
-    schema-validated config, shown whole and read through ``ReportSettings`` (none: no
+    schema-validated config, shown whole and read through ``ReportFacts`` (none: no
     pretraining vocabularies, registered datasets or fine-tuned models to show).
     """
-    settings = ReportSettings.from_config(config) if config is not None else ReportSettings()
+    facts = ReportFacts.from_config(config) if config is not None else ReportFacts()
     averages_frame = pd.read_csv(averages)
     interval_tables = Intervals.read(comparisons, intervals) if comparisons and intervals else None
     summary_frame = load.read_summary(summary)
@@ -201,7 +201,7 @@ def build_report(
             interval_tables,
             floors,
         ),
-        **_models_context(train_logs, evals, settings.vocabularies, averages_frame),
+        **_models_context(train_logs, evals, facts.vocabularies, averages_frame),
         "corpus": tables.corpus_tables(CorpusStatistics.read(corpus)) if corpus else None,
         "vocab": tables.vocab_table(load.read_jsons(vocab)) if vocab else None,
         "datasets": tables.dataset_counts_table(load.read_jsons(datasets)) if datasets else None,
@@ -226,7 +226,7 @@ def build_report(
         **contamination_context(
             ContaminationRecord.read(contamination) if contamination else None,
             load.read_jsons(transfer_records),
-            settings.finetuned_models,
+            facts.finetuned_models,
         ),
         "compute_cost": costs.compute_cost_table(load.read_benchmarks(benchmarks)),
         "provenance": load.provenance(config or {}, source_dir),
@@ -235,7 +235,7 @@ def build_report(
                 load.read_summary(summary),
                 averages_frame,
                 read_published(published),
-                settings.task_datasets,
+                facts.task_datasets,
             )
             if published
             else None

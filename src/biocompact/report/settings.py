@@ -1,6 +1,7 @@
-"""What the report reads of the config, parsed once from the schema-validated config:
-each pretrained model's vocabulary, each task's registered dataset and each fine-tuned
-model's training text; and the settings of the report's rules, parsed from their params.
+"""The config's ``report`` section; what the report reads of the rest of the config, parsed
+once from the schema-validated config: each pretrained model's vocabulary, each task's
+registered dataset and each fine-tuned model's training text; and the settings of the
+report's rules, parsed from their params.
 Light: no torch and no tokenizers (the report's environment has neither), so the
 vocabulary and pretraining entries are read here, not through their stages' settings
 classes."""
@@ -9,11 +10,32 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from biocompact.entries import parse_entry
+from pydantic import Field
+
+from biocompact.entries import ENTRY
 from biocompact.locations import external_checkpoints
 from biocompact.taskfiles.settings import FinetuningTask
+
+
+@dataclass(frozen=True)
+class ReportSettings:
+    """the HTML report: its title, its overall average and the bootstrap behind its intervals"""
+
+    __pydantic_config__ = ENTRY
+    SECTION = "report"
+
+    title: str = "biocompact report"
+    average: Literal["tasks", "groups"] = "tasks"
+    """overall average: mean over all tasks (Bioformer Table 3, group averages weighted by
+    their number of tasks) or mean of the family averages"""
+    resamples: Annotated[int, Field(ge=100)] = 1000
+    """paired bootstrap resamples of each task's test units behind every interval and
+    comparison of the report (rule comparisons)"""
+    bootstrap_seed: int = 0
+    """seed of the bootstrap resamples (each task's are drawn from this seed and the task's
+    name) and of ASO's"""
 
 
 @dataclass(frozen=True)
@@ -37,7 +59,7 @@ class FinetunedModel:
 
 
 @dataclass(frozen=True)
-class ReportSettings:
+class ReportFacts:
     """The config's facts the report shows; empty where the report has no config."""
 
     vocabularies: Mapping[str, PretrainedVocabulary] = field(default_factory=dict)
@@ -45,7 +67,7 @@ class ReportSettings:
     finetuned_models: tuple[FinetunedModel, ...] = ()
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> ReportSettings:
+    def from_config(cls, config: Mapping[str, Any]) -> ReportFacts:
         """The facts of ``config``, validated by the schema (its sections and defaults
         filled in) and by the config checks (a pretraining vocabulary is configured)."""
         return cls(
@@ -96,7 +118,7 @@ class ComparisonStudy:
     bootstrap's resamples and seed."""
 
     models: tuple[str, ...]
-    tasks: tuple[FinetuningTask, ...]
+    tasks: Mapping[str, FinetuningTask]  # name -> task, its entry without hyperparameters
     seeds: tuple[int, ...]
     metrics_pattern: str
     predictions_pattern: str
@@ -108,13 +130,6 @@ class ComparisonStudy:
     resamples: int
     seed: int
     floors_pattern: str = ""  # a task's folder of its other constant floors ("": none)
-
-    @classmethod
-    def from_entry(cls, entry: Mapping[str, Any], where: str) -> ComparisonStudy:
-        """Parse ``entry``, its ``tasks`` a mapping of task name -> task entry without
-        hyperparameters (``FinetuningTask.from_entry``); errors name ``where``."""
-        tasks = [FinetuningTask.from_entry(task) for task in entry["tasks"].values()]
-        return parse_entry(cls, {**entry, "tasks": tasks}, where)
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,9 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
+from biocompact.entries import ENTRY, UNIQUE_ITEMS
 from biocompact.tracking.tensorboard_events import ScalarWriter
 
 # backend -> (module it imports, pip package that installs it); tensorboard is built in
@@ -30,19 +31,20 @@ OPTIONAL_BACKENDS = {"wandb": ("wandb", "wandb"), "mlflow": ("mlflow", "mlflow")
 
 @dataclass(frozen=True)
 class TrackingSettings:
-    """The config's ``tracking`` section (the schema fills in its defaults)."""
+    """where training curves go besides TensorBoard's event files (always written): W&B or
+    MLflow, optional extras (docs/outputs.md, 'Live curves')"""
 
-    backends: tuple[str, ...] = ("tensorboard",)
-    project: str = "biocompact"  # the W&B project, the MLflow experiment
-    mlflow_uri: str = "results/tracking/mlflow.db"  # a file (a local SQLite store) or a URI
+    __pydantic_config__ = ENTRY
+    SECTION = "tracking"
 
-    @classmethod
-    def from_config(cls, section: Mapping[str, Any]) -> TrackingSettings:
-        return cls(
-            backends=tuple(section["backends"]),
-            project=section["project"],
-            mlflow_uri=section["mlflow_uri"],
-        )
+    backends: Annotated[tuple[Literal["tensorboard", "wandb", "mlflow"], ...], UNIQUE_ITEMS] = (
+        "tensorboard",
+    )
+    """wandb and mlflow need pip install '.[tracking]'"""
+    project: str = "biocompact"
+    """the W&B project and the MLflow experiment"""
+    mlflow_uri: str = "results/tracking/mlflow.db"
+    """MLflow's tracking URI; a plain path is a local SQLite database"""
 
 
 def check_backends(backends: Sequence[str], key: str = "tracking.backends") -> None:

@@ -8,8 +8,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
+from biocompact.entries import parse_entry
 from biocompact.locations import external_checkpoints
-from biocompact.release.cards import CardSettings, write_language_model_card
+from biocompact.release.cards import write_language_model_card
+from biocompact.release.settings import CardSettings
 from biocompact.tracking.trackers import TrackingSettings
 from biocompact.training.evaluation import Probe
 from biocompact.training.launch import JobSpec, launch
@@ -101,14 +103,14 @@ def train_language_model(
         masking=MaskingSettings(**job.masking),
         probes=job.probes,
         threads=threads,
-        tracking=TrackingSettings.from_config(job.tracking),
+        tracking=parse_entry(TrackingSettings, job.tracking),
         **job_fields,
     )
     launch(run, spec, gpus=gpus, nodes=nodes)
     write_language_model_card(
         spec.outputs,
         job.settings,
-        CardSettings.from_config(job.model_cards),
+        parse_entry(CardSettings, job.model_cards),
         inputs["corpus"],
         contamination=inputs.get("contamination") or None,  # [] when not decontaminated
         external=job.external_checkpoints,

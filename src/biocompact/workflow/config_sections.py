@@ -6,9 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from biocompact.compression.settings import CompressionSettings
 from biocompact.corpus.decontamination import DecontaminationSettings
 from biocompact.corpus.settings import CorpusSettings
+from biocompact.efficiency.settings import EfficiencySettings
 from biocompact.entries import ENTRY
+from biocompact.release.settings import CardSettings, ReleaseSettings
+from biocompact.report.settings import ReportSettings
+from biocompact.tracking.trackers import TrackingSettings
 from biocompact.vocab.settings import PretrainingData, VocabularySettings
 from biocompact.workflow.slurm_resources import DataJobs
 
@@ -26,3 +31,11 @@ class Config:
     vocabularies: dict[str, VocabularySettings] = field(default_factory=dict)
     pretraining_data: PretrainingData = PretrainingData()
     data_jobs: DataJobs = DataJobs()
+    release: ReleaseSettings = ReleaseSettings()
+    model_cards: CardSettings = CardSettings()
+    tracking: TrackingSettings = TrackingSettings()
+    external_models: dict[str, str] = field(default_factory=dict)
+    """checkpoints not built by this DAG, name -> folder, hub name or python-package:NAME/PATH"""
+    compression: CompressionSettings = CompressionSettings()
+    efficiency: EfficiencySettings = EfficiencySettings()
+    report: ReportSettings = ReportSettings()
