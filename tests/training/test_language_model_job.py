@@ -208,7 +208,7 @@ def test_a_malformed_spec_file_is_an_error_naming_the_file_and_the_field(tmp_pat
     written = path.read_text(encoding="utf-8")
     path.write_text(written.replace('"steps": 3', '"steps": "three"'), encoding="utf-8")
     where = re.escape(f"{path}: not a PretrainingSpec")
-    with pytest.raises(ValueError, match=rf"(?s){where}.*settings\.training\.steps"):
+    with pytest.raises(ValueError, match=rf"(?s){where}.*settings\.steps"):
         PretrainingSpec.read(path)
     path.write_text(written.replace('"answer": "p53"', '"answer": null'), encoding="utf-8")
     with pytest.raises(ValueError, match=rf"(?s){where}.*probes\.0\.answer"):

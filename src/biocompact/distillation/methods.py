@@ -10,7 +10,7 @@ null (``{}`` for ``alpha``), so a method's defaults come from its declaration.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from dataclasses import asdict, dataclass, field, fields
 from typing import Annotated, Any
 
 from pydantic import Field, WithJsonSchema, with_config
@@ -87,11 +87,8 @@ class MethodOptions:
 
     def written_options(self) -> dict[str, Any]:
         """The options as an entry holds them (a section as a mapping)."""
-        return {
-            item.name: asdict(value) if is_dataclass(value) else value
-            for item in fields(MethodOptions)
-            for value in [getattr(self, item.name)]
-        }
+        options = {item.name: getattr(self, item.name) for item in fields(MethodOptions)}
+        return {**options, "minilmv2": asdict(self.minilmv2)}
 
 
 # the loss terms computed on the student's MLM logits: a run that weights none of them
