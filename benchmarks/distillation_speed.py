@@ -42,9 +42,9 @@ from biocompact.distillation_methods import DISTILLATION_METHODS
 from biocompact.models.last_layer import at_positions
 from biocompact.models.presets import build_config
 from biocompact.training.batches import MaskedBatcher
-from biocompact.training.loop import TrainingSettings, adamw_optimizer, pick_device
-from biocompact.training.masking import MaskingSettings
+from biocompact.training.loop import adamw_optimizer, pick_device
 from biocompact.training.precision import inference_dtype
+from biocompact.training.settings import MaskingSettings, TrainingSettings
 from biocompact.training.step import TrainingStep, compiles
 
 PAD, MASK = 0, 4

@@ -47,9 +47,9 @@ from torch.profiler import ProfilerActivity
 from biocompact.distillation.objectives import METHODS
 from biocompact.models.unpadded import keep_padding
 from biocompact.pretraining.mlm import MaskedLanguageModelling
-from biocompact.training.loop import TrainingSettings, adamw_optimizer, pick_device
-from biocompact.training.masking import MaskingSettings
+from biocompact.training.loop import adamw_optimizer, pick_device
 from biocompact.training.precision import inference_dtype, native_bf16
+from biocompact.training.settings import MaskingSettings, TrainingSettings
 from biocompact.training.stage import load_corpus
 from biocompact.training.step import TrainingStep, compiles
 

@@ -32,7 +32,7 @@ from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.pretraining.run import PretrainingSpec, run_pretraining
 from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.taskfiles.settings import FinetuningTask
-from biocompact.training.masking import MaskingSettings
+from biocompact.training.settings import MaskingSettings
 from biocompact.vocab.build import build_vocabulary
 from biocompact.vocab.settings import VocabularySettings
 from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
@@ -101,8 +101,9 @@ def pretrain(out: Path, threads: int) -> Path:
         max_seq_length=MAX_SEQ_LENGTH,
         heldout_fraction=0.05,
     )
-    settings = PretrainingSettings.from_entry(
-        {"vocabulary": "real", "architecture": {"preset": "demo-4L-256"}, **PRETRAINING}
+    settings = parse_entry(
+        PretrainingSettings,
+        {"vocabulary": "real", "architecture": {"preset": "demo-4L-256"}, **PRETRAINING},
     )
     spec = PretrainingSpec(
         name="ncbi-check",

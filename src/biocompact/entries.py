@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic_core import SchemaValidator
+from typing_extensions import is_typeddict
 
 Entry = TypeVar("Entry")
 
@@ -95,7 +96,7 @@ def _message(cls: type, problem: Mapping[str, Any], where: str) -> str:
         return f"{place}: unknown setting {key!r}; known: {sorted(_field_hints(owner))}"
     if problem["type"] in ("missing", "missing_argument"):
         return f"{place}: {key} is missing"
-    allowed = _scalar_types(_field_hints(owner).get(str(key))) if is_dataclass(owner) else ()
+    allowed = _scalar_types(_field_hints(owner).get(str(key))) if _has_fields(owner) else ()
     if allowed and problem["type"] in ("int_type", "float_type", "bool_type", "string_type"):
         value = problem["input"]
         expected = " or ".join(TYPE_WORDS.get(option, "null") for option in allowed)
@@ -110,7 +111,7 @@ def _owner(cls: type, loc: tuple) -> Any:
     ``cls``): a dataclass, or a mapping or sequence of them."""
     hint: Any = cls
     for key in loc[:-1]:
-        if is_dataclass(hint):
+        if _has_fields(hint):
             hint = _field_hints(hint).get(key, Any)
         else:
             arguments = typing.get_args(hint)
@@ -129,10 +130,17 @@ def _place(cls: type, owner: Any, loc: tuple, where: str) -> str:
     return f"{where}.{above}" if above else where
 
 
+def _has_fields(hint: Any) -> bool:
+    """Whether ``hint`` is a class of named fields: a dataclass or a TypedDict."""
+    return is_dataclass(hint) or is_typeddict(hint)
+
+
 def _field_hints(cls: type) -> dict[str, Any]:
-    """The resolved annotations of dataclass ``cls``'s fields."""
+    """The resolved annotations of dataclass or TypedDict ``cls``'s fields."""
     hints = typing.get_type_hints(cls, include_extras=False)
-    return {item.name: hints[item.name] for item in fields(cls)}
+    if is_dataclass(cls):
+        return {item.name: hints[item.name] for item in fields(cls)}
+    return hints
 
 
 def _options(hint: Any) -> tuple[Any, ...]:

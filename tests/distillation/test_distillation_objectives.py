@@ -33,8 +33,9 @@ from biocompact.distillation.student import student_from_teacher_layers
 from biocompact.distillation_methods import DISTILLATION_METHODS
 from biocompact.models.documents import token_pairs
 from biocompact.training.batches import MaskedBatcher
-from biocompact.training.loop import TrainingSettings, train
-from biocompact.training.masking import MaskingSettings, prediction_positions
+from biocompact.training.loop import train
+from biocompact.training.masking import prediction_positions
+from biocompact.training.settings import MaskingSettings, TrainingSettings
 
 VOCAB, PAD, MASK = 40, 0, 4
 

@@ -19,10 +19,11 @@ from transformers import (
 
 from biocompact.distillation.run import DistillationSpec, run_distillation
 from biocompact.distillation.settings import DistillationSettings
+from biocompact.entries import parse_entry
 from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.locations import resolve_location
 from biocompact.taskfiles.settings import FinetuningTask
-from biocompact.training.masking import MaskingSettings
+from biocompact.training.settings import MaskingSettings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 NER = REPO_ROOT / "demo" / "tasks" / "ner"
@@ -99,7 +100,7 @@ def _distil(
     }
     spec = DistillationSpec(
         name=out.name,
-        settings=DistillationSettings.from_entry(entry),
+        settings=parse_entry(DistillationSettings, entry),
         teacher_dir=str(teacher),
         dataset_dir=str(corpus),
         outputs=outputs,
@@ -231,8 +232,8 @@ def _torchrun_distillation(
     """Distil under torchrun on two CPU processes (gloo), as the distill rule does on 2 GPUs."""
     spec = DistillationSpec(
         name=out.name,
-        settings=DistillationSettings.from_entry(
-            {"teacher": "teacher", "method": method, **TRAINING, **options}
+        settings=parse_entry(
+            DistillationSettings, {"teacher": "teacher", "method": method, **TRAINING, **options}
         ),
         teacher_dir=str(teacher),
         dataset_dir=str(corpus),

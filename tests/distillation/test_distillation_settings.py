@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from biocompact.distillation.methods import OPTION_KEYS, method_options
+from biocompact.distillation.methods import method_options
 from biocompact.distillation.settings import DistillationSettings
-from biocompact.training.entry import TRAINING_KEYS
-from biocompact.training.loop import TrainingSettings
+from biocompact.entries import parse_entry
 from biocompact.workflow.config_schema import read_config_file, validate_config
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -21,14 +20,11 @@ ENTRY = {"teacher": "teacher", "steps": 10, "batch_size": 8, "learning_rate": 1e
 
 
 def test_the_schema_properties_are_the_fields():
-    """Every option of a distillation entry is a field or a method option (resources: Slurm's,
-    not the job's)."""
+    """Every option of a distillation entry is a field (resources: Slurm's, not the job's)."""
     schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
     options = set(schema["properties"]["distillation"]["additionalProperties"]["properties"])
     fields = {field.name for field in dataclasses.fields(DistillationSettings)}
-    assert options - TRAINING_KEYS - {"resources"} == fields - {"training", "options"} | set(
-        OPTION_KEYS
-    )
+    assert options - {"resources"} == fields
 
 
 def test_a_validated_entry_parses_with_the_schema_defaults():
@@ -40,13 +36,16 @@ def test_a_validated_entry_parses_with_the_schema_defaults():
     entry = {
         key: value for key, value in config["distillation"]["student"].items() if key != "resources"
     }
-    settings = DistillationSettings.from_entry(entry)
+    settings = parse_entry(DistillationSettings, entry)
     assert settings == DistillationSettings(
         teacher="teacher",
-        training=TrainingSettings(steps=10, batch_size=8, learning_rate=1e-3),
+        steps=10,
+        batch_size=8,
+        learning_rate=1e-3,
         method="tinybert",
-        options=method_options("tinybert", {"alpha": {"layer": [1.0, 2.0]}}),
+        alpha={"layer": [1.0, 2.0]},
     )
+    assert settings.options == method_options("tinybert", {"alpha": {"layer": [1.0, 2.0]}})
     with pytest.raises(dataclasses.FrozenInstanceError):
         settings.method = "compact"
 
@@ -88,12 +87,15 @@ def test_a_validated_entry_parses_with_the_schema_defaults():
             {"method": "minilmv2", "temperature": 1.0},
             r"temperature is not an option of method 'minilmv2' \(its options: alpha, minilmv2\)",
         ),
-        ({"method": "minilmv2", "minilmv2": {"heads": 4}}, "minilmv2.heads is not an option"),
+        (
+            {"method": "minilmv2", "minilmv2": {"heads": 4}},
+            "distillation.minilmv2: unknown setting 'heads'",
+        ),
     ],
 )
 def test_bad_entries_are_named(options, message):
     with pytest.raises(ValueError, match=message):
-        DistillationSettings.from_entry({**copy.deepcopy(ENTRY), **options})
+        parse_entry(DistillationSettings, {**copy.deepcopy(ENTRY), **options})
 
 
 def test_minilmv2_options_parse_and_unset_ones_are_dropped():
@@ -108,8 +110,8 @@ def test_minilmv2_options_parse_and_unset_ones_are_dropped():
         "teacher_layer": None,
     }
     parsed = {
-        name: DistillationSettings.from_entry(
-            {key: value for key, value in entry.items() if key != "resources"}
+        name: parse_entry(
+            DistillationSettings, {key: value for key, value in entry.items() if key != "resources"}
         )
         for name, entry in config["distillation"].items()
     }

@@ -24,7 +24,7 @@ from biocompact.models.documents import (
     token_pairs,
 )
 from biocompact.training.batches import MaskedBatcher, document_numbers
-from biocompact.training.masking import MaskingSettings
+from biocompact.training.settings import MaskingSettings
 
 PAD, CLS, SEP, MASK = 1, 2, 3, 4
 SIZES = dict(

@@ -20,6 +20,7 @@ from transformers import (
 )
 
 from biocompact.corpus.sentences import RuleSplitter
+from biocompact.entries import parse_entry
 from biocompact.models.presets import build_config
 from biocompact.pretraining.albert import MaskedLmAndSentenceOrder, SentenceOrderBatcher
 from biocompact.pretraining.electra import build_electra, replace_tokens
@@ -27,10 +28,10 @@ from biocompact.pretraining.nsp import MaskedLmAndNextSentence, NextSentenceBatc
 from biocompact.pretraining.objectives import objective_entry
 from biocompact.pretraining.run import PretrainingSpec, run_pretraining
 from biocompact.pretraining.segments import split_point
-from biocompact.pretraining.settings import PretrainingSettings
+from biocompact.pretraining.settings import ElectraOptions, PretrainingSettings
 from biocompact.training.batches import MaskedBatcher
-from biocompact.training.evaluation import Probe
-from biocompact.training.masking import IGNORE_INDEX, MaskingSettings, prediction_positions
+from biocompact.training.masking import IGNORE_INDEX, prediction_positions
+from biocompact.training.settings import MaskingSettings, Probe
 from biocompact.vocab.build import build_vocabulary
 from biocompact.vocab.settings import VocabularySettings
 from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
@@ -109,7 +110,7 @@ def test_electra_generator_is_a_quarter_wide_and_shares_the_embeddings():
         vocab_size=40,
         family="electra",
     )
-    objective, _ = build_electra(config, None, {}, None, None)
+    objective, _ = build_electra(config, None, ElectraOptions(), None, None)
     generator = objective.generator.config
     assert (generator.hidden_size, generator.num_attention_heads, generator.intermediate_size) == (
         16,
@@ -123,14 +124,16 @@ def test_electra_generator_is_a_quarter_wide_and_shares_the_embeddings():
         is objective.discriminator.electra.embeddings.word_embeddings.weight
     )
     assert objective.model_to_save() is objective.discriminator
-    options = {"generator_fraction": 0.5, "discriminator_weight": 10.0}
+    options = ElectraOptions(generator_fraction=0.5, discriminator_weight=10.0)
     assert build_electra(config, None, options, None, None)[0].generator.config.hidden_size == 32
 
 
 def test_electra_loss_is_generator_mlm_plus_weighted_detection(one_torch_thread):
     config = build_config(TINY, vocab_size=40, family="electra")
     torch.manual_seed(0)
-    objective, _ = build_electra(config, None, {"discriminator_weight": 50.0}, None, None)
+    objective, _ = build_electra(
+        config, None, ElectraOptions(discriminator_weight=50.0), None, None
+    )
     objective.eval()
     batch = {
         "input_ids": torch.tensor(
@@ -394,7 +397,8 @@ def test_family_pretrains_with_decreasing_loss_and_fine_tunes(
         "log": str(tmp_path / "log.jsonl"),
         "eval": str(tmp_path / "eval.json"),
     }
-    settings = PretrainingSettings.from_entry(
+    settings = parse_entry(
+        PretrainingSettings,
         {
             "vocabulary": "v",
             "architecture": {"preset": "demo-2L-128"},
@@ -406,7 +410,7 @@ def test_family_pretrains_with_decreasing_loss_and_fine_tunes(
             "warmup_steps": 3,
             "log_every": 1,
             "checkpoint_every": 60,
-        }
+        },
     )
     spec = PretrainingSpec(
         name=run,

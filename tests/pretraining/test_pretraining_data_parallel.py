@@ -21,9 +21,10 @@ from rank_weights import rank_file
 from tiny_models import MINILM, TINY
 from torchrun_jobs import run_on_two_processes
 
+from biocompact.entries import parse_entry
 from biocompact.pretraining.run import PretrainingSpec
 from biocompact.pretraining.settings import PretrainingSettings
-from biocompact.training.masking import MaskingSettings
+from biocompact.training.settings import MaskingSettings
 from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +53,8 @@ def _torchrun_pretraining(corpus: Path, out: Path, family: str, objective: str) 
     """Pretrain 2 steps under torchrun on two processes, each keeping its weights (rank_weights)."""
     spec = PretrainingSpec(
         name=out.name,
-        settings=PretrainingSettings.from_entry(
+        settings=parse_entry(
+            PretrainingSettings,
             {
                 "vocabulary": "minilm",
                 "architecture": TINY,
@@ -63,7 +65,7 @@ def _torchrun_pretraining(corpus: Path, out: Path, family: str, objective: str) 
                 "learning_rate": 1e-3,
                 "log_every": 1,
                 "checkpoint_every": 2,
-            }
+            },
         ),
         dataset_dir=str(corpus),
         tokenizer_dir=str(MINILM),

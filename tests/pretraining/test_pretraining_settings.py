@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from biocompact.entries import parse_entry
 from biocompact.pretraining.settings import PretrainingSettings
-from biocompact.training.entry import TRAINING_KEYS
-from biocompact.training.loop import TrainingSettings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
@@ -22,22 +21,20 @@ def test_the_schema_properties_are_the_fields():
     schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
     options = set(schema["properties"]["pretraining"]["additionalProperties"]["properties"])
     fields = {field.name for field in dataclasses.fields(PretrainingSettings)}
-    assert options - TRAINING_KEYS - {"resources"} == fields - {"training"}
+    assert options - {"resources"} == fields
 
 
 def test_the_demo_entries_parse():
     config = yaml.safe_load((REPO_ROOT / "config.yaml").read_text(encoding="utf-8"))
     for entry in config["pretraining"].values():
-        settings = PretrainingSettings.from_entry(
-            {k: v for k, v in entry.items() if k != "resources"}
+        settings = parse_entry(
+            PretrainingSettings, {k: v for k, v in entry.items() if k != "resources"}
         )
         assert settings.training.steps == entry["steps"] and settings.init == "scratch"
-    assert PretrainingSettings.from_entry(
-        {**ENTRY, "family": "electra", "warmup_steps": 3}
+    assert parse_entry(
+        PretrainingSettings, {**ENTRY, "family": "electra", "warmup_steps": 3}
     ) == PretrainingSettings(
-        vocabulary="v",
-        training=TrainingSettings(steps=10, batch_size=8, learning_rate=1e-3, warmup_steps=3),
-        family="electra",
+        vocabulary="v", steps=10, batch_size=8, learning_rate=1e-3, warmup_steps=3, family="electra"
     )
 
 
@@ -54,4 +51,4 @@ def test_the_demo_entries_parse():
 )
 def test_bad_entries_are_named(options, message):
     with pytest.raises(ValueError, match=message):
-        PretrainingSettings.from_entry({**ENTRY, **options})
+        parse_entry(PretrainingSettings, {**ENTRY, **options})

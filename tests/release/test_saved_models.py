@@ -23,11 +23,12 @@ import biocompact.distillation.run as distillation_run
 import biocompact.finetuning.train as finetuning_train
 import biocompact.pretraining.run as pretraining_run
 from biocompact.distillation.settings import DistillationSettings
+from biocompact.entries import parse_entry
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.train import FinetuneRun
 from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.taskfiles.settings import FinetuningTask, Hyperparameters
-from biocompact.training.masking import MaskingSettings
+from biocompact.training.settings import MaskingSettings
 
 TRAINING = {
     "steps": 3,
@@ -88,8 +89,8 @@ def _outputs(folder: Path) -> dict[str, str]:
 def test_pretrained_model_reloads_with_the_same_logits(teacher_and_corpus, tmp_path, monkeypatch):
     teacher, corpus = teacher_and_corpus
     captured = _capture_objective(monkeypatch, pretraining_run)
-    settings = PretrainingSettings.from_entry(
-        {"vocabulary": "minilm", "architecture": TINY, **TRAINING}
+    settings = parse_entry(
+        PretrainingSettings, {"vocabulary": "minilm", "architecture": TINY, **TRAINING}
     )
     pretraining_run.run_pretraining(
         pretraining_run.PretrainingSpec(
@@ -123,7 +124,7 @@ def test_distilled_student_reloads_with_the_same_logits(teacher_and_corpus, tmp_
     distillation_run.run_distillation(
         distillation_run.DistillationSpec(
             name="student",
-            settings=DistillationSettings.from_entry(entry),
+            settings=parse_entry(DistillationSettings, entry),
             teacher_dir=str(teacher),
             dataset_dir=str(corpus),
             outputs=_outputs(tmp_path),

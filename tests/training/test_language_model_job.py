@@ -12,15 +12,15 @@ import pytest
 from biocompact.distillation.rules import distill
 from biocompact.distillation.run import DistillationSpec, run_distillation
 from biocompact.distillation.settings import DistillationSettings
+from biocompact.entries import parse_entry
 from biocompact.pretraining.rules import pretrain
 from biocompact.pretraining.run import PretrainingSpec, run_pretraining
 from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.tracking.trackers import TrackingSettings
 from biocompact.training import language_model_job
-from biocompact.training.evaluation import Probe
 from biocompact.training.language_model_job import DistillationJob, PretrainingJob
 from biocompact.training.launch import JobSpec
-from biocompact.training.masking import MaskingSettings
+from biocompact.training.settings import MaskingSettings, Probe
 
 TRAINING = {"steps": 3, "batch_size": 8, "learning_rate": 1e-3}
 PARAMS = {
@@ -111,7 +111,7 @@ def test_each_stage_launches_its_job_with_the_shared_spec(launched: list, tmp_pa
     }
     assert spec == PretrainingSpec(
         name="m",
-        settings=PretrainingSettings.from_entry(PARAMS["settings"]),
+        settings=parse_entry(PretrainingSettings, PARAMS["settings"]),
         tokenizer_dir="vocab/v/tokenizer",
         max_seq_length=64,
         threads=2,
@@ -120,7 +120,7 @@ def test_each_stage_launches_its_job_with_the_shared_spec(launched: list, tmp_pa
     assert student_job == run_distillation
     assert student_spec == DistillationSpec(
         name="s",
-        settings=DistillationSettings.from_entry(STUDENT_PARAMS["settings"]),
+        settings=parse_entry(DistillationSettings, STUDENT_PARAMS["settings"]),
         teacher_dir=PARAMS["teacher"],
         threads=4,
         **shared,
@@ -143,7 +143,8 @@ def test_a_spec_reads_back_from_its_json_file_as_the_same_spec(tmp_path) -> None
     }
     pretraining = PretrainingSpec(
         name="m",
-        settings=PretrainingSettings.from_entry(
+        settings=parse_entry(
+            PretrainingSettings,
             {
                 "vocabulary": "v",
                 "architecture": {"preset": "demo-4L-256", "hidden_dropout_prob": 0.2},
@@ -155,7 +156,7 @@ def test_a_spec_reads_back_from_its_json_file_as_the_same_spec(tmp_path) -> None
                 "max_grad_norm": 2,
                 "peak_tflops": 90.5,
                 "compile": False,
-            }
+            },
         ),
         tokenizer_dir="vocab/v/tokenizer",
         max_seq_length=64,
@@ -163,7 +164,8 @@ def test_a_spec_reads_back_from_its_json_file_as_the_same_spec(tmp_path) -> None
     )
     distillation = DistillationSpec(
         name="s",
-        settings=DistillationSettings.from_entry(
+        settings=parse_entry(
+            DistillationSettings,
             {
                 "teacher": "m",
                 "method": "tinybert",
@@ -173,7 +175,7 @@ def test_a_spec_reads_back_from_its_json_file_as_the_same_spec(tmp_path) -> None
                 "temperature": 3,
                 "layer_map": [1, 3],
                 **TRAINING,
-            }
+            },
         ),
         teacher_dir="results/pretraining/m/model",
         **shared,
@@ -191,7 +193,7 @@ def test_a_malformed_spec_file_is_an_error_naming_the_file_and_the_field(tmp_pat
     field."""
     spec = PretrainingSpec(
         name="m",
-        settings=PretrainingSettings.from_entry(PARAMS["settings"]),
+        settings=parse_entry(PretrainingSettings, PARAMS["settings"]),
         tokenizer_dir="vocab/v/tokenizer",
         max_seq_length=64,
         dataset_dir="data/v",
@@ -206,7 +208,7 @@ def test_a_malformed_spec_file_is_an_error_naming_the_file_and_the_field(tmp_pat
     written = path.read_text(encoding="utf-8")
     path.write_text(written.replace('"steps": 3', '"steps": "three"'), encoding="utf-8")
     where = re.escape(f"{path}: not a PretrainingSpec")
-    with pytest.raises(ValueError, match=rf"(?s){where}.*settings\.training\.steps"):
+    with pytest.raises(ValueError, match=rf"(?s){where}.*settings\.steps"):
         PretrainingSpec.read(path)
     path.write_text(written.replace('"answer": "p53"', '"answer": null'), encoding="utf-8")
     with pytest.raises(ValueError, match=rf"(?s){where}.*probes\.0\.answer"):

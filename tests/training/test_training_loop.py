@@ -17,8 +17,8 @@ from biocompact.pretraining.mlm import MaskedLanguageModelling
 from biocompact.training import loop
 from biocompact.training.batches import EPOCH, INDEX, BatchOrder, DataPosition, MaskedBatcher
 from biocompact.training.loop import train
-from biocompact.training.masking import MaskingSettings
 from biocompact.training.precision import native_bf16
+from biocompact.training.settings import MaskingSettings
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

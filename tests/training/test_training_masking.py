@@ -10,11 +10,11 @@ from tiny_models import MINILM
 from biocompact.training.batches import BatchOrder, DataPosition, MaskedBatcher, MaskedBatches
 from biocompact.training.masking import (
     IGNORE_INDEX,
-    MaskingSettings,
     choose_words,
     mask_tokens,
     prediction_positions,
 )
+from biocompact.training.settings import MaskingSettings
 from biocompact.training.stage import load_corpus
 
 MASK_ID, VOCAB = 4, 1000

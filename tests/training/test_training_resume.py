@@ -12,11 +12,11 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
+from biocompact.entries import parse_entry
 from biocompact.pretraining.run import PretrainingSpec, run_pretraining
 from biocompact.pretraining.settings import PretrainingSettings
-from biocompact.training.evaluation import Probe
 from biocompact.training.launch import torchrun_command
-from biocompact.training.masking import MaskingSettings
+from biocompact.training.settings import MaskingSettings, Probe
 from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
 from biocompact.vocab.train import train_vocabulary
 
@@ -65,7 +65,8 @@ def _spec(corpus: dict, folder: Path, steps: int, objective: str | None = None) 
     return PretrainingSpec(
         **corpus,
         name="tiny",
-        settings=PretrainingSettings.from_entry(
+        settings=parse_entry(
+            PretrainingSettings,
             {
                 "vocabulary": "v",
                 "architecture": {
@@ -83,7 +84,7 @@ def _spec(corpus: dict, folder: Path, steps: int, objective: str | None = None) 
                 "log_every": 5,
                 "checkpoint_every": 5,
                 "seed": 3,
-            }
+            },
         ),
         outputs={
             "model": str(folder / "model"),

@@ -17,8 +17,9 @@ from biocompact.distillation.student import student_from_teacher_layers
 from biocompact.models.presets import build_config
 from biocompact.pretraining.objectives import objective_entry
 from biocompact.pretraining.run import special_token_ids
-from biocompact.training.loop import TrainingSettings, adamw_optimizer
-from biocompact.training.masking import MaskingSettings
+from biocompact.pretraining.settings import ElectraOptions
+from biocompact.training.loop import adamw_optimizer
+from biocompact.training.settings import MaskingSettings, TrainingSettings
 from biocompact.training.stage import load_corpus
 from biocompact.training.step import TrainingStep, compiles
 from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
@@ -64,7 +65,7 @@ def _pretraining(corpus: Path, family: str, objective: str):
     )
     torch.manual_seed(0)
     built, batcher = objective_entry(objective, family)[1].build(
-        config, None, {}, tokenizer, batcher
+        config, None, ElectraOptions(), tokenizer, batcher
     )
     return built, batcher, data["train"]
 

@@ -23,8 +23,7 @@ from biocompact.task_distillation.settings import (
 )
 from biocompact.taskfiles.settings import FinetuningTask, Hyperparameters
 from biocompact.tracking.trackers import TrackingSettings
-from biocompact.training.loop import TrainingSettings
-from biocompact.training.masking import MaskingSettings
+from biocompact.training.settings import MaskingSettings, TrainingSettings
 from biocompact.vocab.settings import VocabularySettings
 
 SCHEMA = yaml.safe_load(
@@ -92,6 +91,10 @@ def _field_defaults(cls: type) -> dict[str, Any]:
 
 
 def _as_yaml(value: Any) -> Any:
+    """``value`` as the schema writes it: a tuple as a list, a nested entry at its class's
+    defaults as {}."""
+    if dataclasses.is_dataclass(value) and value == type(value)():
+        return {}
     return list(value) if isinstance(value, tuple) else value
 
 

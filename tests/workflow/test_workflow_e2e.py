@@ -39,7 +39,8 @@ def test_models_load(demo_run, config):
     """Each saved model is the one its job evaluated: reloaded, it fills the probes' masks as eval.json says."""
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-    from biocompact.training.evaluation import Probe, fill_mask_probe
+    from biocompact.training.evaluation import fill_mask_probe
+    from biocompact.training.settings import Probe
 
     folders = [demo_run / "results/pretraining" / name / "model" for name in config["pretraining"]]
     folders += [

@@ -3,22 +3,92 @@ filled in (light: no torch, so the DAG checks every entry before any job runs). 
 and their options are declared in ``biocompact.distillation_methods``; ``objectives.py``
 implements them.
 
-The schema fills an entry's unset options with null (``{}`` for ``alpha``), so a method's
-defaults come from its declaration.
+The entry's options as written are ``MethodOptions``' fields (the schema's): unset, they are
+null (``{}`` for ``alpha``), so a method's defaults come from its declaration.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field, fields
+from typing import Annotated, Any
+
+from pydantic import Field, WithJsonSchema, with_config
+from typing_extensions import TypedDict
 
 from biocompact.distillation_methods import DISTILLATION_METHODS
+from biocompact.entries import ENTRY
 
 # of a config entry: the options any method reads, then the sections of those that have one
 OPTION_KEYS = ("alpha", "temperature", "layer_map") + tuple(
     name for name, method in DISTILLATION_METHODS.items() if method.section
 )
+
+
+Weight = Annotated[float, Field(ge=0)]
+
+
+@with_config(ENTRY)
+class LossWeights(TypedDict, total=False):
+    """weights of the method's loss terms (a term of another method is an error), missing ones
+    at the method's default"""
+
+    mlm: Weight
+    soft: Weight
+    align: Weight
+    embedding: Weight
+    layer: Annotated[
+        Weight | list[Weight],
+        WithJsonSchema(
+            {"type": ["number", "array"], "minimum": 0, "items": {"type": "number", "minimum": 0}}
+        ),
+    ]
+    """one weight, or one per student layer"""
+    output: Weight
+    qq: Weight
+    """minilmv2: the query-query relation KL"""
+    kk: Weight
+    """minilmv2: the key-key relation KL"""
+    vv: Weight
+    """minilmv2: the value-value relation KL"""
+
+
+@dataclass(frozen=True)
+class MiniLMv2Options:
+    """options of the minilmv2 method only (Wang et al. 2021; docs/distillation.md; set for
+    another method, an error); the student's last layer is always the one distilled"""
+
+    __pydantic_config__ = ENTRY
+
+    relation_heads: Annotated[int, Field(ge=1)] | None = None
+    """relation heads the concatenated queries, keys and values of both models are split into
+    (must divide both widths); null: the paper's 48 for a teacher of up to 12 layers, 64 for a
+    deeper one"""
+    teacher_layer: Annotated[int, Field(ge=1)] | None = None
+    """teacher layer (1..N) whose relations are distilled; null: the paper's choice, the last
+    layer of a teacher of up to 12 layers, else round(21 N / 24) (BERT-large: 21 of 24)"""
+
+
+@dataclass(frozen=True, kw_only=True)
+class MethodOptions:
+    """A distillation entry's method options as written (``OPTION_KEYS``), before they are
+    checked against its method and its defaults filled in (``method_options``)."""
+
+    __pydantic_config__ = ENTRY
+
+    temperature: Annotated[float, Field(gt=0)] | None = None
+    """of the soft targets of the methods that read the teacher's MLM logits; null: the
+    method's default; an error for a method that uses none"""
+    alpha: LossWeights = field(default_factory=LossWeights)
+    layer_map: list[Annotated[int, Field(ge=1)]] | None = None
+    """the layer-wise methods only (an error for the others): teacher layer (1..N) for each
+    student layer 1..M; null: uniform, g(l) = ceil(l N / M)"""
+    minilmv2: MiniLMv2Options = MiniLMv2Options()
+
+    def written_options(self) -> dict[str, Any]:
+        """The options as an entry holds them (a section as a mapping)."""
+        options = {item.name: getattr(self, item.name) for item in fields(MethodOptions)}
+        return {**options, "minilmv2": asdict(self.minilmv2)}
 
 
 # the loss terms computed on the student's MLM logits: a run that weights none of them

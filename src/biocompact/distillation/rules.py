@@ -8,6 +8,7 @@ from typing import Any
 
 from biocompact.distillation.run import DistillationSpec, run_distillation
 from biocompact.distillation.settings import DistillationSettings
+from biocompact.entries import parse_entry
 from biocompact.training.language_model_job import DistillationJob, train_language_model
 
 
@@ -30,6 +31,6 @@ def distill(
         threads=threads,
         gpus=gpus,
         nodes=nodes,
-        settings=DistillationSettings.from_entry(settings.settings),
+        settings=parse_entry(DistillationSettings, settings.settings),
         teacher_dir=settings.teacher,
     )

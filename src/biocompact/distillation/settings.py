@@ -1,44 +1,59 @@
 """One entry of the config's ``distillation`` section, parsed once into checked settings.
 
-The rule passes the whole entry (``params.settings``); the schema documents every field
-and fills in its default. A new option of a method is a schema property, an entry of its
-``DistillationMethod`` (``biocompact.distillation_methods``, with its default) and the code
-that reads it.
+The rule passes the whole entry but its Slurm ``resources`` (``params.settings``); the job
+parses it with ``biocompact.entries.parse_entry``. The classes are the entry's one
+description: the config schema is generated from their fields
+(``biocompact.workflow.config_sections`` adds the resources). A new option of a method is a
+field of ``MethodOptions`` (``distillation.methods``), an entry of its ``DistillationMethod``
+(``biocompact.distillation_methods``, with its default) and the code that reads it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Annotated
 
-from biocompact.distillation.methods import OPTION_KEYS, DistillationOptions, method_options
-from biocompact.distillation_methods import DEFAULT_METHOD
-from biocompact.entries import check_known_keys
-from biocompact.training.entry import split_training
-from biocompact.training.loop import TrainingSettings
+from pydantic import Field
+
+from biocompact.distillation.methods import DistillationOptions, MethodOptions, method_options
+from biocompact.distillation_methods import DEFAULT_METHOD, DISTILLATION_METHODS
+from biocompact.training.settings import Architecture, TrainingSettings, no_schema_default
 
 
-@dataclass(frozen=True)
-class DistillationSettings:
-    """How one student is distilled: method, its options, student initialisation, training."""
+@dataclass(frozen=True, kw_only=True)
+class StudentSettings(TrainingSettings):
+    """A distillation entry's training, teacher, method and student (the fields before its
+    method options)."""
 
-    teacher: str  # a model of the config (its folder reaches the job as an input)
-    training: TrainingSettings
-    method: str = DEFAULT_METHOD
-    # teacher_layers, random, or a checkpoint (a model of the config: its folder)
+    steps: Annotated[int, Field(ge=0)]
+    """optimizer steps; 0: the initialised student as it is (e.g. every other teacher layer,
+    untrained)"""
+    teacher: str
+    """a model of `pretraining`, `distillation` or `external_models` (an external teacher needs
+    its own `type: pretrained` vocabulary)"""
+    method: Annotated[str, Field(json_schema_extra={"enum": list(DISTILLATION_METHODS)})] = (
+        DEFAULT_METHOD
+    )
+    """one of the distillation methods (src/biocompact/distillation_methods.py: its options and
+    their defaults, its paper; docs/distillation.md)"""
     student_init: str = "teacher_layers"
-    student_layers: list[int] | None = None  # teacher_layers: the layers kept (None: every other)
-    student_architecture: dict[str, Any] | None = None  # random: preset and/or config fields
-    # the method's options (alpha, temperature, layer_map, its own section), its defaults
-    # filled in (biocompact.distillation_methods); from_entry refuses one it does not read
-    options: DistillationOptions = field(default_factory=lambda: method_options(DEFAULT_METHOD))
+    """teacher_layers, random (a BERT of `student_architecture`; a ModernBERT for a ModernBERT
+    teacher), a model of this config, or a checkpoint folder / hub name"""
+    student_layers: list[Annotated[int, Field(ge=0)]] | None = None
+    student_architecture: Annotated[Architecture, Field(json_schema_extra=no_schema_default)] = (
+        field(default_factory=Architecture)
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class DistillationSettings(MethodOptions, StudentSettings):
+    """How one student is distilled: training, teacher, method, student initialisation and
+    the method's options."""
+
+    SECTION = "distillation"
 
     def __post_init__(self) -> None:
-        if self.options.method != self.method:
-            raise ValueError(
-                f"options of method {self.options.method!r} for method {self.method!r}"
-            )
+        method_options(self.method, self.written_options())  # only options the method reads
         if self.student_layers is not None and self.student_init != "teacher_layers":
             raise ValueError(
                 "student_layers is used with student_init teacher_layers only, "
@@ -50,13 +65,7 @@ class DistillationSettings:
                 f"not {self.student_init!r}"
             )
 
-    @classmethod
-    def from_entry(cls, entry: Mapping[str, Any]) -> DistillationSettings:
-        """Parse and check one ``distillation`` entry (as validated by the schema)."""
-        training, rest = split_training(entry)
-        known = {item.name for item in fields(cls)} - {"training", "options"} | set(OPTION_KEYS)
-        check_known_keys("distillation", rest, known)
-        # the schema fills in unset options as null: only those set are read
-        options = {key: rest.pop(key) for key in OPTION_KEYS if key in rest}
-        method = rest.get("method", DEFAULT_METHOD)
-        return cls(training=training, options=method_options(method, options), **rest)
+    @property
+    def options(self) -> DistillationOptions:
+        """The method's options, its defaults filled in where the entry leaves them unset."""
+        return method_options(self.method, self.written_options())

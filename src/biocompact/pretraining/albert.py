@@ -22,6 +22,7 @@ from biocompact.pretraining.segments import (
     sentence_end_ids,
     split_point,
 )
+from biocompact.pretraining.settings import ElectraOptions
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.objective import Objective
 
@@ -91,7 +92,7 @@ class MaskedLmAndSentenceOrder(MaskedLmAndPairTask):
 def build_albert(
     config: AlbertConfig | None,
     location: str | None,
-    options: dict,
+    options: ElectraOptions,
     tokenizer: PreTrainedTokenizerBase,
     batcher: MaskedBatcher,
 ) -> tuple[Objective, SentenceOrderBatcher]:

@@ -25,19 +25,16 @@ from transformers import (
 
 from biocompact.models.documents import encoder_inputs
 from biocompact.models.last_layer import enable_last_layer_at_positions
+from biocompact.pretraining.settings import ElectraOptions
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.evaluation import (
     EVAL_MASKING_SEED,
-    Probe,
     evaluate_language_model,
     masked_lm_logits,
 )
 from biocompact.training.masking import IGNORE_INDEX
 from biocompact.training.objective import Objective
-
-# ELECTRA paper: the best generators are 1/4 to 1/2 of the discriminator's size; lambda = 50
-GENERATOR_FRACTION = 0.25
-DISCRIMINATOR_WEIGHT = 50.0
+from biocompact.training.settings import Probe
 
 
 def generator_config(discriminator: ElectraConfig, fraction: float) -> ElectraConfig:
@@ -168,7 +165,7 @@ class ReplacedTokenDetection(Objective):
 def build_electra(
     config: ElectraConfig | None,
     location: str | None,
-    options: dict,
+    options: ElectraOptions,
     tokenizer: PreTrainedTokenizerBase,
     batcher: MaskedBatcher,
 ) -> tuple[Objective, MaskedBatcher]:
@@ -178,7 +175,7 @@ def build_electra(
     else:
         assert config is not None  # a new model: config given
         discriminator = ElectraForPreTraining(config)
-    fraction = options.get("generator_fraction", GENERATOR_FRACTION)
-    generator = ElectraForMaskedLM(generator_config(discriminator.config, fraction))
-    weight = options.get("discriminator_weight", DISCRIMINATOR_WEIGHT)
-    return ReplacedTokenDetection(generator, discriminator, weight), batcher
+    generator = ElectraForMaskedLM(
+        generator_config(discriminator.config, options.generator_fraction)
+    )
+    return ReplacedTokenDetection(generator, discriminator, options.discriminator_weight), batcher

@@ -12,6 +12,7 @@ from transformers import (
 )
 
 from biocompact.models.last_layer import enable_last_layer_at_positions
+from biocompact.pretraining.settings import ElectraOptions
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.evaluation import masked_lm_logits
 from biocompact.training.objective import Objective
@@ -40,7 +41,7 @@ class MaskedLanguageModelling(Objective):
 def build_mlm(
     config: PretrainedConfig | None,
     location: str | None,
-    options: dict,
+    options: ElectraOptions,
     tokenizer: PreTrainedTokenizerBase,
     batcher: MaskedBatcher,
 ) -> tuple[Objective, MaskedBatcher]:

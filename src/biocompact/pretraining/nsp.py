@@ -32,6 +32,7 @@ from biocompact.pretraining.segments import (
     sentence_end_ids,
     split_point,
 )
+from biocompact.pretraining.settings import ElectraOptions
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.objective import Objective
 
@@ -153,7 +154,7 @@ class MaskedLmAndNextSentence(MaskedLmAndPairTask):
 def build_nsp(
     config: BertConfig | None,
     location: str | None,
-    options: dict,
+    options: ElectraOptions,
     tokenizer: PreTrainedTokenizerBase,
     batcher: MaskedBatcher,
 ) -> tuple[Objective, NextSentenceBatcher]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from biocompact.entries import parse_entry
 from biocompact.pretraining.run import PretrainingSpec, run_pretraining
 from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.records.tokenized_corpus import TokenizedCorpusRecord
@@ -32,7 +33,7 @@ def pretrain(
         threads=threads,
         gpus=gpus,
         nodes=nodes,
-        settings=PretrainingSettings.from_entry(settings.settings),
+        settings=parse_entry(PretrainingSettings, settings.settings),
         tokenizer_dir=inputs["tokenizer"],
         # the record rule tokenize_corpus wrote beside the corpus (records.tokenized_corpus)
         max_seq_length=TokenizedCorpusRecord.read(inputs["corpus_record"]).max_seq_length,

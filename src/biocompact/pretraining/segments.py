@@ -17,8 +17,9 @@ import torch.nn.functional as F
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from biocompact.training.batches import MaskedBatcher, pad
-from biocompact.training.evaluation import EVAL_MASKING_SEED, Probe, evaluate_language_model
+from biocompact.training.evaluation import EVAL_MASKING_SEED, evaluate_language_model
 from biocompact.training.objective import Objective
+from biocompact.training.settings import Probe
 
 SENTENCE_ENDS = (".", "?", "!")
 # word-start markers of WordPiece (##), byte-level BPE (Ġ) and unigram (▁) pieces

@@ -1,42 +1,63 @@
 """One entry of the config's ``pretraining`` section, parsed once into checked settings.
 
-The rule passes the whole entry (``params.settings``, a plain dict: it travels to
-torchrun's processes as JSON); the schema documents every field and fills in its default.
-A new option is a schema property, a field here and the code that reads it.
+The rule passes the whole entry but its Slurm ``resources`` (``params.settings``, a plain
+dict: it travels to torchrun's processes as JSON); the job parses it with
+``biocompact.entries.parse_entry``. The class is the entry's one description: the config
+schema is generated from its fields (``biocompact.workflow.config_sections`` adds the
+resources). A new option is a field here and the code that reads it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Annotated
 
-from biocompact.entries import check_known_keys
-from biocompact.pretraining.objectives import objective_entry
-from biocompact.training.entry import split_training
-from biocompact.training.loop import TrainingSettings
+from pydantic import Field
+
+from biocompact.entries import ENTRY
+from biocompact.pretraining.objective_families import (
+    DEFAULT_OBJECTIVE,
+    OBJECTIVE_FAMILIES,
+    objective_for,
+)
+from biocompact.training.settings import Architecture, TrainingSettings, no_schema_default
 
 
 @dataclass(frozen=True)
-class PretrainingSettings:
-    """How one model is pretrained: family, initialisation, objective and training."""
+class ElectraOptions:
+    """settings of the electra objective"""
 
-    vocabulary: str  # a vocabulary of the config (its tokenised corpus reaches the job as an input)
-    training: TrainingSettings
-    architecture: dict[str, Any] = field(
-        default_factory=dict
-    )  # scratch: preset and/or config fields
-    init: str = "scratch"  # scratch, or a checkpoint folder, hub name or package path
-    family: str = "bert"  # bert, roberta, electra, albert, modernbert
-    objective: str | None = None  # None: the family's own
-    electra: dict[str, Any] = field(default_factory=dict)  # options of the electra objective
+    __pydantic_config__ = ENTRY
+
+    generator_fraction: Annotated[float, Field(gt=0, le=1)] = 0.25
+    """generator width / discriminator width (ELECTRA paper: 1/4)"""
+    discriminator_weight: Annotated[float, Field(gt=0)] = 50.0
+    """weight of the replaced-token detection loss (ELECTRA paper: 50)"""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PretrainingSettings(TrainingSettings):
+    """How one model is pretrained: its training, family, initialisation and objective."""
+
+    SECTION = "pretraining"
+
+    vocabulary: str
+    architecture: Annotated[Architecture, Field(json_schema_extra=no_schema_default)] = field(
+        default_factory=Architecture
+    )
+    init: str = "scratch"
+    """scratch, or a checkpoint folder / hub name"""
+    family: Annotated[str, Field(json_schema_extra={"enum": list(DEFAULT_OBJECTIVE)})] = "bert"
+    """model family: the transformers config class of `architecture` (modernbert: Warner et al.
+    2024's rotary, GeGLU, alternating global/local attention encoder; presets
+    modernbert-base/-large)"""
+    objective: Annotated[
+        str | None, Field(json_schema_extra={"enum": [*OBJECTIVE_FAMILIES, None]})
+    ] = None
+    """mlm (BERT, RoBERTa, ModernBERT), nsp (BERT's MLM + next-sentence prediction; needs
+    family bert), electra (replaced-token detection), albert (MLM + sentence order); null: the
+    family's own"""
+    electra: ElectraOptions = ElectraOptions()
 
     def __post_init__(self) -> None:
-        objective_entry(self.objective, self.family)  # raises for an unknown or mismatched pair
-
-    @classmethod
-    def from_entry(cls, entry: Mapping[str, Any]) -> PretrainingSettings:
-        """Parse and check one ``pretraining`` entry (as validated by the schema)."""
-        training, rest = split_training(entry)
-        check_known_keys("pretraining", rest, {item.name for item in fields(cls)} - {"training"})
-        return cls(training=training, **rest)
+        objective_for(self.objective, self.family)  # raises for an unknown or mismatched pair

@@ -94,7 +94,7 @@ class LanguageModelRecord:
     description: ModelDescription
     steps: int
     train_tokens: int
-    # the training settings (training.loop.TrainingSettings; {}: an older record's)
+    # the training settings (training.settings.TrainingSettings; {}: an older record's)
     training: dict[str, Any] = field(default_factory=dict)
     parameters: int
     heldout_loss: float

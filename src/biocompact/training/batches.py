@@ -22,12 +22,8 @@ import datasets
 import numpy as np
 import torch
 
-from biocompact.training.masking import (
-    IGNORE_INDEX,
-    MaskingSettings,
-    mask_tokens,
-    prediction_positions,
-)
+from biocompact.training.masking import IGNORE_INDEX, mask_tokens, prediction_positions
+from biocompact.training.settings import MaskingSettings
 
 # Columns that BatchOrder adds to every row batch: the rows' dataset indices and epoch.
 INDEX, EPOCH = "_index", "_epoch"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import datasets
 import torch
@@ -17,17 +16,9 @@ from biocompact.models.last_layer import at_positions, enable_last_layer_at_posi
 from biocompact.models.unpadded import hidden_at_positions, unpads
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.masking import IGNORE_INDEX
+from biocompact.training.settings import Probe
 
 EVAL_MASKING_SEED = 12345
-
-
-@dataclass(frozen=True)
-class Probe:
-    """A fill-mask probe of the config's ``probes``: a sentence with ``[MASK]`` and the word
-    a trained model should put there."""
-
-    text: str
-    answer: str
 
 
 def masked_lm_logits(

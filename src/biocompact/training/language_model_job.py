@@ -13,9 +13,8 @@ from biocompact.locations import external_checkpoints
 from biocompact.release.cards import write_language_model_card
 from biocompact.release.settings import CardSettings
 from biocompact.tracking.trackers import TrackingSettings
-from biocompact.training.evaluation import Probe
 from biocompact.training.launch import JobSpec, launch
-from biocompact.training.masking import MaskingSettings
+from biocompact.training.settings import MaskingSettings, Probe
 
 OUTPUTS = ("model", "log", "eval")
 Job = TypeVar("Job", bound="LanguageModelJob")
@@ -59,7 +58,7 @@ class LanguageModelJob:
         values = {
             **named,
             "name": name,
-            "probes": tuple(Probe(**probe) for probe in named["probes"]),
+            "probes": tuple(parse_entry(Probe, probe) for probe in named["probes"]),
             "tracking": config["tracking"],
             "model_cards": config["model_cards"],
             "external_checkpoints": tuple(external_checkpoints(name, config)),
@@ -100,7 +99,7 @@ def train_language_model(
         dataset_dir=inputs["corpus"],
         outputs={key: outputs[key] for key in OUTPUTS},
         checkpoint_dir=job.checkpoint_dir,
-        masking=MaskingSettings(**job.masking),
+        masking=parse_entry(MaskingSettings, job.masking),
         probes=job.probes,
         threads=threads,
         tracking=parse_entry(TrackingSettings, job.tracking),

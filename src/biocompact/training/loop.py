@@ -20,7 +20,7 @@ import logging
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ from biocompact.training.checkpoint import (
 )
 from biocompact.training.objective import Objective
 from biocompact.training.precision import native_bf16
+from biocompact.training.settings import TrainingSettings
 from biocompact.training.step import TrainingStep, compiles
 from biocompact.training.throughput import FlopCounter, peak_tflops
 
@@ -48,27 +49,6 @@ log = logging.getLogger(__name__)
 
 LOG_FILE = "train_log.jsonl"
 TENSORBOARD_DIR = "tensorboard"  # event files of the log's values, beside the checkpoints
-
-
-@dataclass(frozen=True)
-class TrainingSettings:
-    steps: int
-    batch_size: int
-    learning_rate: float
-    warmup_steps: int = 0
-    weight_decay: float = 0.01
-    gradient_accumulation: int = 1
-    max_grad_norm: float = 1.0
-    adam_beta1: float = 0.9
-    adam_beta2: float = 0.999
-    adam_epsilon: float = 1e-6
-    seed: int = 0
-    log_every: int = 10
-    checkpoint_every: int = 100
-    peak_tflops: float | None = None  # for MFU; None: from the GPU's name (throughput.py)
-    bf16: bool = True  # bf16 autocast where the device computes bf16 natively (precision.py)
-    data_workers: int = 0  # DataLoader processes making batches ahead; 0: the training thread
-    compile: bool | str = "auto"  # torch.compile the whole step; auto: where it pays (step.py)
 
 
 # Settings that change what is logged or saved or how fast, not the trained weights

@@ -15,28 +15,11 @@ sequence, and the step can gather a fixed number of positions per sequence
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 import torch
 
+from biocompact.training.settings import MaskingSettings
+
 IGNORE_INDEX = -100
-
-
-@dataclass(frozen=True)
-class MaskingSettings:
-    probability: float = 0.15
-    replace_with_mask: float = 0.8
-    replace_with_random: float = 0.1
-    whole_word: bool = True
-    # None: dynamic masking (a new mask every time a sequence is seen, RoBERTa's choice);
-    # D: static masking as in BERT's create_pretraining_data, D fixed masked copies of
-    # every sequence, epoch e seeing copy e mod D.
-    duplication_factor: int | None = None
-
-    def predictions_per_sequence(self, length: int) -> int:
-        """The most tokens a sequence of ``length`` tokens predicts (``mask_tokens``)."""
-        return max(1, math.ceil(self.probability * length))
 
 
 def mask_tokens(

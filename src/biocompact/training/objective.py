@@ -10,7 +10,8 @@ import torch
 from torch import nn
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-from biocompact.training.evaluation import Probe, evaluate_language_model
+from biocompact.training.evaluation import evaluate_language_model
+from biocompact.training.settings import Probe
 
 
 class Objective(nn.Module):

@@ -18,10 +18,9 @@ from biocompact.records.language_model import LanguageModelRecord, ModelDescript
 from biocompact.tracking.trackers import TrackingSettings
 from biocompact.training import distributed
 from biocompact.training.batches import MaskedBatcher
-from biocompact.training.evaluation import Probe
-from biocompact.training.loop import TrainingSettings, train
-from biocompact.training.masking import MaskingSettings
+from biocompact.training.loop import train
 from biocompact.training.objective import Objective
+from biocompact.training.settings import MaskingSettings, Probe, TrainingSettings
 
 
 def load_corpus(

@@ -23,10 +23,8 @@ from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 from jsonschema.protocols import Validator
 
-from biocompact.distillation_methods import DEFAULT_METHOD, DISTILLATION_METHODS
 from biocompact.entries import number_as_text_hint
 from biocompact.finetuning.tasks import FAMILIES
-from biocompact.pretraining.objective_families import DEFAULT_OBJECTIVE, OBJECTIVE_FAMILIES
 from biocompact.task_distillation.settings import TEXT_FORMAT
 from biocompact.taskfiles.formats import TASK_FORMATS, TRANSFER_FORMATS
 
@@ -56,17 +54,9 @@ def read_config_file(path: str | Path) -> dict:
 
 def fill_in_declarations(schema: dict) -> dict:
     """``schema`` with what is declared elsewhere filled in, in the declarations' order
-    (which a message quotes): the ``method`` of a distillation entry,
-    one of ``DISTILLATION_METHODS`` and by default ``DEFAULT_METHOD``; a task's ``family``
-    (``FAMILIES``) and ``format`` (``TASK_FORMATS``); a transfer set's ``format``, text or
-    one of ``TRANSFER_FORMATS``; a pretraining entry's ``family`` (those with an objective
-    of their own, ``DEFAULT_OBJECTIVE``) and ``objective`` (``OBJECTIVE_FAMILIES``, or null)."""
+    (which a message quotes): a task's ``family`` (``FAMILIES``) and ``format``
+    (``TASK_FORMATS``); a transfer set's ``format``, text or one of ``TRANSFER_FORMATS``."""
     sections = schema["properties"]
-    model = sections["pretraining"]["additionalProperties"]["properties"]
-    model["family"]["enum"] = list(DEFAULT_OBJECTIVE)
-    model["objective"]["enum"] = [*OBJECTIVE_FAMILIES, None]
-    entry = sections["distillation"]["additionalProperties"]["properties"]
-    entry["method"].update(enum=list(DISTILLATION_METHODS), default=DEFAULT_METHOD)
     task = sections["finetuning"]["properties"]["tasks"]["additionalProperties"]["properties"]
     task["family"]["enum"] = list(FAMILIES)
     task["format"]["enum"] = list(dict.fromkeys(fmt.name for fmt in TASK_FORMATS))

@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 from pydantic import TypeAdapter
+from pydantic._internal._docs_extraction import extract_docstrings_from_cls
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
@@ -45,6 +46,17 @@ class ConfigStyle(GenerateJsonSchema):
     def dataclass_schema(self, schema: core_schema.DataclassSchema) -> JsonSchemaValue:
         generated = super().dataclass_schema(schema)
         generated.pop("title", None)
+        properties = generated.get("properties", {})
+        for name, description in _inherited_docstrings(schema["cls"]).items():
+            if name in properties:
+                properties[name].setdefault("description", description)
+        return generated
+
+    def typed_dict_schema(self, schema: core_schema.TypedDictSchema) -> JsonSchemaValue:
+        generated = super().typed_dict_schema(schema)
+        generated.pop("title", None)
+        if generated.get("additionalProperties") is True:  # JSON Schema's default
+            del generated["additionalProperties"]
         return generated
 
     def nullable_schema(self, schema: core_schema.NullableSchema) -> JsonSchemaValue:
@@ -61,6 +73,16 @@ class ConfigStyle(GenerateJsonSchema):
         if dataclasses.is_dataclass(default) and not isinstance(default, type):
             return {} if default == type(default)() else dataclasses.asdict(default)
         return default
+
+
+def _inherited_docstrings(cls: type) -> dict[str, str]:
+    """The field docstrings of dataclass ``cls``'s dataclass bases, a subclass's over its
+    base's (pydantic reads those of ``cls`` alone)."""
+    docstrings: dict[str, str] = {}
+    for base in reversed(cls.__mro__[1:]):
+        if dataclasses.is_dataclass(base):
+            docstrings.update(extract_docstrings_from_cls(base, use_inspect=True))
+    return docstrings
 
 
 def config_schema(root: Path = Path()) -> dict[str, Any]:
