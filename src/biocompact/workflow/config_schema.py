@@ -25,10 +25,7 @@ from jsonschema.protocols import Validator
 
 from biocompact.distillation_methods import DEFAULT_METHOD, DISTILLATION_METHODS
 from biocompact.entries import number_as_text_hint
-from biocompact.finetuning.tasks import FAMILIES
 from biocompact.pretraining.objective_families import DEFAULT_OBJECTIVE, OBJECTIVE_FAMILIES
-from biocompact.task_distillation.settings import TEXT_FORMAT
-from biocompact.taskfiles.formats import TASK_FORMATS, TRANSFER_FORMATS
 
 COMMAND_LINE = "--config"
 LONGEST_MESSAGE = 120  # characters of what is wrong (jsonschema quotes whole values)
@@ -57,9 +54,7 @@ def read_config_file(path: str | Path) -> dict:
 def fill_in_declarations(schema: dict) -> dict:
     """``schema`` with what is declared elsewhere filled in, in the declarations' order
     (which a message quotes): the ``method`` of a distillation entry,
-    one of ``DISTILLATION_METHODS`` and by default ``DEFAULT_METHOD``; a task's ``family``
-    (``FAMILIES``) and ``format`` (``TASK_FORMATS``); a transfer set's ``format``, text or
-    one of ``TRANSFER_FORMATS``; a pretraining entry's ``family`` (those with an objective
+    one of ``DISTILLATION_METHODS`` and by default ``DEFAULT_METHOD``; a pretraining entry's ``family`` (those with an objective
     of their own, ``DEFAULT_OBJECTIVE``) and ``objective`` (``OBJECTIVE_FAMILIES``, or null)."""
     sections = schema["properties"]
     model = sections["pretraining"]["additionalProperties"]["properties"]
@@ -67,14 +62,6 @@ def fill_in_declarations(schema: dict) -> dict:
     model["objective"]["enum"] = [*OBJECTIVE_FAMILIES, None]
     entry = sections["distillation"]["additionalProperties"]["properties"]
     entry["method"].update(enum=list(DISTILLATION_METHODS), default=DEFAULT_METHOD)
-    task = sections["finetuning"]["properties"]["tasks"]["additionalProperties"]["properties"]
-    task["family"]["enum"] = list(FAMILIES)
-    task["format"]["enum"] = list(dict.fromkeys(fmt.name for fmt in TASK_FORMATS))
-    transfer = sections["task_distillation"]["properties"]["transfer_sets"]
-    transfer["additionalProperties"]["properties"]["format"]["enum"] = [
-        TEXT_FORMAT,
-        *TRANSFER_FORMATS,
-    ]
     return schema
 
 
