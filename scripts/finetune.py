@@ -2,6 +2,7 @@
 save the model with its card where the rule has a ``model`` output: a kept fine-tuned model,
 compression's fp32 reference)."""
 
+from biocompact.entries import parse_entry
 from biocompact.finetuning.rules import finetune
 from biocompact.finetuning.train import FinetuneRun
 from biocompact.release.cards import CardSettings
@@ -10,7 +11,7 @@ from biocompact.tracking.trackers import TrackingSettings
 from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
-    task = FinetuningTask.from_entry(snakemake.params.task)
+    task = parse_entry(FinetuningTask, snakemake.params.task, "rule finetune")
     finetune(
         FinetuneRun(
             model_path=snakemake.params.model_path,

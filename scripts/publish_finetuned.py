@@ -1,5 +1,6 @@
 """Publish the chosen seed's fine-tuned model of one (model, task) with its card."""
 
+from biocompact.entries import parse_entry
 from biocompact.finetuning.rules import publish_finetuned
 from biocompact.finetuning.saved_models import Publication
 from biocompact.locations import external_checkpoints
@@ -11,7 +12,7 @@ with job_logging(snakemake):
     publish_finetuned(
         Publication(
             choice=snakemake.params.choice,
-            task=FinetuningTask.from_entry(snakemake.params.task),
+            task=parse_entry(FinetuningTask, snakemake.params.task, "rule publish_finetuned"),
             # the config's, not params: a new card text re-runs no publication
             card_settings=CardSettings.from_config(snakemake.config["model_cards"]),
             base_model_built_here=snakemake.wildcards.model

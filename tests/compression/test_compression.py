@@ -18,6 +18,7 @@ from biocompact.compression.onnx_runtime import OnnxModel
 from biocompact.compression.quantisation import quantise_int8
 from biocompact.compression.settings import CompressedEvaluation, CompressionSettings
 from biocompact.compression.summary import read_summary, summary_frame, write_summary
+from biocompact.entries import parse_entry
 from biocompact.files.atomic import write_json
 from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.records.compressed_format import CompressedFormatEvaluation, LatencyMeasurement
@@ -220,7 +221,7 @@ def finetuned(tmp_path_factory) -> tuple[Path, FinetuningTask, dict]:
             "weight_decay": 0.01,
         },
     }
-    task = FinetuningTask.from_entry(task)
+    task = parse_entry(FinetuningTask, task)
     torch.set_num_threads(1)
     record = finetune(
         FinetuneRun(str(folder / "init"), task, 1),

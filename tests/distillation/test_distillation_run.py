@@ -19,6 +19,7 @@ from transformers import (
 
 from biocompact.distillation.run import DistillationSpec, run_distillation
 from biocompact.distillation.settings import DistillationSettings
+from biocompact.entries import parse_entry
 from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.locations import resolve_location
 from biocompact.taskfiles.settings import FinetuningTask
@@ -155,7 +156,7 @@ def test_tinybert_student_is_a_hugging_face_model_that_fine_tunes(teacher_and_co
         },
     }
     record = finetune(
-        FinetuneRun(str(folder), FinetuningTask.from_entry(task), 1, model_name="tiny"),
+        FinetuneRun(str(folder), parse_entry(FinetuningTask, task), 1, model_name="tiny"),
         outputs={
             "metrics": str(tmp_path / "metrics.json"),
             "predictions": str(tmp_path / "predictions.tsv"),

@@ -19,6 +19,7 @@ from snakemake_runs import OFFLINE_ENV, REPO_ROOT, SNAKEMAKE
 from tiny_models import BATCHER, loop_settings, tiny_ner_task, token_dataset, token_mlm
 
 import biocompact.finetuning.train as finetuning_train
+from biocompact.entries import parse_entry
 from biocompact.pretraining.mlm import MaskedLanguageModelling
 from biocompact.taskfiles.settings import FinetuningTask
 from biocompact.tracking.tensorboard_events import read_scalars
@@ -247,7 +248,9 @@ def test_fine_tuning_sends_its_scalars_and_parameters_to_mlflow(
 ):
     mlflow = _real("mlflow")
     database = tmp_path / "ml.db"
-    task = FinetuningTask.from_entry({**tiny_ner_task(repo_root, tmp_path / "ner"), "name": "ner"})
+    task = parse_entry(
+        FinetuningTask, {**tiny_ner_task(repo_root, tmp_path / "ner"), "name": "ner"}
+    )
     finetuning_train.finetune(
         finetuning_train.FinetuneRun(
             str(pretrained / "model"),

@@ -3,17 +3,23 @@
 # GUARD_TRANSFER_SETS of corpus_common.smk and FINETUNING_TASKS and task_files of
 # finetuning_common.smk.
 
+from biocompact.entries import parse_entry
 from biocompact.workflow.configured_inputs import require_files
 from biocompact.task_distillation.settings import ExperimentSettings, TransferSetSettings
 
 # Every entry parsed and checked here, before any job runs. Jobs get plain values (the
 # entry, or the parts of it they read): Snakemake's params trigger compares only those.
+# (the name, an entry's key, passed in with it)
 TD_TRANSFER = {
-    name: TransferSetSettings.from_entry(name, entry)
+    name: parse_entry(
+        TransferSetSettings, {**entry, "name": name}, f"task_distillation.transfer_sets.{name}"
+    )
     for name, entry in config["task_distillation"]["transfer_sets"].items()
 }
 TD_EXPERIMENTS = {
-    name: ExperimentSettings.from_entry(name, entry)
+    name: parse_entry(
+        ExperimentSettings, {**entry, "name": name}, f"task_distillation.experiments.{name}"
+    )
     for name, entry in config["task_distillation"]["experiments"].items()
 }
 TD_SEEDS = config["task_distillation"]["seeds"]

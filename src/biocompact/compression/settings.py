@@ -109,10 +109,14 @@ class CompressedEvaluation(Timing):
 
     @classmethod
     def from_entry(cls, entry: Mapping[str, Any], where: str) -> CompressedEvaluation:
-        """Parse the rule's params: ``task`` a task entry (``FinetuningTask.from_entry``),
+        """Parse the rule's params: ``task`` a task entry (a ``FinetuningTask``),
         ``seed`` the text of its wildcard; errors name ``where``."""
         return parse_entry(
             cls,
-            {**entry, "task": FinetuningTask.from_entry(entry["task"]), "seed": int(entry["seed"])},
+            {
+                **entry,
+                "task": parse_entry(FinetuningTask, entry["task"]),
+                "seed": int(entry["seed"]),
+            },
             where,
         )

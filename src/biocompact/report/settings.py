@@ -112,8 +112,8 @@ class ComparisonStudy:
     @classmethod
     def from_entry(cls, entry: Mapping[str, Any], where: str) -> ComparisonStudy:
         """Parse ``entry``, its ``tasks`` a mapping of task name -> task entry without
-        hyperparameters (``FinetuningTask.from_entry``); errors name ``where``."""
-        tasks = [FinetuningTask.from_entry(task) for task in entry["tasks"].values()]
+        hyperparameters (each a ``FinetuningTask``); errors name ``where``."""
+        tasks = [parse_entry(FinetuningTask, task) for task in entry["tasks"].values()]
         return parse_entry(cls, {**entry, "tasks": tasks}, where)
 
 
