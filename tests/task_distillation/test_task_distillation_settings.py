@@ -76,14 +76,14 @@ def test_an_experiment_trains_its_task_with_its_own_hyperparameters():
     config = yaml.safe_load((REPO_ROOT / "config.yaml").read_text(encoding="utf-8"))
     validate(config, str(REPO_ROOT / "workflow/schemas/config.schema.yaml"))
     entry = config["task_distillation"]["experiments"]["demo-re-extraction"]
-    experiment = _experiment("demo", entry)
-    teacher = experiment.task_entry(config["finetuning"], "teacher")
+    experiment = _experiment("demo-re-extraction", entry)
+    teacher = experiment.task_entry(config, "teacher")
     assert teacher["hyperparameters"] == entry["teacher_training"]
     assert {**teacher, "hyperparameters": None} == {
         **task_entry(config["finetuning"], "demo-re"),
         "hyperparameters": None,
     }
-    student = experiment.task_entry(config["finetuning"], "student")
+    student = experiment.task_entry(config, "student")
     assert student["hyperparameters"] == entry["student_training"]
     # an evaluation records them as the experiment gives them, in the config's order
     for role, given in (("teacher", teacher), ("student", student)):
@@ -129,3 +129,16 @@ def test_bad_experiments_are_named(change, message):
     entry = {"task": "re", "teacher": "big", "student": "small", "transfer": ["a"], **change}
     with pytest.raises(ValueError, match=message):
         _experiment("e", entry)
+
+
+def test_a_role_s_hyperparameters_are_the_config_s_in_its_order():
+    """The rules' params (compared by Snakemake) hold the config's entry, not the parsed one."""
+    config = yaml.safe_load((REPO_ROOT / "config.yaml").read_text(encoding="utf-8"))
+    entry = config["task_distillation"]["experiments"]["demo-re-extraction"]
+    entry["teacher_training"] = {"learning_rate": 1.0e-4, "epochs": 2}
+    validate(config, str(REPO_ROOT / "workflow/schemas/config.schema.yaml"))
+    teacher = _experiment("demo-re-extraction", entry).task_entry(config, "teacher")
+    assert list(teacher["hyperparameters"].items())[:2] == [
+        ("learning_rate", 1.0e-4),
+        ("epochs", 2),
+    ]

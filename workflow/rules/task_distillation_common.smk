@@ -59,7 +59,7 @@ def _check_task_distillation():
                 "in another experiment"
             )
         for role in ("teacher", "student"):  # the hyperparameters checked
-            experiment.task_entry(config["finetuning"], role)
+            experiment.task_entry(config, role)
 
 
 _check_task_distillation()
@@ -79,7 +79,7 @@ def td_task(role):
     its ``role`` (teacher or student)."""
 
     def task(wildcards):
-        return TD_EXPERIMENTS[wildcards.experiment].task_entry(config["finetuning"], role)
+        return TD_EXPERIMENTS[wildcards.experiment].task_entry(config, role)
 
     return task
 
@@ -95,7 +95,7 @@ def td_teacher_task(wildcards):
     key = (wildcards.model, wildcards.task, int(wildcards.seed))
     for experiment in TD_EXPERIMENTS.values():
         if experiment.teacher_key == key:
-            return experiment.task_entry(config["finetuning"], "teacher")
+            return experiment.task_entry(config, "teacher")
     raise ValueError(f"no task_distillation experiment has the teacher {wildcards}")
 
 

@@ -12,7 +12,7 @@ section) passed in with it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -155,12 +155,13 @@ class ExperimentSettings:
         """The teacher's identity: experiments with the same key share one teacher."""
         return self.teacher, self.task, self.teacher_seed
 
-    def task_entry(self, finetuning: Mapping[str, Any], role: str) -> dict[str, Any]:
-        """The experiment's task of the config's ``finetuning`` section as a plain entry
-        (``finetuning.settings.task_entry``), trained with the ``teacher`` or ``student``
-        ``role``'s hyperparameters (``teacher_training``, ``student_training``)."""
-        training = asdict(getattr(self, f"{role}_training"))
-        return task_entry(finetuning, self.task, hyperparameters=training)
+    def task_entry(self, config: Mapping[str, Any], role: str) -> dict[str, Any]:
+        """The experiment's task of the validated ``config``'s ``finetuning`` section as a
+        plain entry (``finetuning.settings.task_entry``), trained with the ``teacher`` or
+        ``student`` ``role``'s hyperparameters (``teacher_training``, ``student_training``) as
+        the config's entry gives them: in its order, which the rules' params keep."""
+        training = config["task_distillation"]["experiments"][self.name][f"{role}_training"]
+        return task_entry(config["finetuning"], self.task, hyperparameters=training)
 
     def direct_transfer(self, transfer_sets: Mapping[str, TransferSetSettings]) -> list[str]:
         """The transfer sets the student is fine-tuned on directly: the labelled ones."""
