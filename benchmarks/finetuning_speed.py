@@ -44,6 +44,7 @@ from transformers import (
     set_seed,
 )
 
+from biocompact.entries import parse_entry
 from biocompact.finetuning.splits import load_splits
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.train import FinetuneRun, finetune
@@ -79,7 +80,7 @@ def plain_run(model_dir: str, task: Mapping, seed: int, work: Path) -> float:
     family = get_family(task["family"], task["format"])
     settings = task["hyperparameters"]
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
-    parsed = FinetuningTask.from_entry(task)
+    parsed = parse_entry(FinetuningTask, task)
     splits = load_splits(parsed, family)
     train, dev, test = (
         family.encode(examples, tokenizer, splits.labels, parsed)
@@ -140,7 +141,7 @@ def plain_run(model_dir: str, task: Mapping, seed: int, work: Path) -> float:
 
 def biocompact_run(model_dir: str, task: Mapping, seed: int, work: Path, threads: int) -> float:
     record = finetune(
-        FinetuneRun(model_dir, FinetuningTask.from_entry(task), seed),
+        FinetuneRun(model_dir, parse_entry(FinetuningTask, task), seed),
         outputs={
             "metrics": str(work / "metrics.json"),
             "predictions": str(work / "predictions.tsv"),

@@ -147,7 +147,7 @@ def main() -> None:
         "test": str(folder / "test.tsv"),
         "hyperparameters": FINETUNING,
     }
-    task = FinetuningTask.from_entry(task)
+    task = parse_entry(FinetuningTask, task)
     record = finetune(
         FinetuneRun(str(model), task, 1, model_name="ncbi-check"),
         outputs={

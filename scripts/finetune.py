@@ -11,7 +11,7 @@ from biocompact.tracking.trackers import TrackingSettings
 from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
-    task = FinetuningTask.from_entry(snakemake.params.task)
+    task = parse_entry(FinetuningTask, snakemake.params.task, "rule finetune")
     finetune(
         FinetuneRun(
             model_path=snakemake.params.model_path,

@@ -1,6 +1,7 @@
 """Fine-tune the teacher of task-specific distillation with the harness, save and evaluate it
 (data-parallel on its GPUs)."""
 
+from biocompact.entries import parse_entry
 from biocompact.finetuning.checkpoints import Checkpointing
 from biocompact.finetuning.train import FinetuneRun
 from biocompact.task_distillation.rules import finetune_teacher
@@ -11,7 +12,7 @@ with job_logging(snakemake):
     finetune_teacher(
         FinetuneRun(
             model_path=snakemake.params.model_path,
-            task=FinetuningTask.from_entry(snakemake.params.task),
+            task=parse_entry(FinetuningTask, snakemake.params.task, "rule finetune_teacher"),
             seed=int(snakemake.wildcards.seed),
             model_name=snakemake.wildcards.model,
         ),

@@ -12,7 +12,7 @@ with job_logging(snakemake):
     publish_finetuned(
         Publication(
             choice=snakemake.params.choice,
-            task=FinetuningTask.from_entry(snakemake.params.task),
+            task=parse_entry(FinetuningTask, snakemake.params.task, "rule publish_finetuned"),
             # the config's, not params: a new card text re-runs no publication
             card_settings=parse_entry(CardSettings, snakemake.config["model_cards"]),
             base_model_built_here=snakemake.wildcards.model

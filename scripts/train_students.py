@@ -1,6 +1,7 @@
 """Train (or leave untrained) the student of one experiment once per seed and evaluate it
 (data-parallel on its GPUs)."""
 
+from biocompact.entries import parse_entry
 from biocompact.finetuning.checkpoints import Checkpointing
 from biocompact.task_distillation.rules import train_students
 from biocompact.task_distillation.student import StudentRun
@@ -12,7 +13,7 @@ with job_logging(snakemake):
         StudentRun(
             method=snakemake.params.method,
             student_path=snakemake.params.student_path,
-            task=FinetuningTask.from_entry(snakemake.params.task),
+            task=parse_entry(FinetuningTask, snakemake.params.task, "rule train_students"),
             seeds=tuple(snakemake.params.seeds),
             temperature=snakemake.params.temperature,
             experiment=snakemake.wildcards.experiment,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from biocompact.entries import parse_entry
 from biocompact.taskfiles.settings import FinetuningTask
 
 # the required settings a test that does not read them leaves out
@@ -18,4 +19,4 @@ PLACEHOLDERS = {
 
 def parsed_task(**entry: Any) -> FinetuningTask:
     """``entry`` parsed, ``PLACEHOLDERS`` for the required settings it leaves out."""
-    return FinetuningTask.from_entry({**PLACEHOLDERS, **entry})
+    return parse_entry(FinetuningTask, {**PLACEHOLDERS, **entry})

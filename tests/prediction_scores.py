@@ -7,6 +7,7 @@ import json
 import statistics
 from pathlib import Path
 
+from biocompact.entries import parse_entry
 from biocompact.finetuning.tasks import get_family
 from biocompact.taskfiles.settings import FinetuningTask
 
@@ -18,7 +19,7 @@ def scores_from_predictions(
     metric functions (the median over folds for a cross-validated task); ``task``: the
     task's config entry."""
     record = json.loads(metrics_file.read_text(encoding="utf-8"))
-    settings = FinetuningTask.from_entry({"name": record["task"], **task})
+    settings = parse_entry(FinetuningTask, {"name": record["task"], **task})
     family = get_family(settings.family, settings.format)
     metrics = family.metrics(settings, record["labels"])
     folds = family.read_predictions(predictions_file)

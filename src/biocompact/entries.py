@@ -5,8 +5,8 @@ the value and the type expected.
 Every scalar is read strictly: YAML 1.1, which PyYAML reads, takes ``2e-4`` for text (a
 float needs a dot: ``2.0e-4``), and a learning rate that is text would otherwise fail deep
 in a training job, or be converted silently, instead of being named when the DAG is built.
-An integer is a number; a bool is never a number; a list becomes a tuple where the class
-declares one. A dataclass sets ``__pydantic_config__ = ENTRY`` to have its field docstrings
+An integer is a number (and stays an integer: a config's ``epochs: 3`` is read as 3, not 3.0);
+a bool is never a number; a list becomes a tuple where the class declares one. A dataclass sets ``__pydantic_config__ = ENTRY`` to have its field docstrings
 in the generated config schema (``biocompact.workflow.schema_generation``).
 """
 
@@ -21,7 +21,7 @@ from dataclasses import fields, is_dataclass
 from typing import Any, TypeVar
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
-from pydantic_core import SchemaValidator
+from pydantic_core import SchemaValidator, core_schema
 from typing_extensions import is_typeddict
 
 Entry = TypeVar("Entry")
@@ -30,7 +30,7 @@ Entry = TypeVar("Entry")
 # description in the generated schema.
 ENTRY = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 # Core-schema scalar types read strictly (``int`` refuses ``'7'`` and ``True``; ``float``
-# refuses text and takes an int as it is).
+# refuses text and takes an int as it is, ``_int_as_given``).
 STRICT_SCALARS = ("int", "float", "bool", "str")
 TYPE_WORDS = {bool: "true or false", int: "an integer", float: "a number", str: "text"}
 # A list's items given once each (the schema's uniqueItems): ``Annotated[tuple[str, ...],
@@ -67,28 +67,38 @@ def _validator(cls: type) -> SchemaValidator:
 
 
 def _strict(schema: Any) -> Any:
-    """``schema`` (a pydantic core schema) with every scalar of ``STRICT_SCALARS`` strict and
-    every dataclass refusing keys it does not have."""
-    if isinstance(schema, dict):
-        if schema.get("type") in STRICT_SCALARS:
-            schema["strict"] = True
-        if schema.get("type") == "dataclass-args":
-            schema["extra_behavior"] = "forbid"
-        for value in schema.values():
-            _strict(value)
-    elif isinstance(schema, list):
-        for value in schema:
-            _strict(value)
-    return schema
+    """``schema`` (a pydantic core schema) with every scalar of ``STRICT_SCALARS`` strict, every
+    float keeping an int as it is, and every dataclass refusing keys it does not have."""
+    if isinstance(schema, list):
+        return [_strict(value) for value in schema]
+    if not isinstance(schema, dict):
+        return schema
+    strict = {key: _strict(value) for key, value in schema.items()}
+    if strict.get("type") in STRICT_SCALARS:
+        strict["strict"] = True
+    if strict.get("type") == "dataclass-args":
+        strict["extra_behavior"] = "forbid"
+    if strict.get("type") == "float":
+        return core_schema.no_info_wrap_validator_function(_int_as_given, strict)
+    return strict
+
+
+def _int_as_given(value: Any, validate: core_schema.ValidatorFunctionWrapHandler) -> Any:
+    """A float field's value, checked by ``validate``; an int kept an int (the config's, in
+    the records and the names built from it)."""
+    checked = validate(value)
+    return value if type(value) is int else checked
 
 
 def _message(cls: type, problem: Mapping[str, Any], where: str) -> str:
     """One line for pydantic's ``problem`` with ``cls``'s entry read at ``where``: an
     unknown key with the known ones, a value of the wrong type with the type expected, a
     check of the class's own (``__post_init__``) in its words, else pydantic's."""
-    if problem["type"] == "value_error":
-        return str(problem["ctx"]["error"])
     loc = tuple(problem["loc"])
+    if problem["type"] == "value_error":  # of the entry, or of a nested one: named where it is
+        inner = (*loc, "")
+        prefix = f"{_place(cls, _owner(cls, inner), inner, where)}: " if loc else ""
+        return f"{prefix}{problem['ctx']['error']}"
     owner = _owner(cls, loc)
     place = _place(cls, owner, loc, where)
     key = loc[-1] if loc else ""
@@ -157,6 +167,18 @@ def _scalar_types(hint: Any) -> tuple[type, ...]:
     return options if all(option in scalars for option in options) else ()
 
 
+def left_out_or_given(schema: dict[str, Any]) -> None:
+    """``json_schema_extra`` of a field ``X | None = None`` whose None means only "left out of
+    the config" (or of a parse that does not need it): its schema is X's, without null or a
+    default."""
+    del schema["default"]
+    options = schema.pop("anyOf", None)
+    if options:
+        schema.update(next(option for option in options if option.get("type") != "null"))
+    else:
+        schema["type"] = next(kind for kind in schema["type"] if kind != "null")
+
+
 def number_as_text_hint(value: Any) -> str:
     """How to write a number that YAML read as text (``value``, a text that reads as a
     number); empty for any other value."""
@@ -176,8 +198,8 @@ def number_as_text_hint(value: Any) -> str:
     return f" (YAML reads {value} as text: write {value_written}, unquoted)"
 
 
-# Transitional: the sections not yet parsed by ``parse_entry`` check their keys and scalar
-# types with these two (removed when the last one is converted).
+# Transitional: the sections not yet parsed by ``parse_entry`` check their keys with this
+# (removed when the last one is converted).
 def check_known_keys(where: str, entry: Mapping[str, Any], known: Iterable[str]) -> None:
     """Raise, naming the key, if ``entry`` (config section ``where``) holds a key not in
     ``known``."""
@@ -185,26 +207,3 @@ def check_known_keys(where: str, entry: Mapping[str, Any], known: Iterable[str])
     unknown = sorted(set(entry) - known)
     if unknown:
         raise ValueError(f"{where}: unknown setting {unknown[0]!r}; known: {sorted(known)}")
-
-
-def check_entry(
-    where: str, entry: Mapping[str, Any], cls: type, *, not_keys: Iterable[str] = ()
-) -> None:
-    """Check ``entry`` against dataclass ``cls``: every key a field (but ``not_keys``), every
-    value of a scalar field of its annotated type."""
-    check_known_keys(where, entry, set(_field_hints(cls)) - set(not_keys))
-    for key, value in entry.items():
-        allowed = _scalar_types(_field_hints(cls)[key])
-        if allowed and not _is_instance(value, allowed):
-            expected = " or ".join(TYPE_WORDS.get(option, "null") for option in allowed)
-            raise ValueError(
-                f"{where}: {key} is {value!r}, not {expected}{number_as_text_hint(value)}"
-            )
-
-
-def _is_instance(value: Any, allowed: tuple[type, ...]) -> bool:
-    if isinstance(value, bool):  # a bool is an int to Python, never a number in a config
-        return bool in allowed
-    if isinstance(value, int) and float in allowed:
-        return True
-    return isinstance(value, allowed)

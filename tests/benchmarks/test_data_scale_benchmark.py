@@ -42,12 +42,13 @@ def test_fit_recovers_a_linear_cost():
 
 def test_the_decontamination_section_reads_blurbs_dev_and_test_sets(shared_data):
     from biocompact.corpus.evaluation_text import evaluation_splits
+    from biocompact.entries import parse_entry
     from biocompact.taskfiles.settings import FinetuningTask
 
     splits = [
         split
         for entry in data_scale.blurb_tasks()
-        for split in evaluation_splits(FinetuningTask.from_entry(entry))
+        for split in evaluation_splits(parse_entry(FinetuningTask, entry))
     ]
     # dev and test of NCBI-disease, BC5CDR-chem, BC2GM, HoC, ChemProt; GAD's ten test folds as
     # one test split; BioASQ's two test sets

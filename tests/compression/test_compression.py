@@ -223,7 +223,7 @@ def finetuned(tmp_path_factory) -> tuple[Path, FinetuningTask, dict]:
             "weight_decay": 0.01,
         },
     }
-    task = FinetuningTask.from_entry(task)
+    task = parse_entry(FinetuningTask, task)
     torch.set_num_threads(1)
     record = finetune(
         FinetuneRun(str(folder / "init"), task, 1),

@@ -289,7 +289,8 @@ def test_bioasq_snippets_carry_the_pmids_of_their_questions_snippets(shared_data
     """Snippets of BioASQ get the PMIDs of their question's snippet documents from the golden
     file; masks break n-grams."""
     bioasq = shared_data / "qa" / "bioasq"
-    task = FinetuningTask.from_entry(
+    task = parse_entry(
+        FinetuningTask,
         {
             "name": "bioasq",
             "family": "qa_factoid",
@@ -297,7 +298,7 @@ def test_bioasq_snippets_carry_the_pmids_of_their_questions_snippets(shared_data
             "train": "unused",
             "test": str(bioasq / "BioASQ-test-factoid-7b.json"),
             "golden": str(bioasq / "7B_golden.json"),
-        }
+        },
     )
     (test,) = evaluation_splits(task)
     golden = {q["id"]: q for q in json.loads((bioasq / "7B_golden.json").read_text())["questions"]}

@@ -156,7 +156,7 @@ def test_tinybert_student_is_a_hugging_face_model_that_fine_tunes(teacher_and_co
         },
     }
     record = finetune(
-        FinetuneRun(str(folder), FinetuningTask.from_entry(task), 1, model_name="tiny"),
+        FinetuneRun(str(folder), parse_entry(FinetuningTask, task), 1, model_name="tiny"),
         outputs={
             "metrics": str(tmp_path / "metrics.json"),
             "predictions": str(tmp_path / "predictions.tsv"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from finetuning_tasks import parsed_task
@@ -10,7 +12,7 @@ from transformers import AutoTokenizer
 
 from biocompact.finetuning.tasks import get_family
 from biocompact.taskfiles.readers import LabelledText, MultiLabelText, TaggedSentence
-from biocompact.taskfiles.settings import FinetuningTask
+from biocompact.taskfiles.settings import FinetuningTask, Hyperparameters
 
 LABELS = ["B-ENT", "I-ENT", "O"]  # ids 0, 1, 2
 X = -100
@@ -26,7 +28,9 @@ def tokenizer():
 
 
 def task(max_seq_length: int = 32, **settings) -> FinetuningTask:
-    return parsed_task(hyperparameters={"max_seq_length": max_seq_length}, **settings)
+    # built, not parsed: the truncation tests go below the config's minimum length (8)
+    training = Hyperparameters(max_seq_length=max_seq_length)
+    return replace(parsed_task(**settings), hyperparameters=training)
 
 
 def test_only_first_subtoken_is_labelled(tokenizer):

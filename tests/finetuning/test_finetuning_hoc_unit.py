@@ -72,7 +72,7 @@ def test_unit_sentence_keeps_blue_sentences(files):
 
 
 def test_unit_is_checked():
-    with pytest.raises(ValueError, match=r"finetuning\.tasks\.t: unit must be one of"):
+    with pytest.raises(ValueError, match="unit is 'paragraph', not 'abstract' or 'sentence'"):
         parsed_task(family="dc", format="hoc_tsv", unit="paragraph")
     with pytest.raises(ValueError, match="unit: sentence applies to hoc_tsv files only"):
         parsed_task(unit="sentence")

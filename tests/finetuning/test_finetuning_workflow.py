@@ -13,7 +13,12 @@ from biocompact.taskfiles.settings import FinetuningTask
 
 def test_fold_paths_and_task_files():
     task = FinetuningTask(
-        "t", "re", "blue_tsv", "d/{fold}/train.tsv", "d/{fold}/test.tsv", folds=(1, 2)
+        name="t",
+        family="re",
+        format="blue_tsv",
+        train="d/{fold}/train.tsv",
+        test="d/{fold}/test.tsv",
+        folds=(1, 2),
     )
     task = replace(task, golden="g.json")
     assert [(fold, settings.train) for fold, settings in fold_tasks(task)] == [
@@ -27,7 +32,7 @@ def test_fold_paths_and_task_files():
         "d/2/test.tsv",
         "g.json",
     ]
-    plain = FinetuningTask("t", "re", "blue_tsv", "t", "u")
+    plain = FinetuningTask(name="t", family="re", format="blue_tsv", train="t", test="u")
     assert fold_tasks(plain) == [(None, plain)]
 
 

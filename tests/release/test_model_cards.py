@@ -20,6 +20,7 @@ from transformers import BertForMaskedLM
 import biocompact.finetuning.train as finetuning_train
 from biocompact.compression.formats import compress
 from biocompact.distillation_methods import DISTILLATION_METHODS
+from biocompact.entries import parse_entry
 from biocompact.files.atomic import atomic_path
 from biocompact.finetuning.rules import publish_finetuned
 from biocompact.finetuning.saved_models import Publication, choose_run
@@ -203,7 +204,7 @@ def test_published_fine_tuned_model_has_real_labels_and_a_card_of_every_seed(
             finetuning_train.finetune(
                 FinetuneRun(
                     str(pretrained / "model"),
-                    FinetuningTask.from_entry(task),
+                    parse_entry(FinetuningTask, task),
                     seed,
                     model_name="tiny",
                     saved_label_names=task["label_names"],
@@ -223,7 +224,7 @@ def test_published_fine_tuned_model_has_real_labels_and_a_card_of_every_seed(
     chosen = publish_finetuned(
         Publication(
             "median_dev",
-            FinetuningTask.from_entry(task),
+            parse_entry(FinetuningTask, task),
             CARD_SETTINGS,
             base_model_built_here=True,
             external_checkpoints=(),
@@ -264,7 +265,7 @@ def test_compressed_formats_carry_the_fp32_card_with_their_format(
     finetuning_train.finetune(
         FinetuneRun(
             str(pretrained / "model"),
-            FinetuningTask.from_entry(task),
+            parse_entry(FinetuningTask, task),
             1,
             card_settings=CARD_SETTINGS,
         ),

@@ -179,7 +179,7 @@ def test_fine_tuned_model_reloads_with_the_same_logits_and_metrics_match_predict
 
     monkeypatch.setattr(finetuning_train, "predict_logits", recording)
     finetuning_train.finetune(
-        FinetuneRun(str(teacher), FinetuningTask.from_entry(task), 1),
+        FinetuneRun(str(teacher), parse_entry(FinetuningTask, task), 1),
         outputs={
             "metrics": str(tmp_path / "metrics.json"),
             "predictions": str(tmp_path / "predictions.tsv"),
@@ -191,7 +191,7 @@ def test_fine_tuned_model_reloads_with_the_same_logits_and_metrics_match_predict
     family = get_family("re", "biobert_tsv")
     tokenizer = AutoTokenizer.from_pretrained(tmp_path / "model")
     again = predict(
-        reloaded, family, tokenizer, test, Hyperparameters.from_entry(HYPERPARAMETERS), 1
+        reloaded, family, tokenizer, test, parse_entry(Hyperparameters, HYPERPARAMETERS), 1
     )
     assert again.shape == trained.shape == (40, 2)
     torch.testing.assert_close(torch.as_tensor(again), torch.as_tensor(trained), rtol=0, atol=1e-5)
@@ -216,7 +216,7 @@ def test_ner_metrics_match_predictions(teacher_and_corpus, tmp_path, repo_root):
         "learning_rate": 1e-7,
     }  # varied untrained tags: F1 above 0
     finetuning_train.finetune(
-        FinetuneRun(str(teacher), FinetuningTask.from_entry(task), 1),
+        FinetuneRun(str(teacher), parse_entry(FinetuningTask, task), 1),
         outputs={
             "metrics": str(tmp_path / "metrics.json"),
             "predictions": str(tmp_path / "predictions.tsv"),

@@ -16,6 +16,7 @@ from tiny_models import CARD_SETTINGS, tiny_ner_task
 
 import biocompact.finetuning.train as finetuning_train
 from biocompact.distillation.methods import trains_mlm_head
+from biocompact.entries import parse_entry
 from biocompact.finetuning.metrics import classification_metrics, definitions, ner_metrics
 from biocompact.finetuning.rules import publish_finetuned
 from biocompact.finetuning.saved_models import Publication
@@ -194,7 +195,7 @@ def test_a_released_fine_tuned_folder_holds_no_path_of_the_build_machine(
     metrics = tmp_path / "m1.json"
     finetuning_train.finetune(
         finetuning_train.FinetuneRun(
-            str(pretrained / "model"), FinetuningTask.from_entry(task), 1, model_name="tiny"
+            str(pretrained / "model"), parse_entry(FinetuningTask, task), 1, model_name="tiny"
         ),
         outputs={
             "metrics": str(metrics),
@@ -207,7 +208,7 @@ def test_a_released_fine_tuned_folder_holds_no_path_of_the_build_machine(
     publish_finetuned(
         Publication(
             "median_dev",
-            FinetuningTask.from_entry(task),
+            parse_entry(FinetuningTask, task),
             CARD_SETTINGS,
             base_model_built_here=True,
             external_checkpoints=(),

@@ -24,6 +24,7 @@ from snakemake_runs import dry_run
 from tiny_models import HYPERPARAMETERS
 from torchrun_jobs import run_on_two_processes
 
+from biocompact.entries import parse_entry
 from biocompact.records.classifier_evaluation import ClassifierEvaluation, ClassifierScores
 from biocompact.report.aggregation import aggregate
 from biocompact.report.render import build_report
@@ -41,8 +42,8 @@ from biocompact.training.launch import SPEC_FILE, JobSpec
 
 def _transfer(entry: dict) -> TransferSetSettings:
     """A transfer-set entry with the schema's defaults, parsed."""
-    return TransferSetSettings.from_entry(
-        "transfer", {"format": "text", "max_examples": None, **entry}
+    return parse_entry(
+        TransferSetSettings, {"format": "text", "max_examples": None, **entry, "name": "transfer"}
     )
 
 
@@ -297,7 +298,7 @@ def _train_teacher(model: str, task: dict, folder: Path, **run) -> ClassifierEva
         "evaluation_predictions": "evaluation.tsv",
     }
     return train_teacher(
-        FinetuneRun(model, FinetuningTask.from_entry(task), 1, **run),
+        FinetuneRun(model, parse_entry(FinetuningTask, task), 1, **run),
         outputs={name: str(folder / file) for name, file in files.items()},
     )
 
@@ -311,7 +312,7 @@ def _soft_labels(
     from biocompact.taskfiles.settings import FinetuningTask
 
     return soft_labels(
-        SoftLabelRun(FinetuningTask.from_entry(task), temperature, **names),
+        SoftLabelRun(parse_entry(FinetuningTask, task), temperature, **names),
         inputs={"teacher": teacher, "transfer": transfer_set},
         outputs={"soft_labels": f"{out}.jsonl", "meta": f"{out}.json"},
     )
@@ -335,7 +336,7 @@ def _students(
     from biocompact.taskfiles.settings import FinetuningTask
 
     return run_students(
-        StudentRun(method, student_path, FinetuningTask.from_entry(task), tuple(seeds), **run),
+        StudentRun(method, student_path, parse_entry(FinetuningTask, task), tuple(seeds), **run),
         inputs={
             "teacher": teacher_path,
             "teacher_predictions": teacher_predictions,
@@ -492,7 +493,8 @@ def test_task_distillation_specs_read_back_from_json_as_the_same_specs(tmp_path)
     from biocompact.taskfiles.settings import FinetuningTask
     from biocompact.tracking.trackers import TrackingSettings
 
-    task = FinetuningTask.from_entry(
+    task = parse_entry(
+        FinetuningTask,
         {
             "name": "t",
             "family": "re",
@@ -519,7 +521,7 @@ def test_task_distillation_specs_read_back_from_json_as_the_same_specs(tmp_path)
             "positive_labels": ["yes", "maybe"],
             "label_all_subtokens": True,
             "label_names": {"0": "no", "1": "yes"},
-        }
+        },
     )
     checkpointing = Checkpointing(str(tmp_path / "checkpoints"), 7)
     teacher = TeacherSpec(
@@ -571,7 +573,7 @@ def test_task_distillation_jobs_rebuild_their_runs_from_the_json_spec(
     calls = []
     monkeypatch.setattr(job, "train_teacher", lambda run, **files: calls.append((run, files)))
     monkeypatch.setattr(job, "run_students", lambda run, **files: calls.append((run, files)))
-    task = FinetuningTask.from_entry(re_task)
+    task = parse_entry(FinetuningTask, re_task)
     teacher = FinetuneRun("tiny", task, 3, model_name="teacher")
     outputs = {"metrics": str(tmp_path / "t" / "metrics.json"), "model": str(tmp_path / "m")}
     rules.finetune_teacher(teacher, outputs=outputs, threads=2, gpus=0)
@@ -627,7 +629,7 @@ def test_teacher_and_students_train_data_parallel_on_two_processes(
     from biocompact.task_distillation.student import StudentRun
     from biocompact.taskfiles.settings import FinetuningTask
 
-    task = FinetuningTask.from_entry(re_task)
+    task = parse_entry(FinetuningTask, re_task)
     files = {
         "model": "model",
         "metrics": "metrics.json",
@@ -730,8 +732,8 @@ def test_a_killed_teacher_job_resumes_to_the_weights_of_an_uninterrupted_one(
     from biocompact.taskfiles.settings import FinetuningTask
 
     # 80 examples, 16 a batch, 4 epochs: 20 steps, a dev evaluation after each epoch
-    task = FinetuningTask.from_entry(
-        {**re_task, "hyperparameters": {**HYPERPARAMETERS, "epochs": 4}}
+    task = parse_entry(
+        FinetuningTask, {**re_task, "hyperparameters": {**HYPERPARAMETERS, "epochs": 4}}
     )
     run = FinetuneRun(tiny_model, task, 1, model_name="tiny")
     names = ("model", "metrics", "predictions", "evaluation", "evaluation_predictions")
@@ -794,8 +796,8 @@ def test_a_killed_students_job_resumes_every_seed_to_the_weights_of_an_uninterru
         "data": str(tmp_path / "soft.jsonl"),
     }
     # 48 examples, 16 a batch, 5 epochs: 15 steps a seed
-    task = FinetuningTask.from_entry(
-        {**re_task, "hyperparameters": {**HYPERPARAMETERS, "epochs": 5}}
+    task = parse_entry(
+        FinetuningTask, {**re_task, "hyperparameters": {**HYPERPARAMETERS, "epochs": 5}}
     )
     run = StudentRun("distilled", tiny_model, task, (1, 2), temperature=2.0, experiment="x")
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from biocompact.entries import parse_entry
 from biocompact.taskfiles.settings import FinetuningTask, Hyperparameters
 
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
@@ -43,7 +44,8 @@ def test_grid_points_yield_hyperparameters():
 
 def test_a_parsed_entry_checks_its_keys():
     with pytest.raises(ValueError, match="tasks.t: unknown setting 'epochs'"):
-        FinetuningTask.from_entry(
+        parse_entry(
+            FinetuningTask,
             {
                 "name": "t",
                 "family": "re",
@@ -51,5 +53,6 @@ def test_a_parsed_entry_checks_its_keys():
                 "train": "a",
                 "test": "b",
                 "epochs": 1,
-            }
+            },
+            "config: finetuning.tasks.t",
         )

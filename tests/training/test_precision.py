@@ -3,6 +3,7 @@
 import pytest
 import torch
 
+from biocompact.entries import parse_entry
 from biocompact.finetuning import trainer as finetuning_trainer
 from biocompact.taskfiles.settings import Hyperparameters
 from biocompact.training.precision import inference_dtype, native_bf16
@@ -40,7 +41,7 @@ def test_fine_tuning_uses_bf16_where_native_unless_switched_off(
     monkeypatch.setattr(finetuning_trainer, "native_bf16", lambda device: native)
     hyperparameters = HYPERPARAMETERS | ({} if setting is None else {"bf16": setting})
     arguments = finetuning_trainer.training_arguments(
-        Hyperparameters.from_entry(hyperparameters), 1, str(tmp_path)
+        parse_entry(Hyperparameters, hyperparameters), 1, str(tmp_path)
     )
     assert arguments.bf16 is expected
 

@@ -10,6 +10,7 @@ import pytest
 from tiny_models import tiny_ner_task
 
 import biocompact.finetuning.train as finetuning_train
+from biocompact.entries import parse_entry
 from biocompact.taskfiles.settings import FinetuningTask
 from biocompact.tracking.tensorboard_events import (
     ScalarWriter,
@@ -78,7 +79,9 @@ def test_fine_tuning_curves_hold_the_dev_scores(pretrained, tmp_path, repo_root)
         (tmp_path / "tensorboard" / point).mkdir(parents=True)
         (tmp_path / "tensorboard" / point / "events.out.tfevents.1.earlier").write_bytes(b"")
     record = finetuning_train.finetune(
-        finetuning_train.FinetuneRun(str(pretrained / "model"), FinetuningTask.from_entry(task), 1),
+        finetuning_train.FinetuneRun(
+            str(pretrained / "model"), parse_entry(FinetuningTask, task), 1
+        ),
         outputs={"metrics": str(tmp_path / "metrics.json"), "predictions": str(tmp_path / "p.tsv")},
     )
     assert [path.name for path in (tmp_path / "tensorboard").iterdir()] == [

@@ -248,7 +248,9 @@ def test_fine_tuning_sends_its_scalars_and_parameters_to_mlflow(
 ):
     mlflow = _real("mlflow")
     database = tmp_path / "ml.db"
-    task = FinetuningTask.from_entry({**tiny_ner_task(repo_root, tmp_path / "ner"), "name": "ner"})
+    task = parse_entry(
+        FinetuningTask, {**tiny_ner_task(repo_root, tmp_path / "ner"), "name": "ner"}
+    )
     finetuning_train.finetune(
         finetuning_train.FinetuneRun(
             str(pretrained / "model"),

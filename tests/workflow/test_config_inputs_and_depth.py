@@ -65,7 +65,12 @@ def test_local_source_files_are_checked_only_for_a_folder():
 
 def test_task_files_name_their_split_and_fold():
     task = FinetuningTask(
-        "x", "re", "blue_tsv", "t/{fold}/train.tsv", "t/{fold}/test.tsv", folds=(1, 2)
+        name="x",
+        family="re",
+        format="blue_tsv",
+        train="t/{fold}/train.tsv",
+        test="t/{fold}/test.tsv",
+        folds=(1, 2),
     )
     task = dataclasses.replace(task, golden="gold.json")
     assert task_input_files("x", task) == [

@@ -77,7 +77,7 @@ def _section(path: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _field_defaults(cls: type) -> dict[str, Any]:
-    """Each field of ``cls`` that has a default, with it (a tuple as the list YAML gives)."""
+    """Each field of ``cls`` that has a default, with it as the schema writes it."""
     return {
         field.name: _as_yaml(
             field.default_factory()
@@ -91,10 +91,11 @@ def _field_defaults(cls: type) -> dict[str, Any]:
 
 
 def _as_yaml(value: Any) -> Any:
-    """``value`` as the schema writes it: a tuple as a list, a nested entry at its class's
-    defaults as {}."""
-    if dataclasses.is_dataclass(value) and value == type(value)():
-        return {}
+    """``value`` as the schema writes it: a tuple as a list, an entry of its class's defaults
+    as {} (``schema_generation.ConfigStyle``)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        plain = dataclasses.asdict(value)
+        return {} if _field_defaults(type(value)) == plain else plain
     return list(value) if isinstance(value, tuple) else value
 
 

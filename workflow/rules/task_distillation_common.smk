@@ -3,17 +3,23 @@
 # GUARD_TRANSFER_SETS of corpus_common.smk and FINETUNING_TASKS and task_files of
 # finetuning_common.smk.
 
+from biocompact.entries import parse_entry
 from biocompact.workflow.configured_inputs import require_files
 from biocompact.task_distillation.settings import ExperimentSettings, TransferSetSettings
 
 # Every entry parsed and checked here, before any job runs. Jobs get plain values (the
 # entry, or the parts of it they read): Snakemake's params trigger compares only those.
+# (the name, an entry's key, passed in with it)
 TD_TRANSFER = {
-    name: TransferSetSettings.from_entry(name, entry)
+    name: parse_entry(
+        TransferSetSettings, {**entry, "name": name}, f"task_distillation.transfer_sets.{name}"
+    )
     for name, entry in config["task_distillation"]["transfer_sets"].items()
 }
 TD_EXPERIMENTS = {
-    name: ExperimentSettings.from_entry(name, entry)
+    name: parse_entry(
+        ExperimentSettings, {**entry, "name": name}, f"task_distillation.experiments.{name}"
+    )
     for name, entry in config["task_distillation"]["experiments"].items()
 }
 TD_SEEDS = config["task_distillation"]["seeds"]
@@ -53,7 +59,7 @@ def _check_task_distillation():
                 "in another experiment"
             )
         for role in ("teacher", "student"):  # the hyperparameters checked
-            experiment.task_entry(config["finetuning"], role)
+            experiment.task_entry(config, role)
 
 
 _check_task_distillation()
@@ -73,7 +79,7 @@ def td_task(role):
     its ``role`` (teacher or student)."""
 
     def task(wildcards):
-        return TD_EXPERIMENTS[wildcards.experiment].task_entry(config["finetuning"], role)
+        return TD_EXPERIMENTS[wildcards.experiment].task_entry(config, role)
 
     return task
 
@@ -89,7 +95,7 @@ def td_teacher_task(wildcards):
     key = (wildcards.model, wildcards.task, int(wildcards.seed))
     for experiment in TD_EXPERIMENTS.values():
         if experiment.teacher_key == key:
-            return experiment.task_entry(config["finetuning"], "teacher")
+            return experiment.task_entry(config, "teacher")
     raise ValueError(f"no task_distillation experiment has the teacher {wildcards}")
 
 

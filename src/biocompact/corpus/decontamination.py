@@ -44,7 +44,7 @@ from biocompact.corpus.evaluation_text import (
     normalise_pmid,
 )
 from biocompact.corpus.textshards import Document, iter_documents
-from biocompact.entries import ENTRY, one_of
+from biocompact.entries import ENTRY, one_of, parse_entry
 from biocompact.files.atomic import atomic_open, write_json
 from biocompact.records.base import field_values
 from biocompact.records.contamination import (
@@ -558,7 +558,7 @@ def build_evaluation_index(
 ) -> EvaluationIndex:
     """Collect the dev and test text of the task entries ``tasks`` and write its index."""
     splits = [
-        split for entry in tasks for split in evaluation_splits(FinetuningTask.from_entry(entry))
+        split for entry in tasks for split in evaluation_splits(parse_entry(FinetuningTask, entry))
     ]
     index = EvaluationIndex.build(splits, ngram)
     index.save(out)

@@ -1,10 +1,11 @@
-"""The config's ``finetuning`` section: a task resolved into a plain entry (``task_entry``,
-the rules' params) from its preset, its dataset's recipe, its own settings and a model's
-overrides, and parsed into ``FinetuningTask`` (``taskfiles/settings.py``).
+"""The config's ``finetuning`` section: a task resolved into a plain entry (``task_entry``, the rules'
+params) from its preset, its dataset's recipe, its own settings and a model's overrides, and
+parsed into ``FinetuningTask`` (``taskfiles/settings.py``).
 
 Light (no torch): the workflow resolves every task when it builds the DAG, so a bad entry
 stops it before any job runs. Rules pass plain entries (``task_entry``: Snakemake's params
-trigger compares plain values only), and jobs parse them with ``FinetuningTask.from_entry``.
+trigger compares plain values only), and jobs parse them with
+``biocompact.entries.parse_entry``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from biocompact.datasets.tasks import dataset_recipe, dataset_task
+from biocompact.entries import parse_entry
 from biocompact.taskfiles.settings import FinetuningTask
 
 
@@ -68,7 +70,7 @@ def task_entry(
             **settings["hyperparameters"],
             **(finetuning["model_overrides"].get(model, {}) if model else {}),
         }
-    FinetuningTask.from_entry(entry)
+    parse_entry(FinetuningTask, entry, f"config: finetuning.tasks.{task}")
     return entry
 
 
@@ -82,4 +84,4 @@ def resolve_task(
 ) -> FinetuningTask:
     """``task_entry`` parsed (what the workflow reads of a task when it builds the DAG)."""
     entry = task_entry(finetuning, task, model, training=training, hyperparameters=hyperparameters)
-    return FinetuningTask.from_entry(entry)
+    return parse_entry(FinetuningTask, entry, f"config: finetuning.tasks.{task}")

@@ -1,77 +1,115 @@
 """A task of the config's ``finetuning.tasks``, as every stage that reads a task's files
 takes it (fine-tuning, dataset preparation, the corpus's decontamination, task
 distillation, compression, the report): its data (``FinetuningTask``) and its training
-(``Hyperparameters``), checked on parsing.
+(``Hyperparameters``, also a preset of ``finetuning.presets``).
 
 Light (no torch): the workflow resolves every task when it builds the DAG
 (``finetuning/settings.py``: ``task_entry``), so a bad entry stops it before any job runs.
-The schema documents every field and fills in its default
-(tests/taskfiles/test_taskfiles_settings.py checks that fields and defaults agree); a new
-hyperparameter is a schema property, a field of ``Hyperparameters`` and the line that reads
-it. Rules pass plain entries (Snakemake's params trigger compares plain values only), and
-jobs parse them with ``FinetuningTask.from_entry``.
+The classes are the entries' one description: the config schema is generated from their
+fields, defaults, constraints and docstrings; a new hyperparameter is a field of
+``Hyperparameters`` and the line that reads it. Rules pass plain entries (Snakemake's params
+trigger compares plain values only), and jobs parse them with
+``biocompact.entries.parse_entry``.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Annotated, Any, Literal, get_args
 
-from biocompact.entries import check_entry
+from pydantic import ConfigDict, Field, WithJsonSchema
+from pydantic.json_schema import SkipJsonSchema
+
+from biocompact.entries import ENTRY, left_out_or_given
+from biocompact.taskfiles.formats import TASK_FORMATS
 
 # The settings a preset's ``grid`` may vary, in the order a grid point is named.
 GRID_KEYS = ("learning_rate", "batch_size", "epochs")
-# What a hoc_tsv task's examples are (FinetuningTask.unit): whole abstracts, as BLURB, or
-# BLUE's sentences.
-UNITS = ("abstract", "sentence")
 # How a sequence-level model pools its token states (finetuning/pooling.py).
-POOLINGS = ("auto", "cls", "mean")
-# multi-label: the positives' weight in the loss (none, or auto: negatives / positives).
-POS_WEIGHTS = ("none", "auto")
+Pooling = Literal["auto", "cls", "mean"]
+POOLINGS = get_args(Pooling)
 # the families whose model reads one pooled vector of the sequence (pooling applies)
 TOKEN_LEVEL_FAMILIES = ("ner", "qa_factoid")
+
+# The constraints of the training settings, shared with task distillation's classifier
+# training (``task_distillation.settings.ClassifierTraining``)
+Positive = Annotated[float, Field(gt=0)]
+Count = Annotated[int, Field(ge=1)]
+SequenceLength = Annotated[int, Field(ge=8)]
+Ratio = Annotated[float, Field(ge=0, lt=1)]
+NonNegative = Annotated[float, Field(ge=0)]
 
 
 @dataclass(frozen=True)
 class Hyperparameters:
-    """How a model is trained on a task: a preset with the task's and the model's overrides
-    (or task distillation's ``teacher_training``/``student_training``)."""
+    """How a model is trained on a task: a preset with the task's and the model's overrides."""
 
-    epochs: float = 3
-    batch_size: int = 16
-    learning_rate: float = 5e-5
-    max_seq_length: int = 128
-    warmup_ratio: float = 0.1
-    weight_decay: float = 0.01
-    eval_steps: int | None = None  # evaluate on dev every N steps (None: after each epoch)
-    grid: Mapping[str, list[float]] = field(default_factory=dict)  # values of GRID_KEYS tried
-    doc_stride: int = 128  # QA: overlap of the windows over a long snippet
-    max_answer_length: int = 30  # QA: longest answer span, in tokens
-    n_best: int = 20  # QA: start and end positions considered per window
-    intermediate_epochs: float = 1  # epochs on a task's intermediate file
-    length_grouped_batches: bool = False  # training batches of examples of similar length
-    bf16: bool = True  # where the device computes bf16 natively
-    threshold: float = 0.5  # multi-label: the probability above which a label is predicted
-    pooling: str = "auto"  # sequence-level families: cls, mean, auto (the checkpoint's)
-    head_learning_rate: float | None = None  # the task head's own (None: learning_rate)
-    pos_weight: str = "none"  # multi-label: auto weighs each label's positives (BCE pos_weight)
+    __pydantic_config__ = ENTRY
+
+    epochs: Positive = 3
+    batch_size: Count = 16
+    learning_rate: Positive = 5e-5
+    max_seq_length: SequenceLength = 128
+    warmup_ratio: Ratio = 0.1  # Trainer reads warmup_steps >= 1 as steps, not a ratio
+    weight_decay: NonNegative = 0.01
+    eval_steps: Count | None = None
+    """evaluate on dev every N optimizer steps (null: after each epoch); the best evaluation
+    is kept"""
+    # a mapping, not a class: its points are tried in the order of its keys
+    grid: Annotated[
+        dict[str, list[float]],
+        Field(
+            json_schema_extra={
+                "additionalProperties": False,
+                "properties": {
+                    "learning_rate": {
+                        "type": "array",
+                        "items": {"type": "number", "exclusiveMinimum": 0},
+                    },
+                    "batch_size": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+                    "epochs": {"type": "array", "items": {"type": "number", "exclusiveMinimum": 0}},
+                },
+            }
+        ),
+    ] = field(default_factory=dict)
+    """values tried in every combination, the best chosen on dev (Fang et al. 2023:
+    learning_rate [1e-5, 3e-5, 5e-5] x batch_size [8, 16, 32])"""
+    doc_stride: Count = 128
+    """QA: overlap of the windows over a long snippet, in tokens"""
+    max_answer_length: Count = 30
+    """QA: longest answer span, in tokens"""
+    n_best: Count = 20
+    """QA: start and end positions considered per window"""
+    intermediate_epochs: Positive = 1
+    """epochs on a task's intermediate file"""
+    length_grouped_batches: bool = False
+    """training batches of examples of similar length (less padding, faster; changes the
+    batches, so scores move within seed noise)"""
+    bf16: bool = True
+    """bf16 autocast where the device computes bf16 natively (a GPU with bf16, a CPU with
+    AVX512-BF16 or AMX); fp32 elsewhere or when false"""
+    threshold: Annotated[float, Field(gt=0, lt=1)] = 0.5
+    """multi-label classification (HoC): a label is predicted where its sigmoid probability
+    exceeds this"""
+    pooling: Pooling = "auto"
+    """sequence-level families (dc, re, nli, similarity, qa_yesno): the vector the classifier
+    reads. cls: the [CLS] pooler (BERT's dense layer and tanh; ModernBERT's [CLS] state);
+    mean: the attention-mask-weighted mean of the last hidden states (sentence-transformers,
+    SetFit); auto: mean for a checkpoint whose sentence-transformers modules.json lists a
+    Pooling module with pooling_mode_mean_tokens (all-MiniLM-L6-v2) or fine-tuned here with
+    mean pooling, cls otherwise"""
+    head_learning_rate: Positive | None = None
+    """the learning rate of the task head (the parameters outside the base model: the
+    classifier) in its own optimizer group, with the same warm-up and decay; null:
+    learning_rate"""
+    pos_weight: Literal["none", "auto"] = "none"
+    """multi-label classification (HoC): auto weighs each label's positive term of the loss by
+    its negatives / positives in the training split (PyTorch's BCEWithLogitsLoss pos_weight); a
+    label without positives weighs 1"""
 
     def __post_init__(self) -> None:
-        if self.pooling not in POOLINGS:
-            raise ValueError(f"pooling must be one of {list(POOLINGS)}, got {self.pooling!r}")
-        if self.pos_weight not in POS_WEIGHTS:
-            raise ValueError(
-                f"pos_weight must be one of {list(POS_WEIGHTS)}, got {self.pos_weight!r}"
-            )
-        if self.head_learning_rate is not None and not self.head_learning_rate > 0:
-            raise ValueError(f"head_learning_rate must be > 0, got {self.head_learning_rate}")
-        if not 0 < self.threshold < 1:
-            raise ValueError(f"threshold must be in (0, 1), got {self.threshold}")
-        if not 0 <= self.warmup_ratio < 1:
-            # Trainer reads warmup_steps >= 1 as a number of steps, not a ratio
-            raise ValueError(f"warmup_ratio must be in [0, 1), got {self.warmup_ratio}")
+        # a task's own grid (its hyperparameters) is checked here, not by the schema
         unknown = sorted(set(self.grid) - set(GRID_KEYS))
         if unknown:
             raise ValueError(f"grid: {unknown} cannot vary; known: {list(GRID_KEYS)}")
@@ -91,66 +129,118 @@ class Hyperparameters:
         del record["grid"]
         return record
 
-    @classmethod
-    def from_entry(
-        cls, entry: Mapping[str, Any], where: str = "hyperparameters"
-    ) -> Hyperparameters:
-        """Parse the settings of a preset with its overrides (errors name ``where``)."""
-        check_entry(where, entry, cls)
-        try:
-            return cls(**{**entry, "grid": dict(entry.get("grid") or {})})
-        except ValueError as error:
-            raise ValueError(f"{where}: {error}") from None
 
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FinetuningTask:
     """One task of ``finetuning.tasks``: its data, scoring and (for training) hyperparameters.
 
     ``hyperparameters`` is None for a task read for its data alone (the majority baseline,
     whose result does not depend on them)."""
 
-    name: str
-    family: str  # ner, re, dc, nli, qa_factoid, qa_yesno, similarity
-    format: str  # the files' format (readers.py)
+    __pydantic_config__ = ConfigDict(
+        **ENTRY,
+        json_schema_extra={
+            "required": ["preset"],
+            "anyOf": [
+                {"required": ["dataset"]},
+                {"required": ["family", "format", "train", "test"]},
+            ],
+        },
+    )
+
+    name: SkipJsonSchema[str]  # its key in finetuning.tasks (the caller's, not the config's)
+    dataset: str | None = None
+    """a registered public dataset (docs/finetuning-and-metrics.md): downloaded, verified and
+    converted under results/data/; it sets family, format, the split paths, folds, metric and
+    label settings the task leaves unset"""
+    # its enum: the declared families (finetuning.settings.FinetuningSettings, above this
+    # package)
+    family: str
+    """ner (biobert_tsv, conll), re (biobert_tsv, blue_tsv), dc (hoc_tsv multi-label;
+    biobert_tsv, blue_tsv single-label), nli (mednli_jsonl), qa_factoid (squad_json), qa_yesno
+    (bioasq_yesno_json, pubmedqa_json), similarity (similarity_jsonl: sentence pairs with a
+    numeric score, BIOSSES)"""
+    format: Annotated[
+        str,
+        Field(json_schema_extra={"enum": list(dict.fromkeys(fmt.name for fmt in TASK_FORMATS))}),
+    ]  # the files' format (readers.py)
+    folds: (
+        Annotated[
+            tuple[Annotated[str | int, WithJsonSchema({"type": ["string", "integer"]})], ...],
+            Field(min_length=1),
+        ]
+        | None
+    ) = None
+    """cross-validation folds: {fold} in the train/dev/test paths is replaced by each; every
+    fold runs, metrics are the median over folds"""
+    golden: str | None = None
+    """BioASQ golden JSON giving the test answers (qa_factoid, qa_yesno)"""
+    intermediate: str | None = None
+    """a file in the task's format to fine-tune on first (e.g. SQuAD for qa_factoid)"""
     train: str
-    test: str
-    preset: str | None = None  # the name in finetuning.presets the hyperparameters start from
-    hyperparameters: Hyperparameters | None = None
-    dataset: str | None = None  # a registered dataset, already filled in by ``task_entry``
+    max_train_examples: Count | None = None
+    """use only the first N training examples (quick checks, learning curves); HoC counts its
+    unit's examples: abstracts (unit: abstract) or sentences"""
+    max_dev_examples: Count | None = None
+    """score on a fixed random sample of about N dev examples (whole abstracts or questions
+    where the task groups them); quick studies only"""
+    max_test_examples: Count | None = None
+    """score on a fixed random sample of about N test examples, the same for every model and
+    seed; quick studies only"""
     dev: str | None = None  # None: carved from train
-    folds: tuple[str | int, ...] | None = None  # cross-validation: {fold} in the split paths
-    golden: str | None = None  # BioASQ golden answers of the test set
-    intermediate: str | None = None  # a file in the task's format to fine-tune on first
-    max_train_examples: int | None = None
-    max_dev_examples: int | None = None
-    max_test_examples: int | None = None
-    metric: str | None = None  # the primary metric (None: the family's default)
-    negative_label: str | None = None  # left out of micro-F1
+    test: str
+    metric: str | None = None
+    """primary metric; default per family: ner f1 (conlleval entity F1), re binary_f1 (0/1
+    labels) or micro_f1, dc abstract_micro_f1 (multi-label) or micro_f1, nli accuracy,
+    qa_factoid mrr (also strict_accuracy, lenient_accuracy), qa_yesno accuracy (also macro_f1,
+    roc_auc), similarity pearson (also spearman, mse); ner also reports strict_f1 (seqeval
+    strict IOB2) and word_macro_f1 (BLURB PICO)"""
+    negative_label: str | None = None
+    """label left out of micro-F1 (e.g. ChemProt's false)"""
     positive_labels: tuple[str, ...] | None = None
-    label_all_subtokens: bool = False  # NER: train on every sub-token
-    label_names: Mapping[str, str] = field(default_factory=dict)  # a saved model's label names
-    unit: str = "abstract"  # hoc_tsv: train and score abstracts (BLURB) or sentences (BLUE)
+    unit: Literal["abstract", "sentence"] = "abstract"
+    """hoc_tsv (HoC) only: abstract, as BLURB (LinkBERT's preprocess_blurb.py), trains,
+    predicts and scores whole abstracts, the sentences of a <PMID>_s<N> file joined in the
+    order of N and their labels OR-ed (max_*_examples then count abstracts); sentence trains
+    on BLUE's sentences and scores them per abstract. Files already at abstract level
+    (blurb-hoc) read the same either way"""
+    label_all_subtokens: bool = False
+    """NER: train on every sub-token (Rohanian et al. 2023) instead of the first of each word
+    (BioBERT); scoring always reads the first"""
+    # the name in finetuning.presets the hyperparameters start from (the config requires it)
+    preset: Annotated[str | None, Field(json_schema_extra=left_out_or_given)] = None
+    # the config's entry: a free-form mapping, whose keys are checked when it is parsed
+    hyperparameters: Annotated[
+        Hyperparameters | None,
+        WithJsonSchema({"type": "object"}),
+        Field(json_schema_extra={"default": {}}),
+    ] = None
+    """overrides of the preset and of the recipe of the dataset the task names (the registry's
+    publishers' settings)"""
+    label_names: dict[str, Annotated[str, Field(min_length=1)]] = field(default_factory=dict)
+    """names of the task files' labels in a saved model's id2label, e.g. {"1": GAD-positive,
+    "0": GAD-negative} or NER tags {B-ENT: B-Disease, I-ENT: I-Disease}; labels left out keep
+    their own"""
 
     def __post_init__(self) -> None:
-        if self.unit not in UNITS:
-            raise ValueError(f"unit must be one of {list(UNITS)}, got {self.unit!r}")
+        where = f"config: finetuning.tasks.{self.name}"
         if self.unit != "abstract" and self.format != "hoc_tsv":
             raise ValueError(
-                f"unit: {self.unit} applies to hoc_tsv files only (this task's format is "
-                f"{self.format})"
+                f"{where}: unit: {self.unit} applies to hoc_tsv files only (this task's format "
+                f"is {self.format})"
             )
         training = self.hyperparameters
         if training is None:
             return
         if training.pos_weight != "none" and self.format != "hoc_tsv":
             raise ValueError(
-                f"pos_weight: {training.pos_weight} applies to multi-label (hoc_tsv) tasks only"
+                f"{where}: pos_weight: {training.pos_weight} applies to multi-label (hoc_tsv) "
+                "tasks only"
             )
         if training.pooling == "mean" and self.family in TOKEN_LEVEL_FAMILIES:
             raise ValueError(
-                f"pooling: mean applies to sequence-level families, not {self.family} (its "
-                "model reads every token)"
+                f"{where}: pooling: mean applies to sequence-level families, not {self.family} "
+                "(its model reads every token)"
             )
 
     @property
@@ -162,32 +252,9 @@ class FinetuningTask:
 
     def as_entry(self) -> dict[str, Any]:
         """The task as a plain entry, every field and hyperparameter given, which
-        ``from_entry`` parses back to an equal task."""
+        ``parse_entry`` parses back to an equal task."""
         entry = asdict(self)
         for key in ("folds", "positive_labels"):
             if entry[key] is not None:
                 entry[key] = list(entry[key])
         return entry
-
-    @classmethod
-    def from_entry(cls, entry: Mapping[str, Any]) -> FinetuningTask:
-        """Parse a task entry (``task_entry``'s, or a test's), its ``hyperparameters``
-        resolved into all its settings when present."""
-        where = f"config: finetuning.tasks.{entry.get('name')}"
-        check_entry(where, entry, cls)
-        hyperparameters = entry.get("hyperparameters")
-        parsed = {
-            **entry,
-            "hyperparameters": None
-            if hyperparameters is None
-            else Hyperparameters.from_entry(hyperparameters, f"{where}.hyperparameters"),
-            "folds": tuple(entry["folds"]) if entry.get("folds") else None,
-            "positive_labels": tuple(entry["positive_labels"])
-            if entry.get("positive_labels")
-            else None,
-            "label_names": dict(entry.get("label_names") or {}),
-        }
-        try:
-            return cls(**parsed)
-        except ValueError as error:
-            raise ValueError(f"{where}: {error}") from None

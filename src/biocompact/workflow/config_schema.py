@@ -24,9 +24,6 @@ from jsonschema.exceptions import ValidationError
 from jsonschema.protocols import Validator
 
 from biocompact.entries import number_as_text_hint
-from biocompact.finetuning.tasks import FAMILIES
-from biocompact.task_distillation.settings import TEXT_FORMAT
-from biocompact.taskfiles.formats import TASK_FORMATS, TRANSFER_FORMATS
 
 COMMAND_LINE = "--config"
 LONGEST_MESSAGE = 120  # characters of what is wrong (jsonschema quotes whole values)
@@ -50,22 +47,6 @@ def read_config_file(path: str | Path) -> dict:
     if not isinstance(content, dict):
         raise ConfigError(f"{path}: a config file must be a mapping of keys, not {content!r}")
     return content
-
-
-def fill_in_declarations(schema: dict) -> dict:
-    """``schema`` with what is declared elsewhere filled in, in the declarations' order
-    (which a message quotes): a task's ``family`` (``FAMILIES``) and ``format``
-    (``TASK_FORMATS``); a transfer set's ``format``, text or one of ``TRANSFER_FORMATS``."""
-    sections = schema["properties"]
-    task = sections["finetuning"]["properties"]["tasks"]["additionalProperties"]["properties"]
-    task["family"]["enum"] = list(FAMILIES)
-    task["format"]["enum"] = list(dict.fromkeys(fmt.name for fmt in TASK_FORMATS))
-    transfer = sections["task_distillation"]["properties"]["transfer_sets"]
-    transfer["additionalProperties"]["properties"]["format"]["enum"] = [
-        TEXT_FORMAT,
-        *TRANSFER_FORMATS,
-    ]
-    return schema
 
 
 def typed_command_line_values(values: Any) -> Any:

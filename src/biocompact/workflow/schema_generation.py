@@ -23,14 +23,9 @@ from pydantic._internal._docs_extraction import extract_docstrings_from_cls
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
-from biocompact.workflow.config_schema import fill_in_declarations, read_config_file
 from biocompact.workflow.config_sections import Config
 
 SCHEMA_PATH = Path("workflow/schemas/config.schema.yaml")
-# The sections not yet described by classes, in the schema's order; those written
-# `generated` come from ``Config``.
-HAND_WRITTEN_PATH = Path("workflow/schemas/hand_written.schema.yaml")
-GENERATED = "generated"
 HEADER = (
     "# Generated from the settings classes (biocompact.workflow.config_sections.Config and the\n"
     "# classes it names) by `make schema`: edit the classes, not this file.\n"
@@ -85,18 +80,14 @@ def _inherited_docstrings(cls: type) -> dict[str, str]:
     return docstrings
 
 
-def config_schema(root: Path = Path()) -> dict[str, Any]:
-    """The config's JSON schema (draft 2020-12), every ``$ref`` of a class written inline,
-    the sections not yet described by classes read from ``root / HAND_WRITTEN_PATH``."""
+def config_schema() -> dict[str, Any]:
+    """The config's JSON schema (draft 2020-12), every ``$ref`` of a class written inline."""
     generated = TypeAdapter(Config).json_schema(schema_generator=ConfigStyle)
     generated = _inline(generated, generated.pop("$defs", {}))
-    schema = read_config_file(root / HAND_WRITTEN_PATH)
-    schema["properties"] = {
-        name: generated["properties"][name] if section == GENERATED else section
-        for name, section in schema["properties"].items()
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        **_one_line_descriptions(generated),
     }
-    schema["description"] = generated["description"]
-    return _one_line_descriptions(fill_in_declarations(schema))
 
 
 def _one_line_descriptions(schema: Any) -> Any:
@@ -127,10 +118,10 @@ def _inline(schema: Any, definitions: Mapping[str, Any]) -> Any:
     return {key: _inline(value, definitions) for key, value in schema.items()}
 
 
-def schema_text(root: Path = Path()) -> str:
+def schema_text() -> str:
     """The schema file's text: the header, then the schema as YAML."""
     body = yaml.safe_dump(
-        json.loads(json.dumps(config_schema(root))), sort_keys=False, width=100, allow_unicode=True
+        json.loads(json.dumps(config_schema())), sort_keys=False, width=100, allow_unicode=True
     )
     return HEADER + body
 
