@@ -58,12 +58,13 @@ def parse_record(cls: type[Entry], data: Mapping[str, Any]) -> Entry:
         raise ValueError(_record_message(cls, error.errors())) from None
 
 
-FLAT = {"record": "flat"}  # a field's metadata: its dataclass's keys lie among the record's
+LAYOUT = "record"  # the key of a record field's metadata that says where its keys lie
+FLAT = {LAYOUT: "flat"}  # a field's metadata: its dataclass's keys lie among the record's
 
 
 def rest(what: str) -> dict[str, str]:
     """A field's metadata: it holds the record's keys that are no field, each one of ``what``."""
-    return {"record": "rest", "what": what}
+    return {LAYOUT: "rest", "what": what}
 
 
 def _record_values(cls: type, data: Any) -> Any:
@@ -77,11 +78,10 @@ def _record_values(cls: type, data: Any) -> Any:
         key: value for key, value in data.items() if value is not None or key not in defaulted
     }
     for item in fields(cls):
-        if item.metadata.get("record") == "flat":
+        if item.metadata.get(LAYOUT) == "flat":
             keys = _record_keys(_field_hints(cls)[item.name])
             values[item.name] = {key: values.pop(key) for key in keys if key in values}
-    for item in fields(cls):
-        if item.metadata.get("record") == "rest":
+        elif item.metadata.get(LAYOUT) == "rest":
             known = _record_keys(cls)
             values[item.name] = {key: values.pop(key) for key in list(values) if key not in known}
     return values
@@ -100,7 +100,7 @@ def _record_keys(hint: Any) -> set[str]:
     keys: set[str] = set()
     for option in _options(hint):
         for item in fields(option):
-            flat = item.metadata.get("record") == "flat"
+            flat = item.metadata.get(LAYOUT) == "flat"
             keys |= _record_keys(_field_hints(option)[item.name]) if flat else {item.name}
     return keys
 
@@ -119,9 +119,11 @@ def _record_message(cls: type, problems: list[Any]) -> str:
         if problem["type"] == first["type"] and tuple(problem["loc"][:-1]) == above
     ]
     holder = _owner(cls, above) if above else None
-    if is_dataclass(holder) and above[-1] in _field_hints(holder):
-        layout = {item.name: item.metadata for item in fields(holder)}[above[-1]]
-        if layout.get("record") == "rest":
+    if is_dataclass(holder):
+        layout: Mapping[str, Any] = {item.name: item.metadata for item in fields(holder)}.get(
+            above[-1], {}
+        )
+        if layout.get(LAYOUT) == "rest":
             wrong = {problem["loc"][-1]: problem["input"] for problem in alike}
             return f"keys that are neither fields nor {layout['what']}: {wrong}"
     if first["type"] in ("missing", "missing_argument"):
