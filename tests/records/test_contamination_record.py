@@ -128,7 +128,7 @@ def test_an_older_contamination_record_reads_without_the_unchecked_count():
         ),
         (
             {**CONTAMINATION, "splits": [{**SPLIT, "pmid": 8}]},
-            "its split's pmid matches are not an object",
+            "its pmid matches are not an object",
         ),
         (
             {**CONTAMINATION, "splits": [{**SPLIT, "ngram": {**SPLIT["ngram"], "words": 1}}]},

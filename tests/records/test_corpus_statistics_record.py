@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from biocompact.entries import parse_record
 from biocompact.files.atomic import write_json
 from biocompact.records.corpus_statistics import CorpusStatistics, TextTotals
 
@@ -50,12 +51,12 @@ def test_corpus_statistics_read_back_and_write_the_same_file(tmp_path, record):
 
 
 def test_corpus_statistics_hold_the_totals_and_each_sources():
-    stats = CorpusStatistics.from_record(STATS)
+    stats = parse_record(CorpusStatistics, STATS)
     assert stats.totals == TextTotals(
         records=13, documents=5, sentences=50, words=500, characters=5000
     )
     assert stats.sources is not None and stats.sources["pmc"] == TextTotals(**NONE)
-    assert CorpusStatistics.from_record(OLDER).sources is None
+    assert parse_record(CorpusStatistics, OLDER).sources is None
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from biocompact.entries import parse_record
 from biocompact.files.atomic import write_json
 from biocompact.records.classifier_evaluation import ClassifierEvaluation, ClassifierScores
 from biocompact.records.compressed_format import CompressedFormatEvaluation, LatencyMeasurement
@@ -83,14 +84,14 @@ def _refused(read: Callable[[Path], object], path: Path, content: str, message: 
 
 
 def test_an_eval_record_holds_its_fields():
-    electra = LanguageModelRecord.from_record(ELECTRA)
+    electra = parse_record(LanguageModelRecord, ELECTRA)
     assert electra.description == ModelDescription(
         model="electra-small",
         origin=Pretraining(family="electra", objective="electra"),
         architecture={"hidden_size": 64, "model_type": "electra"},
     )
     assert (electra.generator_parameters, electra.heldout_model) == (400, "generator")
-    student = LanguageModelRecord.from_record(STUDENT).description
+    student = parse_record(LanguageModelRecord, STUDENT).description
     assert student.distilled and not electra.description.distilled
     assert student.origin == Distillation(
         teacher="results/pretraining/teacher/model",
@@ -323,10 +324,10 @@ def test_a_record_reads_back_and_writes_the_same_file(tmp_path, record_class, re
 
 
 def test_a_metrics_record_holds_its_fields_and_the_family_statistics():
-    run = MetricsRecord.from_record(RUN)
+    run = parse_record(MetricsRecord, RUN)
     assert run.stats == {"truncated_words": 3, "untokenizable_words": 0}
     assert (run.best_step, run.selection, run.folds) == (12, "This checkpoint is seed 1.", None)
-    folds = MetricsRecord.from_record(FOLDS)
+    folds = parse_record(MetricsRecord, FOLDS)
     assert (folds.seed, folds.best_step, folds.folds) == (None, None, {"1": FOLD, "2": FOLD})
 
 
@@ -367,7 +368,7 @@ def test_a_malformed_metrics_record_is_refused_naming_its_file(tmp_path, record,
 
 
 def test_an_evaluation_record_holds_its_scores_and_only_a_student_its_student_fields():
-    teacher = ClassifierEvaluation.from_record(TEACHER_EVALUATION)
+    teacher = parse_record(ClassifierEvaluation, TEACHER_EVALUATION)
     assert teacher.scores == ClassifierScores(
         primary_metric="roc_auc",
         metrics={"accuracy": 0.75, "roc_auc": 0.8},
@@ -375,15 +376,15 @@ def test_an_evaluation_record_holds_its_scores_and_only_a_student_its_student_fi
         test_units=40,
     )
     assert (teacher.experiment, teacher.transfer, teacher.temperature) == (None, None, None)
-    student = ClassifierEvaluation.from_record(STUDENT_EVALUATION)
+    student = parse_record(ClassifierEvaluation, STUDENT_EVALUATION)
     assert (student.experiment, student.transfer, student.setting) == (
         "demo-re-extraction",
         "bio",
         "direct",
     )
     # an untrained student's record keeps its null transfer and temperature
-    untrained = ClassifierEvaluation.from_record(
-        {**STUDENT_EVALUATION, "transfer": None, "setting": "untrained"}
+    untrained = parse_record(
+        ClassifierEvaluation, {**STUDENT_EVALUATION, "transfer": None, "setting": "untrained"}
     ).as_record()
     assert (untrained["transfer"], untrained["temperature"]) == (None, None)
 
@@ -411,7 +412,7 @@ def test_a_malformed_evaluation_record_is_refused_naming_its_file(tmp_path, reco
 
 
 def test_a_compressed_format_record_holds_its_score_and_measurements():
-    int8 = CompressedFormatEvaluation.from_record(INT8_EVALUATION)
+    int8 = parse_record(CompressedFormatEvaluation, INT8_EVALUATION)
     assert (int8.format, int8.primary_score, int8.size_mb) == ("int8", 0.5, 1.25)
     assert int8.measurements[0] == LatencyMeasurement(**BATCH_ONE)
     assert [(m.batch_size, m.latency_ms) for m in int8.measurements] == [(1, 2.0), (8, 8.0)]

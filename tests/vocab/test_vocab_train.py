@@ -172,6 +172,7 @@ def test_pretrained_vocabulary_needs_its_checkpoint(shard, tmp_path):
 # the threads the process gains while training (tokenizers' Rust thread pool) and the cap.
 RULE_JOB = """
 import os, sys
+from biocompact.entries import parse_entry
 from biocompact.vocab.rules import train_vocabulary
 from biocompact.vocab.settings import VocabularySettings, VocabularyTraining
 

@@ -77,7 +77,7 @@ def cpu_latency(
             timings = interleaved_timings(models, batch_size, length, repeats, cpu)
             for name, seconds in timings.items():
                 timing = measurement(seconds, batch_size, length, cpu)
-                latencies[name].append(LatencyMeasurement.from_record(timing))
+                latencies[name].append(LatencyMeasurement(**timing))
     return latencies
 
 

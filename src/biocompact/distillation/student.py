@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any, cast
 
 import torch
@@ -49,7 +50,7 @@ def initialise_student(
     teacher: PreTrainedModel,
     init: str,
     layers: list[int] | None,
-    architecture: dict | None,
+    architecture: Mapping[str, Any] | None,
     seed: int,
 ) -> PreTrainedModel:
     """``teacher_layers``, ``random`` (with ``architecture``) or a checkpoint folder / hub name."""

@@ -8,6 +8,7 @@ fields of that class.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from transformers import (
     AlbertConfig,
@@ -34,7 +35,7 @@ FACTORISED_EMBEDDING_SIZE = 128
 
 
 def build_config(
-    architecture: dict,
+    architecture: Mapping[str, Any],
     vocab_size: int,
     max_position_embeddings: int = 512,
     family: str = "bert",

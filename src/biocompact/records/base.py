@@ -55,19 +55,6 @@ def field_values(cls: type, data: Mapping[str, Any], given: Collection[str] = ()
     }
 
 
-def refuse_unknown_keys(data: Mapping[str, Any], known: Collection[str], what: str) -> None:
-    """Raise a ValueError naming the keys of ``data`` not in ``known`` (a ``what`` record
-    writes none of them)."""
-    unknown = sorted(set(data) - set(known))
-    if unknown:
-        raise ValueError(f"keys of no {what}: {unknown}")
-
-
-def field_names(cls: type) -> set[str]:
-    """The names of dataclass ``cls``'s fields."""
-    return {item.name for item in fields(cls)}
-
-
 def _required(item: Field) -> bool:
     return item.default is MISSING and item.default_factory is MISSING
 

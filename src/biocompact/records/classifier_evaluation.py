@@ -4,17 +4,13 @@ distillation summary (docs/outputs.md)."""
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from biocompact.records.base import (
-    field_values,
-    read_record,
-    refuse_unknown_keys,
-    written_fields,
-)
+from biocompact.entries import FLAT, parse_record
+from biocompact.records.base import read_record, written_fields
 
 TEACHER = "teacher"  # the setting of a teacher's record, which holds no student fields
 STUDENT_FIELDS = ("experiment", "transfer", "temperature")
@@ -44,6 +40,8 @@ class ClassifierEvaluation:
     was trained. Only a student's record holds the ``STUDENT_FIELDS``, written even when
     null (``temperature``, but for a distilled student)."""
 
+    RECORD = "task distillation evaluation"
+
     experiment: str | None = None
     transfer: str | None = None
     setting: str
@@ -51,7 +49,7 @@ class ClassifierEvaluation:
     task: str
     seed: int
     model_path: str
-    scores: ClassifierScores
+    scores: ClassifierScores = field(metadata=FLAT)
     train_examples: int
     train_seconds: float
     hyperparameters: dict[str, Any]  # task_distillation.settings.CLASSIFIER_TRAINING's
@@ -67,18 +65,17 @@ class ClassifierEvaluation:
                 record[name] = value
         return record
 
-    @classmethod
-    def from_record(cls, data: Mapping[str, Any]) -> ClassifierEvaluation:
-        """The record of ``evaluation.json``'s content; a key it does not write (a student
-        field in a teacher's record) raises a ValueError."""
-        record = cls(
-            scores=ClassifierScores(**field_values(ClassifierScores, data)),
-            **field_values(cls, data, given={"scores"}),
-        )
-        refuse_unknown_keys(data, record.as_record(), f"{record.setting} record")
-        return record
+    def __post_init__(self) -> None:
+        if self.setting == TEACHER:
+            student = [name for name in STUDENT_FIELDS if getattr(self, name) is not None]
+            if student:
+                raise ValueError(f"keys of no teacher record: {student}")
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> ClassifierEvaluation:
         """The record in ``path``; a malformed one raises a ValueError naming the file."""
-        return read_record(path, cls.from_record, "task distillation evaluation (evaluation.json)")
+        return read_record(
+            path,
+            functools.partial(parse_record, cls),
+            "task distillation evaluation (evaluation.json)",
+        )

@@ -4,18 +4,13 @@ fine-tuned model re-scored on its task's test set, sized and timed on CPU, writt
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from biocompact.records.base import (
-    field_names,
-    field_values,
-    read_record,
-    refuse_unknown_keys,
-    written_fields,
-)
+from biocompact.entries import parse_record
+from biocompact.records.base import read_record, written_fields
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -23,6 +18,8 @@ class LatencyMeasurement:
     """The latency (ms) of one batch size and sequence length over the timing rounds
     (``efficiency.benchmark.measurement``): every round's, their median, spread and the
     median throughput."""
+
+    RECORD = "measurement"
 
     device: str
     batch_size: int
@@ -36,12 +33,6 @@ class LatencyMeasurement:
     sequences_per_second: float
     tokens_per_second: float
 
-    @classmethod
-    def from_record(cls, data: Mapping[str, Any]) -> LatencyMeasurement:
-        """The measurement of one item of a record's ``measurements``."""
-        refuse_unknown_keys(data, field_names(cls), "measurement")
-        return cls(**field_values(cls, data))
-
 
 @dataclass(frozen=True, kw_only=True)
 class CompressedFormatEvaluation:
@@ -50,6 +41,8 @@ class CompressedFormatEvaluation:
     formats it is ``compared_with``. Every key is always written: ``model`` and ``task``
     null when its job named none, ``measurements`` empty when no sequence length fitted
     the models' positions."""
+
+    RECORD = "compressed format evaluation"
 
     model: str | None
     task: str | None
@@ -81,18 +74,10 @@ class CompressedFormatEvaluation:
         return record
 
     @classmethod
-    def from_record(cls, data: Mapping[str, Any]) -> CompressedFormatEvaluation:
-        """The record of ``evaluation.json``'s content; a key it does not write, in it or
-        in a measurement, raises a ValueError."""
-        refuse_unknown_keys(data, field_names(cls), "compressed format evaluation")
-        if not isinstance(data.get("measurements"), list):
-            raise ValueError("its measurements are not a list")
-        return cls(
-            measurements=[LatencyMeasurement.from_record(item) for item in data["measurements"]],
-            **field_values(cls, data, given={"measurements"}),
-        )
-
-    @classmethod
     def read(cls, path: str | os.PathLike) -> CompressedFormatEvaluation:
         """The record in ``path``; a malformed one raises a ValueError naming the file."""
-        return read_record(path, cls.from_record, "compressed format evaluation (evaluation.json)")
+        return read_record(
+            path,
+            functools.partial(parse_record, cls),
+            "compressed format evaluation (evaluation.json)",
+        )

@@ -6,17 +6,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
-from biocompact.records.base import (
-    field_names,
-    field_values,
-    read_record,
-    refuse_unknown_keys,
-    when_set,
-    written_fields,
-)
+from biocompact.entries import FLAT, parse_record
+from biocompact.records.base import read_record, when_set, written_fields
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,20 +41,13 @@ class DocumentCounts:
 class ShardTotals:
     """A shard's ``counts``, the shard named by its sentence file."""
 
+    RECORD = "shard's totals"
+
     shard: str
-    counts: DocumentCounts
+    counts: DocumentCounts = field(metadata=FLAT)
 
     def as_record(self) -> dict[str, Any]:
         return {"shard": self.shard, **written_fields(self.counts)}
-
-    @classmethod
-    def from_record(cls, data: Mapping[str, Any]) -> ShardTotals:
-        """The totals of one item of a record's ``shards``."""
-        refuse_unknown_keys(data, {"shard"} | field_names(DocumentCounts), "shard's totals")
-        return cls(
-            counts=DocumentCounts(**field_values(DocumentCounts, data)),
-            **field_values(cls, data, given={"counts"}),
-        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -85,17 +72,11 @@ class Matches:
     """What one kind of match (by PMID, by n-gram) found of a split: the corpus documents
     and sentences matched and the split's examples found in the corpus."""
 
+    RECORD = "{key} matches"  # pmid or ngram
+
     documents: int
     sentences: int
     examples: int
-
-    @classmethod
-    def from_record(cls, data: Any, kind: str) -> Matches:
-        """The ``kind`` matches of a split's record."""
-        if not isinstance(data, dict):
-            raise ValueError(f"its split's {kind} matches are not an object")
-        refuse_unknown_keys(data, field_names(cls), f"{kind} matches")
-        return cls(**field_values(cls, data))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,7 +84,9 @@ class SplitContamination:
     """A checked split's matches by PMID and by n-gram and the corpus documents removed on
     its account (a document matching several splits counts in each)."""
 
-    checked: CheckedSplit
+    RECORD = "split's record"
+
+    checked: CheckedSplit = field(metadata=FLAT)
     pmid: Matches
     ngram: Matches
     documents_removed: int
@@ -116,17 +99,6 @@ class SplitContamination:
             "documents_removed": self.documents_removed,
         }
 
-    @classmethod
-    def from_record(cls, data: Mapping[str, Any]) -> SplitContamination:
-        """The split of one item of a record's ``splits``."""
-        refuse_unknown_keys(data, field_names(CheckedSplit) | field_names(cls), "split's record")
-        return cls(
-            checked=CheckedSplit(**field_values(CheckedSplit, data)),
-            pmid=Matches.from_record(data.get("pmid"), "pmid"),
-            ngram=Matches.from_record(data.get("ngram"), "ngram"),
-            **field_values(cls, data, given={"checked", "pmid", "ngram"}),
-        )
-
 
 @dataclass(frozen=True, kw_only=True)
 class ContaminationRecord:
@@ -134,6 +106,8 @@ class ContaminationRecord:
     ``tasks`` by PMID and by n-grams of ``ngram`` words, per checked split and per shard; the
     corpus's totals (``corpus``, written with the number of shards) are the shards'
     summed."""
+
+    RECORD = "contamination record"
 
     ngram: int
     tasks: list[str]
@@ -157,19 +131,11 @@ class ContaminationRecord:
 
     @classmethod
     def from_record(cls, data: Mapping[str, Any]) -> ContaminationRecord:
-        """The record of ``contamination.json``'s content; a key it does not write, or
-        corpus totals that are not its shards' summed, raise a ValueError."""
-        refuse_unknown_keys(data, field_names(cls) | {"corpus"}, "contamination record")
-        for key in ("splits", "shards"):
-            if not isinstance(data.get(key), list):
-                raise ValueError(f"its {key} are not a list")
+        """The record of ``contamination.json``'s content (``parse_record``'s but for the
+        corpus totals); corpus totals that are not its shards' summed raise a ValueError."""
         if "corpus" not in data:
             raise ValueError("it lacks ['corpus']")
-        record = cls(
-            splits=[SplitContamination.from_record(item) for item in data["splits"]],
-            shards=[ShardTotals.from_record(item) for item in data["shards"]],
-            **field_values(cls, data, given={"splits", "shards"}),
-        )
+        record = parse_record(cls, {key: value for key, value in data.items() if key != "corpus"})
         summed = record.as_record()["corpus"]
         if data["corpus"] != summed:
             raise ValueError(

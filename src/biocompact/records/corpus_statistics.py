@@ -3,19 +3,13 @@ corpus stage (``corpus.stats.sum_corpus_stats``) and read by the report (docs/ou
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from biocompact.records.base import (
-    field_names,
-    field_values,
-    read_record,
-    refuse_unknown_keys,
-    when_set,
-    written_fields,
-)
+from biocompact.entries import FLAT, parse_record
+from biocompact.records.base import read_record, when_set, written_fields
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -23,17 +17,13 @@ class TextTotals:
     """The records parsed (citations, articles, a local source's records) and the
     documents, sentences, words and characters of the text kept."""
 
+    RECORD = "{key} totals"  # of a source
+
     records: int
     documents: int
     sentences: int
     words: int
     characters: int
-
-    @classmethod
-    def of_source(cls, source: str, data: Mapping[str, Any]) -> TextTotals:
-        """The totals of ``source`` in a record's ``sources``."""
-        refuse_unknown_keys(data, field_names(cls), f"{source} totals")
-        return cls(**field_values(cls, data))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,8 +33,10 @@ class CorpusStatistics:
     year, records and documents skipped per reason, and the totals of each source (pubmed,
     pmc, text; None: an older record's, written before they were counted)."""
 
+    RECORD = "corpus statistics"
+
     files: list[str]
-    totals: TextTotals
+    totals: TextTotals = field(metadata=FLAT)
     per_year: dict[str, int]  # year (or unknown) -> documents
     skipped: dict[str, int]  # reason -> records or documents
     sources: dict[str, TextTotals] | None = when_set()
@@ -62,22 +54,8 @@ class CorpusStatistics:
         return record
 
     @classmethod
-    def from_record(cls, data: Mapping[str, Any]) -> CorpusStatistics:
-        """The record of ``stats.json``'s content; a key it does not write raises a
-        ValueError."""
-        refuse_unknown_keys(data, field_names(cls) | field_names(TextTotals), "corpus statistics")
-        sources = data.get("sources")
-        if sources is not None and not isinstance(sources, dict):
-            raise ValueError("its sources are not an object of source -> totals")
-        return cls(
-            totals=TextTotals(**field_values(TextTotals, data)),
-            sources=None
-            if sources is None
-            else {source: TextTotals.of_source(source, item) for source, item in sources.items()},
-            **field_values(cls, data, given={"totals", "sources"}),
-        )
-
-    @classmethod
     def read(cls, path: str | os.PathLike) -> CorpusStatistics:
         """The record in ``path``; a malformed one raises a ValueError naming the file."""
-        return read_record(path, cls.from_record, "corpus statistics record (stats.json)")
+        return read_record(
+            path, functools.partial(parse_record, cls), "corpus statistics record (stats.json)"
+        )

@@ -4,25 +4,24 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
-from biocompact.records.base import (
-    field_names,
-    field_values,
-    read_record,
-    refuse_unknown_keys,
-    when_set,
-    written_fields,
-)
+from pydantic import Discriminator, Tag
+
+from biocompact.entries import FLAT, parse_record
+from biocompact.records.base import read_record, when_set, written_fields
 
 
 @dataclass(frozen=True)
 class Pretraining:
     """How a pretrained model began and what trained it (an older record lacking one of
     these: its default)."""
+
+    RECORD = "Pretraining record"
 
     init: str = "scratch"  # scratch, or the checkpoint continued from
     family: str = "bert"
@@ -38,6 +37,8 @@ class Distillation:
     as its objective read them (``temperature``, ``layer_map`` and ``minilmv2`` only for the
     methods that read them)."""
 
+    RECORD = "Distillation record"
+
     teacher: str  # the teacher's portable location
     method: str
     student_init: str
@@ -52,12 +53,20 @@ class Distillation:
         return written_fields(self)
 
 
+def _origin(values: Mapping[str, Any]) -> str:
+    """The origin of a record's values: a distillation where they name a teacher."""
+    return "Distillation" if "teacher" in values else "Pretraining"
+
+
 @dataclass(frozen=True, kw_only=True)
 class ModelDescription:
     """What a language-model job records of its model before training it."""
 
     model: str
-    origin: Pretraining | Distillation
+    origin: Annotated[
+        Annotated[Pretraining, Tag("Pretraining")] | Annotated[Distillation, Tag("Distillation")],
+        Discriminator(_origin),
+    ] = field(metadata=FLAT)
     # the model's config.json fields that differ from defaults ({}: an older record's)
     architecture: dict[str, Any] = field(default_factory=dict)
 
@@ -69,19 +78,6 @@ class ModelDescription:
         """The record's first keys (the tracked run's ``config`` parameter too)."""
         return {"model": self.model, **self.origin.as_record(), "architecture": self.architecture}
 
-    @classmethod
-    def from_record(cls, data: Mapping[str, Any]) -> ModelDescription:
-        """The description in a record: a distilled model's when it names a teacher."""
-        origin_class = Distillation if "teacher" in data else Pretraining
-        return cls(
-            origin=origin_class(**field_values(origin_class, data)),
-            **field_values(cls, data, given={"origin"}),
-        )
-
-    def keys(self) -> set[str]:
-        """The keys a record of this description may hold before the training's."""
-        return (field_names(type(self)) | field_names(type(self.origin))) - {"origin"}
-
 
 @dataclass(frozen=True, kw_only=True)
 class LanguageModelRecord:
@@ -91,7 +87,9 @@ class LanguageModelRecord:
     (ELECTRA: of the generator, whose MLM head the figures are, beside the discriminator's
     parameters; NSP and sentence order: the pair accuracy)."""
 
-    description: ModelDescription
+    RECORD = "language model record"
+
+    description: ModelDescription = field(metadata=FLAT)
     steps: int
     train_tokens: int
     # the training settings (training.settings.TrainingSettings; {}: an older record's)
@@ -114,19 +112,8 @@ class LanguageModelRecord:
         return {**self.description.as_record(), **figures}
 
     @classmethod
-    def from_record(cls, data: Mapping[str, Any]) -> LanguageModelRecord:
-        """The record of ``eval.json``'s content; a key it does not know raises a
-        ValueError."""
-        description = ModelDescription.from_record(data)
-        figures = field_values(cls, data, given={"description"})
-        refuse_unknown_keys(
-            data,
-            description.keys() | field_names(cls),
-            f"{description.origin.__class__.__name__} record",
-        )
-        return cls(description=description, **figures)
-
-    @classmethod
     def read(cls, path: str | os.PathLike) -> LanguageModelRecord:
         """The record in ``path``; a malformed one raises a ValueError naming the file."""
-        return read_record(path, cls.from_record, "language model record (eval.json)")
+        return read_record(
+            path, functools.partial(parse_record, cls), "language model record (eval.json)"
+        )

@@ -4,12 +4,13 @@ and read by the model cards and the report (docs/outputs.md)."""
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
-from biocompact.records.base import field_values, read_record, when_set, written_fields
+from biocompact.entries import parse_record, rest
+from biocompact.records.base import read_record, when_set, written_fields
 
 # The constant floors: predictions that ignore the input, each written by the baseline rule
 # as a model of its own (``results/baselines/{task}/...``) and read by the cards and the
@@ -69,7 +70,7 @@ class MetricsRecord:
     fold_aggregate: str | None = when_set()  # with folds: how their scores are combined
     folds: dict[str, dict[str, Any]] | None = when_set()  # fold -> its scores and counts
     best_step: int | None = None
-    stats: dict[str, int] = field(default_factory=dict)
+    stats: dict[str, int] = field(default_factory=dict, metadata=rest("counts"))
     grid_search: list[dict[str, Any]] | dict[str, list[dict[str, Any]] | None] | None = when_set()
     pooling: str | None = when_set()  # sequence-level families: the pooling, and why
     hardware: str | None = when_set()
@@ -94,19 +95,8 @@ class MetricsRecord:
         return record
 
     @classmethod
-    def from_record(cls, data: Mapping[str, Any]) -> MetricsRecord:
-        """The record of ``metrics.json``'s content: a key that is not a field is a family
-        statistic, which must be a whole number."""
-        if not isinstance(data.get("metrics"), dict):
-            raise ValueError("its metrics are not an object of metric -> score")
-        names = {item.name for item in fields(cls)}
-        stats = {key: value for key, value in data.items() if key not in names}
-        wrong = {key: value for key, value in stats.items() if type(value) is not int}
-        if wrong:
-            raise ValueError(f"keys that are neither fields nor counts: {wrong}")
-        return cls(**field_values(cls, data, given={"stats"}), stats=stats)
-
-    @classmethod
     def read(cls, path: str | os.PathLike) -> MetricsRecord:
         """The record in ``path``; a malformed one raises a ValueError naming the file."""
-        return read_record(path, cls.from_record, "metrics record (metrics.json)")
+        return read_record(
+            path, functools.partial(parse_record, cls), "metrics record (metrics.json)"
+        )

@@ -5,18 +5,13 @@ trained on it, which take their sequence length from it, not from the config aga
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from biocompact.records.base import (
-    field_names,
-    field_values,
-    read_record,
-    refuse_unknown_keys,
-    written_fields,
-)
+from biocompact.entries import parse_record
+from biocompact.records.base import read_record, written_fields
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -24,6 +19,8 @@ class TokenizedCorpusRecord:
     """The settings the corpus was packed with (``vocab.settings.CorpusTokenization``'s:
     its sequences' length, the share of documents held out, the packing) and the sequences
     of each split."""
+
+    RECORD = "tokenised corpus record"
 
     max_seq_length: int
     heldout_fraction: float
@@ -35,12 +32,6 @@ class TokenizedCorpusRecord:
         return written_fields(self)
 
     @classmethod
-    def from_record(cls, data: Mapping[str, Any]) -> TokenizedCorpusRecord:
-        """The record of the file's content; a key it does not write raises a ValueError."""
-        refuse_unknown_keys(data, field_names(cls), "tokenised corpus record")
-        return cls(**field_values(cls, data))
-
-    @classmethod
     def read(cls, path: str | os.PathLike) -> TokenizedCorpusRecord:
         """The record in ``path``; a malformed one raises a ValueError naming the file."""
-        return read_record(path, cls.from_record, "tokenised corpus record")
+        return read_record(path, functools.partial(parse_record, cls), "tokenised corpus record")

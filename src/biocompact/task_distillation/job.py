@@ -78,9 +78,10 @@ SPECS: dict[str, type[TeacherSpec] | type[StudentsSpec]] = {
 
 
 def read_spec(path: str | os.PathLike) -> TeacherSpec | StudentsSpec:
-    """The teacher's or the students' spec in the JSON file ``path``."""
+    """The teacher's or the students' spec in the JSON file ``path`` (as its ``stage``
+    says)."""
     values = read_json(path)
-    return SPECS[values["stage"]].from_json(values, path)
+    return SPECS[values.pop("stage")].from_json(values, path)
 
 
 def _spec_dir(checkpointing: Checkpointing | None, spec_dir: Path) -> str:

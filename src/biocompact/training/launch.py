@@ -20,7 +20,6 @@ read)``; its rule calls ``launch(job, spec, gpus, nodes)``.
 from __future__ import annotations
 
 import argparse
-import functools
 import logging
 import os
 import socket
@@ -32,9 +31,9 @@ from pathlib import Path
 from typing import Any, Self, TypeVar
 
 import torch
-from pydantic import TypeAdapter, ValidationError
-from pydantic_core import SchemaValidator, core_schema
+from pydantic import ValidationError
 
+from biocompact.entries import validator
 from biocompact.files.atomic import read_json, write_json
 from biocompact.training import distributed
 
@@ -59,10 +58,13 @@ class JobSpec:
 
     @classmethod
     def from_json(cls, values: Mapping[str, Any], source: str | os.PathLike = "job spec") -> Self:
-        """The spec that ``to_json`` wrote, its nested dataclasses and tuples rebuilt; a
-        malformed one is an error naming ``source`` (its file) and the field."""
+        """The spec that ``to_json`` wrote, its nested dataclasses and tuples rebuilt, read as
+        strictly as a config entry but for a whole number in a ``float`` field, which stays an
+        int, as the rule's process held it (an ``epochs: float`` of 3), so that every process
+        writes the records a single process would; a malformed one is an error naming
+        ``source`` (its file) and the field."""
         try:
-            return cls._validator().validate_python(values)
+            return validator(cls).validate_python(values)
         except ValidationError as error:
             raise ValueError(f"{source}: not a {cls.__name__}: {error}") from None
 
@@ -74,30 +76,6 @@ class JobSpec:
     def read(cls, path: str | os.PathLike) -> Self:
         """The spec in the JSON file ``path``."""
         return cls.from_json(read_json(path), path)
-
-    @classmethod
-    @functools.cache
-    def _validator(cls) -> SchemaValidator:
-        """pydantic's validator of the spec (smart unions: a value keeps its type, the text
-        "1" of a ``str | int`` stays text), but for one change: a whole number read into a
-        ``float`` field stays an int, as the rule's process held it (an ``epochs: float`` of
-        3), so that every process writes the records a single process would."""
-        return SchemaValidator(_ints_stay_ints(TypeAdapter(cls).core_schema))
-
-
-def _ints_stay_ints(schema: Any) -> Any:
-    """The pydantic core ``schema`` with every float schema widened to accept an int as it is."""
-    if isinstance(schema, list):
-        return [_ints_stay_ints(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    schema = {key: _ints_stay_ints(value) for key, value in schema.items()}
-    if schema.get("type") == "float":
-        return core_schema.union_schema(
-            [core_schema.int_schema(strict=True), schema],
-            custom_error_type="float_type",
-        )
-    return schema
 
 
 def data_parallel_processes(requested_gpus: int) -> int:
