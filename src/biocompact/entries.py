@@ -16,11 +16,11 @@ import dataclasses
 import functools
 import types
 import typing
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import MISSING, fields, is_dataclass
 from typing import Any, TypeVar
 
-from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import ConfigDict, TypeAdapter, ValidationError
 from pydantic_core import SchemaValidator, core_schema
 from typing_extensions import is_typeddict
 
@@ -34,9 +34,6 @@ ENTRY = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 # and the names built from it).
 STRICT_SCALARS = ("int", "float", "bool", "str")
 TYPE_WORDS = {bool: "true or false", int: "an integer", float: "a number", str: "text"}
-# A list's items given once each (the schema's uniqueItems): ``Annotated[tuple[str, ...],
-# UNIQUE_ITEMS]``
-UNIQUE_ITEMS = Field(json_schema_extra={"uniqueItems": True})
 
 
 def parse_entry(cls: type[Entry], entry: Mapping[str, Any], where: str | None = None) -> Entry:
@@ -48,15 +45,6 @@ def parse_entry(cls: type[Entry], entry: Mapping[str, Any], where: str | None = 
     except ValidationError as error:
         place = where or str(getattr(cls, "SECTION", cls.__name__))
         raise ValueError(_message(cls, error.errors()[0], place)) from None
-
-
-def one_of(schema: dict[str, Any]) -> None:
-    """``json_schema_extra`` of a field whose type is a union of options that exclude each
-    other: its schema's ``oneOf`` (pydantic writes ``anyOf``), a constant ``const`` alone."""
-    schema["oneOf"] = [
-        {"const": option["const"]} if "const" in option else option
-        for option in schema.pop("anyOf")
-    ]
 
 
 def parse_record(cls: type[Entry], data: Mapping[str, Any]) -> Entry:
@@ -280,18 +268,6 @@ def _scalar_types(hint: Any) -> tuple[type, ...]:
     options = _options(hint)
     scalars = (bool, int, float, str, type(None))
     return options if all(option in scalars for option in options) else ()
-
-
-def left_out_or_given(schema: dict[str, Any]) -> None:
-    """``json_schema_extra`` of a field ``X | None = None`` whose None means only "left out of
-    the config" (or of a parse that does not need it): its schema is X's, without null or a
-    default."""
-    del schema["default"]
-    options = schema.pop("anyOf", None)
-    if options:
-        schema.update(next(option for option in options if option.get("type") != "null"))
-    else:
-        schema["type"] = next(kind for kind in schema["type"] if kind != "null")
 
 
 def number_as_text_hint(value: Any) -> str:

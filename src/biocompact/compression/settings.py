@@ -11,7 +11,8 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from biocompact.efficiency.settings import Timing
-from biocompact.entries import ENTRY, UNIQUE_ITEMS
+from biocompact.entries import ENTRY
+from biocompact.schema_fields import UNIQUE_ITEMS
 from biocompact.taskfiles.settings import FinetuningTask
 
 REFERENCE = "fp32"  # the fine-tuned model as saved: every format is compared with it

@@ -44,7 +44,7 @@ from biocompact.corpus.evaluation_text import (
     normalise_pmid,
 )
 from biocompact.corpus.textshards import Document, iter_documents
-from biocompact.entries import ENTRY, one_of, parse_entry
+from biocompact.entries import ENTRY, parse_entry
 from biocompact.files.atomic import atomic_open, write_json
 from biocompact.records.base import field_values
 from biocompact.records.contamination import (
@@ -55,6 +55,7 @@ from biocompact.records.contamination import (
     ShardTotals,
     SplitContamination,
 )
+from biocompact.schema_fields import one_of
 from biocompact.taskfiles.settings import FinetuningTask
 
 LOG = logging.getLogger(__name__)

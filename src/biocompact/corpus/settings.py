@@ -11,7 +11,8 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field
 
-from biocompact.entries import ENTRY, one_of
+from biocompact.entries import ENTRY
+from biocompact.schema_fields import no_schema_default, one_of
 
 # A file or source name: a path's last part, no separator
 NAME_PATTERN = "^[A-Za-z0-9_.-]+$"
@@ -31,7 +32,9 @@ class PubmedFileRange:
     prefix: FileName
     first: Annotated[int, Field(ge=0)]
     last: Annotated[int, Field(ge=0)]
-    digits: Annotated[int, Field(ge=1)] = 4
+    # not filled in by the schema (as the listing reads it): Snakemake's validate, which sets
+    # defaults, would set one inside the oneOf's other options too (a list)
+    digits: Annotated[int, Field(ge=1, json_schema_extra=no_schema_default)] = 4
     """zero-padded width, 4 when left out"""
 
 

@@ -17,7 +17,8 @@ from pydantic import Field
 
 from biocompact.distillation.methods import DistillationOptions, MethodOptions, method_options
 from biocompact.distillation_methods import DEFAULT_METHOD, DISTILLATION_METHODS
-from biocompact.training.settings import Architecture, TrainingSettings, no_schema_default
+from biocompact.schema_fields import no_schema_default
+from biocompact.training.settings import Architecture, TrainingSettings
 
 
 @dataclass(frozen=True, kw_only=True)

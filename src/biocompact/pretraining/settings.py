@@ -20,7 +20,8 @@ from biocompact.pretraining.objective_families import (
     OBJECTIVE_FAMILIES,
     objective_for,
 )
-from biocompact.training.settings import Architecture, TrainingSettings, no_schema_default
+from biocompact.schema_fields import no_schema_default
+from biocompact.training.settings import Architecture, TrainingSettings
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ from typing import Annotated
 
 from pydantic import Field
 
-from biocompact.entries import ENTRY, UNIQUE_ITEMS
+from biocompact.entries import ENTRY
+from biocompact.schema_fields import UNIQUE_ITEMS
 
 
 @dataclass(frozen=True)

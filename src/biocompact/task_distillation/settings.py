@@ -18,8 +18,9 @@ from typing import Annotated, Any
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from biocompact.entries import ENTRY, left_out_or_given
+from biocompact.entries import ENTRY
 from biocompact.finetuning.settings import task_entry
+from biocompact.schema_fields import left_out_or_given
 from biocompact.task_distillation.randomised import QUESTION_STARTERS
 from biocompact.taskfiles.formats import TRANSFER_FORMATS
 from biocompact.taskfiles.settings import (

@@ -21,7 +21,8 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import ConfigDict, Field, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
-from biocompact.entries import ENTRY, left_out_or_given
+from biocompact.entries import ENTRY
+from biocompact.schema_fields import left_out_or_given
 from biocompact.taskfiles.formats import TASK_FORMATS
 
 # The settings a preset's ``grid`` may vary, in the order a grid point is named.

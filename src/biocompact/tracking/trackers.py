@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol
 
-from biocompact.entries import ENTRY, UNIQUE_ITEMS
+from biocompact.entries import ENTRY
+from biocompact.schema_fields import UNIQUE_ITEMS
 from biocompact.tracking.tensorboard_events import ScalarWriter
 
 # backend -> (module it imports, pip package that installs it); tensorboard is built in

@@ -69,12 +69,6 @@ class Architecture(TypedDict, total=False):
     preset: str
 
 
-def no_schema_default(schema: dict) -> None:
-    """A field's ``json_schema_extra`` for a default the schema does not fill in (the rule's
-    params hold the entry as written)."""
-    del schema["default"]
-
-
 @dataclass(frozen=True)
 class MaskingSettings:
     """masked-language-modelling corruption (BERT's recipe by default)"""
