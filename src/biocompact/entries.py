@@ -180,14 +180,19 @@ def _adapted(schema: Any, record: bool) -> Any:
     if kind == "dataclass-args":
         schema["extra_behavior"] = "forbid"
     if kind == "float":
-        return core_schema.union_schema(
-            [core_schema.int_schema(strict=True), schema], custom_error_type="float_type"
-        )
+        return core_schema.no_info_wrap_validator_function(_int_as_given, schema)
     if kind == "dataclass" and record:
         ref = schema.pop("ref", None)  # a shared definition: the reader is what is referred to
         values = functools.partial(_record_values, schema["cls"])
         return core_schema.no_info_before_validator_function(values, schema, ref=ref)
     return schema
+
+
+def _int_as_given(value: Any, validate: core_schema.ValidatorFunctionWrapHandler) -> Any:
+    """A float field's value, checked (type and constraints) by ``validate``; an int kept an
+    int, as its writer held it."""
+    checked = validate(value)
+    return value if type(value) is int else checked
 
 
 def _message(cls: type, problem: Mapping[str, Any], where: str) -> str:
