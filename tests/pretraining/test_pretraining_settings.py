@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
@@ -12,16 +11,7 @@ from biocompact.entries import parse_entry
 from biocompact.pretraining.settings import PretrainingSettings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SCHEMA = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
 ENTRY = {"vocabulary": "v", "steps": 10, "batch_size": 8, "learning_rate": 1e-3}
-
-
-def test_the_schema_properties_are_the_fields():
-    """Every option of a pretraining entry is a field (resources: Slurm's, not the job's)."""
-    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
-    options = set(schema["properties"]["pretraining"]["additionalProperties"]["properties"])
-    fields = {field.name for field in dataclasses.fields(PretrainingSettings)}
-    assert options - {"resources"} == fields
 
 
 def test_the_demo_entries_parse():

@@ -40,25 +40,6 @@ SCHEMA = yaml.safe_load(
 SECTION = SCHEMA["properties"]["task_distillation"]["properties"]
 
 
-def _options(schema: dict) -> set[str]:
-    """The properties of an object schema, or of the entries of a map schema."""
-    entries = schema["additionalProperties"]
-    return set(entries["properties"]) if isinstance(entries, dict) else set(schema["properties"])
-
-
-def _fields(cls: type) -> set[str]:
-    return {field.name for field in dataclasses.fields(cls)} - {"name"}
-
-
-def test_the_schema_properties_are_the_fields():
-    transfer = SECTION["transfer_sets"]
-    assert _options(transfer) == _fields(TransferSetSettings)
-    assert _options(transfer["additionalProperties"]["properties"]["randomised"]) == _fields(
-        RandomisedSettings
-    )
-    assert _options(SECTION["experiments"]) == _fields(ExperimentSettings)
-
-
 def test_the_demo_entries_parse():
     config = yaml.safe_load((REPO_ROOT / "config.yaml").read_text(encoding="utf-8"))[
         "task_distillation"

@@ -3,32 +3,10 @@ points, and the keys a parsed entry may have."""
 
 from __future__ import annotations
 
-import dataclasses
-from pathlib import Path
-
 import pytest
-import yaml
 
 from biocompact.entries import parse_entry
 from biocompact.taskfiles.settings import FinetuningTask, Hyperparameters
-
-SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
-SECTION = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))["properties"]["finetuning"]
-
-
-def _fields(cls: type) -> dict[str, object]:
-    """Each field's default (MISSING for a required one)."""
-    return {
-        item.name: item.default_factory() if callable(item.default_factory) else item.default
-        for item in dataclasses.fields(cls)
-    }
-
-
-def test_the_schema_properties_are_the_fields_with_their_defaults():
-    preset = SECTION["properties"]["presets"]["additionalProperties"]["properties"]
-    assert {key: value["default"] for key, value in preset.items()} == _fields(Hyperparameters)
-    task = SECTION["properties"]["tasks"]["additionalProperties"]["properties"]
-    assert set(task) == set(_fields(FinetuningTask)) - {"name"}
 
 
 def test_grid_points_yield_hyperparameters():

@@ -3,24 +3,12 @@ rule train_vocabulary's params, which hold one, parsed into VocabularyTraining."
 
 from __future__ import annotations
 
-import dataclasses
 import typing
-from pathlib import Path
 
 import pytest
-import yaml
 
 from biocompact.entries import parse_entry
 from biocompact.vocab.settings import PRETRAINED, VocabularySettings, VocabularyTraining
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-SCHEMA = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
-
-
-def test_the_schema_properties_are_the_fields():
-    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
-    options = set(schema["properties"]["vocabularies"]["additionalProperties"]["properties"])
-    assert options == {field.name for field in dataclasses.fields(VocabularySettings)}
 
 
 def test_the_types_are_the_trainers_and_pretrained():
