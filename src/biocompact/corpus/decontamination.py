@@ -55,7 +55,7 @@ from biocompact.records.contamination import (
     ShardTotals,
     SplitContamination,
 )
-from biocompact.schema_fields import one_of
+from biocompact.schema_fields import UNIQUE_ITEMS, one_of
 from biocompact.taskfiles.settings import FinetuningTask
 
 LOG = logging.getLogger(__name__)
@@ -88,7 +88,7 @@ class DecontaminationSettings:
     ngram: Annotated[int, Field(ge=1)] = NGRAM
     """words per n-gram (13: Brown et al. 2020); lower-cased, punctuation and whitespace only
     separate words"""
-    tasks: Annotated[tuple[str, ...], Field(json_schema_extra={"uniqueItems": True})] | None = None
+    tasks: Annotated[tuple[str, ...], UNIQUE_ITEMS] | None = None
     """the tasks of finetuning.tasks whose dev and test text is checked; null: all of them"""
 
     def checked_tasks(self, configured: Sequence[str]) -> list[str]:

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import Field
 
 from biocompact.entries import ENTRY
-from biocompact.schema_fields import no_schema_default, one_of
+from biocompact.schema_fields import UNIQUE_ITEMS, no_schema_default, one_of
 
 # A file or source name: a path's last part, no separator
 NAME_PATTERN = "^[A-Za-z0-9_.-]+$"
@@ -70,7 +70,7 @@ class PmcSettings:
     """base URL or folder of the files"""
     files: Annotated[
         tuple[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+\.(tar\.gz|tgz|nxml|xml)$")], ...],
-        Field(json_schema_extra={"uniqueItems": True}),
+        UNIQUE_ITEMS,
     ] = ()
     """bulk packages (.tar.gz of JATS articles) or single articles (.nxml/.xml) under source"""
     verify_md5: bool = False

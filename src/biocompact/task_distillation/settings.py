@@ -20,7 +20,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from biocompact.entries import ENTRY
 from biocompact.finetuning.settings import task_entry
-from biocompact.schema_fields import left_out_or_given
+from biocompact.schema_fields import UNIQUE_ITEMS, left_out_or_given
 from biocompact.task_distillation.randomised import QUESTION_STARTERS
 from biocompact.taskfiles.formats import TRANSFER_FORMATS
 from biocompact.taskfiles.settings import (
@@ -141,9 +141,7 @@ class ExperimentSettings:
     """a model of this config (e.g. a distilled compact model or a general one)"""
     student_training: ClassifierTraining = ClassifierTraining()
     """the students' training on transfer data (BioXtract: lr 8e-6, ~1000 steps of 12)"""
-    transfer: Annotated[
-        tuple[str, ...], Field(min_length=1, json_schema_extra={"uniqueItems": True})
-    ]
+    transfer: Annotated[tuple[str, ...], Field(min_length=1), UNIQUE_ITEMS]
     """names of task_distillation.transfer_sets"""
     temperature: Positive = 1.0
     """of the teacher's and the student's sigmoid (binary) or softmax"""

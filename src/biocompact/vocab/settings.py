@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import Field
 
 from biocompact.entries import ENTRY
+from biocompact.schema_fields import UNIQUE_ITEMS
 
 # Fields that are not options of the trainer: what is trained, on what, compared with what
 NOT_TRAINER_OPTIONS = ("type", "sample_fraction", "reference", "checkpoint")
@@ -53,7 +54,7 @@ class VocabularySettings:
     """share of training documents the vocabulary is trained on (a stable hash sample)"""
     extra_special_tokens: Annotated[
         tuple[Annotated[str, Field(min_length=1)], ...],
-        Field(json_schema_extra={"uniqueItems": True}),
+        UNIQUE_ITEMS,
     ] = ()
     """tokens kept whole after BERT's five, e.g. ["@GENE$", "@DISEASE$"]"""
     reference: str | None = None

@@ -24,6 +24,7 @@ from biocompact.finetuning.tasks import FAMILIES
 from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.release.settings import CardSettings, ReleaseSettings
 from biocompact.report.settings import ReportSettings
+from biocompact.schema_fields import UNIQUE_ITEMS
 from biocompact.task_distillation.settings import (
     NAME_PATTERN,
     ExperimentSettings,
@@ -35,7 +36,7 @@ from biocompact.training.settings import DEFAULT_PROBES, MaskingSettings, Probe
 from biocompact.vocab.settings import PretrainingData, VocabularySettings
 from biocompact.workflow.slurm_resources import DataJobs, GpuJob
 
-SEEDS = Field(min_length=1, json_schema_extra={"uniqueItems": True})
+SEEDS = Field(min_length=1)
 NAMED = Field(json_schema_extra={"propertyNames": {"pattern": NAME_PATTERN}})
 
 
@@ -53,9 +54,9 @@ class FinetuningSettings:
 
     __pydantic_config__ = ENTRY
 
-    models: Annotated[tuple[str, ...], Field(json_schema_extra={"uniqueItems": True})] = ()
+    models: Annotated[tuple[str, ...], UNIQUE_ITEMS] = ()
     """models fine-tuned on every task; empty: no fine-tuning or report"""
-    seeds: Annotated[tuple[int, ...], SEEDS] = (1, 2, 3, 4, 5)
+    seeds: Annotated[tuple[int, ...], SEEDS, UNIQUE_ITEMS] = (1, 2, 3, 4, 5)
     presets: dict[str, Hyperparameters] = field(default_factory=dict)
     resources: GpuJob = GpuJob()
     """each (model, task, seed) run is one job, one process: gpus at most 1"""
@@ -86,7 +87,7 @@ class TaskDistillationSettings:
 
     __pydantic_config__ = ENTRY
 
-    seeds: Annotated[tuple[int, ...], SEEDS] = (1, 2, 3)
+    seeds: Annotated[tuple[int, ...], SEEDS, UNIQUE_ITEMS] = (1, 2, 3)
     """student seeds (BioXtract: 3); medians over them"""
     resources: GpuJob = GpuJob()
     """each teacher, soft-label and student job: the teacher and the students train
