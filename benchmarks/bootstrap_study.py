@@ -22,6 +22,7 @@ from pathlib import Path
 
 from biocompact.entries import parse_entry
 from biocompact.finetuning import metrics as defined
+from biocompact.records.base import record_data
 from biocompact.records.metrics import MetricsRecord
 from biocompact.report.aggregation import BASELINE
 from biocompact.report.comparisons import run_comparisons
@@ -166,7 +167,7 @@ def _write_run(folder: Path, family: str, metric: str, gold: list, predicted: li
         metrics={metric: _metrics(family, metric).compute(gold, predicted)},
         labels=["0", "1"] if metric == "binary_f1" else labels.get(family, []),
     )
-    (folder / "metrics.json").write_text(json.dumps(record.as_record()), encoding="utf-8")
+    (folder / "metrics.json").write_text(json.dumps(record_data(record)), encoding="utf-8")
 
 
 def write_study(root: Path) -> None:

@@ -85,7 +85,7 @@ def _record_values(cls: type, data: Any) -> Any:
             keys = _record_keys(_field_hints(cls)[item.name])
             values[item.name] = {key: values.pop(key) for key in keys if key in values}
         elif item.metadata.get(LAYOUT) == "rest":
-            known = _record_keys(cls)
+            known = _record_keys(cls) | {other.name for other in fields(cls)}  # FLAT ones too
             values[item.name] = {key: values.pop(key) for key in list(values) if key not in known}
     return values
 

@@ -21,6 +21,7 @@ from biocompact.compression.summary import read_summary, summary_frame, write_su
 from biocompact.entries import parse_entry
 from biocompact.files.atomic import write_json
 from biocompact.finetuning.train import FinetuneRun, finetune
+from biocompact.records.base import record_data
 from biocompact.records.compressed_format import CompressedFormatEvaluation, LatencyMeasurement
 from biocompact.report.tables import compression_table
 from biocompact.taskfiles.settings import FinetuningTask
@@ -256,7 +257,7 @@ def test_every_format_is_rescored_by_the_harness_timed_and_sized(finetuned, tmp_
     )
     predictions = {}
     for name in paths:
-        assert json.loads((tmp_path / f"{name}.json").read_text()) == results[name].as_record()
+        assert json.loads((tmp_path / f"{name}.json").read_text()) == record_data(results[name])
         predictions[name] = (tmp_path / f"{name}.tsv").read_text()
         assert results[name].timing == "interleaved rounds"
         assert results[name].compared_with == [other for other in paths if other != name]
@@ -340,7 +341,7 @@ def test_summary_and_report_table_from_hand_made_evaluations(tmp_path):
         ("onnx", 0.800, 40_100_000, [12.5, 12.1, 14.0]),  # rounds: 0.96, 0.909, 0.929 x
     ]:
         paths.append(tmp_path / f"{fmt}.json")
-        write_json(paths[-1], evaluation(fmt, score, size, runs).as_record())
+        write_json(paths[-1], record_data(evaluation(fmt, score, size, runs)))
     write_summary(paths, tmp_path / "summary.csv")
     summary = read_summary(tmp_path / "summary.csv")
     assert summary["score_change"].round(6).tolist() == [0.0, -0.012, 0.0]

@@ -12,6 +12,7 @@ import pytest
 from biocompact.corpus.sentences import build_splitter, chunks, split_sentences
 from biocompact.corpus.stats import sum_corpus_stats
 from biocompact.files.atomic import write_json
+from biocompact.records.base import record_data
 
 ABBREVIATIONS = (
     "Growth of E. coli K-12 was inhibited at 37 degrees C (Fig. 2). "
@@ -141,7 +142,7 @@ def test_corpus_stats(tmp_path):
         tmp_path / "stats.json",
     )
     assert (
-        result.as_record()
+        record_data(result)
         == json.loads((tmp_path / "stats.json").read_text())
         == {
             "files": ["a", "b"],

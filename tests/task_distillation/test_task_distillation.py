@@ -25,6 +25,7 @@ from tiny_models import HYPERPARAMETERS
 from torchrun_jobs import run_on_two_processes
 
 from biocompact.entries import parse_entry
+from biocompact.records.base import record_data
 from biocompact.records.classifier_evaluation import ClassifierEvaluation, ClassifierScores
 from biocompact.report.aggregation import aggregate
 from biocompact.report.render import build_report
@@ -464,7 +465,7 @@ def test_students_distilled_direct_and_untrained(teacher, re_task, tiny_model, t
             **common,
         )
         for path, record in zip(out, records[method]):
-            assert json.loads(Path(path).read_text()) == json.loads(json.dumps(record.as_record()))
+            assert json.loads(Path(path).read_text()) == json.loads(json.dumps(record_data(record)))
             assert {"roc_auc", "binary_f1", "teacher_agreement"} <= set(record.scores.metrics)
             assert record.setting == method and record.scores.test_units == 40
     assert [r.train_examples for r in records["distilled"]] == [60, 60]
@@ -1039,7 +1040,7 @@ def _evaluation(
         hyperparameters={},
     )
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record.as_record()))
+    path.write_text(json.dumps(record_data(record)))
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ from biocompact.files.atomic import atomic_open, write_json
 from biocompact.finetuning.task_labels import check_known_labels, task_labels
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.trainer import predict_logits
+from biocompact.records.base import record_data
 from biocompact.records.compressed_format import CompressedFormatEvaluation, LatencyMeasurement
 from biocompact.task_distillation.soft_labels import model_labels
 from biocompact.taskfiles.settings import FinetuningTask
@@ -126,7 +127,7 @@ def evaluate_formats(
             measurements=latencies[name],
             torch=torch.__version__,
         )
-        write_json(out_evaluations[name], results[name].as_record())
+        write_json(out_evaluations[name], record_data(results[name]))
         log.info(
             "%s: %s = %.4f, %.2f MB, %s",
             name,

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from biocompact.files.atomic import read_json, write_json
+from biocompact.records.base import record_data
 from biocompact.records.corpus_statistics import CorpusStatistics, TextTotals
 
 TOTALS = ("documents", "sentences", "words", "characters")
@@ -68,7 +69,7 @@ def sum_corpus_stats(
         skipped=dict(sorted(skipped.items())),
         sources=by_source,
     )
-    write_json(output, result.as_record())
+    write_json(output, record_data(result))
     return result
 
 

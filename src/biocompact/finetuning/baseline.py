@@ -14,6 +14,7 @@ from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.record import FoldResult, metrics_record, write_run_files
 from biocompact.finetuning.splits import Splits, load_splits
 from biocompact.finetuning.tasks import get_family
+from biocompact.records.base import record_data
 from biocompact.records.metrics import ALL_POSITIVE, MAJORITY_CLASS
 from biocompact.taskfiles.folds import fold_tasks
 from biocompact.taskfiles.settings import FinetuningTask
@@ -71,7 +72,7 @@ def constant_floors(task: FinetuningTask, *, outputs: Mapping[str, str]) -> dict
             write_run_files(outputs, family, floor_results, record)
         elif "floors" in outputs:
             write_run_files(floor_outputs(outputs["floors"], floor), family, floor_results, record)
-        records[floor] = record.as_record()
+        records[floor] = record_data(record)
     return records
 
 

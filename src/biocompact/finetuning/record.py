@@ -14,6 +14,7 @@ from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.metrics import definitions
 from biocompact.finetuning.splits import Splits
 from biocompact.locations import portable_location
+from biocompact.records.base import record_data
 from biocompact.records.metrics import MetricsRecord
 from biocompact.taskfiles.settings import FinetuningTask, Hyperparameters
 
@@ -160,4 +161,4 @@ def write_run_files(
     (``outputs["metrics"]``)."""
     with atomic_open(outputs["predictions"]) as handle:
         write_fold_predictions(handle, family, results)
-    write_json(outputs["metrics"], record.as_record())
+    write_json(outputs["metrics"], record_data(record))

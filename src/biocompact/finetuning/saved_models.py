@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 from biocompact.files.atomic import atomic_path, write_json
 from biocompact.finetuning.tasks import get_family
+from biocompact.records.base import record_data
 from biocompact.records.metrics import MetricsRecord
 from biocompact.release.cards import finetuned_model_card, write_card
 from biocompact.release.settings import CardSettings
@@ -74,7 +75,7 @@ def publish_chosen(
             ignore=shutil.ignore_patterns(".snakemake_timestamp"),
             dirs_exist_ok=True,
         )
-        write_json(folder / "metrics.json", chosen.as_record())
+        write_json(folder / "metrics.json", record_data(chosen))
         card = finetuned_model_card(
             folder,
             records,

@@ -45,6 +45,7 @@ from biocompact.finetuning.trainer import (
     training_arguments,
 )
 from biocompact.locations import portable_location
+from biocompact.records.base import record_data
 from biocompact.records.metrics import MAJORITY_CLASS
 from biocompact.release.cards import finetuned_model_card, hardware, write_card
 from biocompact.release.settings import CardSettings
@@ -378,7 +379,7 @@ def finetune(
         pooling=None if pooling is None else pooling_text(*pooling),
     )
     if not distributed.is_main():
-        return record.as_record()
+        return record_data(record)
     write_run_files(outputs, family, results, record)
     if out_model:
         card = finetuned_model_card(
@@ -392,4 +393,4 @@ def finetune(
         )
         write_card(card, out_model)
     logger.info("test %s = %.4f", record.primary_metric, record.metrics[record.primary_metric])
-    return record.as_record()
+    return record_data(record)

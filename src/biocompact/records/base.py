@@ -1,23 +1,32 @@
 """What the records share: a file read into its dataclass with errors that name the file,
-the fields an older record may lack, and the fields written only when set."""
+the fields an older record may lack, the fields written only when set or when their record
+says so, and the one writer of a record's JSON object (``record_data``, the inverse of
+``entries.parse_record``)."""
 
 from __future__ import annotations
 
 import json
 import os
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import MISSING, Field, field, fields
+from dataclasses import MISSING, Field, field, fields, is_dataclass
 from typing import Any, TypeVar
+
+from biocompact.entries import LAYOUT
 
 Record = TypeVar("Record")
 
-# a field's metadata: written only when its value is not None (a key some records hold)
-WHEN_SET = {"written": "when set"}
+WRITTEN = "written"  # the key of a field's metadata that says when its record writes it
+
+
+def written_when(condition: Callable[[Any, Any], bool]) -> dict[str, Any]:
+    """A field's metadata: written only when ``condition(record, value)`` holds (a key some
+    records hold; one that lacks it reads with the field's default)."""
+    return {WRITTEN: condition}
 
 
 def when_set() -> Any:
     """A field that defaults to None and is written only when set."""
-    return field(default=None, metadata=WHEN_SET)
+    return field(default=None, metadata=written_when(lambda record, value: value is not None))
 
 
 def read_record(
@@ -59,11 +68,31 @@ def _required(item: Field) -> bool:
     return item.default is MISSING and item.default_factory is MISSING
 
 
-def written_fields(record: Any) -> dict[str, Any]:
-    """The fields of dataclass instance ``record`` in their order, those ``when_set`` only
-    when not None."""
-    return {
-        item.name: value
-        for item in fields(record)
-        if (value := getattr(record, item.name)) is not None or item.metadata != WHEN_SET
-    }
+def record_data(record: Any) -> dict[str, Any]:
+    """Dataclass instance ``record`` as the JSON object of its file, which
+    ``entries.parse_record`` reads back to an equal record: its fields in their order, those
+    ``written_when`` (``when_set``) only when their condition holds, the keys of a ``FLAT``
+    or ``rest`` field's object among its own at the field's place, nested dataclasses
+    written alike, tuples as lists."""
+    data: dict[str, Any] = {}
+    for item in fields(record):
+        value = getattr(record, item.name)
+        if WRITTEN in item.metadata and not item.metadata[WRITTEN](record, value):
+            continue
+        if item.metadata.get(LAYOUT) in ("flat", "rest"):
+            data.update(_json_value(value))
+        else:
+            data[item.name] = _json_value(value)
+    return data
+
+
+def _json_value(value: Any) -> Any:
+    """A field's ``value`` as its record holds it: a dataclass as its object (``record_data``),
+    a mapping's and a sequence's items alike, a tuple as a list."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return record_data(value)
+    if isinstance(value, Mapping):
+        return {key: _json_value(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_value(item) for item in value]
+    return value

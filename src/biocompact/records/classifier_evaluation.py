@@ -10,10 +10,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from biocompact.entries import FLAT, parse_record
-from biocompact.records.base import read_record, written_fields
+from biocompact.records.base import read_record, written_when
 
 TEACHER = "teacher"  # the setting of a teacher's record, which holds no student fields
 STUDENT_FIELDS = ("experiment", "transfer", "temperature")
+
+
+def student_field() -> Any:
+    """One of the ``STUDENT_FIELDS``: None for a teacher, whose record lacks it; written by a
+    student's record even when None."""
+    return field(
+        default=None, metadata=written_when(lambda record, value: record.setting != TEACHER)
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -42,8 +50,8 @@ class ClassifierEvaluation:
 
     RECORD = "task distillation evaluation"
 
-    experiment: str | None = None
-    transfer: str | None = None
+    experiment: str | None = student_field()
+    transfer: str | None = student_field()
     setting: str
     model: str
     task: str
@@ -53,17 +61,7 @@ class ClassifierEvaluation:
     train_examples: int
     train_seconds: float
     hyperparameters: dict[str, Any]  # task_distillation.settings.CLASSIFIER_TRAINING's
-    temperature: float | None = None  # of the soft labels a distilled student learnt
-
-    def as_record(self) -> dict[str, Any]:
-        """The record as ``evaluation.json`` holds it: the scores' keys in its middle."""
-        record: dict[str, Any] = {}
-        for name, value in written_fields(self).items():
-            if name == "scores":
-                record.update(written_fields(value))
-            elif self.setting != TEACHER or name not in STUDENT_FIELDS:
-                record[name] = value
-        return record
+    temperature: float | None = student_field()  # of the soft labels a distilled student learnt
 
     def __post_init__(self) -> None:
         if self.setting == TEACHER:

@@ -7,10 +7,9 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import dataclass
-from typing import Any
 
 from biocompact.entries import parse_record
-from biocompact.records.base import read_record, written_fields
+from biocompact.records.base import read_record
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,12 +65,6 @@ class CompressedFormatEvaluation:
     def primary_score(self) -> float:
         """The score of ``primary_metric``."""
         return self.metrics[self.primary_metric]
-
-    def as_record(self) -> dict[str, Any]:
-        """The record as ``evaluation.json`` holds it."""
-        record = written_fields(self)
-        record["measurements"] = [written_fields(item) for item in self.measurements]
-        return record
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> CompressedFormatEvaluation:

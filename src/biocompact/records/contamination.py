@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from biocompact.entries import FLAT, parse_record
-from biocompact.records.base import read_record, when_set, written_fields
+from biocompact.records.base import read_record, record_data, when_set
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -45,9 +45,6 @@ class ShardTotals:
 
     shard: str
     counts: DocumentCounts = field(metadata=FLAT)
-
-    def as_record(self) -> dict[str, Any]:
-        return {"shard": self.shard, **written_fields(self.counts)}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,14 +88,6 @@ class SplitContamination:
     ngram: Matches
     documents_removed: int
 
-    def as_record(self) -> dict[str, Any]:
-        return {
-            **written_fields(self.checked),
-            "pmid": written_fields(self.pmid),
-            "ngram": written_fields(self.ngram),
-            "documents_removed": self.documents_removed,
-        }
-
 
 @dataclass(frozen=True, kw_only=True)
 class ContaminationRecord:
@@ -120,13 +109,15 @@ class ContaminationRecord:
         return DocumentCounts.total(shard.counts for shard in self.shards)
 
     def as_record(self) -> dict[str, Any]:
-        """The record as ``contamination.json`` holds it."""
+        """The record as ``contamination.json`` holds it: its fields (``record_data``) with
+        the corpus's totals, which are no field, after ``tasks``."""
+        record = record_data(self)
+        corpus = {"shards": len(self.shards), **record_data(self.corpus)}
         return {
-            "ngram": self.ngram,
-            "tasks": self.tasks,
-            "corpus": {"shards": len(self.shards), **written_fields(self.corpus)},
-            "splits": [split.as_record() for split in self.splits],
-            "shards": [shard.as_record() for shard in self.shards],
+            "ngram": record.pop("ngram"),
+            "tasks": record.pop("tasks"),
+            "corpus": corpus,
+            **record,
         }
 
     @classmethod

@@ -6,10 +6,9 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import dataclass, field
-from typing import Any
 
 from biocompact.entries import FLAT, parse_record
-from biocompact.records.base import read_record, when_set, written_fields
+from biocompact.records.base import read_record, when_set
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -40,18 +39,6 @@ class CorpusStatistics:
     per_year: dict[str, int]  # year (or unknown) -> documents
     skipped: dict[str, int]  # reason -> records or documents
     sources: dict[str, TextTotals] | None = when_set()
-
-    def as_record(self) -> dict[str, Any]:
-        """The record as ``stats.json`` holds it."""
-        record: dict[str, Any] = {}
-        for name, value in written_fields(self).items():
-            if name == "totals":
-                record.update(written_fields(value))
-            elif name == "sources":
-                record[name] = {source: written_fields(item) for source, item in value.items()}
-            else:
-                record[name] = value
-        return record
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> CorpusStatistics:

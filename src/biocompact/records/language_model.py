@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from pydantic import Discriminator, Tag
 
 from biocompact.entries import FLAT, parse_record
-from biocompact.records.base import read_record, when_set, written_fields
+from biocompact.records.base import read_record, when_set
 
 
 @dataclass(frozen=True)
@@ -26,9 +26,6 @@ class Pretraining:
     init: str = "scratch"  # scratch, or the checkpoint continued from
     family: str = "bert"
     objective: str = "mlm"
-
-    def as_record(self) -> dict[str, Any]:
-        return written_fields(self)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -48,9 +45,6 @@ class Distillation:
     layer_map: list[int] | None = when_set()
     minilmv2: dict[str, int] | None = when_set()  # relation_heads, teacher_layer
     mlm_head_trained: bool  # whether a loss term reads the MLM logits
-
-    def as_record(self) -> dict[str, Any]:
-        return written_fields(self)
 
 
 def _origin(values: Mapping[str, Any]) -> str:
@@ -73,10 +67,6 @@ class ModelDescription:
     @property
     def distilled(self) -> bool:
         return isinstance(self.origin, Distillation)
-
-    def as_record(self) -> dict[str, Any]:
-        """The record's first keys (the tracked run's ``config`` parameter too)."""
-        return {"model": self.model, **self.origin.as_record(), "architecture": self.architecture}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -104,12 +94,6 @@ class LanguageModelRecord:
     replaced_token_accuracy: float | None = when_set()
     next_sentence_accuracy: float | None = when_set()
     sentence_order_accuracy: float | None = when_set()
-
-    def as_record(self) -> dict[str, Any]:
-        """The record as ``eval.json`` holds it."""
-        figures = written_fields(self)
-        del figures["description"]
-        return {**self.description.as_record(), **figures}
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> LanguageModelRecord:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from biocompact.entries import parse_record, rest
-from biocompact.records.base import read_record, when_set, written_fields
+from biocompact.records.base import read_record, when_set, written_when
 
 # The constant floors: predictions that ignore the input, each written by the baseline rule
 # as a model of its own (``results/baselines/{task}/...``) and read by the cards and the
@@ -69,7 +69,9 @@ class MetricsRecord:
     constant_floors: dict[str, dict[str, float]] | None = when_set()
     fold_aggregate: str | None = when_set()  # with folds: how their scores are combined
     folds: dict[str, dict[str, Any]] | None = when_set()  # fold -> its scores and counts
-    best_step: int | None = None
+    best_step: int | None = field(
+        default=None, metadata=written_when(lambda record, value: record.folds is None)
+    )
     stats: dict[str, int] = field(default_factory=dict, metadata=rest("counts"))
     grid_search: list[dict[str, Any]] | dict[str, list[dict[str, Any]] | None] | None = when_set()
     pooling: str | None = when_set()  # sequence-level families: the pooling, and why
@@ -83,16 +85,6 @@ class MetricsRecord:
             f"{split}: {counts['used']:,} of {counts['of']:,}"
             for split, counts in self.subsampled.items()
         )
-
-    def as_record(self) -> dict[str, Any]:
-        """The record as ``metrics.json`` holds it."""
-        record: dict[str, Any] = {}
-        for name, value in written_fields(self).items():
-            if name == "stats":
-                record.update(value)
-            elif name != "best_step" or self.folds is None:
-                record[name] = value
-        return record
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> MetricsRecord:

@@ -8,10 +8,9 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import dataclass
-from typing import Any
 
 from biocompact.entries import parse_record
-from biocompact.records.base import read_record, written_fields
+from biocompact.records.base import read_record
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -26,10 +25,6 @@ class TokenizedCorpusRecord:
     heldout_fraction: float
     packing: str
     sequences: dict[str, int]  # split -> sequences
-
-    def as_record(self) -> dict[str, Any]:
-        """The record as the file holds it."""
-        return written_fields(self)
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> TokenizedCorpusRecord:

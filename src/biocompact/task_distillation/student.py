@@ -27,6 +27,7 @@ from biocompact.finetuning.splits import check_known_labels
 from biocompact.finetuning.tasks import get_family
 from biocompact.finetuning.train import FinetuneRun, finetune, run_pooling
 from biocompact.finetuning.trainer import train_without_dev
+from biocompact.records.base import record_data
 from biocompact.records.classifier_evaluation import TEACHER, ClassifierEvaluation
 from biocompact.task_distillation.evaluation import evaluate, read_predicted_labels
 from biocompact.task_distillation.settings import classifier_training
@@ -106,7 +107,7 @@ def train_teacher(
         hyperparameters=classifier_training(task.training),
     )
     if distributed.is_main():
-        write_json(outputs["evaluation"], result.as_record())
+        write_json(outputs["evaluation"], record_data(result))
     return result
 
 
@@ -237,7 +238,7 @@ def run_students(
             temperature=run.temperature,
         )
         if distributed.is_main():
-            write_json(out_evaluation, result.as_record())
+            write_json(out_evaluation, record_data(result))
         logger.info("%s student, seed %d: %s", method, seed, scores.metrics)
         results.append(result)
     return results

@@ -14,6 +14,7 @@ import torch
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
 from biocompact.files.atomic import atomic_path, write_json
+from biocompact.records.base import record_data
 from biocompact.records.language_model import LanguageModelRecord, ModelDescription
 from biocompact.tracking.trackers import TrackingSettings
 from biocompact.training import distributed
@@ -93,7 +94,7 @@ def train_and_publish(
         "model": description.model,
         "seed": settings.seed,
         "hyperparameters": asdict(settings),
-        "config": description.as_record(),
+        "config": record_data(description),
     }
     log_path = train(
         objective,
@@ -120,8 +121,9 @@ def train_and_publish(
         tokenizer.save_pretrained(folder)
     with atomic_path(outputs["log"]) as temporary:
         shutil.copyfile(log_path, temporary)
-    write_json(outputs["eval"], record.as_record())
-    return record.as_record()
+    data = record_data(record)
+    write_json(outputs["eval"], data)
+    return data
 
 
 def _trained_tokens(log_path: os.PathLike) -> int:

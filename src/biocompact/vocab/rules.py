@@ -12,6 +12,7 @@ from typing import Any
 import datasets
 
 from biocompact.files.atomic import write_json
+from biocompact.records.base import record_data
 from biocompact.records.tokenized_corpus import TokenizedCorpusRecord
 from biocompact.vocab.build import build_vocabulary
 from biocompact.vocab.disk import check_free_space
@@ -69,5 +70,5 @@ def tokenize_corpus(
         **asdict(tokenization),
         sequences={name: split.num_rows for name, split in corpus.items()},
     )
-    write_json(outputs["record"], record.as_record())
+    write_json(outputs["record"], record_data(record))
     return corpus
