@@ -72,9 +72,18 @@ def test_the_check_finds_a_cycle():
     assert _cycle({"a": {"b": set()}, "b": {}}) == []
 
 
-def _heavy_modules_loaded_by(files: list[Path]) -> str:
-    """Which of torch, transformers and tokenizers importing the package modules that
-    ``files`` import loads (printed as a sorted list)."""
+MODEL_LIBRARIES = ("torch", "transformers", "tokenizers")
+SCORING_LIBRARIES = ("sklearn", "scipy.stats", "seqeval")
+
+
+def _heavy_modules_loaded_by(files: list[Path], heavy: tuple[str, ...] = MODEL_LIBRARIES) -> str:
+    """Which of the ``heavy`` modules (by default torch, transformers and tokenizers)
+    importing the package modules that ``files`` import loads (printed as a sorted list)."""
+    return _heavy_modules_loaded_on_import(_package_imports_of(files), heavy)
+
+
+def _package_imports_of(files: list[Path]) -> list[str]:
+    """The package modules that ``files`` (workflow files, scripts) import."""
     modules = sorted(
         {
             module
@@ -85,19 +94,25 @@ def _heavy_modules_loaded_by(files: list[Path]) -> str:
         }
     )
     assert modules, files  # the pattern finds their imports
+    return modules
+
+
+def _heavy_modules_loaded_on_import(modules: list[str], heavy: tuple[str, ...]) -> str:
+    """Which of the ``heavy`` modules importing ``modules`` loads, in a fresh interpreter."""
     code = "import importlib, sys\n"
     code += f"for name in {modules!r}: importlib.import_module(name)\n"
-    code += "print(sorted({'torch', 'transformers', 'tokenizers'} & set(sys.modules)))"
+    code += f"print(sorted(set({heavy!r}) & set(sys.modules)))"
     return subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.strip()
 
 
-def test_building_the_dag_imports_neither_torch_nor_transformers():
-    """torch and transformers cost about 2 CPU-s to import, which every snakemake start
-    would pay; the jobs import them."""
+def test_building_the_dag_imports_no_model_nor_scoring_library():
+    """torch and transformers cost about 2 CPU-s to import, scikit-learn, scipy.stats and
+    seqeval about 1, which every snakemake start would pay; the jobs that train or score
+    import them."""
     files = [REPO_ROOT / "Snakefile", *sorted((REPO_ROOT / "workflow" / "rules").glob("*.smk"))]
-    assert _heavy_modules_loaded_by(files) == "[]"
+    assert _heavy_modules_loaded_by(files, MODEL_LIBRARIES + SCORING_LIBRARIES) == "[]"
 
 
 @pytest.mark.parametrize("script", ["majority_baseline", "publish_finetuned"])
