@@ -144,9 +144,8 @@ class DataJobs:
     tokenize_corpus: TokenizeCorpusJob = TokenizeCorpusJob()
 
 
-Block = Mapping[
-    str, Any
-]  # a validated ``resources`` block (``GpuJob``): gpus, nodes, cpus_per_gpu, ...
+# a validated ``resources`` block (``GpuJob``): gpus, nodes, cpus_per_gpu, ...
+Block = Mapping[str, Any]
 # The plugin's resource names a GPU job sets (``slurm_resources``'s keys)
 RESOURCE_NAMES = (
     "gpu",
