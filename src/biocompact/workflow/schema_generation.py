@@ -72,7 +72,9 @@ class ConfigStyle(GenerateJsonSchema):
 
 def _inherited_docstrings(cls: type) -> dict[str, str]:
     """The field docstrings of dataclass ``cls``'s dataclass bases, a subclass's over its
-    base's (pydantic reads those of ``cls`` alone)."""
+    base's (pydantic reads those of ``cls`` alone), read by pydantic's own reader, the one its
+    ``use_attribute_docstrings`` uses. That reader is private: pydantic is pinned
+    (requirements.txt), and test_schema_generation fails if a new version reads otherwise."""
     docstrings: dict[str, str] = {}
     for base in reversed(cls.__mro__[1:]):
         if dataclasses.is_dataclass(base):
