@@ -79,11 +79,6 @@ SCORING_LIBRARIES = ("sklearn", "scipy.stats", "seqeval")
 def _heavy_modules_loaded_by(files: list[Path], heavy: tuple[str, ...] = MODEL_LIBRARIES) -> str:
     """Which of the ``heavy`` modules (by default torch, transformers and tokenizers)
     importing the package modules that ``files`` import loads (printed as a sorted list)."""
-    return _heavy_modules_loaded_on_import(_package_imports_of(files), heavy)
-
-
-def _package_imports_of(files: list[Path]) -> list[str]:
-    """The package modules that ``files`` (workflow files, scripts) import."""
     modules = sorted(
         {
             module
@@ -94,11 +89,6 @@ def _package_imports_of(files: list[Path]) -> list[str]:
         }
     )
     assert modules, files  # the pattern finds their imports
-    return modules
-
-
-def _heavy_modules_loaded_on_import(modules: list[str], heavy: tuple[str, ...]) -> str:
-    """Which of the ``heavy`` modules importing ``modules`` loads, in a fresh interpreter."""
     code = "import importlib, sys\n"
     code += f"for name in {modules!r}: importlib.import_module(name)\n"
     code += f"print(sorted(set({heavy!r}) & set(sys.modules)))"
