@@ -30,6 +30,7 @@ from lxml import etree
 from pubmed_parser.pubmed_oa_parser import parse_article_meta, parse_date
 
 from biocompact.corpus.errors import CorpusFileError
+from biocompact.corpus.settings import PmcSettings
 from biocompact.files.atomic import atomic_open, write_json
 
 LOG = logging.getLogger(__name__)
@@ -47,13 +48,14 @@ PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False
 
 @dataclasses.dataclass(frozen=True)
 class PmcOptions:
-    """What to keep of an article and which articles to sample."""
+    """What to keep of an article and which articles to sample: the parsing part of the
+    config's ``corpus.pmc`` (``PmcSettings``), whose defaults these are."""
 
-    captions: bool = False
-    tables: bool = False
-    references: bool = False
-    sample_fraction: float = 1.0
-    seed: int = 0
+    captions: bool = PmcSettings.captions
+    tables: bool = PmcSettings.tables
+    references: bool = PmcSettings.references
+    sample_fraction: float = PmcSettings.sample_fraction
+    seed: int = PmcSettings.seed
 
 
 @dataclasses.dataclass(frozen=True)
