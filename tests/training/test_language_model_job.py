@@ -16,6 +16,7 @@ from biocompact.entries import parse_entry
 from biocompact.pretraining.rules import pretrain
 from biocompact.pretraining.run import PretrainingSpec, run_pretraining
 from biocompact.pretraining.settings import PretrainingSettings
+from biocompact.release.settings import CardSettings
 from biocompact.tracking.trackers import TrackingSettings
 from biocompact.training import language_model_job
 from biocompact.training.language_model_job import DistillationJob, PretrainingJob
@@ -60,7 +61,9 @@ def launched(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, JobSpec, int, i
 def test_job_settings_come_from_params_name_and_config() -> None:
     job = PretrainingJob.from_params(PARAMS, "m", CONFIG)
     assert job.name == "m" and job.settings == PARAMS["settings"] and job.probes == PROBES
-    assert job.tracking == CONFIG["tracking"] and job.model_cards == CONFIG["model_cards"]
+    assert job.masking == MaskingSettings(probability=0.2)
+    assert job.tracking == parse_entry(TrackingSettings, CONFIG["tracking"])
+    assert job.model_cards == CardSettings(license="mit")
     assert DistillationJob.from_params(PARAMS, "s", CONFIG).teacher == PARAMS["teacher"]
     # text from a checkpoint not built here: its card says that text is unknown
     assert job.external_checkpoints == ()

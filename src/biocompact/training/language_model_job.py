@@ -37,16 +37,16 @@ class LanguageModelSpec(JobSpec):
 @dataclass(frozen=True)
 class LanguageModelJob:
     """What every language-model rule gives its job besides files: the model's name, its
-    config entry (as the model card quotes it; parsed into the spec's settings), where
-    checkpoints go, and the shared settings."""
+    config entry (as the model card quotes it; each stage parses it into its spec's
+    settings), where checkpoints go, and the shared settings, parsed."""
 
     name: str
     settings: dict[str, Any]
     checkpoint_dir: str
-    masking: dict[str, Any]
+    masking: MaskingSettings
     probes: tuple[Probe, ...]
-    tracking: dict[str, Any]  # where the curves go besides TensorBoard
-    model_cards: dict[str, Any]
+    tracking: TrackingSettings  # where the curves go besides TensorBoard
+    model_cards: CardSettings
     # checkpoints not built here whose pretraining text the model carries (its card says so)
     external_checkpoints: tuple[str, ...]
 
@@ -58,9 +58,10 @@ class LanguageModelJob:
         values = {
             **named,
             "name": name,
+            "masking": parse_entry(MaskingSettings, named["masking"]),
             "probes": tuple(parse_entry(Probe, probe) for probe in named["probes"]),
-            "tracking": config["tracking"],
-            "model_cards": config["model_cards"],
+            "tracking": parse_entry(TrackingSettings, config["tracking"]),
+            "model_cards": parse_entry(CardSettings, config["model_cards"]),
             "external_checkpoints": tuple(external_checkpoints(name, config)),
         }
         return cls(**{field.name: values[field.name] for field in fields(cls)})
@@ -99,17 +100,17 @@ def train_language_model(
         dataset_dir=inputs["corpus"],
         outputs={key: outputs[key] for key in OUTPUTS},
         checkpoint_dir=job.checkpoint_dir,
-        masking=parse_entry(MaskingSettings, job.masking),
+        masking=job.masking,
         probes=job.probes,
         threads=threads,
-        tracking=parse_entry(TrackingSettings, job.tracking),
+        tracking=job.tracking,
         **job_fields,
     )
     launch(run, spec, gpus=gpus, nodes=nodes)
     write_language_model_card(
         spec.outputs,
         job.settings,
-        parse_entry(CardSettings, job.model_cards),
+        job.model_cards,
         inputs["corpus"],
         contamination=inputs.get("contamination") or None,  # [] when not decontaminated
         external=job.external_checkpoints,
