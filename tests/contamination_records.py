@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from biocompact.records.contamination import (
     CheckedSplit,
     ContaminationRecord,
+    CorpusTotals,
     DocumentCounts,
     Matches,
     ShardTotals,
@@ -62,9 +63,11 @@ def contamination_record(
         documents_matched_by_pmid=0,
         documents_matched_by_ngram=removed,
     )
+    shards = [ShardTotals(shard="results/corpus/sentences/shard.txt.gz", counts=counts)]
     return ContaminationRecord(
         ngram=13,
         tasks=list(tasks),
+        corpus=CorpusTotals.of(shards),
         splits=list(splits),
-        shards=[ShardTotals(shard="results/corpus/sentences/shard.txt.gz", counts=counts)],
+        shards=shards,
     )

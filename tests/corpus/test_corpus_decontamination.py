@@ -32,6 +32,7 @@ from biocompact.corpus.sentences import split_sentences
 from biocompact.corpus.textshards import iter_documents
 from biocompact.entries import parse_entry
 from biocompact.files.atomic import read_json
+from biocompact.records.base import record_data
 from biocompact.taskfiles.formats import FORMATS
 from biocompact.taskfiles.settings import FinetuningTask
 
@@ -146,7 +147,7 @@ def test_planted_overlaps_are_found_counted_and_removed(tasks, tmp_path):
             "examples_unchecked": unchecked,
         }
 
-    assert summary.as_record() == {
+    assert record_data(summary) == {
         "ngram": 13,
         "tasks": ["re-task", "hoc-task", "qa-task", "ner-task"],
         "corpus": {

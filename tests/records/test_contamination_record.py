@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from biocompact.entries import parse_record
 from biocompact.files.atomic import write_json
 from biocompact.records.base import record_data
 from biocompact.records.contamination import (
@@ -76,15 +77,16 @@ def test_a_contamination_record_reads_back_and_writes_the_same_file(tmp_path, re
     path = tmp_path / "contamination.json"
     write_json(path, record)
     read = ContaminationRecord.read(path)
-    assert list(read.as_record().items()) == list(record.items())
+    assert list(record_data(read).items()) == list(record.items())
     again = tmp_path / "again.json"
-    write_json(again, read.as_record())
+    write_json(again, record_data(read))
     assert again.read_bytes() == path.read_bytes()
 
 
 def test_a_contamination_record_holds_its_splits_and_the_shards_summed():
-    record = ContaminationRecord.from_record(CONTAMINATION)
-    assert record.corpus == DocumentCounts(
+    record = parse_record(ContaminationRecord, CONTAMINATION)
+    assert record.corpus.shards == 2
+    assert record.corpus.counts == DocumentCounts(
         documents=6,
         sentences=9,
         documents_removed=4,
@@ -111,7 +113,7 @@ def test_a_contamination_record_holds_its_splits_and_the_shards_summed():
 
 
 def test_an_older_contamination_record_reads_without_the_unchecked_count():
-    [split] = ContaminationRecord.from_record(OLDER).splits
+    [split] = parse_record(ContaminationRecord, OLDER).splits
     assert split.checked.examples_unchecked is None
     assert "examples_unchecked" not in record_data(split)
 

@@ -25,6 +25,7 @@ from biocompact.files.atomic import atomic_path
 from biocompact.finetuning.rules import publish_finetuned
 from biocompact.finetuning.saved_models import Publication, choose_run
 from biocompact.finetuning.train import FinetuneRun
+from biocompact.records.base import record_data
 from biocompact.records.metrics import MetricsRecord
 from biocompact.release.cards import (
     CITATIONS,
@@ -219,7 +220,7 @@ def test_published_fine_tuned_model_has_real_labels_and_a_card_of_every_seed(
     out = tmp_path / "published"
     contamination = tmp_path / "contamination.json"
     contamination.write_text(
-        json.dumps(contamination_record(["tiny-ner"], documents=50, removed=3).as_record())
+        json.dumps(record_data(contamination_record(["tiny-ner"], documents=50, removed=3)))
     )
     chosen = publish_finetuned(
         Publication(

@@ -35,6 +35,7 @@ from biocompact.corpus.settings import (
     TextSourceSplitting,
 )
 from biocompact.efficiency.settings import EfficiencyBenchmark
+from biocompact.records.base import record_data
 from biocompact.release.settings import ModelRelease, ReleaseUpload
 from biocompact.report import aggregation
 from biocompact.report import rules as report_rules
@@ -254,7 +255,7 @@ def test_decontamination_rules_pass_their_files_and_params(
         (("e.npz",), {}),
         ((index, [{"shard": "s"}]), {}),
     ]
-    assert json.loads(contamination.read_text()) == summary.as_record()
+    assert json.loads(contamination.read_text()) == record_data(summary)
 
 
 def test_dataset_rules_pass_their_files_and_params(

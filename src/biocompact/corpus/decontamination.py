@@ -50,6 +50,7 @@ from biocompact.records.base import field_values
 from biocompact.records.contamination import (
     CheckedSplit,
     ContaminationRecord,
+    CorpusTotals,
     DocumentCounts,
     Matches,
     ShardTotals,
@@ -540,17 +541,18 @@ def contamination_summary(
                 documents_removed=counts["documents_removed"],
             )
         )
+    shards = [
+        ShardTotals(
+            shard=record["shard"], counts=DocumentCounts(**field_values(DocumentCounts, record))
+        )
+        for record in records
+    ]
     return ContaminationRecord(
         ngram=index.ngram,
         tasks=list(dict.fromkeys(meta["task"] for meta in index.splits)),
+        corpus=CorpusTotals.of(shards),
         splits=splits,
-        shards=[
-            ShardTotals(
-                shard=record["shard"],
-                counts=DocumentCounts(**field_values(DocumentCounts, record)),
-            )
-            for record in records
-        ],
+        shards=shards,
     )
 
 

@@ -36,6 +36,7 @@ from biocompact.corpus.settings import (
 from biocompact.corpus.stats import sum_corpus_stats
 from biocompact.corpus.updates import write_keep_lists
 from biocompact.files.atomic import read_json, write_json
+from biocompact.records.base import record_data
 from biocompact.records.corpus_statistics import CorpusStatistics
 
 LOG = logging.getLogger(__name__)
@@ -176,7 +177,7 @@ def corpus_contamination(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any
     """``contamination_summary`` of every shard's matches."""
     records = [read_json(path) for path in inputs["matches"]]
     summary = contamination_summary(EvaluationIndex.load(inputs["index"]), records)
-    write_json(outputs["contamination"], summary.as_record())
+    write_json(outputs["contamination"], record_data(summary))
 
 
 def corpus_stats(

@@ -4,10 +4,10 @@ cards and the report (docs/outputs.md)."""
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any
 
 from biocompact.entries import FLAT, parse_record
 from biocompact.records.base import read_record, record_data, when_set
@@ -90,51 +90,47 @@ class SplitContamination:
 
 
 @dataclass(frozen=True, kw_only=True)
+class CorpusTotals:
+    """The whole corpus's counts, its shards' summed, and the number of shards."""
+
+    RECORD = "corpus totals"
+
+    shards: int
+    counts: DocumentCounts = field(metadata=FLAT)
+
+    @classmethod
+    def of(cls, shards: Sequence[ShardTotals]) -> CorpusTotals:
+        """The totals of ``shards``."""
+        return cls(
+            shards=len(shards), counts=DocumentCounts.total(shard.counts for shard in shards)
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
 class ContaminationRecord:
     """``contamination.json``: the corpus's decontamination against the dev and test text of
-    ``tasks`` by PMID and by n-grams of ``ngram`` words, per checked split and per shard; the
-    corpus's totals (``corpus``, written with the number of shards) are the shards'
-    summed."""
+    ``tasks`` by PMID and by n-grams of ``ngram`` words, per checked split and per shard, and
+    the corpus's totals, which must be the shards' summed (``CorpusTotals.of``)."""
 
     RECORD = "contamination record"
 
     ngram: int
     tasks: list[str]
+    corpus: CorpusTotals
     splits: list[SplitContamination]
     shards: list[ShardTotals]
 
-    @property
-    def corpus(self) -> DocumentCounts:
-        """The whole corpus's counts."""
-        return DocumentCounts.total(shard.counts for shard in self.shards)
-
-    def as_record(self) -> dict[str, Any]:
-        """The record as ``contamination.json`` holds it: its fields (``record_data``) with
-        the corpus's totals, which are no field, after ``tasks``."""
-        record = record_data(self)
-        corpus = {"shards": len(self.shards), **record_data(self.corpus)}
-        return {
-            "ngram": record.pop("ngram"),
-            "tasks": record.pop("tasks"),
-            "corpus": corpus,
-            **record,
-        }
-
-    @classmethod
-    def from_record(cls, data: Mapping[str, Any]) -> ContaminationRecord:
-        """The record of ``contamination.json``'s content (``parse_record``'s but for the
-        corpus totals); corpus totals that are not its shards' summed raise a ValueError."""
-        if "corpus" not in data:
-            raise ValueError("it lacks ['corpus']")
-        record = parse_record(cls, {key: value for key, value in data.items() if key != "corpus"})
-        summed = record.as_record()["corpus"]
-        if data["corpus"] != summed:
+    def __post_init__(self) -> None:
+        summed = CorpusTotals.of(self.shards)
+        if self.corpus != summed:
             raise ValueError(
-                f"its corpus totals {data['corpus']} are not its shards' summed {summed}"
+                f"its corpus totals {record_data(self.corpus)} are not its shards' summed "
+                f"{record_data(summed)}"
             )
-        return record
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> ContaminationRecord:
         """The record in ``path``; a malformed one raises a ValueError naming the file."""
-        return read_record(path, cls.from_record, "contamination record (contamination.json)")
+        return read_record(
+            path, functools.partial(parse_record, cls), "contamination record (contamination.json)"
+        )

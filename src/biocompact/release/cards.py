@@ -222,7 +222,7 @@ def decontamination_statement(
             "not checked: the corpus was not decontaminated against any task's evaluation text"
         )
     else:
-        corpus = contamination.corpus
+        corpus = contamination.corpus.counts
         tasks = ", ".join(f"`{task}`" for task in contamination.tasks)
         statement = (
             f"decontaminated against the dev and test text of {tasks}: "

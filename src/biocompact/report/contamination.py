@@ -83,7 +83,7 @@ def corpus_statement(contamination: ContaminationRecord | None) -> str:
     """How this run's corpus was checked for evaluation text."""
     if contamination is None:
         return "this run's corpus, not decontaminated"
-    totals = contamination.corpus
+    totals = contamination.corpus.counts
     return (
         f"this run's corpus, decontaminated ({totals.documents_removed:,} of "
         f"{totals.documents:,} documents removed)"
