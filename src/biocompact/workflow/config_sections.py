@@ -36,7 +36,7 @@ from biocompact.training.settings import DEFAULT_PROBES, MaskingSettings, Probe
 from biocompact.vocab.settings import PretrainingData, VocabularySettings
 from biocompact.workflow.slurm_resources import DataJobs, GpuJob
 
-SEEDS = Field(min_length=1)
+Seeds = Annotated[tuple[int, ...], Field(min_length=1), UNIQUE_ITEMS]  # distinct, at least one
 NAMED = Field(json_schema_extra={"propertyNames": {"pattern": NAME_PATTERN}})
 
 
@@ -56,7 +56,7 @@ class FinetuningSettings:
 
     models: Annotated[tuple[str, ...], UNIQUE_ITEMS] = ()
     """models fine-tuned on every task; empty: no fine-tuning or report"""
-    seeds: Annotated[tuple[int, ...], SEEDS, UNIQUE_ITEMS] = (1, 2, 3, 4, 5)
+    seeds: Seeds = (1, 2, 3, 4, 5)
     presets: dict[str, Hyperparameters] = field(default_factory=dict)
     resources: GpuJob = GpuJob()
     """each (model, task, seed) run is one job, one process: gpus at most 1"""
@@ -87,7 +87,7 @@ class TaskDistillationSettings:
 
     __pydantic_config__ = ENTRY
 
-    seeds: Annotated[tuple[int, ...], SEEDS, UNIQUE_ITEMS] = (1, 2, 3)
+    seeds: Seeds = (1, 2, 3)
     """student seeds (BioXtract: 3); medians over them"""
     resources: GpuJob = GpuJob()
     """each teacher, soft-label and student job: the teacher and the students train
