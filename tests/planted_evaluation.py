@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from biocompact.entries import parse_entry
+from biocompact.taskfiles.settings import FinetuningTask
+
 # A test sentence of 17 words, and a dev sentence of 15.
 TEST_SENTENCE = (
     "In young women, carriers of the variant showed an increased risk of breast cancer "
@@ -24,8 +27,8 @@ def _write(path: Path, text: str) -> str:
     return str(path)
 
 
-def planted_tasks(folder: Path) -> list[dict]:
-    """Four task entries with their dev and test files written in ``folder``: relation
+def planted_tasks(folder: Path) -> list[FinetuningTask]:
+    """Four tasks with their dev and test files written in ``folder``: relation
     extraction (the dev and the test sentence; a masked test sentence too short for an
     n-gram between its masks), HoC (PMID 12345, no n-gram), PubMedQA (PMID 777, no n-gram) and
     NER without a dev file, whose only test sentence is short."""
@@ -35,7 +38,7 @@ def planted_tasks(folder: Path) -> list[dict]:
     pubmedqa = {
         PUBMEDQA_PMID: {"QUESTION": "Is it?", "CONTEXTS": ["A context."], "final_decision": "yes"}
     }
-    return [
+    entries = [
         {
             "name": "re-task",
             "family": "re",
@@ -69,3 +72,4 @@ def planted_tasks(folder: Path) -> list[dict]:
             "test": _write(folder / "ner-test.tsv", "Patients\tO\nwith\tO\nasthma\tB\n.\tO\n"),
         },
     ]
+    return [parse_entry(FinetuningTask, entry) for entry in entries]

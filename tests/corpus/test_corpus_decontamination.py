@@ -33,6 +33,7 @@ from biocompact.corpus.textshards import iter_documents
 from biocompact.entries import parse_entry
 from biocompact.files.atomic import read_json
 from biocompact.records.base import record_data
+from biocompact.records.contamination import DocumentCounts, ShardMatches
 from biocompact.taskfiles.formats import FORMATS
 from biocompact.taskfiles.settings import FinetuningTask
 
@@ -48,7 +49,7 @@ def _shard(path: Path, documents: list[list[str]], pmids: list[str] | None = Non
 
 
 @pytest.fixture
-def tasks(tmp_path: Path) -> list[dict]:
+def tasks(tmp_path: Path) -> list[FinetuningTask]:
     return planted_tasks(tmp_path / "tasks")
 
 
@@ -89,7 +90,7 @@ PLANTED = {
 KEPT = [PLANTED["pubmed"][0][3], PLANTED["text"][0][0]]
 
 
-def _decontaminate(index: EvaluationIndex, tmp_path: Path) -> tuple[list[dict], list]:
+def _decontaminate(index: EvaluationIndex, tmp_path: Path) -> tuple[list[ShardMatches], list]:
     records, kept = [], []
     for name, (documents, pmids) in PLANTED.items():
         shard = _shard(tmp_path / f"{name}.txt.gz", documents, pmids)
@@ -131,7 +132,7 @@ def test_planted_overlaps_are_found_counted_and_removed(tasks, tmp_path):
     # the pretraining text keeps the near miss and the clean document, and nothing planted
     assert kept == KEPT
     summary = contamination_summary(index, records)
-    files = {task["name"]: task for task in tasks}
+    files = {task.name: task for task in tasks}
 
     def meta(task: str, split: str, family: str, examples: int, under: int, pmids: int) -> dict:
         # every example here under the n-gram length has a PMID or none does
@@ -140,7 +141,7 @@ def test_planted_overlaps_are_found_counted_and_removed(tasks, tmp_path):
             "task": task,
             "split": split,
             "family": family,
-            "files": [files[task][split]],
+            "files": [getattr(files[task], split)],
             "examples": examples,
             "examples_under_ngram": under,
             "examples_with_pmid": pmids,
@@ -200,8 +201,16 @@ def test_planted_overlaps_are_found_counted_and_removed(tasks, tmp_path):
             },
         ],
     }
-    pubmed = read_json(tmp_path / "pubmed.matches.json")
-    assert pubmed["matched_pmids"] == [12345] and len(pubmed["matched_ngrams"]) == 5
+    pubmed = ShardMatches.read(tmp_path / "pubmed.matches.json")
+    assert pubmed == records[0]
+    assert list(read_json(tmp_path / "pubmed.matches.json")) == [
+        "shard",
+        *DocumentCounts.names(),
+        "splits",
+        "matched_ngrams",
+        "matched_pmids",
+    ]
+    assert pubmed.matched_pmids == [12345] and len(pubmed.matched_ngrams) == 5
 
 
 def test_examples_neither_long_enough_nor_with_a_pmid_are_counted_unchecked():
@@ -217,8 +226,8 @@ def test_examples_neither_long_enough_nor_with_a_pmid_are_counted_unchecked():
     )
     split = EvaluationSplit("t", "test", "re", ("test.tsv",), examples)
     (meta,) = EvaluationIndex.build([split], ngram=5).splits
-    assert (meta["examples_under_ngram"], meta["examples_with_pmid"]) == (3, 1)
-    assert meta["examples_unchecked"] == 2
+    assert (meta.examples_under_ngram, meta.examples_with_pmid) == (3, 1)
+    assert meta.examples_unchecked == 2
 
 
 def test_the_near_miss_matches_at_twelve_words(tasks, tmp_path):
@@ -249,7 +258,7 @@ def test_a_pmid_with_a_new_version_still_matches(tasks, tmp_path):
     out = tmp_path / "clean.txt.gz"
     record = decontaminate_shard(index, shard, out, tmp_path / "m.json", pmids)
     assert list(iter_documents([out])) == [["Kept.", "Kept text."]]
-    assert record["documents_matched_by_pmid"] == 1 and record["matched_pmids"] == [12345]
+    assert record.counts.documents_matched_by_pmid == 1 and record.matched_pmids == [12345]
     assert normalise_pmid("12345.2") == "12345"  # a versioned PMID in a dataset too
 
 
@@ -356,13 +365,16 @@ def test_real_abstracts_hold_real_test_sentences(shared_data, tmp_path):
     tokenised differently ("40 - fold" there, "40-fold" here): the documents removed are
     exactly those an exact word-tuple search finds."""
     test = shared_data / "ner" / "BC2GM" / "test.tsv"
-    task = {
-        "name": "bc2gm",
-        "family": "ner",
-        "format": "biobert_tsv",
-        "train": "x",
-        "test": str(test),
-    }
+    task = parse_entry(
+        FinetuningTask,
+        {
+            "name": "bc2gm",
+            "family": "ner",
+            "format": "biobert_tsv",
+            "train": "x",
+            "test": str(test),
+        },
+    )
     index = build_evaluation_index([task], 13, tmp_path / "evaluation.npz")
     documents = [
         [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -380,7 +392,7 @@ def test_real_abstracts_hold_real_test_sentences(shared_data, tmp_path):
     ]
     evaluation = set().union(*(_exact_ngrams(sentence, 13) for sentence in sentences))
     dirty = [d for d in documents if _exact_ngrams(" ".join(d), 13) & evaluation]
-    assert record["documents_removed"] == len(dirty) == 15  # docs/corpus.md
+    assert record.counts.documents_removed == len(dirty) == 15  # docs/corpus.md
     kept = list(iter_documents([out]))
     assert len(kept) == len(documents) - len(dirty) and not any(d in kept for d in dirty)
     assert any("A 40-fold stimulation of chloramphenicol" in " ".join(d) for d in dirty)

@@ -35,7 +35,9 @@ from biocompact.corpus.settings import (
     TextSourceSplitting,
 )
 from biocompact.efficiency.settings import EfficiencyBenchmark
+from biocompact.files.atomic import write_json
 from biocompact.records.base import record_data
+from biocompact.records.contamination import DocumentCounts, ShardMatches
 from biocompact.release.settings import ModelRelease, ReleaseUpload
 from biocompact.report import aggregation
 from biocompact.report import rules as report_rules
@@ -240,7 +242,14 @@ def test_decontamination_rules_pass_their_files_and_params(
         inputs={"sentences": "s.txt.gz", "pmids": [], "index": "e.npz"}, outputs=shard
     )
     matches = tmp_path / "m.json"
-    matches.write_text('{"shard": "s"}')
+    shard_matches = ShardMatches(
+        shard="s",
+        counts=DocumentCounts.total([]),
+        splits=[],
+        matched_ngrams=[],
+        matched_pmids=[],
+    )
+    write_json(matches, record_data(shard_matches))
     contamination = tmp_path / "contamination.json"
     corpus.corpus_contamination(
         inputs={"index": "e.npz", "matches": [matches]},
@@ -253,7 +262,7 @@ def test_decontamination_rules_pass_their_files_and_params(
         (("e.npz",), {}),
         ((index, "s.txt.gz", "d.txt.gz", "d.matches.json", None), {}),
         (("e.npz",), {}),
-        ((index, [{"shard": "s"}]), {}),
+        ((index, [shard_matches]), {}),
     ]
     assert json.loads(contamination.read_text()) == record_data(summary)
 

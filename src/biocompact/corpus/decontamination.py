@@ -44,17 +44,19 @@ from biocompact.corpus.evaluation_text import (
     normalise_pmid,
 )
 from biocompact.corpus.textshards import Document, iter_documents
-from biocompact.entries import ENTRY, parse_entry
+from biocompact.entries import ENTRY, parse_record
 from biocompact.files.atomic import atomic_open, write_json
-from biocompact.records.base import field_values
+from biocompact.records.base import record_data
 from biocompact.records.contamination import (
     CheckedSplit,
     ContaminationRecord,
     CorpusTotals,
     DocumentCounts,
     Matches,
+    ShardMatches,
     ShardTotals,
     SplitContamination,
+    SplitMatchCounts,
 )
 from biocompact.schema_fields import UNIQUE_ITEMS, one_of
 from biocompact.taskfiles.settings import FinetuningTask
@@ -171,12 +173,11 @@ def _rows_by_key(keys: np.ndarray, splits: np.ndarray, examples: np.ndarray) -> 
 @dataclass
 class EvaluationIndex:
     """The evaluation n-grams (hashes) and PMIDs of every checked split, each row with the
-    split and example it comes from; ``splits`` describes the splits (task, split, family,
-    files, examples, examples_under_ngram, examples_with_pmid, examples_unchecked: those
-    under ``ngram`` words without a PMID, which nothing can match)."""
+    split and example it comes from; ``splits`` describes the splits (their task, files and
+    example counts)."""
 
     ngram: int
-    splits: list[dict[str, Any]]
+    splits: list[CheckedSplit]
     vocabulary: list[str]
     hashes: np.ndarray
     hash_splits: np.ndarray
@@ -222,16 +223,16 @@ class EvaluationIndex:
                 unchecked += not len(hashes) and not numbers
                 pmid_rows += [(pmid, number, index) for pmid in sorted(numbers)]
             meta.append(
-                {
-                    "task": split.task,
-                    "split": split.split,
-                    "family": split.family,
-                    "files": list(split.files),
-                    "examples": len(split.examples),
-                    "examples_under_ngram": under,
-                    "examples_with_pmid": with_pmid,
-                    "examples_unchecked": unchecked,
-                }
+                CheckedSplit(
+                    task=split.task,
+                    split=split.split,
+                    family=split.family,
+                    files=list(split.files),
+                    examples=len(split.examples),
+                    examples_under_ngram=under,
+                    examples_with_pmid=with_pmid,
+                    examples_unchecked=unchecked,
+                )
             )
         lengths = [len(key) for key in keys]
         hash_rows = _rows_by_key(
@@ -245,7 +246,7 @@ class EvaluationIndex:
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the index as one ``.npz`` file (atomically)."""
-        meta = {"ngram": self.ngram, "splits": self.splits}
+        meta = {"ngram": self.ngram, "splits": [record_data(split) for split in self.splits]}
         with atomic_open(path, "wb") as handle:
             np.savez(
                 handle,
@@ -267,7 +268,7 @@ class EvaluationIndex:
             vocabulary = arrays["vocabulary"].tobytes().decode()
             return cls(
                 meta["ngram"],
-                meta["splits"],
+                [parse_record(CheckedSplit, split) for split in meta["splits"]],
                 vocabulary.split("\n") if vocabulary else [],
                 *(
                     arrays[name]
@@ -424,31 +425,26 @@ class ShardCounts:
         for split in match.pmid_splits | set(match.ngram_sentences):
             self.per_split[split]["documents_removed"] += 1
 
-    def record(self, shard: str) -> dict[str, Any]:
+    def record(self, shard: str) -> ShardMatches:
         """The shard's record (its ``.matches.json``)."""
-        return {
-            "shard": shard,
-            **{key: self.totals[key] for key in DocumentCounts.names()},
-            "splits": [
-                {
-                    "task": meta["task"],
-                    "split": meta["split"],
-                    **{key: counts[key] for key in SPLIT_COUNTS},
-                }
+        return ShardMatches(
+            shard=shard,
+            counts=DocumentCounts(**{key: self.totals[key] for key in DocumentCounts.names()}),
+            splits=[
+                SplitMatchCounts(
+                    task=meta.task,
+                    split=meta.split,
+                    pmid_documents=counts["pmid_documents"],
+                    pmid_sentences=counts["pmid_sentences"],
+                    ngram_documents=counts["ngram_documents"],
+                    ngram_sentences=counts["ngram_sentences"],
+                    documents_removed=counts["documents_removed"],
+                )
                 for meta, counts in zip(self.index.splits, self.per_split)
             ],
-            "matched_ngrams": [f"{value:016x}" for value in sorted(self.hashes)],
-            "matched_pmids": sorted(self.pmids),
-        }
-
-
-SPLIT_COUNTS = (
-    "pmid_documents",
-    "pmid_sentences",
-    "ngram_documents",
-    "ngram_sentences",
-    "documents_removed",
-)
+            matched_ngrams=[f"{value:016x}" for value in sorted(self.hashes)],
+            matched_pmids=sorted(self.pmids),
+        )
 
 
 def _lines(path: str | os.PathLike) -> Iterator[str]:
@@ -488,7 +484,7 @@ def decontaminate_shard(
     out: str | os.PathLike,
     matches: str | os.PathLike,
     pmids: str | os.PathLike | None = None,
-) -> dict[str, Any]:
+) -> ShardMatches:
     """Write the documents of shard ``sentences`` that match nothing of ``index`` to
     ``out`` (same format, same order) and the shard's counts to ``matches``; return them."""
     counts = ShardCounts(index)
@@ -502,54 +498,48 @@ def decontaminate_shard(
                 if match is None:
                     handle.write("\n".join(document) + "\n\n")
     record = counts.record(str(sentences))
-    write_json(matches, record)
+    write_json(matches, record_data(record))
     LOG.info(
         "%s: %d of %d documents removed",
         sentences,
-        record["documents_removed"],
-        record["documents"],
+        record.counts.documents_removed,
+        record.counts.documents,
     )
     return record
 
 
 def contamination_summary(
-    index: EvaluationIndex, records: Sequence[Mapping[str, Any]]
+    index: EvaluationIndex, records: Sequence[ShardMatches]
 ) -> ContaminationRecord:
     """The contamination of the whole corpus from its shards' ``records``: per task and
     split the corpus documents and sentences matched by PMID and by n-gram, the split's
     examples found in the corpus, and the documents removed; each shard's totals."""
-    hashes = {int(value, 16) for record in records for value in record["matched_ngrams"]}
-    pmids = {pmid for record in records for pmid in record["matched_pmids"]}
+    hashes = {int(value, 16) for record in records for value in record.matched_ngrams}
+    pmids = {pmid for record in records for pmid in record.matched_pmids}
     examples = index.matched_examples(hashes, pmids)
     splits = []
     for number, meta in enumerate(index.splits):
-        counts: Counter[str] = Counter()
-        for record in records:
-            counts.update(record["splits"][number])
-        kinds = {
-            kind: Matches(
-                documents=counts[f"{kind}_documents"],
-                sentences=counts[f"{kind}_sentences"],
-                examples=examples[number][kind],
-            )
-            for kind in ("pmid", "ngram")
-        }
+        matched = [record.splits[number] for record in records]
         splits.append(
             SplitContamination(
-                checked=CheckedSplit(**meta),
-                **kinds,
-                documents_removed=counts["documents_removed"],
+                checked=meta,
+                pmid=Matches(
+                    documents=sum(counts.pmid_documents for counts in matched),
+                    sentences=sum(counts.pmid_sentences for counts in matched),
+                    examples=examples[number]["pmid"],
+                ),
+                ngram=Matches(
+                    documents=sum(counts.ngram_documents for counts in matched),
+                    sentences=sum(counts.ngram_sentences for counts in matched),
+                    examples=examples[number]["ngram"],
+                ),
+                documents_removed=sum(counts.documents_removed for counts in matched),
             )
         )
-    shards = [
-        ShardTotals(
-            shard=record["shard"], counts=DocumentCounts(**field_values(DocumentCounts, record))
-        )
-        for record in records
-    ]
+    shards = [ShardTotals(shard=record.shard, counts=record.counts) for record in records]
     return ContaminationRecord(
         ngram=index.ngram,
-        tasks=list(dict.fromkeys(meta["task"] for meta in index.splits)),
+        tasks=list(dict.fromkeys(meta.task for meta in index.splits)),
         corpus=CorpusTotals.of(shards),
         splits=splits,
         shards=shards,
@@ -557,14 +547,12 @@ def contamination_summary(
 
 
 def build_evaluation_index(
-    tasks: Iterable[Mapping[str, Any]], ngram: int, out: str | os.PathLike
+    tasks: Iterable[FinetuningTask], ngram: int, out: str | os.PathLike
 ) -> EvaluationIndex:
-    """Collect the dev and test text of the task entries ``tasks`` and write its index."""
-    splits = [
-        split for entry in tasks for split in evaluation_splits(parse_entry(FinetuningTask, entry))
-    ]
+    """Collect the dev and test text of ``tasks`` and write its index."""
+    splits = [split for task in tasks for split in evaluation_splits(task)]
     index = EvaluationIndex.build(splits, ngram)
     index.save(out)
     for meta in index.splits:
-        LOG.info("%s %s: %d examples", meta["task"], meta["split"], meta["examples"])
+        LOG.info("%s %s: %d examples", meta.task, meta.split, meta.examples)
     return index

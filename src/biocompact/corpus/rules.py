@@ -35,8 +35,9 @@ from biocompact.corpus.settings import (
 )
 from biocompact.corpus.stats import sum_corpus_stats
 from biocompact.corpus.updates import write_keep_lists
-from biocompact.files.atomic import read_json, write_json
+from biocompact.files.atomic import write_json
 from biocompact.records.base import record_data
+from biocompact.records.contamination import ShardMatches
 from biocompact.records.corpus_statistics import CorpusStatistics
 
 LOG = logging.getLogger(__name__)
@@ -161,7 +162,7 @@ def corpus_evaluation_text(evaluation: EvaluationText, *, outputs: Mapping[str, 
     build_evaluation_index(evaluation.tasks, evaluation.ngram, outputs["index"])
 
 
-def corpus_decontaminate(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> dict:
+def corpus_decontaminate(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> ShardMatches:
     """``decontaminate_shard`` of one sentence shard (with its ``pmids`` where the rule has
     them) against the evaluation ``index``."""
     return decontaminate_shard(
@@ -175,7 +176,7 @@ def corpus_decontaminate(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any
 
 def corpus_contamination(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> None:
     """``contamination_summary`` of every shard's matches."""
-    records = [read_json(path) for path in inputs["matches"]]
+    records = [ShardMatches.read(path) for path in inputs["matches"]]
     summary = contamination_summary(EvaluationIndex.load(inputs["index"]), records)
     write_json(outputs["contamination"], record_data(summary))
 

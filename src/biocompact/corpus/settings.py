@@ -7,12 +7,13 @@ like the rest of the stage."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Literal, get_args
 
 from pydantic import Field
 
 from biocompact.entries import ENTRY
 from biocompact.schema_fields import UNIQUE_ITEMS, no_schema_default, one_of
+from biocompact.taskfiles.settings import FinetuningTask
 
 # A file or source name: a path's last part, no separator
 NAME_PATTERN = "^[A-Za-z0-9_.-]+$"
@@ -207,7 +208,7 @@ class TextSourceSplitting(SentenceSplitter):
 class EvaluationText:
     """The dev and test text indexed for decontamination (rule corpus_evaluation_text)."""
 
-    tasks: tuple[dict[str, Any], ...]  # the entries (data alone) of the checked tasks
+    tasks: tuple[FinetuningTask, ...]  # the checked tasks (their data alone)
     ngram: int  # words per n-gram
 
 

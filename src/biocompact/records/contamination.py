@@ -48,6 +48,40 @@ class ShardTotals:
 
 
 @dataclass(frozen=True, kw_only=True)
+class SplitMatchCounts:
+    """What one shard matched of a checked split (its task and split): the documents and
+    sentences matched by PMID and by n-gram, and the documents removed on its account."""
+
+    task: str
+    split: str
+    pmid_documents: int
+    pmid_sentences: int
+    ngram_documents: int
+    ngram_sentences: int
+    documents_removed: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShardMatches:
+    """A shard's ``.matches.json``, written by its decontamination job and summed into
+    ``contamination.json``: its counts, what it matched of each checked split (in the
+    evaluation index's order), and the n-gram hashes (16 hex digits) and PMIDs it matched."""
+
+    RECORD = "shard's matches"
+
+    shard: str
+    counts: DocumentCounts = field(metadata=FLAT)
+    splits: list[SplitMatchCounts]
+    matched_ngrams: list[str]
+    matched_pmids: list[int]
+
+    @classmethod
+    def read(cls, path: str | os.PathLike) -> ShardMatches:
+        """The record in ``path``; a malformed one raises a ValueError naming the file."""
+        return read_record(path, functools.partial(parse_record, cls), "shard's matches record")
+
+
+@dataclass(frozen=True, kw_only=True)
 class CheckedSplit:
     """A dev or test split whose text was checked: its task, family and files, its examples,
     those under the n-gram length and those with a PMID, and ``examples_unchecked``: those

@@ -80,9 +80,9 @@ def guarded_examples(
     overlaps."""
     transfer_format = TRANSFER_FORMATS.get(fmt)
     test_splits = {
-        number: meta["task"]
+        number: meta.task
         for number, meta in enumerate(index.splits if index else [])
-        if meta["split"] == "test"
+        if meta.split == "test"
     }
     kept: list[LabelledText] = []
     dropped: list[set[str]] = []
@@ -144,7 +144,7 @@ def build_transfer_set(
     limit = None if settings.randomised else settings.max_examples  # randomised: `examples`
     kept, dropped = guarded_examples(transfer_examples(settings), index, limit, fmt)
     write_transfer_set(out, kept)
-    tests = [meta["task"] for meta in (index.splits if index else []) if meta["split"] == "test"]
+    tests = [meta.task for meta in (index.splits if index else []) if meta.split == "test"]
     by_task = Counter(task for tasks in dropped for task in tasks)
     return {
         "name": settings.name,
