@@ -9,6 +9,7 @@ import pytest
 
 from biocompact.workflow.slurm_resources import (
     RESOURCE_NAMES,
+    GpuJob,
     cpus_allowed,
     gpu_job_resources,
     gpu_job_threads,
@@ -18,6 +19,7 @@ from biocompact.workflow.slurm_resources import (
 )
 
 ONE_NODE = {"gpus": 2, "nodes": 1, "cpus_per_gpu": 8, "mem_mb": 32000, "runtime": 1440}
+ONE_NODE_JOB = GpuJob(**ONE_NODE)
 NO_CAP = (None, None)
 
 
@@ -30,7 +32,7 @@ def test_caps_that_are_set_bound_the_cpus():
 
 
 def test_one_node_asks_for_its_gpus_and_their_cpus():
-    assert slurm_resources(ONE_NODE, NO_CAP) == {
+    assert slurm_resources(ONE_NODE_JOB, NO_CAP) == {
         "gpu": 2,
         "gres": None,
         "nodes": 1,
@@ -42,11 +44,11 @@ def test_one_node_asks_for_its_gpus_and_their_cpus():
         "mem_mb": 32000,
         "runtime": 1440,
     }
-    assert tuple(slurm_resources(ONE_NODE, NO_CAP)) == RESOURCE_NAMES
+    assert tuple(slurm_resources(ONE_NODE_JOB, NO_CAP)) == RESOURCE_NAMES
 
 
 def test_several_nodes_ask_for_gpus_per_node_and_one_task_a_node():
-    resources = slurm_resources({**ONE_NODE, "nodes": 2, "gpus": 4}, NO_CAP)
+    resources = slurm_resources(GpuJob(**{**ONE_NODE, "nodes": 2, "gpus": 4}), NO_CAP)
     assert (resources["gpu"], resources["gres"], resources["mpi"], resources["tasks"]) == (
         None,
         "gpu:4",
@@ -66,7 +68,7 @@ def test_several_nodes_ask_for_gpus_per_node_and_one_task_a_node():
     ],
 )
 def test_cpus_never_exceed_what_snakemake_gives_one_job(block, caps, per_gpu, per_task):
-    resources = slurm_resources(block, caps)
+    resources = slurm_resources(GpuJob(**block), caps)
     assert (resources["cpus_per_gpu"], resources["cpus_per_task"]) == (per_gpu, per_task)
 
 

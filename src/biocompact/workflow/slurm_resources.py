@@ -22,7 +22,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from biocompact.entries import ENTRY
+from biocompact.entries import ENTRY, parse_entry
 
 
 @dataclass(frozen=True)
@@ -144,8 +144,6 @@ class DataJobs:
     tokenize_corpus: TokenizeCorpusJob = TokenizeCorpusJob()
 
 
-# a validated ``resources`` block (``GpuJob``): gpus, nodes, cpus_per_gpu, ...
-Block = Mapping[str, Any]
 # The plugin's resource names a GPU job sets (``slurm_resources``'s keys)
 RESOURCE_NAMES = (
     "gpu",
@@ -170,10 +168,10 @@ def cpus_allowed(requested: int, caps: Iterable[int | None]) -> int:
     return requested
 
 
-def slurm_resources(block: Block, caps: Iterable[int | None]) -> dict[str, Any]:
-    """The plugin's resources of one job whose config block is ``block``."""
+def slurm_resources(job: GpuJob, caps: Iterable[int | None]) -> dict[str, int | str | None]:
+    """The plugin's resources of one job whose config block is ``job``."""
     caps = tuple(caps)
-    gpus, nodes = block["gpus"], block["nodes"]
+    gpus, nodes = job.gpus, job.nodes
     several = nodes > 1
     return {
         "gpu": None if several else gpus,
@@ -182,12 +180,10 @@ def slurm_resources(block: Block, caps: Iterable[int | None]) -> dict[str, Any]:
         "mpi": "srun" if several else None,
         "tasks": nodes if several else None,
         "gpus_per_node": gpus,
-        "cpus_per_gpu": max(
-            1, cpus_allowed(max(1, gpus) * block["cpus_per_gpu"], caps) // max(1, gpus)
-        ),
-        "cpus_per_task": 0 if gpus else cpus_allowed(block["cpus_per_gpu"], caps),
-        "mem_mb": block["mem_mb"],
-        "runtime": block["runtime"],
+        "cpus_per_gpu": max(1, cpus_allowed(max(1, gpus) * job.cpus_per_gpu, caps) // max(1, gpus)),
+        "cpus_per_task": 0 if gpus else cpus_allowed(job.cpus_per_gpu, caps),
+        "mem_mb": job.mem_mb,
+        "runtime": job.runtime,
     }
 
 
@@ -216,12 +212,12 @@ def _resource(
     wildcards: Any,
 ) -> Any:
     block = (entry(wildcards) if callable(entry) else entry)["resources"]
-    return slurm_resources(block, caps)[key]
+    return slurm_resources(parse_entry(GpuJob, block), caps)[key]
 
 
 def _threads(entry: Callable[[Any], Mapping[str, Any]], wildcards: Any) -> int:
-    block = entry(wildcards)["resources"]
-    return max(1, block["gpus"]) * block["cpus_per_gpu"]
+    job = parse_entry(GpuJob, entry(wildcards)["resources"])
+    return max(1, job.gpus) * job.cpus_per_gpu
 
 
 def one_gpu(entry: Mapping[str, Any]) -> dict[str, Any]:
