@@ -52,13 +52,13 @@ def test_models_load(demo_run, config):
         probes = [Probe(probe["text"], probe["answer"]) for probe in saved]
         again = fill_mask_probe(model, AutoTokenizer.from_pretrained(folder), probes)
         for probe, reloaded in zip(saved, again, strict=True):
-            assert [p["token"] for p in reloaded["predictions"]] == [
+            assert [p.token for p in reloaded.predictions] == [
                 p["token"] for p in probe["predictions"]
             ]
             scores = [p["score"] for p in probe["predictions"]]
-            assert [p["score"] for p in reloaded["predictions"]] == pytest.approx(
-                scores, abs=1e-5
-            ), folder
+            assert [p.score for p in reloaded.predictions] == pytest.approx(scores, abs=1e-5), (
+                folder
+            )
 
 
 def test_every_model_folder_has_a_card_with_the_measured_numbers(demo_run, config):

@@ -47,6 +47,26 @@ class Distillation:
     mlm_head_trained: bool  # whether a loss term reads the MLM logits
 
 
+@dataclass(frozen=True, kw_only=True)
+class Prediction:
+    """One of a model's top predictions for a probe's mask: the token and its probability."""
+
+    token: str
+    score: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProbeResult:
+    """A fill-mask probe (its text with ``[MASK]`` and the expected answer) and the model's
+    top predictions for its mask, most probable first."""
+
+    RECORD = "fill-mask probe"
+
+    text: str
+    answer: str
+    predictions: list[Prediction]
+
+
 def _origin(values: Mapping[str, Any]) -> str:
     """The origin of a record's values: a distillation where they name a teacher."""
     return "Distillation" if "teacher" in values else "Pretraining"
@@ -88,7 +108,7 @@ class LanguageModelRecord:
     heldout_loss: float
     perplexity: float
     heldout_tokens: int
-    fill_mask: list[dict[str, Any]]  # per probe: text, answer, predictions (token, score)
+    fill_mask: list[ProbeResult]
     generator_parameters: int | None = when_set()
     heldout_model: str | None = when_set()  # the model the held-out figures are of
     replaced_token_accuracy: float | None = when_set()

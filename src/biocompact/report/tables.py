@@ -481,14 +481,12 @@ def fill_mask_table(evals: Sequence[LanguageModelRecord]) -> Table:
     rows = [
         {
             "model": result.description.model,
-            "text": probe["text"],
-            "answer": probe["answer"],
+            "text": probe.text,
+            "answer": probe.answer,
             "top-1 correct": "yes"
-            if probe["predictions"][:1] and probe["predictions"][0]["token"] == probe["answer"]
+            if probe.predictions[:1] and probe.predictions[0].token == probe.answer
             else "no",
-            "predictions": ", ".join(
-                f"{p['token']} ({p['score']:.3f})" for p in probe["predictions"]
-            ),
+            "predictions": ", ".join(f"{p.token} ({p.score:.3f})" for p in probe.predictions),
         }
         for result in evals
         for probe in result.fill_mask

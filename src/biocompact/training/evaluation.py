@@ -14,6 +14,7 @@ from biocompact.models.documents import encoder_inputs
 from biocompact.models.heads import mlm_head
 from biocompact.models.last_layer import at_positions, enable_last_layer_at_positions
 from biocompact.models.unpadded import hidden_at_positions, unpads
+from biocompact.records.language_model import Prediction, ProbeResult
 from biocompact.training.batches import MaskedBatcher
 from biocompact.training.masking import IGNORE_INDEX
 from biocompact.training.settings import Probe
@@ -67,7 +68,7 @@ def fill_mask_probe(
     tokenizer: PreTrainedTokenizerBase,
     probes: Sequence[Probe],
     top_k: int = 5,
-) -> list[dict]:
+) -> list[ProbeResult]:
     """Each probe with the model's top-k predictions for its ``[MASK]``, as ``eval.json``'s
     ``fill_mask`` holds them."""
     fill = pipeline("fill-mask", model=model, tokenizer=tokenizer, top_k=top_k, device=model.device)  # type: ignore[call-overload]  # its tokenizer type names two subclasses of PreTrainedTokenizerBase only
@@ -76,14 +77,14 @@ def fill_mask_probe(
         text = probe.text.replace("[MASK]", tokenizer.mask_token)
         predictions = fill(text)
         results.append(
-            {
-                "text": probe.text,
-                "answer": probe.answer,
-                "predictions": [
-                    {"token": p["token_str"].strip(), "score": float(p["score"])}
+            ProbeResult(
+                text=probe.text,
+                answer=probe.answer,
+                predictions=[
+                    Prediction(token=p["token_str"].strip(), score=float(p["score"]))
                     for p in predictions
                 ],
-            }
+            )
         )
     return results
 
