@@ -21,7 +21,7 @@ from biocompact.records.language_model import (
     ModelDescription,
     Pretraining,
 )
-from biocompact.records.metrics import MetricsRecord
+from biocompact.records.metrics import FoldScores, MetricsRecord
 
 TRAINING = {"steps": 2, "batch_size": 4, "learning_rate": 0.001, "seed": 0}
 FIGURES = {
@@ -330,7 +330,16 @@ def test_a_metrics_record_holds_its_fields_and_the_family_statistics():
     assert run.stats == {"truncated_words": 3, "untokenizable_words": 0}
     assert (run.best_step, run.selection, run.folds) == (12, "This checkpoint is seed 1.", None)
     folds = parse_record(MetricsRecord, FOLDS)
-    assert (folds.seed, folds.best_step, folds.folds) == (None, None, {"1": FOLD, "2": FOLD})
+    fold = FoldScores(
+        metrics={"f1": 0.5},
+        dev_metrics={"f1": 0.6},
+        best_epoch=1.0,
+        train_examples=5,
+        dev_examples=2,
+        test_examples=3,
+        dev_source="dev.tsv",
+    )
+    assert (folds.seed, folds.best_step, folds.folds) == (None, None, {"1": fold, "2": fold})
 
 
 def test_an_older_metrics_record_reads_with_the_defaults(tmp_path):

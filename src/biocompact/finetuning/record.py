@@ -7,7 +7,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO
 
 from biocompact.files.atomic import atomic_open, write_json
 from biocompact.finetuning.family import TaskFamily
@@ -15,7 +15,7 @@ from biocompact.finetuning.metrics import definitions
 from biocompact.finetuning.splits import Splits
 from biocompact.locations import portable_location
 from biocompact.records.base import record_data
-from biocompact.records.metrics import MetricsRecord
+from biocompact.records.metrics import FoldScores, MetricsRecord
 from biocompact.taskfiles.settings import FinetuningTask, Hyperparameters
 
 FOLD_AGGREGATE = "median over folds"
@@ -61,16 +61,16 @@ def _subsampled(results: Sequence[FoldResult]) -> dict[str, dict[str, int]]:
     }
 
 
-def _fold_entry(result: FoldResult) -> dict[str, Any]:
-    return {
-        "metrics": result.test_metrics,
-        "dev_metrics": result.dev_metrics,
-        "best_epoch": result.best_epoch,
-        "train_examples": len(result.splits.train),
-        "dev_examples": len(result.splits.dev),
-        "test_examples": len(result.splits.test),
-        "dev_source": result.splits.dev_source,
-    }
+def _fold_scores(result: FoldResult) -> FoldScores:
+    return FoldScores(
+        metrics=result.test_metrics,
+        dev_metrics=result.dev_metrics,
+        best_epoch=result.best_epoch,
+        train_examples=len(result.splits.train),
+        dev_examples=len(result.splits.dev),
+        test_examples=len(result.splits.test),
+        dev_source=result.splits.dev_source,
+    )
 
 
 def metrics_record(
@@ -121,7 +121,7 @@ def metrics_record(
         if first.floor_metrics
         else None,
         fold_aggregate=FOLD_AGGREGATE if cross_validated else None,
-        folds={str(r.fold): _fold_entry(r) for r in results} if cross_validated else None,
+        folds={str(r.fold): _fold_scores(r) for r in results} if cross_validated else None,
         best_step=None if cross_validated else first.best_step,
         stats={name: sum(r.stats[name] for r in results) for name in first.stats},
         grid_search=_grid_search(results),

@@ -39,6 +39,23 @@ NO_FURTHER_FLOOR = {
 
 
 @dataclass(frozen=True, kw_only=True)
+class FoldScores:
+    """One fold of a cross-validated run: its test and dev scores, its best epoch, its
+    examples per split and where its dev split came from (an older record lacking one of
+    these: its default)."""
+
+    RECORD = "fold {key}"
+
+    metrics: dict[str, float]
+    dev_metrics: dict[str, float] = field(default_factory=dict)
+    best_epoch: float | None = None
+    train_examples: int | None = None
+    dev_examples: int | None = None
+    test_examples: int | None = None
+    dev_source: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class MetricsRecord:
     """One run's test scores (``metrics``; over folds, the median) with its dev scores,
     each metric's definition, what it trained on and how, and the family's statistics
@@ -68,7 +85,7 @@ class MetricsRecord:
     # the other constant floors that apply (FLOOR_MODELS: all-positive), on the same examples
     constant_floors: dict[str, dict[str, float]] | None = when_set()
     fold_aggregate: str | None = when_set()  # with folds: how their scores are combined
-    folds: dict[str, dict[str, Any]] | None = when_set()  # fold -> its scores and counts
+    folds: dict[str, FoldScores] | None = when_set()
     best_step: int | None = field(
         default=None, metadata=written_when(lambda record, value: record.folds is None)
     )

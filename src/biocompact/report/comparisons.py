@@ -161,7 +161,7 @@ def holm(p_values: Sequence[float]) -> list[float]:
 
 
 def _fold_value(record: MetricsRecord, fold: str | None, metric: str) -> float:
-    metrics = record.metrics if fold is None else (record.folds or {})[fold]["metrics"]
+    metrics = record.metrics if fold is None else (record.folds or {})[fold].metrics
     return float(metrics[metric])
 
 
