@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
@@ -20,8 +19,8 @@ from biocompact.records.compressed_format import CompressedFormatEvaluation
 def compress(
     compression: CompressionFormat,
     *,
-    inputs: Mapping[str, Any],
-    outputs: Mapping[str, Any],
+    inputs: Mapping[str, str],
+    outputs: Mapping[str, str],
     threads: int,
 ) -> None:
     """Format ``compression.format`` of the saved model ``inputs["model"]`` into
@@ -37,7 +36,7 @@ def compress(
 def evaluate_compressed(
     evaluation: CompressedEvaluation,
     *,
-    inputs: Mapping[str, Any],
+    inputs: Mapping[str, str | Sequence[str]],
     outputs: Mapping[str, Sequence[str | Path]],
     threads: int,
 ) -> dict[str, CompressedFormatEvaluation]:
@@ -48,7 +47,7 @@ def evaluate_compressed(
 
     formats = evaluation.formats
     return evaluate_formats(
-        {name: inputs[name] for name in formats},
+        {name: str(inputs[name]) for name in formats},  # a format's folder: one path
         evaluation.task,
         evaluation.seed,
         dict(zip(formats, outputs["evaluations"])),
@@ -62,6 +61,8 @@ def evaluate_compressed(
     )
 
 
-def compression_summary(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> pd.DataFrame:
+def compression_summary(
+    *, inputs: Mapping[str, Sequence[str]], outputs: Mapping[str, str]
+) -> pd.DataFrame:
     """The summary CSV ``outputs["summary"]`` of every format's ``inputs["evaluations"]``."""
     return write_summary(inputs["evaluations"], outputs["summary"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TypedDict
 
 from biocompact.corpus.decontamination import (
     EvaluationIndex,
@@ -43,7 +43,7 @@ from biocompact.records.corpus_statistics import CorpusStatistics
 LOG = logging.getLogger(__name__)
 
 
-def corpus_download_pubmed(download: PubmedDownload, *, outputs: Mapping[str, Any]) -> str:
+def corpus_download_pubmed(download: PubmedDownload, *, outputs: Mapping[str, str]) -> str:
     """PubMed file ``download.stem`` of NCBI's ``download.folder`` under ``download.source``
     to ``outputs["raw"]``."""
     return download_pubmed_file(
@@ -56,7 +56,7 @@ def corpus_download_pubmed(download: PubmedDownload, *, outputs: Mapping[str, An
 
 
 def corpus_parse_pubmed(
-    parsing: PubmedParsing, *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+    parsing: PubmedParsing, *, inputs: Mapping[str, str], outputs: Mapping[str, str]
 ) -> dict:
     """``parse_pubmed`` of ``inputs["raw"]`` as ``parsing`` says (a file that cannot be read
     is evicted from the download cache)."""
@@ -77,13 +77,22 @@ def corpus_parse_pubmed(
     return summary
 
 
-def corpus_latest_pubmed(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> None:
+class LatestPubmedOutputs(TypedDict):
+    """The named outputs of rule corpus_latest_pubmed."""
+
+    keep: Sequence[str]  # one keep list per PubMed file
+    pmids: str
+
+
+def corpus_latest_pubmed(
+    *, inputs: Mapping[str, Sequence[str]], outputs: LatestPubmedOutputs
+) -> None:
     """The keep lists and the PMIDs of every parsed PubMed file."""
     write_keep_lists(inputs["documents"], inputs["metas"], outputs["keep"], outputs["pmids"])
 
 
 def corpus_split_sentences(
-    splitting: ArticleSplitting, *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+    splitting: ArticleSplitting, *, inputs: Mapping[str, str], outputs: Mapping[str, str]
 ) -> dict:
     """``split_sentences`` of one PubMed file's latest citations as ``splitting`` says."""
     return split_sentences(
@@ -98,7 +107,7 @@ def corpus_split_sentences(
     )
 
 
-def corpus_download_pmc(download: PmcDownload, *, outputs: Mapping[str, Any]) -> str:
+def corpus_download_pmc(download: PmcDownload, *, outputs: Mapping[str, str]) -> str:
     """PMC file ``download.pmc_file`` under ``download.source`` to ``outputs["raw"]``."""
     return download_file(
         source_url(download.source, download.pmc_file),
@@ -108,7 +117,7 @@ def corpus_download_pmc(download: PmcDownload, *, outputs: Mapping[str, Any]) ->
 
 
 def corpus_parse_pmc(
-    options: PmcOptions, *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+    options: PmcOptions, *, inputs: Mapping[str, str], outputs: Mapping[str, str]
 ) -> dict:
     """``parse_pmc`` of ``inputs["raw"]`` with ``options`` (a file that cannot be read is
     evicted from the download cache)."""
@@ -125,7 +134,7 @@ def corpus_parse_pmc(
 
 
 def corpus_split_pmc(
-    splitting: ArticleSplitting, *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+    splitting: ArticleSplitting, *, inputs: Mapping[str, str], outputs: Mapping[str, str]
 ) -> dict:
     """``split_pmc_sentences`` of one PMC file's articles as ``splitting`` says, without
     those of ``inputs["pubmed_pmids"]`` where the rule has it."""
@@ -142,7 +151,10 @@ def corpus_split_pmc(
 
 
 def corpus_split_text(
-    splitting: TextSourceSplitting, *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+    splitting: TextSourceSplitting,
+    *,
+    inputs: Mapping[str, Sequence[str]],
+    outputs: Mapping[str, str],
 ) -> dict:
     """``split_local_text`` of one source's ``inputs["files"]`` as ``splitting`` says."""
     return split_local_text(
@@ -156,25 +168,43 @@ def corpus_split_text(
     )
 
 
-def corpus_evaluation_text(evaluation: EvaluationText, *, outputs: Mapping[str, Any]) -> None:
+def corpus_evaluation_text(evaluation: EvaluationText, *, outputs: Mapping[str, str]) -> None:
     """The index of the dev and test text of ``evaluation.tasks`` (task entries) in n-grams
     of ``evaluation.ngram`` words."""
     build_evaluation_index(evaluation.tasks, evaluation.ngram, outputs["index"])
 
 
-def corpus_decontaminate(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> ShardMatches:
+class DecontaminationInputs(TypedDict):
+    """The named inputs of rule corpus_decontaminate."""
+
+    sentences: str
+    pmids: str | Sequence[str]  # [] for a local text shard
+    index: str
+
+
+def corpus_decontaminate(
+    *, inputs: DecontaminationInputs, outputs: Mapping[str, str]
+) -> ShardMatches:
     """``decontaminate_shard`` of one sentence shard (with its ``pmids`` where the rule has
     them) against the evaluation ``index``."""
+    pmids = inputs.get("pmids")  # [] for a local text shard: it has no PMIDs
     return decontaminate_shard(
         EvaluationIndex.load(inputs["index"]),
         inputs["sentences"],
         outputs["sentences"],
         outputs["matches"],
-        inputs.get("pmids") or None,  # a local text shard has no PMIDs
+        pmids if isinstance(pmids, str) and pmids else None,
     )
 
 
-def corpus_contamination(*, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> None:
+class ContaminationInputs(TypedDict):
+    """The named inputs of rule corpus_contamination."""
+
+    index: str
+    matches: Sequence[str]  # every shard's
+
+
+def corpus_contamination(*, inputs: ContaminationInputs, outputs: Mapping[str, str]) -> None:
     """``contamination_summary`` of every shard's matches."""
     records = [ShardMatches.read(path) for path in inputs["matches"]]
     summary = contamination_summary(EvaluationIndex.load(inputs["index"]), records)

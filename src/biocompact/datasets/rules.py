@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
 
 from biocompact.datasets.convert import source_members
 from biocompact.datasets.fetch import download_source
@@ -18,7 +17,7 @@ LOG = logging.getLogger(__name__)
 
 
 def download_dataset(
-    download: SourceDownload, *, outputs: Mapping[str, Any]
+    download: SourceDownload, *, outputs: Mapping[str, str]
 ) -> tuple[str, list[str]]:
     """Registry source ``download.source`` from ``download.url`` to ``outputs["archive"]``,
     verified (``download_source``)."""
@@ -36,7 +35,7 @@ def download_dataset(
 
 
 def prepare_dataset(
-    prepared: DatasetFile, *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+    prepared: DatasetFile, *, inputs: Mapping[str, str], outputs: Mapping[str, str]
 ) -> dict:
     """File ``prepared.file`` of dataset ``prepared.dataset`` from ``inputs["archive"]`` to
     ``outputs["file"]``, its checked counts to ``outputs["counts"]`` (JSON, for the

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from biocompact.efficiency.benchmark import benchmark
@@ -11,7 +11,7 @@ from biocompact.efficiency.settings import EfficiencyBenchmark
 
 
 def efficiency(
-    measured: EfficiencyBenchmark, *, outputs: Mapping[str, Any], threads: int
+    measured: EfficiencyBenchmark, *, outputs: Mapping[str, Sequence[str]], threads: int
 ) -> dict[str, dict[str, Any]]:
     """``benchmark`` of the ``measured`` models, each model's results to its file of
     ``outputs["results"]`` (in the order of ``measured.models``)."""

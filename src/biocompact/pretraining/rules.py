@@ -3,8 +3,8 @@ workflow/rules/pretraining.smk, named after the rule."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TypedDict
 
 from biocompact.entries import parse_entry
 from biocompact.pretraining.run import PretrainingSpec, run_pretraining
@@ -13,11 +13,20 @@ from biocompact.records.tokenized_corpus import TokenizedCorpusRecord
 from biocompact.training.language_model_job import PretrainingJob, train_language_model
 
 
+class PretrainingInputs(TypedDict):
+    """The named inputs of rule pretrain."""
+
+    corpus: str
+    corpus_record: str
+    contamination: str | Sequence[str]  # [] when the corpus is not decontaminated
+    tokenizer: str
+
+
 def pretrain(
     settings: PretrainingJob,
     *,
-    inputs: Mapping[str, Any],
-    outputs: Mapping[str, Any],
+    inputs: PretrainingInputs,
+    outputs: Mapping[str, str],
     threads: int,
     gpus: int,
     nodes: int,

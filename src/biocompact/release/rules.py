@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from biocompact.files.atomic import atomic_open
 from biocompact.release.folders import prepare_release, upload_command
@@ -23,7 +22,7 @@ cd "$(dirname "$0")"
 
 
 def release_model(
-    model_release: ModelRelease, *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+    model_release: ModelRelease, *, inputs: Mapping[str, str], outputs: Mapping[str, str]
 ) -> Path:
     """The release folder ``outputs["folder"]`` of ``inputs["model"]`` with its
     ``model_release.results`` file, for Hub repository ``model_release.repo``."""
@@ -33,7 +32,7 @@ def release_model(
 
 
 def release(
-    upload: ReleaseUpload, *, inputs: Mapping[str, Any], outputs: Mapping[str, Any]
+    upload: ReleaseUpload, *, inputs: Mapping[str, Sequence[str]], outputs: Mapping[str, str]
 ) -> list[str]:
     """The ``hf upload`` command of each of ``inputs["folders"]`` (to
     ``upload.namespace``/its name) into the shell script ``outputs["commands"]``, which

@@ -143,6 +143,12 @@ def _compression_context(summary: str | Path | None) -> dict[str, Any]:
     return {"compression": tables.compression_table(frame), "compression_setting": setting}
 
 
+def _section_file(file: str | Path | Sequence[str] | None) -> str | Path | None:
+    """An optional section's file: its path, or None where there is none (None, or ``[]``:
+    rule report's named input where the configuration has no such file)."""
+    return file if isinstance(file, (str, Path)) and file else None
+
+
 def build_report(
     output: str | Path,
     template: str | Path,
@@ -153,15 +159,15 @@ def build_report(
     efficiency: Sequence[str | Path] = (),
     train_logs: Sequence[str | Path] = (),
     evals: Sequence[str | Path] = (),
-    corpus: str | Path | None = None,
+    corpus: str | Path | Sequence[str] | None = None,
     vocab: Sequence[str | Path] = (),
     datasets: Sequence[str | Path] = (),
-    task_distillation: str | Path | None = None,
+    task_distillation: str | Path | Sequence[str] | None = None,
     retention: str | Path | None = None,
     comparisons: str | Path | None = None,
     intervals: str | Path | None = None,
-    compression: str | Path | None = None,
-    contamination: str | Path | None = None,
+    compression: str | Path | Sequence[str] | None = None,
+    contamination: str | Path | Sequence[str] | None = None,
     transfer_records: Sequence[str | Path] = (),
     benchmarks: str | Path = "results/benchmarks",
     config: Mapping[str, Any] | None = None,
@@ -186,6 +192,9 @@ def build_report(
     schema-validated config, shown whole and read through ``ReportFacts`` (none: no
     pretraining vocabularies, registered datasets or fine-tuned models to show).
     """
+    corpus, task_distillation, compression, contamination = map(
+        _section_file, (corpus, task_distillation, compression, contamination)
+    )
     facts = ReportFacts.from_config(config) if config is not None else ReportFacts()
     averages_frame = pd.read_csv(averages)
     interval_tables = Intervals.read(comparisons, intervals) if comparisons and intervals else None

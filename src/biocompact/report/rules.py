@@ -4,9 +4,9 @@ named after the rule (its rule ``efficiency`` runs the efficiency stage's:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import pandas as pd
 
@@ -44,10 +44,33 @@ def comparisons(
     return run_comparisons(study, outputs=outputs, threads=threads)
 
 
+class ReportInputs(TypedDict):
+    """The named inputs of rule report."""
+
+    template: str
+    published: str
+    summary: str
+    scores: str
+    averages: str
+    efficiency: Sequence[str]
+    train_logs: Sequence[str]
+    evals: Sequence[str]
+    corpus: str | Sequence[str]  # [] without the corpus stage
+    vocab: Sequence[str]
+    datasets: Sequence[str]
+    task_distillation: str | Sequence[str]  # [] without task-specific distillation
+    retention: str
+    comparisons: str
+    intervals: str
+    compression: str | Sequence[str]  # [] without compression
+    contamination: str | Sequence[str]  # [] when the corpus is not decontaminated
+    transfer_records: Sequence[str]
+
+
 def report(
     page: ReportPage,
     *,
-    inputs: Mapping[str, Any],
+    inputs: ReportInputs,
     outputs: Mapping[str, str | Path],
 ) -> None:
     """``build_report`` of the rule's named inputs (template, published and the result

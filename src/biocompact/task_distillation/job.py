@@ -21,7 +21,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from biocompact.files.atomic import read_json
 from biocompact.finetuning import checkpoints
@@ -29,6 +29,9 @@ from biocompact.finetuning.checkpoints import Checkpointing
 from biocompact.finetuning.train import FinetuneRun
 from biocompact.task_distillation.student import StudentRun, run_students, train_teacher
 from biocompact.training.launch import JobSpec, job_main
+
+if TYPE_CHECKING:
+    from biocompact.task_distillation.rules import StudentsInputs
 
 TEACHER, STUDENTS = "teacher", "students"
 # What checkpoints must have been made with to be resumed (not where the outputs go)
@@ -108,7 +111,7 @@ def teacher_spec(
 
 def students_spec(
     run: StudentRun,
-    inputs: Mapping[str, str | None],
+    inputs: StudentsInputs,
     outputs: Mapping[str, Sequence[str]],
     threads: int,
     checkpointing: Checkpointing | None = None,

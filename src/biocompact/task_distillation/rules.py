@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import pandas as pd
 
@@ -59,8 +59,16 @@ def finetune_teacher(
     launch(run_job, teacher_spec(run, outputs, threads, checkpointing), gpus=gpus)
 
 
+class SoftLabelInputs(TypedDict):
+    """The named inputs of rule soft_labels."""
+
+    teacher: str
+    transfer: str
+    data: Sequence[str]  # the task's files
+
+
 def soft_labels(
-    run: SoftLabelRun, *, inputs: Mapping[str, str], outputs: Mapping[str, str], threads: int = 1
+    run: SoftLabelRun, *, inputs: SoftLabelInputs, outputs: Mapping[str, str], threads: int = 1
 ) -> dict[str, Any]:
     """Run the teacher (``inputs["teacher"]``) once over the transfer set
     (``inputs["transfer"]``); write the soft labels (``outputs["soft_labels"]``) and their
@@ -117,10 +125,20 @@ def soft_labels(
     return meta
 
 
+class StudentsInputs(TypedDict):
+    """The named inputs of rules train_students and untrained_students."""
+
+    student: Sequence[str]  # [] for a student not built here
+    teacher: str
+    teacher_predictions: str
+    data: str | Sequence[str]  # [] for untrained students
+    task_data: Sequence[str]
+
+
 def train_students(
     run: StudentRun,
     *,
-    inputs: Mapping[str, str | None],
+    inputs: StudentsInputs,
     outputs: Mapping[str, Sequence[str]],
     threads: int,
     gpus: int,

@@ -4,9 +4,9 @@ every such job module reads, launched on the rule's GPUs and nodes, then the mod
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 from biocompact.entries import parse_entry
 from biocompact.locations import external_checkpoints
@@ -79,12 +79,19 @@ class DistillationJob(LanguageModelJob):
     teacher: str
 
 
+class LanguageModelInputs(TypedDict):
+    """The named inputs of rules pretrain and distill that every language-model job reads."""
+
+    corpus: str
+    contamination: str | Sequence[str]  # [] when the corpus is not decontaminated
+
+
 def train_language_model(
     run: Callable[[Spec], object],
     spec_class: type[Spec],
     job: LanguageModelJob,
-    inputs: Mapping[str, Any],
-    outputs: Mapping[str, Any],
+    inputs: LanguageModelInputs,
+    outputs: Mapping[str, str],
     *,
     threads: int,
     gpus: int,
@@ -107,11 +114,12 @@ def train_language_model(
         **job_fields,
     )
     launch(run, spec, gpus=gpus, nodes=nodes)
+    contamination = inputs.get("contamination")  # [] when not decontaminated
     write_language_model_card(
         spec.outputs,
         job.settings,
         job.model_cards,
         inputs["corpus"],
-        contamination=inputs.get("contamination") or None,  # [] when not decontaminated
+        contamination=contamination if isinstance(contamination, str) and contamination else None,
         external=job.external_checkpoints,
     )

@@ -4,10 +4,10 @@ named after the rule."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import datasets
 
@@ -23,8 +23,8 @@ from biocompact.vocab.tokenized_corpus import build_tokenized_corpus
 def train_vocabulary(
     training: VocabularyTraining,
     *,
-    inputs: Mapping[str, Any],
-    outputs: Mapping[str, Any],
+    inputs: Mapping[str, Sequence[str]],
+    outputs: Mapping[str, str],
     threads: int,
 ) -> dict:
     """Vocabulary ``training.name`` from ``inputs["shards"]``, held out as ``training``
@@ -42,11 +42,18 @@ def train_vocabulary(
     )
 
 
+class TokenizationInputs(TypedDict):
+    """The named inputs of rule tokenize_corpus."""
+
+    shards: Sequence[str]
+    tokenizer: str
+
+
 def tokenize_corpus(
     tokenization: CorpusTokenization,
     *,
-    inputs: Mapping[str, Any],
-    outputs: Mapping[str, Any],
+    inputs: TokenizationInputs,
+    outputs: Mapping[str, str],
     threads: int,
     disk_mb: int,
     tmpdir: str,
