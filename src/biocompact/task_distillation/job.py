@@ -21,7 +21,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 from biocompact.files.atomic import read_json
 from biocompact.finetuning import checkpoints
@@ -29,9 +29,6 @@ from biocompact.finetuning.checkpoints import Checkpointing
 from biocompact.finetuning.train import FinetuneRun
 from biocompact.task_distillation.student import StudentRun, run_students, train_teacher
 from biocompact.training.launch import JobSpec, job_main
-
-if TYPE_CHECKING:
-    from biocompact.task_distillation.rules import StudentsInputs
 
 TEACHER, STUDENTS = "teacher", "students"
 # What checkpoints must have been made with to be resumed (not where the outputs go)
@@ -107,6 +104,16 @@ def teacher_spec(
         checkpointing=checkpointing,
         checkpoint_dir=_spec_dir(checkpointing, Path(outputs["metrics"]).parent),
     )
+
+
+class StudentsInputs(TypedDict):
+    """The named inputs of rules train_students and untrained_students."""
+
+    student: Sequence[str]  # [] for a student not built here
+    teacher: str
+    teacher_predictions: str
+    data: str | Sequence[str]  # [] for untrained students
+    task_data: Sequence[str]
 
 
 def students_spec(

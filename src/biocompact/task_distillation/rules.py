@@ -21,6 +21,7 @@ from biocompact.task_distillation.transfer import build_transfer_set, read_trans
 if TYPE_CHECKING:
     from biocompact.finetuning.checkpoints import Checkpointing
     from biocompact.finetuning.train import FinetuneRun
+    from biocompact.task_distillation.job import StudentsInputs
     from biocompact.task_distillation.soft_labels import SoftLabelRun
     from biocompact.task_distillation.student import StudentRun
 
@@ -123,16 +124,6 @@ def soft_labels(
         "soft labels of %d transfer examples, mean %s", len(examples), meta["mean_soft_label"]
     )
     return meta
-
-
-class StudentsInputs(TypedDict):
-    """The named inputs of rules train_students and untrained_students."""
-
-    student: Sequence[str]  # [] for a student not built here
-    teacher: str
-    teacher_predictions: str
-    data: str | Sequence[str]  # [] for untrained students
-    task_data: Sequence[str]
 
 
 def train_students(
