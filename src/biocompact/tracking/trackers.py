@@ -29,6 +29,10 @@ from biocompact.tracking.tensorboard_events import ScalarWriter
 # backend -> (module it imports, pip package that installs it); tensorboard is built in
 OPTIONAL_BACKENDS = {"wandb": ("wandb", "wandb"), "mlflow": ("mlflow", "mlflow")}
 
+# A run's parameters as its trackers show them: names to values of any kind, nested in
+# mappings (W&B's config as they are, MLflow's params flattened by ``flat_params``).
+RunParams = Mapping[str, object]
+
 
 @dataclass(frozen=True)
 class TrackingSettings:
@@ -100,12 +104,12 @@ def biocompact_commit() -> str:
     return commit + ("-dirty" if status else "")
 
 
-def run_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
+def run_params(params: RunParams | None) -> dict[str, object]:
     """A run's ``params`` with the biocompact commit it runs from (``commit``)."""
     return {**(params or {}), "commit": biocompact_commit()}
 
 
-def flat_params(params: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
+def flat_params(params: RunParams, prefix: str = "") -> dict[str, str]:
     """Nested ``params`` as MLflow params: dotted keys (``hyperparameters.learning_rate``),
     text values as they are, other values as JSON (``5e-05``, ``[1, 2]``, ``null``)."""
     flat = {}
@@ -129,7 +133,7 @@ class WandbTracker:
     training step."""
 
     def __init__(
-        self, settings: TrackingSettings, run_name: str, folder: Path, params: Mapping[str, Any]
+        self, settings: TrackingSettings, run_name: str, folder: Path, params: RunParams
     ) -> None:
         wandb = importlib.import_module("wandb")
         self.run = wandb.init(
@@ -153,7 +157,7 @@ class MlflowTracker:
     commit tag), its metrics logged at the training step."""
 
     def __init__(
-        self, settings: TrackingSettings, run_name: str, folder: Path, params: Mapping[str, Any]
+        self, settings: TrackingSettings, run_name: str, folder: Path, params: RunParams
     ) -> None:
         self.mlflow = importlib.import_module("mlflow")
         if not is_uri(settings.mlflow_uri):
@@ -190,7 +194,7 @@ class ScalarTrackers:
         folder: str | os.PathLike,
         settings: TrackingSettings | None,
         run_name: str,
-        params: Mapping[str, Any] | None = None,
+        params: RunParams | None = None,
     ) -> None:
         settings = settings or TrackingSettings()
         self.tensorboard = ScalarWriter(folder)
@@ -219,7 +223,7 @@ class CurveDestination:
     folder: Path
     run_name: str
     tracking: TrackingSettings | None = None
-    params: Mapping[str, Any] = field(default_factory=dict)
+    params: RunParams = field(default_factory=dict)
 
     def child(self, name: str, **params: Any) -> CurveDestination:
         return CurveDestination(

@@ -19,10 +19,8 @@ import json
 import logging
 import os
 import time
-from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 import datasets
 import torch
@@ -30,7 +28,7 @@ from torch.nn.parallel import DistributedDataParallel
 from tqdm.auto import tqdm
 from transformers import get_linear_schedule_with_warmup
 
-from biocompact.tracking.trackers import ScalarTrackers, TrackingSettings
+from biocompact.tracking.trackers import RunParams, ScalarTrackers, TrackingSettings
 from biocompact.training import distributed
 from biocompact.training.batches import BatchOrder, DataPosition, MaskedBatcher, MaskedBatches
 from biocompact.training.checkpoint import (
@@ -96,7 +94,7 @@ def train(
     *,
     tracking: TrackingSettings | None = None,
     run_name: str = "",
-    run_params: Mapping[str, Any] | None = None,
+    run_params: RunParams | None = None,
 ) -> Path:
     """Train ``objective`` for ``settings.steps`` optimizer steps; return the training log path
     (the trackers of ``tracking`` get run ``run_name`` with ``run_params``).
