@@ -26,6 +26,8 @@ OPTION_KEYS = ("alpha", "temperature", "layer_map") + tuple(
 
 
 Weight = Annotated[float, Field(ge=0)]
+# a loss term's weight as an entry sets it: one number, or for ``layer`` one per student layer
+LossWeight = float | list[float]
 
 
 @with_config(ENTRY)
@@ -96,10 +98,15 @@ class MethodOptions:
 MLM_HEAD_TERMS = ("mlm", "soft", "output")
 
 
-def trains_mlm_head(alpha: Mapping[str, Any]) -> bool:
+def trains_mlm_head(alpha: Mapping[str, LossWeight]) -> bool:
     """Whether a distillation run with these loss weights (eval.json's ``alpha``, defaults
     filled in) trains the student's MLM head."""
-    return any(alpha.get(term, 0) > 0 for term in MLM_HEAD_TERMS)
+    return any(_weighted(alpha.get(term, 0.0)) for term in MLM_HEAD_TERMS)
+
+
+def _weighted(weight: LossWeight) -> bool:
+    """Whether a loss term with this weight counts (one per layer: any layer's does)."""
+    return any(layer > 0 for layer in weight) if isinstance(weight, list) else weight > 0
 
 
 def set_options(entry: Mapping[str, Any]) -> dict[str, Any]:
@@ -123,10 +130,10 @@ class DistillationOptions:
     objective resolves them from the two models' layers)."""
 
     method: str
-    alpha: Mapping[str, Any]  # loss term -> weight (``layer``: a number or one per layer)
+    alpha: Mapping[str, LossWeight]  # loss term -> weight
     temperature: float | None = None  # None: the method uses none
     layer_map: list[int] | None = None  # teacher layer of each student layer
-    section: Mapping[str, Any] = field(default_factory=dict)  # its section's options set
+    section: Mapping[str, int] = field(default_factory=dict)  # its section's options set
 
 
 def method_options(

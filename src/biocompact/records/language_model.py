@@ -41,7 +41,7 @@ class Distillation:
     student_init: str
     student_layers: list[int] | None  # teacher_layers: the layers kept (None: every other)
     temperature: float | None = when_set()
-    alpha: dict[str, Any]  # loss term -> weight
+    alpha: dict[str, float | list[float]]  # loss term -> weight (layer: one per layer)
     layer_map: list[int] | None = when_set()
     minilmv2: dict[str, int] | None = when_set()  # relation_heads, teacher_layer
     mlm_head_trained: bool  # whether a loss term reads the MLM logits
