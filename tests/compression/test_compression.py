@@ -226,13 +226,15 @@ def finetuned(tmp_path_factory) -> tuple[Path, FinetuningTask, dict]:
     }
     task = parse_entry(FinetuningTask, task)
     torch.set_num_threads(1)
-    record = finetune(
-        FinetuneRun(str(folder / "init"), task, 1),
-        outputs={
-            "metrics": str(folder / "metrics.json"),
-            "predictions": str(folder / "predictions.tsv"),
-            "model": str(folder / "fp32"),
-        },
+    record = record_data(
+        finetune(
+            FinetuneRun(str(folder / "init"), task, 1),
+            outputs={
+                "metrics": str(folder / "metrics.json"),
+                "predictions": str(folder / "predictions.tsv"),
+                "model": str(folder / "fp32"),
+            },
+        )
     )
     return folder, task, record
 

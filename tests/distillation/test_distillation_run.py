@@ -22,6 +22,7 @@ from biocompact.distillation.settings import DistillationSettings
 from biocompact.entries import parse_entry
 from biocompact.finetuning.train import FinetuneRun, finetune
 from biocompact.locations import resolve_location
+from biocompact.records.base import record_data
 from biocompact.taskfiles.settings import FinetuningTask
 from biocompact.training.settings import MaskingSettings
 
@@ -155,12 +156,14 @@ def test_tinybert_student_is_a_hugging_face_model_that_fine_tunes(teacher_and_co
             "weight_decay": 0.01,
         },
     }
-    record = finetune(
-        FinetuneRun(str(folder), parse_entry(FinetuningTask, task), 1, model_name="tiny"),
-        outputs={
-            "metrics": str(tmp_path / "metrics.json"),
-            "predictions": str(tmp_path / "predictions.tsv"),
-        },
+    record = record_data(
+        finetune(
+            FinetuneRun(str(folder), parse_entry(FinetuningTask, task), 1, model_name="tiny"),
+            outputs={
+                "metrics": str(tmp_path / "metrics.json"),
+                "predictions": str(tmp_path / "predictions.tsv"),
+            },
+        )
     )
     assert record["test_examples"] == 10 and 0.0 <= record["metrics"]["f1"] <= 1.0
 

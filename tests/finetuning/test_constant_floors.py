@@ -13,6 +13,7 @@ from prediction_scores import scores_from_predictions
 
 from biocompact.entries import parse_entry
 from biocompact.finetuning.baseline import constant_floors
+from biocompact.records.base import record_data
 from biocompact.records.metrics import ALL_POSITIVE, MAJORITY_CLASS
 from biocompact.taskfiles.settings import FinetuningTask
 
@@ -48,7 +49,8 @@ def re_task(folder: Path, train: list[str], test: list[str], **settings) -> dict
 
 
 def floors(entry: dict, folder: Path) -> dict:
-    return constant_floors(parse_entry(FinetuningTask, entry), outputs=outputs(folder))
+    floors = constant_floors(parse_entry(FinetuningTask, entry), outputs=outputs(folder))
+    return {floor: record_data(record) for floor, record in floors.items()}
 
 
 def test_all_positive_binary_f1_is_2p_over_1_plus_p(tmp_path):

@@ -15,6 +15,7 @@ from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
 from biocompact.entries import parse_entry
 from biocompact.finetuning.baseline import majority_baseline
 from biocompact.finetuning.train import FinetuneRun, finetune
+from biocompact.records.base import record_data
 from biocompact.taskfiles.readers import DatasetFormatError
 from biocompact.taskfiles.settings import Hyperparameters
 
@@ -98,9 +99,14 @@ def task_config(folder: Path, **settings) -> dict:
 
 
 def run(model: str, task: dict, out: Path, seed: int = 1) -> tuple[dict, str]:
-    record = finetune(
-        FinetuneRun(model, parsed_task(**task), seed, model_name="tiny"),
-        outputs={"metrics": str(out / "metrics.json"), "predictions": str(out / "predictions.tsv")},
+    record = record_data(
+        finetune(
+            FinetuneRun(model, parsed_task(**task), seed, model_name="tiny"),
+            outputs={
+                "metrics": str(out / "metrics.json"),
+                "predictions": str(out / "predictions.tsv"),
+            },
+        )
     )
     assert json.loads((out / "metrics.json").read_text()) == record
     return record, (out / "predictions.tsv").read_text()
@@ -199,7 +205,9 @@ def outputs(folder: Path, name: str) -> dict[str, str]:
 
 
 def test_majority_baseline(re_task, ner_task, tmp_path):
-    record = majority_baseline(parsed_task(**re_task, name="gad"), outputs=outputs(tmp_path, "re"))
+    record = record_data(
+        majority_baseline(parsed_task(**re_task, name="gad"), outputs=outputs(tmp_path, "re"))
+    )
     assert json.loads((tmp_path / "re.json").read_text()) == record
     # The test predictions are written in the fine-tuning runs' form and give the same scores.
     rescored = scores_from_predictions(tmp_path / "re.json", tmp_path / "re.tsv", re_task)
@@ -208,7 +216,9 @@ def test_majority_baseline(re_task, ner_task, tmp_path):
     # train slice: 37 x "1", 23 x "0"; the 30 test sentences are all "1"
     assert record["metrics"]["accuracy"] == 1.0 and record["metrics"]["binary_f1"] == 1.0
     assert list(record)[: len(RECORD_KEYS)] == RECORD_KEYS
-    ner = majority_baseline(parsed_task(**ner_task, name="ncbi"), outputs=outputs(tmp_path, "ner"))
+    ner = record_data(
+        majority_baseline(parsed_task(**ner_task, name="ncbi"), outputs=outputs(tmp_path, "ner"))
+    )
     assert ner["metrics"] == dict.fromkeys(
         [
             "f1",
@@ -390,7 +400,7 @@ def test_cross_validation_folds_with_a_grid_report_the_median(tiny_model, shared
     assert [point["learning_rate"] for point in grid] == [1e-3, 1e-4]
     assert predictions.startswith("# fold 1\nindex\tgold\tpredicted\n")
     assert predictions.count("# fold") == 2
-    baseline = majority_baseline(parsed_task(**task), outputs=outputs(tmp_path, "b"))
+    baseline = record_data(majority_baseline(parsed_task(**task), outputs=outputs(tmp_path, "b")))
     assert list(baseline["folds"]) == ["1", "2"]
 
 
@@ -424,7 +434,7 @@ def test_sentence_similarity_regression_scored_by_pearson(model_fixture, request
     assert -1.0 <= record["metrics"]["pearson"] <= 1.0
     lines_ = predictions.splitlines()
     assert lines_[0] == "index\tgold\tpredicted" and len(lines_) == 9
-    baseline = majority_baseline(parsed_task(**task), outputs=outputs(tmp_path, "b"))
+    baseline = record_data(majority_baseline(parsed_task(**task), outputs=outputs(tmp_path, "b")))
     assert baseline["metrics"]["pearson"] == 0.0  # a constant prediction
 
 
@@ -557,13 +567,15 @@ def test_a_sentence_transformers_checkpoint_is_fine_tuned_and_saved_with_mean_po
     out = tmp_path / "out"
     out.mkdir()
     task = parsed_task(**re_task)
-    record = finetune(
-        FinetuneRun(str(checkpoint), task, 1, model_name="st"),
-        outputs={
-            "metrics": str(out / "metrics.json"),
-            "predictions": str(out / "predictions.tsv"),
-            "model": str(out / "model"),
-        },
+    record = record_data(
+        finetune(
+            FinetuneRun(str(checkpoint), task, 1, model_name="st"),
+            outputs={
+                "metrics": str(out / "metrics.json"),
+                "predictions": str(out / "predictions.tsv"),
+                "model": str(out / "model"),
+            },
+        )
     )
     assert record["pooling"] == "mean (from the checkpoint's sentence-transformers configuration)"
     assert record["hyperparameters"]["pooling"] == "auto"

@@ -11,6 +11,7 @@ from tiny_models import tiny_ner_task
 
 import biocompact.finetuning.train as finetuning_train
 from biocompact.entries import parse_entry
+from biocompact.records.base import record_data
 from biocompact.taskfiles.settings import FinetuningTask
 from biocompact.tracking.tensorboard_events import (
     ScalarWriter,
@@ -78,11 +79,16 @@ def test_fine_tuning_curves_hold_the_dev_scores(pretrained, tmp_path, repo_root)
     for point in ("lr0.01-batch16-epochs2", "lr0.001-batch16-epochs2"):
         (tmp_path / "tensorboard" / point).mkdir(parents=True)
         (tmp_path / "tensorboard" / point / "events.out.tfevents.1.earlier").write_bytes(b"")
-    record = finetuning_train.finetune(
-        finetuning_train.FinetuneRun(
-            str(pretrained / "model"), parse_entry(FinetuningTask, task), 1
-        ),
-        outputs={"metrics": str(tmp_path / "metrics.json"), "predictions": str(tmp_path / "p.tsv")},
+    record = record_data(
+        finetuning_train.finetune(
+            finetuning_train.FinetuneRun(
+                str(pretrained / "model"), parse_entry(FinetuningTask, task), 1
+            ),
+            outputs={
+                "metrics": str(tmp_path / "metrics.json"),
+                "predictions": str(tmp_path / "p.tsv"),
+            },
+        )
     )
     assert [path.name for path in (tmp_path / "tensorboard").iterdir()] == [
         "lr0.001-batch16-epochs2"

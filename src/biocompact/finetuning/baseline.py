@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from biocompact.finetuning.family import TaskFamily
 from biocompact.finetuning.record import FoldResult, metrics_record, write_run_files
 from biocompact.finetuning.splits import Splits, load_splits
 from biocompact.finetuning.tasks import get_family
-from biocompact.records.base import record_data
-from biocompact.records.metrics import ALL_POSITIVE, MAJORITY_CLASS
+from biocompact.records.metrics import ALL_POSITIVE, MAJORITY_CLASS, MetricsRecord
 from biocompact.taskfiles.folds import fold_tasks
 from biocompact.taskfiles.settings import FinetuningTask
 
@@ -43,7 +41,9 @@ def floor_outputs(folder: str | Path, floor: str) -> dict[str, str]:
     }
 
 
-def constant_floors(task: FinetuningTask, *, outputs: Mapping[str, str]) -> dict[str, Any]:
+def constant_floors(
+    task: FinetuningTask, *, outputs: Mapping[str, str]
+) -> dict[str, MetricsRecord]:
     """Score every constant floor of ``task`` on dev and test of every fold: the majority
     class into ``outputs["metrics"]`` and ``outputs["predictions"]``, every other floor that
     applies into ``outputs["floors"]`` (a folder, created even when none applies), each as a
@@ -72,11 +72,11 @@ def constant_floors(task: FinetuningTask, *, outputs: Mapping[str, str]) -> dict
             write_run_files(outputs, family, floor_results, record)
         elif "floors" in outputs:
             write_run_files(floor_outputs(outputs["floors"], floor), family, floor_results, record)
-        records[floor] = record_data(record)
+        records[floor] = record
     return records
 
 
-def majority_baseline(task: FinetuningTask, *, outputs: Mapping[str, str]) -> dict[str, Any]:
+def majority_baseline(task: FinetuningTask, *, outputs: Mapping[str, str]) -> MetricsRecord:
     """``constant_floors`` of ``task``; the majority class's record (the other floors are
     written only where ``outputs`` has a ``floors`` folder)."""
     return constant_floors(task, outputs=outputs)[MAJORITY_CLASS]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from biocompact.finetuning import baseline
 from biocompact.finetuning.saved_models import Publication, publish_chosen
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-def finetune(run: FinetuneRun, *, outputs: Mapping[str, str], threads: int) -> dict[str, Any]:
+def finetune(run: FinetuneRun, *, outputs: Mapping[str, str], threads: int) -> MetricsRecord:
     """``train.finetune`` of ``run`` into the rule's outputs (metrics, predictions, and the
     model with its card where the rule has a ``model`` output) on ``threads`` CPU threads."""
     # imported here: training loads torch and transformers (4 CPU-s a job), which the
@@ -62,7 +62,9 @@ def publish_finetuned(
     return chosen
 
 
-def majority_baseline(task: FinetuningTask, *, outputs: Mapping[str, str]) -> dict[str, Any]:
+def majority_baseline(
+    task: FinetuningTask, *, outputs: Mapping[str, str]
+) -> dict[str, MetricsRecord]:
     """``baseline.constant_floors`` of ``task``: the majority class's metrics and test
     predictions into the rule's outputs (metrics, predictions), every other constant floor
     that applies into its ``floors`` folder; floor -> record."""

@@ -45,8 +45,7 @@ from biocompact.finetuning.trainer import (
     training_arguments,
 )
 from biocompact.locations import portable_location
-from biocompact.records.base import record_data
-from biocompact.records.metrics import MAJORITY_CLASS
+from biocompact.records.metrics import MAJORITY_CLASS, MetricsRecord
 from biocompact.release.cards import finetuned_model_card, hardware, write_card
 from biocompact.release.settings import CardSettings
 from biocompact.taskfiles.folds import fold_tasks
@@ -304,7 +303,7 @@ def finetune(
     outputs: Mapping[str, str],
     threads: int = 1,
     checkpointing: Checkpointing | None = None,
-) -> dict[str, Any]:
+) -> MetricsRecord:
     """Fine-tune as ``run`` says and write test predictions (``outputs["predictions"]``) and
     metrics.json (``outputs["metrics"]``) atomically, with TensorBoard curves of training
     and dev scores in ``tensorboard/`` beside metrics.json (the median over folds for a
@@ -379,7 +378,7 @@ def finetune(
         pooling=None if pooling is None else pooling_text(*pooling),
     )
     if not distributed.is_main():
-        return record_data(record)
+        return record
     write_run_files(outputs, family, results, record)
     if out_model:
         card = finetuned_model_card(
@@ -393,4 +392,4 @@ def finetune(
         )
         write_card(card, out_model)
     logger.info("test %s = %.4f", record.primary_metric, record.metrics[record.primary_metric])
-    return record_data(record)
+    return record

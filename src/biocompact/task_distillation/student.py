@@ -81,6 +81,7 @@ def train_teacher(
     every process trains and evaluates, rank 0 alone writes. With ``checkpointing`` the
     training resumes from its checkpoints."""
     record = finetune(run, outputs=outputs, threads=threads, checkpointing=checkpointing)
+    assert record.train_examples is not None  # a fine-tuning run counts its examples
     distributed.barrier()  # the saved model, which every process evaluates, is rank 0's
     task, out_model = run.task, outputs["model"]
     family = get_family(task.family, task.format)
@@ -102,8 +103,8 @@ def train_teacher(
         seed=run.seed,
         model_path=out_model,
         scores=scores,
-        train_examples=record["train_examples"],
-        train_seconds=record["train_seconds"],
+        train_examples=record.train_examples,
+        train_seconds=record.train_seconds,
         hyperparameters=classifier_training(task.training),
     )
     if distributed.is_main():
