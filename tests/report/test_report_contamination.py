@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from contamination_records import checked_split, contamination_record
 
+from biocompact.records.transfer_set import TransferSetRecord
 from biocompact.report.contamination import (
     contamination_context,
     contamination_table,
@@ -88,20 +89,22 @@ def test_training_text_names_what_was_checked_and_what_is_unknown():
 
 def test_transfer_table_counts_the_dropped_examples():
     records = [
-        {
-            "name": "abstracts",
-            "examples": 2000,
-            "dropped": 3,
-            "checked_test_sets": ["ncbi", "hoc"],
-            "dropped_by_task": {"hoc": 1, "ncbi": 2},
-        },
-        {
-            "name": "random",
-            "examples": 200,
-            "dropped": 0,
-            "checked_test_sets": [],
-            "dropped_by_task": {},
-        },
+        TransferSetRecord(
+            name="abstracts",
+            examples=2000,
+            checked_test_sets=["ncbi", "hoc"],
+            ngram=13,
+            dropped=3,
+            dropped_by_task={"hoc": 1, "ncbi": 2},
+        ),
+        TransferSetRecord(
+            name="random",
+            examples=200,
+            checked_test_sets=[],
+            ngram=None,
+            dropped=0,
+            dropped_by_task={},
+        ),
     ]
     assert _texts(transfer_table(records)) == [
         ["abstracts", "2,000", "3", "ncbi, hoc", "hoc: 1, ncbi: 2"],

@@ -38,6 +38,7 @@ from biocompact.efficiency.settings import EfficiencyBenchmark
 from biocompact.files.atomic import write_json
 from biocompact.records.base import record_data
 from biocompact.records.contamination import DocumentCounts, ShardMatches
+from biocompact.records.transfer_set import TransferSetRecord
 from biocompact.release.settings import ModelRelease, ReleaseUpload
 from biocompact.report import aggregation
 from biocompact.report import rules as report_rules
@@ -437,7 +438,14 @@ def test_transfer_set_and_summary_entry_points_write_their_named_outputs(monkeyp
     monkeypatch.setattr(rules.EvaluationIndex, "load", _recorder(calls, "index"))
     monkeypatch.setattr(rules, "write_json", _recorder(calls))
     settings = SimpleNamespace(name="abstracts")
-    record = {"examples": 7, "dropped": 1}
+    record = TransferSetRecord(
+        name="abstracts",
+        examples=7,
+        checked_test_sets=["ncbi"],
+        ngram=13,
+        dropped=1,
+        dropped_by_task={"ncbi": 1},
+    )
     monkeypatch.setattr(rules, "build_transfer_set", _recorder(calls, record))
     outputs = {"transfer": "t.jsonl", "record": "t.json"}
     assert rules.transfer_set(settings, inputs={"index": "e.npz"}, outputs=outputs) == record
@@ -447,9 +455,9 @@ def test_transfer_set_and_summary_entry_points_write_their_named_outputs(monkeyp
     assert calls == [
         (("e.npz",), {}),
         ((settings, "t.jsonl", "index"), {}),
-        (("t.json", record), {}),
+        (("t.json", record_data(record)), {}),
         ((settings, "t.jsonl", None), {}),
-        (("t.json", record), {}),
+        (("t.json", record_data(record)), {}),
         (("s.csv", (run,)), {}),
     ]
 

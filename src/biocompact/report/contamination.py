@@ -5,12 +5,13 @@ task distillation dropped for overlapping a test set."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
 from biocompact.records.contamination import ContaminationRecord
+from biocompact.records.transfer_set import TransferSetRecord
 from biocompact.report.settings import FinetunedModel
 from biocompact.report.tables import DASH, Table, frame_table, number
 
@@ -115,16 +116,16 @@ def training_text_table(
     )
 
 
-def transfer_table(records: Sequence[Mapping[str, Any]]) -> Table:
+def transfer_table(records: Sequence[TransferSetRecord]) -> Table:
     """Each transfer set: examples kept, and those dropped for overlapping a test set."""
     rows = [
         {
-            "transfer set": record["name"],
-            "examples": record["examples"],
-            "dropped": record["dropped"],
-            "test sets checked": ", ".join(record["checked_test_sets"]) or "none (check off)",
+            "transfer set": record.name,
+            "examples": record.examples,
+            "dropped": record.dropped,
+            "test sets checked": ", ".join(record.checked_test_sets) or "none (check off)",
             "dropped per task": ", ".join(
-                f"{task}: {count:,}" for task, count in record["dropped_by_task"].items()
+                f"{task}: {count:,}" for task, count in record.dropped_by_task.items()
             ),
         }
         for record in records
@@ -135,7 +136,7 @@ def transfer_table(records: Sequence[Mapping[str, Any]]) -> Table:
 
 def contamination_context(
     contamination: ContaminationRecord | None,
-    transfer_records: Sequence[Mapping[str, Any]],
+    transfer_records: Sequence[TransferSetRecord],
     finetuned_models: Sequence[FinetunedModel],
 ) -> dict[str, Any]:
     """The template's names for the section: ``contamination`` (the table, or None when

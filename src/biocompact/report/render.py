@@ -15,6 +15,7 @@ from biocompact.records.contamination import ContaminationRecord
 from biocompact.records.corpus_statistics import CorpusStatistics
 from biocompact.records.language_model import LanguageModelRecord
 from biocompact.records.metrics import FLOOR_DESCRIPTIONS, NO_FURTHER_FLOOR
+from biocompact.records.transfer_set import TransferSetRecord
 from biocompact.report import costs, glance, load, plots, tables
 from biocompact.report.aggregation import AVERAGE_FORMULAS, BLURB, BLURB_FORMULA
 from biocompact.report.contamination import contamination_context
@@ -234,7 +235,7 @@ def build_report(
         **_compression_context(compression),
         **contamination_context(
             ContaminationRecord.read(contamination) if contamination else None,
-            load.read_jsons(transfer_records),
+            [TransferSetRecord.read(path) for path in transfer_records],
             facts.finetuned_models,
         ),
         "compute_cost": costs.compute_cost_table(load.read_benchmarks(benchmarks)),

@@ -14,6 +14,8 @@ import pandas as pd
 
 from biocompact.corpus.decontamination import EvaluationIndex
 from biocompact.files.atomic import write_json
+from biocompact.records.base import record_data
+from biocompact.records.transfer_set import TransferSetRecord
 from biocompact.task_distillation.settings import EvaluationRuns, TransferSetSettings
 from biocompact.task_distillation.summary import write_summary
 from biocompact.task_distillation.transfer import build_transfer_set, read_transfer_set
@@ -30,17 +32,17 @@ logger = logging.getLogger(__name__)
 
 def transfer_set(
     settings: TransferSetSettings, *, inputs: Mapping[str, str], outputs: Mapping[str, str]
-) -> dict:
+) -> TransferSetRecord:
     """``build_transfer_set`` into the rule's ``transfer`` output, checked against the
     evaluation ``index`` where the rule has one; its record into ``record``."""
     index = EvaluationIndex.load(inputs["index"]) if inputs.get("index") else None
     record = build_transfer_set(settings, outputs["transfer"], index)
-    write_json(outputs["record"], record)
+    write_json(outputs["record"], record_data(record))
     logger.info(
         "transfer set %s: %d examples, %d dropped for overlapping a test set",
         settings.name,
-        record["examples"],
-        record["dropped"],
+        record.examples,
+        record.dropped,
     )
     return record
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from biocompact.corpus.decontamination import EvaluationIndex
 from biocompact.corpus.evaluation_text import EvaluationExample
 from biocompact.files.atomic import atomic_open
+from biocompact.records.transfer_set import TransferSetRecord
 from biocompact.task_distillation.randomised import randomised_examples
 from biocompact.task_distillation.settings import TEXT_FORMAT, TransferSetSettings
 from biocompact.taskfiles.formats import TRANSFER_FORMATS
@@ -136,7 +137,7 @@ def read_transfer_set(path: str | Path) -> list[LabelledText]:
 
 def build_transfer_set(
     settings: TransferSetSettings, out: str | Path, index: EvaluationIndex | None = None
-) -> dict:
+) -> TransferSetRecord:
     """Write the transfer set of ``settings`` to ``out``, without the examples that overlap
     a test set of ``index``; return its record: ``examples`` written, ``dropped`` (and
     ``dropped_by_task``), the tasks whose test sets were checked and the n-gram size."""
@@ -146,11 +147,11 @@ def build_transfer_set(
     write_transfer_set(out, kept)
     tests = [meta.task for meta in (index.splits if index else []) if meta.split == "test"]
     by_task = Counter(task for tasks in dropped for task in tasks)
-    return {
-        "name": settings.name,
-        "examples": len(kept),
-        "checked_test_sets": tests,
-        "ngram": index.ngram if index else None,
-        "dropped": len(dropped),
-        "dropped_by_task": dict(sorted(by_task.items())),
-    }
+    return TransferSetRecord(
+        name=settings.name,
+        examples=len(kept),
+        checked_test_sets=tests,
+        ngram=index.ngram if index else None,
+        dropped=len(dropped),
+        dropped_by_task=dict(sorted(by_task.items())),
+    )
