@@ -334,7 +334,7 @@ def test_linkbert_layout_mirror_prepares_blurb_datasets(linkbert_archive, tmp_pa
     def prepared(name: str, relative: str) -> Path:
         output = tmp_path / "cache" / name / relative
         counts = prepare_file(name, relative, cached, archive.as_uri(), output, registry)
-        assert counts["converted"] == counts["published"] == FIXTURE_SIZES[name]
+        assert counts.counts.converted == counts.counts.published == FIXTURE_SIZES[name]
         return output
 
     ddi = read_re_blue_tsv(prepared("blurb-ddi", "train.tsv"))
@@ -418,7 +418,7 @@ def test_bc5cdr_disease_dev_within_its_documented_tolerance(tmp_path):
         return [TaggedSentence(["x"], [tag], "f", line) for line in range(count)]
 
     counts = check_split(dataset, "dev", mentions(4246), None)
-    assert (counts["converted"], counts["published"]) == (4246, 4244)
+    assert (counts.converted, counts.published) == (4246, 4244)
     with pytest.raises(
         CheckError, match="4247 mentions converted, but .* publishes 4244 \\(tolerance 2\\)"
     ):

@@ -18,6 +18,8 @@ from report_results import metrics, write_json
 
 from biocompact.datasets.check import check_split
 from biocompact.datasets.registry import get_dataset
+from biocompact.records.base import record_data
+from biocompact.records.dataset_counts import PreparedFileCounts
 from biocompact.report.aggregation import BASELINE, aggregate
 from biocompact.report.glance import pareto_front
 from biocompact.report.render import build_report
@@ -249,7 +251,8 @@ def report_file(
             else [LabelledText(str(i), "t", "1", "f", i) for i in range(len(tags))]
         )
         path = results / f"data/counts/{name}/{split}.json"
-        write_json(path, {**check_split(get_dataset(name), split, examples, fold), "file": split})
+        counts = check_split(get_dataset(name), split, examples, fold)
+        write_json(path, record_data(PreparedFileCounts(counts=counts, file=split, bytes=100)))
         dataset_counts.append(path)
     for job, seconds in [
         ("pretraining/big", 100.0),

@@ -38,6 +38,7 @@ from biocompact.efficiency.settings import EfficiencyBenchmark
 from biocompact.files.atomic import write_json
 from biocompact.records.base import record_data
 from biocompact.records.contamination import DocumentCounts, ShardMatches
+from biocompact.records.dataset_counts import CheckedCounts, PreparedFileCounts
 from biocompact.records.transfer_set import TransferSetRecord
 from biocompact.release.settings import ModelRelease, ReleaseUpload
 from biocompact.report import aggregation
@@ -277,7 +278,22 @@ def test_dataset_rules_pass_their_files_and_params(
     calls: list = []
     monkeypatch.setattr(datasets, "download_source", _returning(calls, ("sha", [])))
     monkeypatch.setattr(datasets, "source_members", lambda registry, name: ["member"])
-    monkeypatch.setattr(datasets, "prepare_file", _returning(calls, {"train": 3}))
+    counted = PreparedFileCounts(
+        counts=CheckedCounts(
+            dataset="ds",
+            split="train",
+            fold=None,
+            unit="mentions",
+            converted=3,
+            published=3,
+            tolerance=0,
+            sizes_from="its paper",
+            note=None,
+        ),
+        file="train.tsv",
+        bytes=12,
+    )
+    monkeypatch.setattr(datasets, "prepare_file", _returning(calls, counted))
     source = next(iter(datasets.REGISTRY.sources))
     datasets.download_dataset(
         SourceDownload(source=source, url="u", lock_file="lock", retries=2),
@@ -296,7 +312,19 @@ def test_dataset_rules_pass_their_files_and_params(
         ),
         (("ds", "train.tsv", "a.zip", "u", "train.tsv"), {}),
     ]
-    assert json.loads(counts.read_text()) == {"train": 3}
+    assert list(json.loads(counts.read_text()).items()) == [
+        ("dataset", "ds"),
+        ("split", "train"),
+        ("fold", None),
+        ("unit", "mentions"),
+        ("converted", 3),
+        ("published", 3),
+        ("tolerance", 0),
+        ("sizes_from", "its paper"),
+        ("note", None),
+        ("file", "train.tsv"),
+        ("bytes", 12),
+    ]
 
 
 def test_model_rules_pass_their_files_and_params(

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from biocompact.datasets.convert import GOLDEN
 from biocompact.datasets.registry import Dataset
+from biocompact.records.dataset_counts import CheckedCounts
 from biocompact.taskfiles.readers import (
     LabelledText,
     MultiLabelText,
@@ -50,9 +51,11 @@ def _labels(example: object) -> Iterable[str]:
     return ()
 
 
-def check_split(dataset: Dataset, split: str, examples: Sequence, fold: str | None) -> dict:
-    """The checked counts of one converted split (a dict for the report; the golden answers
-    of a QA dataset count questions); raises :class:`CheckError` naming the record or the
+def check_split(
+    dataset: Dataset, split: str, examples: Sequence, fold: str | None
+) -> CheckedCounts:
+    """The checked counts of one converted split (for the report; the golden answers of a
+    QA dataset count questions); raises :class:`CheckError` naming the record or the
     two figures on a mismatch."""
     if dataset.labels is not None:
         allowed = (
@@ -77,14 +80,14 @@ def check_split(dataset: Dataset, split: str, examples: Sequence, fold: str | No
             f"split {split}: {converted} {unit} converted, but {dataset.sizes_from} "
             f"publishes {entry.size}{allowed_gap}"
         )
-    return {
-        "dataset": dataset.name,
-        "split": split,
-        "fold": fold,
-        "unit": unit,
-        "converted": converted,
-        "published": entry.size,
-        "tolerance": entry.tolerance,
-        "sizes_from": dataset.sizes_from,
-        "note": entry.note,
-    }
+    return CheckedCounts(
+        dataset=dataset.name,
+        split=split,
+        fold=fold,
+        unit=unit,
+        converted=converted,
+        published=entry.size,
+        tolerance=entry.tolerance,
+        sizes_from=dataset.sizes_from,
+        note=entry.note,
+    )

@@ -15,6 +15,7 @@ from biocompact.datasets.errors import DatasetError
 from biocompact.datasets.fetch import ARCHIVE_ERRORS, read_member
 from biocompact.datasets.registry import REGISTRY, Dataset, Registry
 from biocompact.files.atomic import atomic_path
+from biocompact.records.dataset_counts import CheckedCounts, PreparedFileCounts
 from biocompact.taskfiles.bioasq import read_bioasq_golden
 from biocompact.taskfiles.formats import FORMATS
 from biocompact.taskfiles.readers import DatasetFormatError
@@ -22,7 +23,7 @@ from biocompact.taskfiles.readers import DatasetFormatError
 LOG = logging.getLogger(__name__)
 
 
-def _read_and_check(dataset: Dataset, split: str, fold: str | None, path: Path) -> dict:
+def _read_and_check(dataset: Dataset, split: str, fold: str | None, path: Path) -> CheckedCounts:
     """Read the converted file as fine-tuning will (raises on zero examples) and check it
     against the registry."""
     examples: Sequence[object]
@@ -40,7 +41,7 @@ def prepare_file(
     url: str,
     output: str | os.PathLike,
     registry: Registry = REGISTRY,
-) -> dict:
+) -> PreparedFileCounts:
     """Write the prepared file ``relative`` of dataset ``name`` to ``output``; return its
     checked counts (see :func:`check_split`) with ``file`` and ``bytes``. Any failure raises
     :class:`DatasetError` and leaves no output."""
@@ -68,4 +69,4 @@ def prepare_file(
         except (DatasetFormatError, CheckError) as error:
             problem = str(error).replace(str(temporary), f"converted {relative}")
             raise DatasetError(name, url, member, problem) from None
-    return {**counts, "file": relative, "bytes": len(converted.encode("utf-8"))}
+    return PreparedFileCounts(counts=counts, file=relative, bytes=len(converted.encode("utf-8")))

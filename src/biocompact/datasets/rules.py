@@ -12,6 +12,8 @@ from biocompact.datasets.prepare import prepare_file
 from biocompact.datasets.registry import REGISTRY
 from biocompact.datasets.settings import DatasetFile, SourceDownload
 from biocompact.files.atomic import write_json
+from biocompact.records.base import record_data
+from biocompact.records.dataset_counts import PreparedFileCounts
 
 LOG = logging.getLogger(__name__)
 
@@ -36,13 +38,14 @@ def download_dataset(
 
 def prepare_dataset(
     prepared: DatasetFile, *, inputs: Mapping[str, str], outputs: Mapping[str, str]
-) -> dict:
+) -> PreparedFileCounts:
     """File ``prepared.file`` of dataset ``prepared.dataset`` from ``inputs["archive"]`` to
     ``outputs["file"]``, its checked counts to ``outputs["counts"]`` (JSON, for the
     report)."""
     counts = prepare_file(
         prepared.dataset, prepared.file, inputs["archive"], prepared.url, outputs["file"]
     )
-    write_json(outputs["counts"], counts)
-    LOG.info("%s: %s", outputs["file"], counts)
+    data = record_data(counts)
+    write_json(outputs["counts"], data)
+    LOG.info("%s: %s", outputs["file"], data)
     return counts

@@ -13,6 +13,7 @@ from biocompact.compression.summary import read_summary as read_compression_summ
 from biocompact.files.atomic import atomic_open
 from biocompact.records.contamination import ContaminationRecord
 from biocompact.records.corpus_statistics import CorpusStatistics
+from biocompact.records.dataset_counts import PreparedFileCounts
 from biocompact.records.language_model import LanguageModelRecord
 from biocompact.records.metrics import FLOOR_DESCRIPTIONS, NO_FURTHER_FLOOR
 from biocompact.records.transfer_set import TransferSetRecord
@@ -214,7 +215,11 @@ def build_report(
         **_models_context(train_logs, evals, facts.vocabularies, averages_frame),
         "corpus": tables.corpus_tables(CorpusStatistics.read(corpus)) if corpus else None,
         "vocab": tables.vocab_table(load.read_jsons(vocab)) if vocab else None,
-        "datasets": tables.dataset_counts_table(load.read_jsons(datasets)) if datasets else None,
+        "datasets": (
+            tables.dataset_counts_table([PreparedFileCounts.read(path) for path in datasets])
+            if datasets
+            else None
+        ),
         "task_distillation": (
             tables.task_distillation_tables(read_distillation_summary(task_distillation))
             if task_distillation

@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from biocompact.records.corpus_statistics import CorpusStatistics
+from biocompact.records.dataset_counts import PreparedFileCounts
 from biocompact.records.language_model import LanguageModelRecord, Pretraining
 from biocompact.records.metrics import FLOOR_MODELS
 from biocompact.report.aggregation import BLURB, OVERALL
@@ -563,24 +564,28 @@ def vocab_table(stats: Sequence[dict[str, Any]]) -> Table:
     )
 
 
-def dataset_counts_table(counts: Sequence[dict[str, Any]]) -> Table:
+def _dataset_counts_row(record: PreparedFileCounts) -> dict[str, object]:
+    """The dataset table's row of one prepared file."""
+    counts = record.counts
+    return {
+        "dataset": counts.dataset,
+        "split": counts.split if not counts.fold else f"{counts.split} (fold {counts.fold})",
+        "file": record.file,
+        "unit": counts.unit,
+        "converted": counts.converted,
+        "published": counts.published,
+        "tolerance": counts.tolerance or None,
+        "published in": counts.sizes_from if counts.published is not None else None,
+        "note": counts.note,
+    }
+
+
+def dataset_counts_table(records: Sequence[PreparedFileCounts]) -> Table:
     """Each prepared split of a registered dataset: its size as converted and checked
     beside the published one (``biocompact.datasets.check``)."""
     rows = [
-        {
-            "dataset": entry["dataset"],
-            "split": entry["split"]
-            if not entry.get("fold")
-            else f"{entry['split']} (fold {entry['fold']})",
-            "file": entry["file"],
-            "unit": entry["unit"],
-            "converted": entry["converted"],
-            "published": entry["published"],
-            "tolerance": entry["tolerance"] or None,
-            "published in": entry["sizes_from"] if entry["published"] is not None else None,
-            "note": entry["note"],
-        }
-        for entry in sorted(counts, key=lambda entry: (entry["dataset"], entry["file"]))
+        _dataset_counts_row(record)
+        for record in sorted(records, key=lambda record: (record.counts.dataset, record.file))
     ]
     columns = ["dataset", "split", "file", "unit", "converted", "published", "tolerance"]
     frame = pd.DataFrame(rows, columns=[*columns, "published in", "note"])

@@ -1,0 +1,52 @@
+"""``{cache}/counts/{dataset}/{file}.json``: the checked counts of one prepared file of a
+registered dataset, written by its job (``datasets.rules.prepare_dataset``, from
+``datasets.prepare.prepare_file``) and read by the report's dataset table
+(docs/outputs.md)."""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass, field
+
+from biocompact.entries import FLAT, parse_record
+from biocompact.records.base import read_record
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckedCounts:
+    """A converted split checked against its registry entry (``datasets.check.check_split``):
+    its dataset, split and fold (None: a dataset without folds), the size ``converted``,
+    counted in ``unit``, and the size ``published`` (None where no source states one) with
+    the difference allowed, the source of the published sizes and the split's note."""
+
+    dataset: str
+    split: str
+    fold: str | None
+    unit: str
+    converted: int
+    published: int | None
+    tolerance: int
+    sizes_from: str | None
+    note: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PreparedFileCounts:
+    """A prepared file's checked counts, its path within the dataset's folder and its size
+    in bytes."""
+
+    RECORD = "dataset counts record"
+
+    counts: CheckedCounts = field(metadata=FLAT)
+    file: str
+    bytes: int
+
+    @classmethod
+    def read(cls, path: str | os.PathLike) -> PreparedFileCounts:
+        """The record in ``path``; a malformed one raises a ValueError naming the file."""
+        return read_record(
+            path,
+            functools.partial(parse_record, cls),
+            "dataset counts record (counts/{dataset}/{file}.json)",
+        )
