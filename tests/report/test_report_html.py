@@ -231,13 +231,22 @@ def report_file(
         {
             "vocab": "wp",
             "type": "wordpiece",
-            "vocab_size": 4000,
             "lowercase": True,
+            "sample_fraction": 1.0,
+            "checkpoint": None,
+            "vocab_size": 4000,
             "heldout_sentences": 10,
             "heldout_words": 200,
             "fertility": 1.3456,
             "unk_rate": 0.0012,
-            "reference": {"name": "minilm", "vocab_size": 30522, "fertility": 1.5, "unk_rate": 0.0},
+            "reference": {
+                "name": "minilm",
+                "vocab_size": 30522,
+                "heldout_sentences": 10,
+                "heldout_words": 200,
+                "fertility": 1.5,
+                "unk_rate": 0.0,
+            },
         },
     )
     dataset_counts = []

@@ -75,7 +75,8 @@ def test_saved_folder_is_a_fast_tokenizer_with_the_family_special_tokens(
     assert encoded["input_ids"].count(ids[1]) == 2
     # ALBERT's second segment has token type 1; RoBERTa and ModernBERT have no token types
     assert ("token_type_ids" in encoded) == (vocab_type == "unigram")
-    assert stats["type"] == vocab_type and stats["unk_rate"] == 0.0 and stats["fertility"] >= 1.0
+    assert stats.type == vocab_type and stats.statistics.unk_rate == 0.0
+    assert stats.statistics.fertility >= 1.0
 
 
 @pytest.mark.parametrize("vocab_type", TYPES)

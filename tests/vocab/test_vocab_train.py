@@ -59,8 +59,23 @@ def test_cased_vocabulary_with_extra_special_tokens(shard, tmp_path):
         ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "@GENE$", "@DISEASE$"]
     ) == list(range(7))
     assert "@GENE$" in tokenizer.all_special_tokens
-    assert stats["lowercase"] is False and stats["unk_rate"] == 0.0
-    assert json.loads((tmp_path / "stats.json").read_text())["fertility"] == stats["fertility"]
+    assert stats.lowercase is False and stats.statistics.unk_rate == 0.0
+    written = json.loads((tmp_path / "stats.json").read_text())
+    assert written["fertility"] == stats.statistics.fertility
+    # the file as the stage wrote it before its record: these keys in this order
+    assert list(written.items()) == [
+        ("vocab", "v"),
+        ("type", "wordpiece"),
+        ("lowercase", False),
+        ("sample_fraction", 1.0),
+        ("checkpoint", None),
+        ("vocab_size", len(tokenizer)),
+        ("heldout_sentences", stats.statistics.heldout_sentences),
+        ("heldout_words", stats.statistics.heldout_words),
+        ("fertility", stats.statistics.fertility),
+        ("unk_rate", 0.0),
+        ("reference", None),
+    ]
 
 
 def test_uncased_vocabulary_lowercases(shard, tmp_path):
@@ -144,16 +159,29 @@ def test_pretrained_vocabulary_is_the_checkpoints_own_and_continued_pretraining_
     own = AutoTokenizer.from_pretrained(resolve_location(MINILM))
     assert tokenizer.get_vocab() == own.get_vocab() and len(tokenizer) == 30522
     assert tokenizer.tokenize("The TP53 gene") == own.tokenize("The TP53 gene")
-    assert (stats["type"], stats["checkpoint"], stats["sample_fraction"]) == (
+    assert (stats.type, stats.checkpoint, stats.sample_fraction) == (
         "pretrained",
         MINILM,
         None,
     )
-    assert stats["vocab_size"] == 30522
-    measured = ("vocab_size", "heldout_sentences", "heldout_words", "fertility", "unk_rate")
-    assert {key: stats["reference"][key] for key in measured} == {
-        key: stats[key] for key in measured
-    }
+    assert stats.statistics.vocab_size == 30522
+    assert stats.reference is not None and stats.reference.statistics == stats.statistics
+    written = json.loads((tmp_path / "stats.json").read_text())
+    measured = ["vocab_size", "heldout_sentences", "heldout_words", "fertility", "unk_rate"]
+    assert list(written) == [
+        "vocab",
+        "type",
+        "lowercase",
+        "sample_fraction",
+        "checkpoint",
+        *measured,
+        "reference",
+    ]
+    assert (written["lowercase"], written["sample_fraction"]) == (None, None)
+    assert list(written["reference"].items()) == [
+        ("name", MINILM),
+        *((key, written[key]) for key in measured),
+    ]
     check_checkpoint_vocabulary(MINILM, resolve_location(MINILM), tokenizer)
 
     trained, _ = _build(shard, tmp_path / "trained", lowercase=True)

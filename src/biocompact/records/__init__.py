@@ -4,8 +4,8 @@
 ``evaluation.json`` of a teacher or student (``classifier_evaluation.py``), compression's
 ``evaluation.json`` of one format (``compressed_format.py``), the corpus's
 ``contamination.json`` (``contamination.py``) and ``stats.json`` (``corpus_statistics.py``),
-a tokenised corpus's record (``tokenized_corpus.py``), a transfer set's record
-(``transfer_set.py``) and a prepared dataset file's checked counts
-(``dataset_counts.py``), as frozen dataclasses. Beneath their writers (training,
+a vocabulary's ``stats.json`` (``vocabulary.py``), a tokenised corpus's record
+(``tokenized_corpus.py``), a transfer set's record (``transfer_set.py``) and a prepared
+dataset file's checked counts (``dataset_counts.py``), as frozen dataclasses. Beneath their writers (training,
 finetuning, task_distillation, compression, corpus, vocab, datasets), the cards (release),
 the report and pretraining; no torch."""

@@ -17,6 +17,7 @@ from biocompact.records.dataset_counts import PreparedFileCounts
 from biocompact.records.language_model import LanguageModelRecord
 from biocompact.records.metrics import FLOOR_DESCRIPTIONS, NO_FURTHER_FLOOR
 from biocompact.records.transfer_set import TransferSetRecord
+from biocompact.records.vocabulary import VocabularyStatistics
 from biocompact.report import costs, glance, load, plots, tables
 from biocompact.report.aggregation import AVERAGE_FORMULAS, BLURB, BLURB_FORMULA
 from biocompact.report.contamination import contamination_context
@@ -214,7 +215,11 @@ def build_report(
         ),
         **_models_context(train_logs, evals, facts.vocabularies, averages_frame),
         "corpus": tables.corpus_tables(CorpusStatistics.read(corpus)) if corpus else None,
-        "vocab": tables.vocab_table(load.read_jsons(vocab)) if vocab else None,
+        "vocab": (
+            tables.vocab_table([VocabularyStatistics.read(path) for path in vocab])
+            if vocab
+            else None
+        ),
         "datasets": (
             tables.dataset_counts_table([PreparedFileCounts.read(path) for path in datasets])
             if datasets

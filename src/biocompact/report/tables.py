@@ -13,6 +13,7 @@ from biocompact.records.corpus_statistics import CorpusStatistics
 from biocompact.records.dataset_counts import PreparedFileCounts
 from biocompact.records.language_model import LanguageModelRecord, Pretraining
 from biocompact.records.metrics import FLOOR_MODELS
+from biocompact.records.vocabulary import VocabularyStatistics
 from biocompact.report.aggregation import BLURB, OVERALL
 from biocompact.report.floors import FloorStatus, FloorVerdict, is_floor, row_verdicts
 from biocompact.report.intervals import (
@@ -516,29 +517,29 @@ def corpus_tables(stats: CorpusStatistics) -> dict[str, Table]:
     }
 
 
-def vocab_table(stats: Sequence[dict[str, Any]]) -> Table:
+def vocab_table(stats: Sequence[VocabularyStatistics]) -> Table:
     """Each vocabulary, followed by its reference vocabulary when there is one."""
-    rows = []
+    rows: list[dict[str, object]] = []
     for vocab in stats:
         rows.append(
             {
-                "vocabulary": vocab["vocab"],
-                "type": vocab.get("type"),
-                "vocab_size": vocab.get("vocab_size"),
-                "lowercase": vocab.get("lowercase"),
-                "fertility": vocab.get("fertility"),
-                "unk_rate": vocab.get("unk_rate"),
-                "heldout_words": vocab.get("heldout_words"),
+                "vocabulary": vocab.vocab,
+                "type": vocab.type,
+                "vocab_size": vocab.statistics.vocab_size,
+                "lowercase": vocab.lowercase,
+                "fertility": vocab.statistics.fertility,
+                "unk_rate": vocab.statistics.unk_rate,
+                "heldout_words": vocab.statistics.heldout_words,
             }
         )
-        if vocab.get("reference"):
-            reference = vocab["reference"]
+        if vocab.reference:
+            reference = vocab.reference
             rows.append(
                 {
-                    "vocabulary": f"{reference['name']} (reference for {vocab['vocab']})",
-                    "vocab_size": reference.get("vocab_size"),
-                    "fertility": reference.get("fertility"),
-                    "unk_rate": reference.get("unk_rate"),
+                    "vocabulary": f"{reference.name} (reference for {vocab.vocab})",
+                    "vocab_size": reference.statistics.vocab_size,
+                    "fertility": reference.statistics.fertility,
+                    "unk_rate": reference.statistics.unk_rate,
                 }
             )
     frame = pd.DataFrame(

@@ -11,6 +11,8 @@ from transformers import AutoTokenizer
 from biocompact.corpus.textshards import iter_sentences
 from biocompact.files.atomic import atomic_path, write_json
 from biocompact.locations import resolve_location
+from biocompact.records.base import record_data
+from biocompact.records.vocabulary import ReferenceStatistics, VocabularyStatistics
 from biocompact.vocab.settings import PRETRAINED, VocabularySettings
 from biocompact.vocab.stats import vocabulary_statistics
 from biocompact.vocab.train import train_vocabulary
@@ -33,7 +35,7 @@ def build_vocabulary(
     *,
     heldout_fraction: float,
     max_heldout_sentences: int,
-) -> dict:
+) -> VocabularyStatistics:
     """Train vocabulary ``name`` as ``settings`` say and write its statistics.
 
     Training streams the sentences of a ``sample_fraction`` of the training documents
@@ -58,20 +60,22 @@ def build_vocabulary(
     heldout = list(
         islice(iter_sentences(shards, heldout_fraction, heldout=True), max_heldout_sentences)
     )
-    stats = {
-        "vocab": name,
-        "type": settings.type,
-        "lowercase": None if pretrained else settings.lowercase,
-        "sample_fraction": None if pretrained else sample_fraction,
-        "checkpoint": settings.checkpoint,
-        **vocabulary_statistics(tokenizer, heldout),
-        "reference": None,
-    }
+    statistics = vocabulary_statistics(tokenizer, heldout)
+    reference = None
     if settings.reference:
         reference_tokenizer = AutoTokenizer.from_pretrained(resolve_location(settings.reference))
-        stats["reference"] = {
-            "name": settings.reference,
-            **vocabulary_statistics(reference_tokenizer, heldout),
-        }
-    write_json(out_stats, stats)
+        reference = ReferenceStatistics(
+            name=settings.reference,
+            statistics=vocabulary_statistics(reference_tokenizer, heldout),
+        )
+    stats = VocabularyStatistics(
+        vocab=name,
+        type=settings.type,
+        lowercase=None if pretrained else settings.lowercase,
+        sample_fraction=None if pretrained else sample_fraction,
+        checkpoint=settings.checkpoint,
+        statistics=statistics,
+        reference=reference,
+    )
+    write_json(out_stats, record_data(stats))
     return stats

@@ -14,6 +14,7 @@ import datasets
 from biocompact.files.atomic import write_json
 from biocompact.records.base import record_data
 from biocompact.records.tokenized_corpus import TokenizedCorpusRecord
+from biocompact.records.vocabulary import VocabularyStatistics
 from biocompact.vocab.build import build_vocabulary
 from biocompact.vocab.disk import check_free_space
 from biocompact.vocab.settings import CorpusTokenization, VocabularyTraining
@@ -26,7 +27,7 @@ def train_vocabulary(
     inputs: Mapping[str, Sequence[str]],
     outputs: Mapping[str, str],
     threads: int,
-) -> dict:
+) -> VocabularyStatistics:
     """Vocabulary ``training.name`` from ``inputs["shards"]``, held out as ``training``
     says, on ``threads`` threads: the job's process has not started tokenizers' Rust thread
     pool yet, which reads ``RAYON_NUM_THREADS`` when it starts (else it takes every core)."""
