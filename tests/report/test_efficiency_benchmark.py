@@ -16,6 +16,7 @@ from tiny_models import MINILM
 from transformers import AutoModel, BertConfig, BertForMaskedLM, BertModel
 
 from biocompact.efficiency.benchmark import (
+    FLOPS_FORMULA,
     benchmark,
     can_measure_cpu_peak,
     flops_per_token,
@@ -25,6 +26,8 @@ from biocompact.efficiency.benchmark import (
     peak_activations_mb,
     weights_mb,
 )
+from biocompact.records.base import record_data
+from biocompact.records.efficiency import ParameterCounts
 
 TINY = BertConfig(
     vocab_size=30,
@@ -40,6 +43,46 @@ TINY = BertConfig(
 LAYER = 600
 # Word 30*8 + position 16*8 + type 2*8 + LayerNorm 16 = 400; pooler 8*8 + 8 = 72.
 EMBEDDING, POOLER = 400, 72
+# The keys of a result file and of its architecture and measurements, in the order the
+# stage has written them since it measured weights and activations apart
+RESULT_KEYS = [
+    "model",
+    "model_path",
+    "parameters",
+    "weights_mb",
+    "architecture",
+    "flops_formula",
+    "measurements",
+    "compared_with",
+    "devices",
+    "threads",
+    "repeats",
+    "timing",
+    "torch",
+]
+ARCHITECTURE_KEYS = [
+    "layers",
+    "hidden_size",
+    "intermediate_size",
+    "attention_heads",
+    "vocab_size",
+    "max_position_embeddings",
+]
+MEASUREMENT_KEYS = [
+    "device",
+    "batch_size",
+    "sequence_length",
+    "latency_ms",
+    "latency_ms_runs",
+    "latency_ms_min",
+    "latency_ms_max",
+    "latency_ms_q1",
+    "latency_ms_q3",
+    "sequences_per_second",
+    "tokens_per_second",
+    "flops_per_token",
+    "peak_activations_mb",
+]
 
 
 @pytest.fixture(scope="module")
@@ -58,16 +101,14 @@ def test_parameter_counts_by_hand():
     model = BertModel(TINY)
     counts = parameter_counts(model)
     assert (
-        counts["total"]
-        == sum(p.numel() for p in model.parameters())
-        == 2 * LAYER + EMBEDDING + POOLER
+        counts.total == sum(p.numel() for p in model.parameters()) == 2 * LAYER + EMBEDDING + POOLER
     )
-    assert counts == {
-        "total": 1672,
-        "embedding": EMBEDDING,
-        "non_embedding": 2 * LAYER + POOLER,
-        "layers": 2 * LAYER,
-    }
+    assert counts == ParameterCounts(
+        total=1672,
+        embedding=EMBEDDING,
+        non_embedding=2 * LAYER + POOLER,
+        layers=2 * LAYER,
+    )
 
 
 def test_flops_formula_by_hand():
@@ -102,12 +143,12 @@ def test_repeats_interleaved_across_models():
 def test_measurement_median_and_spread_by_hand():
     row = measurement([0.040, 0.010, 0.030, 0.020], 2, 8, torch.device("cpu"))
     # Sorted 10, 20, 30, 40 ms: median 25; quartiles at (n + 1) p = 1.25 and 3.75 -> 12.5, 37.5.
-    assert row["latency_ms"] == pytest.approx(25.0)
-    assert (row["latency_ms_min"], row["latency_ms_max"]) == pytest.approx((10.0, 40.0))
-    assert (row["latency_ms_q1"], row["latency_ms_q3"]) == pytest.approx((12.5, 37.5))
-    assert row["latency_ms_runs"] == pytest.approx([40.0, 10.0, 30.0, 20.0])
-    assert row["sequences_per_second"] == pytest.approx(2 / 0.025)  # 80
-    assert row["tokens_per_second"] == pytest.approx(2 * 8 / 0.025)  # 640
+    assert row.latency_ms == pytest.approx(25.0)
+    assert (row.latency_ms_min, row.latency_ms_max) == pytest.approx((10.0, 40.0))
+    assert (row.latency_ms_q1, row.latency_ms_q3) == pytest.approx((12.5, 37.5))
+    assert row.latency_ms_runs == pytest.approx([40.0, 10.0, 30.0, 20.0])
+    assert row.sequences_per_second == pytest.approx(2 / 0.025)  # 80
+    assert row.tokens_per_second == pytest.approx(2 * 8 / 0.025)  # 640
 
 
 def test_benchmark_writes_one_file_per_model(tiny_models: dict[str, Path], tmp_path: Path):
@@ -116,26 +157,37 @@ def test_benchmark_writes_one_file_per_model(tiny_models: dict[str, Path], tmp_p
         tiny_models, outputs, batch_sizes=[1, 2], sequence_lengths=[4, 32], repeats=3
     )
     for name, output in outputs.items():
-        assert json.loads(output.read_text()) == results[name]
+        written = json.loads(output.read_text())
+        assert written == record_data(results[name])
+        # the file as the stage wrote it before its record: these keys in this order
+        assert list(written) == RESULT_KEYS
+        assert list(written["parameters"]) == ["total", "embedding", "non_embedding", "layers"]
+        assert list(written["architecture"]) == ARCHITECTURE_KEYS
+        assert all(list(row) == MEASUREMENT_KEYS for row in written["measurements"])
+        assert written["architecture"]["layers"] == {"tiny": 2, "tinier": 1}[name]
+        assert written["flops_formula"] == FLOPS_FORMULA and written["model_path"] == str(
+            tiny_models[name]
+        )
     tiny, tinier = results["tiny"], results["tinier"]
-    assert tiny["parameters"]["total"] == 1672
-    assert tiny["weights_mb"] == weights_mb(BertModel(TINY))
-    assert tinier["parameters"]["layers"] == LAYER
-    assert tiny["compared_with"] == ["tinier"] and tiny["timing"] == "interleaved rounds"
-    cpu = [m for m in tiny["measurements"] if m["device"] == "cpu"]
-    assert [(m["batch_size"], m["sequence_length"]) for m in cpu] == [
+    assert tiny.parameters.total == 1672
+    assert tiny.weights_mb == weights_mb(BertModel(TINY))
+    assert tinier.parameters.layers == LAYER
+    assert tiny.compared_with == ["tinier"] and tiny.timing == "interleaved rounds"
+    assert tiny.devices["cpu"] and (tiny.threads, tiny.repeats) == (1, 3)
+    cpu = [m for m in tiny.measurements if m.latency.device == "cpu"]
+    assert [(m.latency.batch_size, m.latency.sequence_length) for m in cpu] == [
         (1, 4),
         (2, 4),
     ]  # 32 > 16 positions
     for m in cpu:
-        assert len(m["latency_ms_runs"]) == 3
-        assert m["latency_ms_min"] <= m["latency_ms"] <= m["latency_ms_max"]
-        assert m["tokens_per_second"] == pytest.approx(
-            m["sequences_per_second"] * m["sequence_length"]
+        assert len(m.latency.latency_ms_runs) == 3
+        assert m.latency.latency_ms_min <= m.latency.latency_ms <= m.latency.latency_ms_max
+        assert m.latency.tokens_per_second == pytest.approx(
+            m.latency.sequences_per_second * m.latency.sequence_length
         )
-        assert m["flops_per_token"] == 2656
-        assert m["peak_activations_mb"] >= 0
-    assert tinier["measurements"][0]["flops_per_token"] == 2 * LAYER + 4 * 1 * 4 * 8  # 1328
+        assert m.flops_per_token == 2656
+        assert m.peak_activations_mb is not None and m.peak_activations_mb >= 0
+    assert tinier.measurements[0].flops_per_token == 2 * LAYER + 4 * 1 * 4 * 8  # 1328
 
 
 def test_the_timing_jobs_take_every_core_of_a_local_run(tmp_path: Path):

@@ -27,6 +27,7 @@ def _efficiency(model: str, layer_parameters: int, latencies_ms: list[float]) ->
     median = sorted(latencies_ms)[len(latencies_ms) // 2]
     return {
         "model": model,
+        "model_path": f"results/finetuning/{model}/model",
         "parameters": {
             "total": layer_parameters + 100,
             "embedding": 100,
@@ -34,7 +35,15 @@ def _efficiency(model: str, layer_parameters: int, latencies_ms: list[float]) ->
             "layers": layer_parameters,
         },
         "weights_mb": 1.0,
-        "architecture": {"layers": 2, "hidden_size": 8},
+        "architecture": {
+            "layers": 2,
+            "hidden_size": 8,
+            "intermediate_size": 32,
+            "attention_heads": 2,
+            "vocab_size": 100,
+            "max_position_embeddings": 128,
+        },
+        "flops_formula": "2 * layer_parameters + 4 * layers * sequence_length * hidden_size",
         "measurements": [
             {
                 "device": "cpu",
@@ -44,15 +53,20 @@ def _efficiency(model: str, layer_parameters: int, latencies_ms: list[float]) ->
                 "latency_ms_runs": latencies_ms,
                 "latency_ms_min": min(latencies_ms),
                 "latency_ms_max": max(latencies_ms),
+                "latency_ms_q1": min(latencies_ms),
+                "latency_ms_q3": max(latencies_ms),
                 "sequences_per_second": 1000 / median,
                 "tokens_per_second": 128000 / median,
-                "peak_activations_mb": 100.0,
                 "flops_per_token": 2 * layer_parameters,
+                "peak_activations_mb": 100.0,
             }
         ],
+        "compared_with": [],
+        "devices": {"cpu": "x86_64"},
         "threads": 2,
         "repeats": len(latencies_ms),
         "timing": "interleaved rounds",
+        "torch": "2.13.0+cpu",
     }
 
 

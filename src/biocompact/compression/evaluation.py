@@ -77,8 +77,7 @@ def cpu_latency(
         for length in usable:
             timings = interleaved_timings(models, batch_size, length, repeats, cpu)
             for name, seconds in timings.items():
-                timing = measurement(seconds, batch_size, length, cpu)
-                latencies[name].append(LatencyMeasurement(**timing))
+                latencies[name].append(measurement(seconds, batch_size, length, cpu))
     return latencies
 
 

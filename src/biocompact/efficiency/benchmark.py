@@ -33,6 +33,14 @@ import torch
 from transformers import AutoModel, PretrainedConfig, PreTrainedModel
 
 from biocompact.files.atomic import write_json
+from biocompact.records.base import record_data
+from biocompact.records.compressed_format import LatencyMeasurement
+from biocompact.records.efficiency import (
+    Architecture,
+    EfficiencyMeasurement,
+    EfficiencyResult,
+    ParameterCounts,
+)
 
 FLOPS_FORMULA = "2 * layer_parameters + 4 * layers * sequence_length * hidden_size"
 log = logging.getLogger(__name__)
@@ -51,19 +59,19 @@ def _numel(module: torch.nn.Module | None) -> int:
     return 0 if module is None else sum(p.numel() for p in module.parameters())
 
 
-def parameter_counts(model: PreTrainedModel) -> dict[str, int]:
+def parameter_counts(model: PreTrainedModel) -> ParameterCounts:
     """Total parameters, embedding parameters, the rest, and those of the transformer layers."""
     embeddings = getattr(model, "embeddings", None)
     if embeddings is None:
         embeddings = model.get_input_embeddings()
     total = _numel(model)
     embedding = _numel(embeddings)
-    return {
-        "total": total,
-        "embedding": embedding,
-        "non_embedding": total - embedding,
-        "layers": total - embedding - _numel(getattr(model, "pooler", None)),
-    }
+    return ParameterCounts(
+        total=total,
+        embedding=embedding,
+        non_embedding=total - embedding,
+        layers=total - embedding - _numel(getattr(model, "pooler", None)),
+    )
 
 
 def flops_per_token(
@@ -159,24 +167,24 @@ def interleaved_timings(
 
 def measurement(
     seconds: Sequence[float], batch_size: int, sequence_length: int, device: torch.device
-) -> dict[str, Any]:
+) -> LatencyMeasurement:
     """Median latency, its spread (min, max, quartiles) and the median throughput."""
     runs = [t * 1000 for t in seconds]
     quartiles = statistics.quantiles(runs, n=4) if len(runs) > 1 else [runs[0]] * 3
     median = statistics.median(runs)
-    return {
-        "device": device.type,
-        "batch_size": batch_size,
-        "sequence_length": sequence_length,
-        "latency_ms": median,
-        "latency_ms_runs": runs,
-        "latency_ms_min": min(runs),
-        "latency_ms_max": max(runs),
-        "latency_ms_q1": quartiles[0],
-        "latency_ms_q3": quartiles[2],
-        "sequences_per_second": batch_size * 1000 / median,
-        "tokens_per_second": batch_size * sequence_length * 1000 / median,
-    }
+    return LatencyMeasurement(
+        device=device.type,
+        batch_size=batch_size,
+        sequence_length=sequence_length,
+        latency_ms=median,
+        latency_ms_runs=runs,
+        latency_ms_min=min(runs),
+        latency_ms_max=max(runs),
+        latency_ms_q1=quartiles[0],
+        latency_ms_q3=quartiles[2],
+        sequences_per_second=batch_size * 1000 / median,
+        tokens_per_second=batch_size * sequence_length * 1000 / median,
+    )
 
 
 def weights_mb(model: torch.nn.Module) -> float:
@@ -303,23 +311,16 @@ def _device_name(device: torch.device) -> str:
     )
 
 
-def _description(name: str, model: PreTrainedModel, model_path: str | Path) -> dict[str, Any]:
-    config = model.config
-    return {
-        "model": name,
-        "model_path": str(model_path),
-        "parameters": parameter_counts(model),
-        "weights_mb": weights_mb(model),
-        "architecture": {
-            "layers": config.num_hidden_layers,
-            "hidden_size": config.hidden_size,
-            "intermediate_size": config.intermediate_size,
-            "attention_heads": config.num_attention_heads,
-            "vocab_size": config.vocab_size,
-            "max_position_embeddings": config.max_position_embeddings,
-        },
-        "flops_formula": FLOPS_FORMULA,
-    }
+def architecture(config: PretrainedConfig) -> Architecture:
+    """The shape of a model of ``config``."""
+    return Architecture(
+        layers=config.num_hidden_layers,
+        hidden_size=config.hidden_size,
+        intermediate_size=config.intermediate_size,
+        attention_heads=config.num_attention_heads,
+        vocab_size=config.vocab_size,
+        max_position_embeddings=config.max_position_embeddings,
+    )
 
 
 def benchmark(
@@ -329,7 +330,7 @@ def benchmark(
     sequence_lengths: Sequence[int],
     repeats: int,
     threads: int = 1,
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, EfficiencyResult]:
     """Measure the models together, repeats interleaved across them (``interleaved_timings``),
     on every (device, batch size, sequence length) that every model accepts; write one JSON
     per model to ``outputs[name]``."""
@@ -341,19 +342,20 @@ def benchmark(
     usable = [s for s in sequence_lengths if s <= longest]
     if len(usable) < len(sequence_lengths):
         log.warning("sequence lengths above %d (the shortest model's limit) skipped", longest)
-    results = {name: _description(name, model, model_paths[name]) for name, model in models.items()}
-    for result in results.values():
-        result["measurements"] = []
+    parameters = {name: parameter_counts(model) for name, model in models.items()}
+    weights = {name: weights_mb(model) for name, model in models.items()}
+    measurements: dict[str, list[EfficiencyMeasurement]] = {name: [] for name in models}
     for device in devices():
         for model in models.values():
             model.to(device)
+        timed: dict[str, list[tuple[LatencyMeasurement, int]]] = {name: [] for name in models}
         for batch_size in batch_sizes:
             for length in usable:
                 timings = interleaved_timings(models, batch_size, length, repeats, device)
                 for name, seconds in timings.items():
-                    row = measurement(seconds, batch_size, length, device)
-                    row["flops_per_token"] = flops_per_token(
-                        results[name]["parameters"]["layers"],
+                    latency = measurement(seconds, batch_size, length, device)
+                    flops = flops_per_token(
+                        parameters[name].layers,
                         models[name].config.num_hidden_layers,
                         models[name].config.hidden_size,
                         length,
@@ -364,30 +366,41 @@ def benchmark(
                         device,
                         batch_size,
                         length,
-                        row["latency_ms"],
-                        row["latency_ms_min"],
-                        row["latency_ms_max"],
+                        latency.latency_ms,
+                        latency.latency_ms_min,
+                        latency.latency_ms_max,
                     )
-                    results[name]["measurements"].append(row)
+                    timed[name].append((latency, flops))
         for model in models.values():
             model.to("cpu")
         for name, path in model_paths.items():
             peaks = peak_activations_mb(path, batch_sizes, usable, device, threads)
-            for row in results[name]["measurements"]:
-                if row["device"] == device.type:
-                    row["peak_activations_mb"] = peaks[(row["batch_size"], row["sequence_length"])]
-    for name, result in results.items():
-        result.update(
-            {
-                "compared_with": [other for other in models if other != name],
-                "devices": {device.type: _device_name(device) for device in devices()},
-                "threads": threads,
-                "repeats": repeats,
-                "timing": "interleaved rounds",
-                "torch": torch.__version__,
-            }
+            measurements[name] += [
+                EfficiencyMeasurement(
+                    latency=latency,
+                    flops_per_token=flops,
+                    peak_activations_mb=peaks[(latency.batch_size, latency.sequence_length)],
+                )
+                for latency, flops in timed[name]
+            ]
+    results = {}
+    for name, model in models.items():
+        results[name] = EfficiencyResult(
+            model=name,
+            model_path=str(model_paths[name]),
+            parameters=parameters[name],
+            weights_mb=weights[name],
+            architecture=architecture(model.config),
+            flops_formula=FLOPS_FORMULA,
+            measurements=measurements[name],
+            compared_with=[other for other in models if other != name],
+            devices={device.type: _device_name(device) for device in devices()},
+            threads=threads,
+            repeats=repeats,
+            timing="interleaved rounds",
+            torch=torch.__version__,
         )
-        write_json(outputs[name], result)
+        write_json(outputs[name], record_data(results[name]))
     return results
 
 

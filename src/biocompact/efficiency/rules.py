@@ -4,15 +4,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from biocompact.efficiency.benchmark import benchmark
 from biocompact.efficiency.settings import EfficiencyBenchmark
+from biocompact.records.efficiency import EfficiencyResult
 
 
 def efficiency(
     measured: EfficiencyBenchmark, *, outputs: Mapping[str, Sequence[str]], threads: int
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, EfficiencyResult]:
     """``benchmark`` of the ``measured`` models, each model's results to its file of
     ``outputs["results"]`` (in the order of ``measured.models``)."""
     return benchmark(

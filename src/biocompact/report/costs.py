@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import pandas as pd
 
 from biocompact.efficiency.speedup import speedup_range
+from biocompact.records.base import record_data
+from biocompact.records.efficiency import EfficiencyResult
 from biocompact.report.tables import DASH, Cell, Table, frame_table, missing, number, speedup_text
 
 SETTING = ["device", "batch_size", "sequence_length"]
@@ -41,24 +42,24 @@ def pair_speedup(row: pd.Series, reference: pd.Series | None) -> pd.Series:
     return pd.Series([*values, plausible], index=SPEEDUP_COLUMNS)
 
 
-def efficiency_frame(results: Sequence[dict[str, Any]]) -> pd.DataFrame:
+def efficiency_frame(results: Sequence[EfficiencyResult]) -> pd.DataFrame:
     """One row per (model, device, batch size, sequence length), with the speed-up against the
     largest model (most parameters) on the same setting: ``speedup`` (median over timing
     rounds), ``speedup_min``, ``speedup_max``, ``flop_ratio`` (the largest model's FLOPs per
     token over this one's), ``of_flops`` (speed-up / FLOP ratio) and ``plausible``."""
     rows = [
         {
-            "model": result["model"],
-            "parameters": result["parameters"]["total"],
-            "non_embedding": result["parameters"]["non_embedding"],
-            "weights_mb": result["weights_mb"],
-            "repeats": result["repeats"],
-            "threads": result["threads"],
-            "timing": result["timing"],
-            **measurement,
+            "model": result.model,
+            "parameters": result.parameters.total,
+            "non_embedding": result.parameters.non_embedding,
+            "weights_mb": result.weights_mb,
+            "repeats": result.repeats,
+            "threads": result.threads,
+            "timing": result.timing,
+            **record_data(measurement),  # the measurement's keys as its file holds them
         }
         for result in results
-        for measurement in result["measurements"]
+        for measurement in result.measurements
     ]
     frame = pd.DataFrame(rows)
     if frame.empty:
@@ -105,17 +106,17 @@ def describe_setting(row: pd.Series) -> str:
     return f"{row['device']}, batch {row['batch_size']}, length {row['sequence_length']}"
 
 
-def size_table(results: Sequence[dict[str, Any]]) -> Table:
+def size_table(results: Sequence[EfficiencyResult]) -> Table:
     """Per model: architecture, parameters (total, embeddings, the rest) and share of the largest."""
     frame = pd.DataFrame(
         [
             {
-                "model": r["model"],
-                "layers": r["architecture"]["layers"],
-                "hidden": r["architecture"]["hidden_size"],
-                "parameters": r["parameters"]["total"],
-                "embedding": r["parameters"]["embedding"],
-                "non_embedding": r["parameters"]["non_embedding"],
+                "model": r.model,
+                "layers": r.architecture.layers,
+                "hidden": r.architecture.hidden_size,
+                "parameters": r.parameters.total,
+                "embedding": r.parameters.embedding,
+                "non_embedding": r.parameters.non_embedding,
             }
             for r in results
         ]

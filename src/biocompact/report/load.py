@@ -1,4 +1,4 @@
-"""Read result files into pandas tables and plain dicts."""
+"""Read result files into pandas tables, records and plain dicts."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pandas as pd
 import yaml
 
 from biocompact.files.atomic import read_json
+from biocompact.records.efficiency import EfficiencyResult
 
 PACKAGES = [
     "biocompact",
@@ -41,24 +42,19 @@ def read_summary(path: str | Path) -> pd.DataFrame:
     return summary
 
 
-def read_jsons(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
-    """Every JSON file, in order."""
-    return [read_json(path) for path in paths]
-
-
-def read_efficiency(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
+def read_efficiency(paths: Iterable[str | Path]) -> list[EfficiencyResult]:
     """Every efficiency stage's result file, in order; one written before the stage measured
     a model's weights apart from its pass's activations (no ``weights_mb``) is refused,
-    naming the file and the command that measures it again."""
+    naming the file and the command that measures it again, before it is read as a record
+    (which it is not)."""
     paths = list(paths)
-    results = read_jsons(paths)
-    for path, result in zip(paths, results, strict=True):
-        if "weights_mb" not in result:
+    for path, written in zip(paths, [read_json(path) for path in paths], strict=True):
+        if "weights_mb" not in written:
             raise ValueError(
                 f"{path}: written by an older efficiency stage (one peak memory figure, no "
                 "weights_mb); measure again: snakemake --profile local --forcerun efficiency"
             )
-    return results
+    return [EfficiencyResult.read(path) for path in paths]
 
 
 def read_train_logs(paths: Iterable[str | Path]) -> pd.DataFrame:

@@ -14,6 +14,7 @@ from biocompact.files.atomic import atomic_open
 from biocompact.records.contamination import ContaminationRecord
 from biocompact.records.corpus_statistics import CorpusStatistics
 from biocompact.records.dataset_counts import PreparedFileCounts
+from biocompact.records.efficiency import EfficiencyResult
 from biocompact.records.language_model import LanguageModelRecord
 from biocompact.records.metrics import FLOOR_DESCRIPTIONS, NO_FURTHER_FLOOR
 from biocompact.records.transfer_set import TransferSetRecord
@@ -72,7 +73,7 @@ def _results_context(
     summary: pd.DataFrame,
     scores: pd.DataFrame,
     averages: pd.DataFrame,
-    results: list[dict[str, Any]],
+    results: list[EfficiencyResult],
     intervals: Intervals | None,
     floors: FloorStatus,
 ) -> dict[str, Any]:

@@ -56,7 +56,7 @@ class FlopCounter:
         config = model.config
         base = model.base_model
         assert isinstance(base, PreTrainedModel)  # BertModel, ...: typed as a Module only
-        self.layer_parameters = parameter_counts(base)["layers"]
+        self.layer_parameters = parameter_counts(base).layers
         self.layers = config.num_hidden_layers
         self.hidden_size = config.hidden_size
         # a tied decoder is listed here too, so the vocabulary projection is counted
