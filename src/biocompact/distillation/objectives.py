@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import torch
 from torch import nn
@@ -42,7 +42,7 @@ from biocompact.distillation.losses import (
     soft_cross_entropy_loss,
     soft_mlm_loss,
 )
-from biocompact.distillation.methods import DistillationOptions, method_options
+from biocompact.distillation.methods import DistillationOptions, LossWeight, method_options
 from biocompact.distillation_methods import DISTILLATION_METHODS
 from biocompact.models.documents import encoder_inputs, token_pairs
 from biocompact.models.heads import mlm_head
@@ -50,6 +50,17 @@ from biocompact.models.last_layer import at_positions, enable_last_layer_at_posi
 from biocompact.training.evaluation import masked_lm_logits
 from biocompact.training.masking import IGNORE_INDEX
 from biocompact.training.objective import Objective
+
+
+class RecordedOptions(TypedDict, total=False):
+    """The options a method read, defaults filled in, as its model's eval.json records them
+    (``records.language_model.Distillation``): each method records those it reads."""
+
+    alpha: dict[str, LossWeight]
+    temperature: float
+    layer_map: list[int]
+    minilmv2: dict[str, int]
+
 
 LAYER_TERMS = ("hidden", "attention")  # per-layer terms, weighted by alpha["layer"]
 
@@ -159,7 +170,7 @@ class DistillationObjective(Objective):
                 return METHOD_OF_OBJECTIVE[cls.__name__]
         raise TypeError(f"{type(self).__name__} is the objective of no distillation method")
 
-    def options_record(self) -> dict[str, Any]:
+    def options_record(self) -> RecordedOptions:
         """The options the method read, defaults filled in, for the run's record (eval.json)."""
         return {"alpha": self.alpha}
 
@@ -255,7 +266,7 @@ class SoftTargetObjective(DistillationObjective):
         assert self.options.temperature is not None  # a soft-target method's spec sets one
         self.temperature: float = self.options.temperature
 
-    def options_record(self) -> dict[str, Any]:
+    def options_record(self) -> RecordedOptions:
         return {"temperature": self.temperature, **super().options_record()}
 
 
@@ -289,7 +300,7 @@ class LayerWiseObjective(SoftTargetObjective):
     def mapped_layers(self) -> list[tuple[int, int]]:
         return list(enumerate(self.layer_map, start=1))
 
-    def options_record(self) -> dict[str, Any]:
+    def options_record(self) -> RecordedOptions:
         return {**super().options_record(), "layer_map": self.layer_map}
 
 
@@ -510,10 +521,10 @@ class MiniLMv2Objective(DistillationObjective):
                 f"numbers that do: {fitting}"
             )
 
-    def options_record(self) -> dict[str, Any]:
+    def options_record(self) -> RecordedOptions:
         return {
             **super().options_record(),
-            self.method: {  # its own section, named after it
+            "minilmv2": {  # its own section, named after it
                 "relation_heads": self.relation_heads,
                 "teacher_layer": self.teacher_layer,
             },
