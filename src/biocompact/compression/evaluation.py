@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 import torch
 from transformers import AutoTokenizer, PreTrainedModel
@@ -31,13 +30,23 @@ log = logging.getLogger(__name__)
 MB = 1e6  # sizes in megabytes (10^6 bytes)
 
 
+@dataclass(frozen=True)
+class FormatScores:
+    """A format's scores on the task's test split: the primary metric's name, every metric
+    and the examples scored."""
+
+    primary_metric: str
+    metrics: dict[str, float]
+    test_examples: int
+
+
 def score_on_test(
     model: PreTrainedModel | OnnxModel,
     folder: str | Path,
     task: FinetuningTask,
     seed: int,
     out_predictions: str | Path,
-) -> dict[str, Any]:
+) -> FormatScores:
     """The harness's test metrics of ``model`` (tokenizer and labels from ``folder``, named
     as in the task's files, the
     task's hyperparameters for batching) in the format's own precision (no bf16 autocast,
@@ -53,11 +62,11 @@ def score_on_test(
     predictions = family.decode(logits, encoded, labels)
     with atomic_open(out_predictions) as handle:
         family.write_predictions(handle, test, predictions)
-    return {
-        "primary_metric": family.primary_metric(task, labels),
-        "metrics": family.score(test, predictions, task, labels),
-        "test_examples": len(test),
-    }
+    return FormatScores(
+        primary_metric=family.primary_metric(task, labels),
+        metrics=family.score(test, predictions, task, labels),
+        test_examples=len(test),
+    )
 
 
 def cpu_latency(
@@ -115,7 +124,9 @@ def evaluate_formats(
             seed=seed,
             format=name,
             model_path=str(folder),
-            **scores[name],
+            primary_metric=scores[name].primary_metric,
+            metrics=scores[name].metrics,
+            test_examples=scores[name].test_examples,
             weights_file=WEIGHT_FILES[name],
             size_bytes=size,
             size_mb=size / MB,

@@ -289,7 +289,7 @@ def group_scores(
     return rows
 
 
-def _difference(model: Score, reference: Score) -> dict[str, Any]:
+def _difference(model: Score, reference: Score) -> dict[str, float]:
     differences = model.resampled - reference.resampled
     low, high = percentile_interval(differences)
     return {
