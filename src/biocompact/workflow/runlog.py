@@ -6,7 +6,7 @@ The convention of a rule script (``scripts/*.py``): build the stage's settings f
 
     with job_logging(snakemake):
         run_stage(
-            StageSettings.from_entry(snakemake.params.settings),
+            parse_entry(StageSettings, named_files(snakemake.params), "rule RULE"),
             inputs=named_files(snakemake.input),
             outputs=named_files(snakemake.output),
             threads=snakemake.threads,
