@@ -5,13 +5,14 @@ says so, and the one writer of a record's JSON object (``record_data``, the inve
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import MISSING, Field, field, fields, is_dataclass
-from typing import Any, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
-from biocompact.entries import LAYOUT
+from biocompact.entries import LAYOUT, parse_record
 
 Record = TypeVar("Record")
 
@@ -45,6 +46,18 @@ def read_record(
         return parse(data)
     except (TypeError, ValueError) as error:
         raise ValueError(f"{path}: a malformed {what}: {error}") from None
+
+
+class RecordFile:
+    """A record that is a whole JSON file, read with ``read``; ``FILE`` says what the file
+    holds, as its errors name it."""
+
+    FILE: ClassVar[str]
+
+    @classmethod
+    def read(cls, path: str | os.PathLike) -> Self:
+        """The record in ``path``; a malformed one raises a ValueError naming the file."""
+        return read_record(path, functools.partial(parse_record, cls), cls.FILE)
 
 
 def field_values(cls: type, data: Mapping[str, Any], given: Collection[str] = ()) -> dict[str, Any]:

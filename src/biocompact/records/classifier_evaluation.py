@@ -4,13 +4,11 @@ distillation summary (docs/outputs.md)."""
 
 from __future__ import annotations
 
-import functools
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from biocompact.entries import FLAT, parse_record
-from biocompact.records.base import read_record, written_when
+from biocompact.entries import FLAT
+from biocompact.records.base import RecordFile, written_when
 
 TEACHER = "teacher"  # the setting of a teacher's record, which holds no student fields
 STUDENT_FIELDS = ("experiment", "transfer", "temperature")
@@ -42,12 +40,13 @@ class ClassifierScores:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ClassifierEvaluation:
+class ClassifierEvaluation(RecordFile):
     """``evaluation.json``: the ``scores`` of a teacher (``setting`` ``teacher``) or of a
     student (``distilled``, ``direct`` or ``untrained``) with what was evaluated and how it
     was trained. Only a student's record holds the ``STUDENT_FIELDS``, written even when
     null (``temperature``, but for a distilled student)."""
 
+    FILE = "task distillation evaluation (evaluation.json)"
     RECORD = "task distillation evaluation"
 
     experiment: str | None = student_field()
@@ -68,12 +67,3 @@ class ClassifierEvaluation:
             student = [name for name in STUDENT_FIELDS if getattr(self, name) is not None]
             if student:
                 raise ValueError(f"keys of no teacher record: {student}")
-
-    @classmethod
-    def read(cls, path: str | os.PathLike) -> ClassifierEvaluation:
-        """The record in ``path``; a malformed one raises a ValueError naming the file."""
-        return read_record(
-            path,
-            functools.partial(parse_record, cls),
-            "task distillation evaluation (evaluation.json)",
-        )

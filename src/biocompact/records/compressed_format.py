@@ -4,12 +4,9 @@ fine-tuned model re-scored on its task's test set, sized and timed on CPU, writt
 
 from __future__ import annotations
 
-import functools
-import os
 from dataclasses import dataclass
 
-from biocompact.entries import parse_record
-from biocompact.records.base import read_record
+from biocompact.records.base import RecordFile
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,13 +31,14 @@ class LatencyMeasurement:
 
 
 @dataclass(frozen=True, kw_only=True)
-class CompressedFormatEvaluation:
+class CompressedFormatEvaluation(RecordFile):
     """``evaluation.json``: a format's test scores by the fine-tuning harness, the size of
     its weights file and its CPU ``measurements``, timed in interleaved rounds with the
     formats it is ``compared_with``. Every key is always written: ``model`` and ``task``
     null when its job named none, ``measurements`` empty when no sequence length fitted
     the models' positions."""
 
+    FILE = "compressed format evaluation (evaluation.json)"
     RECORD = "compressed format evaluation"
 
     model: str | None
@@ -65,12 +63,3 @@ class CompressedFormatEvaluation:
     def primary_score(self) -> float:
         """The score of ``primary_metric``."""
         return self.metrics[self.primary_metric]
-
-    @classmethod
-    def read(cls, path: str | os.PathLike) -> CompressedFormatEvaluation:
-        """The record in ``path``; a malformed one raises a ValueError naming the file."""
-        return read_record(
-            path,
-            functools.partial(parse_record, cls),
-            "compressed format evaluation (evaluation.json)",
-        )

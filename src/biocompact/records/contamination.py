@@ -4,13 +4,11 @@ cards and the report (docs/outputs.md)."""
 
 from __future__ import annotations
 
-import functools
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 
-from biocompact.entries import FLAT, parse_record
-from biocompact.records.base import read_record, record_data, when_set
+from biocompact.entries import FLAT
+from biocompact.records.base import RecordFile, record_data, when_set
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,11 +60,12 @@ class SplitMatchCounts:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ShardMatches:
+class ShardMatches(RecordFile):
     """A shard's ``.matches.json``, written by its decontamination job and summed into
     ``contamination.json``: its counts, what it matched of each checked split (in the
     evaluation index's order), and the n-gram hashes (16 hex digits) and PMIDs it matched."""
 
+    FILE = "shard's matches record"
     RECORD = "shard's matches"
 
     shard: str
@@ -74,11 +73,6 @@ class ShardMatches:
     splits: list[SplitMatchCounts]
     matched_ngrams: list[str]
     matched_pmids: list[int]
-
-    @classmethod
-    def read(cls, path: str | os.PathLike) -> ShardMatches:
-        """The record in ``path``; a malformed one raises a ValueError naming the file."""
-        return read_record(path, functools.partial(parse_record, cls), "shard's matches record")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -141,11 +135,12 @@ class CorpusTotals:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ContaminationRecord:
+class ContaminationRecord(RecordFile):
     """``contamination.json``: the corpus's decontamination against the dev and test text of
     ``tasks`` by PMID and by n-grams of ``ngram`` words, per checked split and per shard, and
     the corpus's totals, which must be the shards' summed (``CorpusTotals.of``)."""
 
+    FILE = "contamination record (contamination.json)"
     RECORD = "contamination record"
 
     ngram: int
@@ -161,10 +156,3 @@ class ContaminationRecord:
                 f"its corpus totals {record_data(self.corpus)} are not its shards' summed "
                 f"{record_data(summed)}"
             )
-
-    @classmethod
-    def read(cls, path: str | os.PathLike) -> ContaminationRecord:
-        """The record in ``path``; a malformed one raises a ValueError naming the file."""
-        return read_record(
-            path, functools.partial(parse_record, cls), "contamination record (contamination.json)"
-        )

@@ -3,12 +3,10 @@ corpus stage (``corpus.stats.sum_corpus_stats``) and read by the report (docs/ou
 
 from __future__ import annotations
 
-import functools
-import os
 from dataclasses import dataclass, field
 
-from biocompact.entries import FLAT, parse_record
-from biocompact.records.base import read_record, when_set
+from biocompact.entries import FLAT
+from biocompact.records.base import RecordFile, when_set
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -26,12 +24,13 @@ class TextTotals:
 
 
 @dataclass(frozen=True, kw_only=True)
-class CorpusStatistics:
+class CorpusStatistics(RecordFile):
     """``stats.json``: the corpus's ``files`` (PubMed stems, ``pmc/{file}``,
     ``text/{source}``), their ``totals`` (each a key of its own in the file), documents per
     year, records and documents skipped per reason, and the totals of each source (pubmed,
     pmc, text; None: an older record's, written before they were counted)."""
 
+    FILE = "corpus statistics record (stats.json)"
     RECORD = "corpus statistics"
 
     files: list[str]
@@ -39,10 +38,3 @@ class CorpusStatistics:
     per_year: dict[str, int]  # year (or unknown) -> documents
     skipped: dict[str, int]  # reason -> records or documents
     sources: dict[str, TextTotals] | None = when_set()
-
-    @classmethod
-    def read(cls, path: str | os.PathLike) -> CorpusStatistics:
-        """The record in ``path``; a malformed one raises a ValueError naming the file."""
-        return read_record(
-            path, functools.partial(parse_record, cls), "corpus statistics record (stats.json)"
-        )

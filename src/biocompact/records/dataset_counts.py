@@ -5,12 +5,10 @@ registered dataset, written by its job (``datasets.rules.prepare_dataset``, from
 
 from __future__ import annotations
 
-import functools
-import os
 from dataclasses import dataclass, field
 
-from biocompact.entries import FLAT, parse_record
-from biocompact.records.base import read_record
+from biocompact.entries import FLAT
+from biocompact.records.base import RecordFile
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -32,21 +30,13 @@ class CheckedCounts:
 
 
 @dataclass(frozen=True, kw_only=True)
-class PreparedFileCounts:
+class PreparedFileCounts(RecordFile):
     """A prepared file's checked counts, its path within the dataset's folder and its size
     in bytes."""
 
+    FILE = "dataset counts record (counts/{dataset}/{file}.json)"
     RECORD = "dataset counts record"
 
     counts: CheckedCounts = field(metadata=FLAT)
     file: str
     bytes: int
-
-    @classmethod
-    def read(cls, path: str | os.PathLike) -> PreparedFileCounts:
-        """The record in ``path``; a malformed one raises a ValueError naming the file."""
-        return read_record(
-            path,
-            functools.partial(parse_record, cls),
-            "dataset counts record (counts/{dataset}/{file}.json)",
-        )

@@ -4,12 +4,10 @@ size and speed tables (docs/outputs.md)."""
 
 from __future__ import annotations
 
-import functools
-import os
 from dataclasses import dataclass, field
 
-from biocompact.entries import FLAT, parse_record
-from biocompact.records.base import read_record
+from biocompact.entries import FLAT
+from biocompact.records.base import RecordFile
 from biocompact.records.compressed_format import LatencyMeasurement
 
 
@@ -54,12 +52,13 @@ class EfficiencyMeasurement:
 
 
 @dataclass(frozen=True, kw_only=True)
-class EfficiencyResult:
+class EfficiencyResult(RecordFile):
     """``{model}.json``: the model, its folder, parameters, weights (MB, 2**20 bytes),
     architecture and the formula of its FLOPs; its measurements, timed in interleaved rounds
     with the models it is ``compared_with``; the devices (type -> name), the threads, the
     rounds and how they were timed, and the torch version that ran it."""
 
+    FILE = "efficiency record (efficiency/{model}.json)"
     RECORD = "efficiency record"
 
     model: str
@@ -75,12 +74,3 @@ class EfficiencyResult:
     repeats: int
     timing: str  # how the models were timed: interleaved rounds
     torch: str
-
-    @classmethod
-    def read(cls, path: str | os.PathLike) -> EfficiencyResult:
-        """The record in ``path``; a malformed one raises a ValueError naming the file."""
-        return read_record(
-            path,
-            functools.partial(parse_record, cls),
-            "efficiency record (efficiency/{model}.json)",
-        )

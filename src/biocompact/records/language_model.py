@@ -4,16 +4,14 @@
 
 from __future__ import annotations
 
-import functools
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from pydantic import Discriminator, Tag
 
-from biocompact.entries import FLAT, parse_record
-from biocompact.records.base import read_record, when_set
+from biocompact.entries import FLAT
+from biocompact.records.base import RecordFile, when_set
 
 
 @dataclass(frozen=True)
@@ -90,13 +88,14 @@ class ModelDescription:
 
 
 @dataclass(frozen=True, kw_only=True)
-class LanguageModelRecord:
+class LanguageModelRecord(RecordFile):
     """``eval.json``: the description, the training (optimizer steps, tokens seen, the
     training settings) and the held-out figures: the MLM loss and perplexity on the held-out
     split's masked tokens and the fill-mask probes, with each objective's own figures
     (ELECTRA: of the generator, whose MLM head the figures are, beside the discriminator's
     parameters; NSP and sentence order: the pair accuracy)."""
 
+    FILE = "language model record (eval.json)"
     RECORD = "language model record"
 
     description: ModelDescription = field(metadata=FLAT)
@@ -114,10 +113,3 @@ class LanguageModelRecord:
     replaced_token_accuracy: float | None = when_set()
     next_sentence_accuracy: float | None = when_set()
     sentence_order_accuracy: float | None = when_set()
-
-    @classmethod
-    def read(cls, path: str | os.PathLike) -> LanguageModelRecord:
-        """The record in ``path``; a malformed one raises a ValueError naming the file."""
-        return read_record(
-            path, functools.partial(parse_record, cls), "language model record (eval.json)"
-        )

@@ -4,13 +4,11 @@ and read by the model cards and the report (docs/outputs.md)."""
 
 from __future__ import annotations
 
-import functools
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from biocompact.entries import parse_record, rest
-from biocompact.records.base import read_record, when_set, written_when
+from biocompact.entries import rest
+from biocompact.records.base import RecordFile, when_set, written_when
 
 # The constant floors: predictions that ignore the input, each written by the baseline rule
 # as a model of its own (``results/baselines/{task}/...``) and read by the cards and the
@@ -56,12 +54,14 @@ class FoldScores:
 
 
 @dataclass(frozen=True, kw_only=True)
-class MetricsRecord:
+class MetricsRecord(RecordFile):
     """One run's test scores (``metrics``; over folds, the median) with its dev scores,
     each metric's definition, what it trained on and how, and the family's statistics
     (``stats``: truncated examples...; each a key of its own in the file). A record lacking
     a field (an older one, or one written by hand) reads with its default; the keys
     ``when_set`` are written only when set, and ``best_step`` only without folds."""
+
+    FILE = "metrics record (metrics.json)"
 
     model: str
     task: str
@@ -101,11 +101,4 @@ class MetricsRecord:
         return "; ".join(
             f"{split}: {counts['used']:,} of {counts['of']:,}"
             for split, counts in self.subsampled.items()
-        )
-
-    @classmethod
-    def read(cls, path: str | os.PathLike) -> MetricsRecord:
-        """The record in ``path``; a malformed one raises a ValueError naming the file."""
-        return read_record(
-            path, functools.partial(parse_record, cls), "metrics record (metrics.json)"
         )

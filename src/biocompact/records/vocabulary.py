@@ -5,12 +5,10 @@ job (``vocab.build.build_vocabulary``) and read by the report's vocabulary table
 
 from __future__ import annotations
 
-import functools
-import os
 from dataclasses import dataclass, field
 
-from biocompact.entries import FLAT, parse_record
-from biocompact.records.base import read_record
+from biocompact.entries import FLAT
+from biocompact.records.base import RecordFile
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,13 +37,14 @@ class ReferenceStatistics:
 
 
 @dataclass(frozen=True, kw_only=True)
-class VocabularyStatistics:
+class VocabularyStatistics(RecordFile):
     """``stats.json``: the vocabulary's name, type and settings (``lowercase`` and
     ``sample_fraction`` None for type pretrained, which trains nothing; ``checkpoint`` the
     model whose tokenizer a pretrained one is, else None), its measures on the held-out
     sentences, and its reference's (None: no reference). Both settings are always written;
     a record written before ``sample_fraction`` or ``checkpoint`` was reads them as None."""
 
+    FILE = "vocabulary statistics (stats.json)"
     RECORD = "vocabulary statistics"
 
     vocab: str
@@ -55,10 +54,3 @@ class VocabularyStatistics:
     checkpoint: str | None = None
     statistics: HeldoutStatistics = field(metadata=FLAT)
     reference: ReferenceStatistics | None
-
-    @classmethod
-    def read(cls, path: str | os.PathLike) -> VocabularyStatistics:
-        """The record in ``path``; a malformed one raises a ValueError naming the file."""
-        return read_record(
-            path, functools.partial(parse_record, cls), "vocabulary statistics (stats.json)"
-        )
