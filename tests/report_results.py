@@ -27,6 +27,67 @@ def write_json(path: Path, data) -> None:
     path.write_text(json.dumps(data), encoding="utf-8")
 
 
+def efficiency_result(
+    model: str,
+    *,
+    layer_parameters: int,
+    latencies_ms: list[float],
+    batch_size: int,
+    flops_per_token: float,
+    weights_mb: float,
+    layers: int,
+    peak_activations_mb: float,
+    compared_with: list[str],
+) -> dict:
+    """An efficiency stage's result file (``records.efficiency.EfficiencyResult``) of a model
+    whose embeddings hold 100 parameters, with one CPU measurement at length 128 timed once a
+    round (its quartiles the extremes)."""
+    median = sorted(latencies_ms)[len(latencies_ms) // 2]
+    return {
+        "model": model,
+        "model_path": f"results/finetuning/{model}/model",
+        "parameters": {
+            "total": layer_parameters + 100,
+            "embedding": 100,
+            "non_embedding": layer_parameters,
+            "layers": layer_parameters,
+        },
+        "weights_mb": weights_mb,
+        "architecture": {
+            "layers": layers,
+            "hidden_size": 8,
+            "intermediate_size": 32,
+            "attention_heads": 2,
+            "vocab_size": 100,
+            "max_position_embeddings": 128,
+        },
+        "flops_formula": "2 * layer_parameters + 4 * layers * sequence_length * hidden_size",
+        "measurements": [
+            {
+                "device": "cpu",
+                "batch_size": batch_size,
+                "sequence_length": 128,
+                "latency_ms": median,
+                "latency_ms_runs": latencies_ms,
+                "latency_ms_min": min(latencies_ms),
+                "latency_ms_max": max(latencies_ms),
+                "latency_ms_q1": min(latencies_ms),
+                "latency_ms_q3": max(latencies_ms),
+                "sequences_per_second": batch_size * 1000 / median,
+                "tokens_per_second": batch_size * 128000 / median,
+                "flops_per_token": flops_per_token,
+                "peak_activations_mb": peak_activations_mb,
+            }
+        ],
+        "compared_with": compared_with,
+        "devices": {"cpu": "x86_64"},
+        "threads": 2,
+        "repeats": len(latencies_ms),
+        "timing": "interleaved rounds",
+        "torch": "2.13.0+cpu",
+    }
+
+
 def metrics_record(
     model: str,
     task: str,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import lxml.html
 import pytest
-from report_results import metrics, write_json
+from report_results import efficiency_result, metrics, write_json
 
 from biocompact.report.aggregation import BASELINE, aggregate
 from biocompact.report.render import build_report
@@ -20,54 +20,6 @@ PATTERN = "results/finetuning/{model}/{task}/seed{seed}/metrics.json"
 BASELINE_PATTERN = "results/baselines/{task}/metrics.json"
 TASKS = ["ner-x", "re-y"]
 SEEDS = [1, 2]
-
-
-def _efficiency(model: str, layer_parameters: int, latencies_ms: list[float]) -> dict:
-    """One CPU measurement, batch 1, length 128; FLOPs per token 2 x layer parameters."""
-    median = sorted(latencies_ms)[len(latencies_ms) // 2]
-    return {
-        "model": model,
-        "model_path": f"results/finetuning/{model}/model",
-        "parameters": {
-            "total": layer_parameters + 100,
-            "embedding": 100,
-            "non_embedding": layer_parameters,
-            "layers": layer_parameters,
-        },
-        "weights_mb": 1.0,
-        "architecture": {
-            "layers": 2,
-            "hidden_size": 8,
-            "intermediate_size": 32,
-            "attention_heads": 2,
-            "vocab_size": 100,
-            "max_position_embeddings": 128,
-        },
-        "flops_formula": "2 * layer_parameters + 4 * layers * sequence_length * hidden_size",
-        "measurements": [
-            {
-                "device": "cpu",
-                "batch_size": 1,
-                "sequence_length": 128,
-                "latency_ms": median,
-                "latency_ms_runs": latencies_ms,
-                "latency_ms_min": min(latencies_ms),
-                "latency_ms_max": max(latencies_ms),
-                "latency_ms_q1": min(latencies_ms),
-                "latency_ms_q3": max(latencies_ms),
-                "sequences_per_second": 1000 / median,
-                "tokens_per_second": 128000 / median,
-                "flops_per_token": 2 * layer_parameters,
-                "peak_activations_mb": 100.0,
-            }
-        ],
-        "compared_with": [],
-        "devices": {"cpu": "x86_64"},
-        "threads": 2,
-        "repeats": len(latencies_ms),
-        "timing": "interleaved rounds",
-        "torch": "2.13.0+cpu",
-    }
 
 
 def build(
@@ -108,7 +60,20 @@ def build(
     efficiency = []
     for model, (layer_parameters, runs) in latencies.items():
         efficiency.append(results / f"efficiency/{model}.json")
-        write_json(efficiency[-1], _efficiency(model, layer_parameters, runs))
+        write_json(
+            efficiency[-1],
+            efficiency_result(
+                model,
+                layer_parameters=layer_parameters,
+                latencies_ms=runs,
+                batch_size=1,
+                flops_per_token=2 * layer_parameters,
+                weights_mb=1.0,
+                layers=2,
+                peak_activations_mb=100.0,
+                compared_with=[],
+            ),
+        )
     output = results / "report/report.html"
     build_report(
         output,

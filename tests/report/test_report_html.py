@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from browser_check import check_page, find_browser
-from report_results import metrics, write_json
+from report_results import efficiency_result, metrics, write_json
 
 from biocompact.datasets.check import check_split
 from biocompact.datasets.registry import get_dataset
@@ -70,54 +70,6 @@ class Tables(HTMLParser):
             self.cell[0] += data
 
 
-def efficiency(model: str, parameters: int, latencies_ms: list[float]) -> dict:
-    """One CPU measurement at batch 8, length 128: 1,024 tokens per pass, timed once per
-    round, compared with the other model."""
-    median = sorted(latencies_ms)[len(latencies_ms) // 2]
-    measurement = {
-        "device": "cpu",
-        "batch_size": 8,
-        "sequence_length": 128,
-        "latency_ms": median,
-        "latency_ms_runs": latencies_ms,
-        "latency_ms_min": min(latencies_ms),
-        "latency_ms_max": max(latencies_ms),
-        "latency_ms_q1": min(latencies_ms),
-        "latency_ms_q3": max(latencies_ms),
-        "sequences_per_second": 8000 / median,
-        "tokens_per_second": 1024000 / median,
-        "flops_per_token": 2 * parameters,
-        "peak_activations_mb": 3.5,
-    }
-    return {
-        "model": model,
-        "model_path": f"results/finetuning/{model}/model",
-        "parameters": {
-            "total": parameters,
-            "embedding": 100,
-            "non_embedding": parameters - 100,
-            "layers": parameters - 100,
-        },
-        "weights_mb": parameters / 100,
-        "architecture": {
-            "layers": parameters // 1000,
-            "hidden_size": 8,
-            "intermediate_size": 32,
-            "attention_heads": 2,
-            "vocab_size": 100,
-            "max_position_embeddings": 128,
-        },
-        "flops_formula": "2 * layer_parameters + 4 * layers * sequence_length * hidden_size",
-        "measurements": [measurement],
-        "compared_with": [{"big": "small", "small": "big"}[model]],
-        "devices": {"cpu": "x86_64"},
-        "threads": 2,
-        "repeats": len(latencies_ms),
-        "timing": "interleaved rounds",
-        "torch": "2.13.0+cpu",
-    }
-
-
 def _compression_row(fmt: str, latency: tuple[float, float, float], speedup: tuple) -> dict:
     """A summary.csv row of ``biocompact.compression.summary``: latency median, min, max (ms);
     speed-up median, min, max over rounds (empty for fp32)."""
@@ -171,8 +123,24 @@ def report_file(
     )
     # Rounds of big 1,024 / 1,000 / 1,100 ms and small 409.6 / 500 / 400 ms: per-round speed-ups
     # 2.5, 2.0, 2.75, median 2.5; FLOPs per token 8,000 / 2,000, a FLOP ratio of 4.
-    write_json(results / "efficiency/big.json", efficiency("big", 4000, [1024.0, 1000.0, 1100.0]))
-    write_json(results / "efficiency/small.json", efficiency("small", 1000, [409.6, 500.0, 400.0]))
+    for model, parameters, latencies_ms in [
+        ("big", 4000, [1024.0, 1000.0, 1100.0]),
+        ("small", 1000, [409.6, 500.0, 400.0]),
+    ]:
+        write_json(  # batch 8, length 128: 1,024 tokens a pass, compared with the other model
+            results / f"efficiency/{model}.json",
+            efficiency_result(
+                model,
+                layer_parameters=parameters - 100,
+                latencies_ms=latencies_ms,
+                batch_size=8,
+                flops_per_token=2 * parameters,
+                weights_mb=parameters / 100,
+                layers=parameters // 1000,
+                peak_activations_mb=3.5,
+                compared_with=[{"big": "small", "small": "big"}[model]],
+            ),
+        )
     # Per logged interval: tokens/s x elapsed seconds = the interval's tokens; "tokens" is cumulative.
     logs = {
         "pretraining/big": [
