@@ -244,7 +244,7 @@ def test_published_fine_tuned_model_has_real_labels_and_a_card_of_every_seed(
     assert card.data.pipeline_tag == "token-classification"
     values = {r.metric_type: r.metric_value for r in card.data.eval_results}
     assert values["f1"] == round(chosen.metrics["f1"], 4)
-    f1s = [record["metrics"]["f1"] for record in records]
+    f1s = [record.metrics["f1"] for record in records]
     assert f"{sorted(f1s)[1]:.4f}" in card.text  # the median over the 3 seeds
     assert f"{min(f1s):.4f}-{max(f1s):.4f}" in card.text
     assert chosen.definitions["f1"] in card.text
