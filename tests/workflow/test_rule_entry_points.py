@@ -623,3 +623,13 @@ def test_rules_modules_import_only_what_their_environment_installs(environment: 
         timeout=120,
     )
     assert result.returncode == 0, f"envs/{environment}: {result.stderr[-3000:]}"
+
+
+def test_a_file_only_some_configurations_have_is_none_where_snakemake_gives_an_empty_list():
+    from biocompact.files.rule_files import optional_file
+
+    assert optional_file("results/corpus/contamination.json") == "results/corpus/contamination.json"
+    assert optional_file(Path("results/corpus/contamination.json")) == (
+        "results/corpus/contamination.json"
+    )
+    assert [optional_file(named) for named in ([], "", None)] == [None, None, None]

@@ -36,6 +36,7 @@ from biocompact.corpus.settings import (
 from biocompact.corpus.stats import sum_corpus_stats
 from biocompact.corpus.updates import write_keep_lists
 from biocompact.files.atomic import write_json
+from biocompact.files.rule_files import optional_file
 from biocompact.records.base import record_data
 from biocompact.records.contamination import ShardMatches
 from biocompact.records.corpus_statistics import CorpusStatistics
@@ -187,13 +188,12 @@ def corpus_decontaminate(
 ) -> ShardMatches:
     """``decontaminate_shard`` of one sentence shard (with its ``pmids`` where the rule has
     them) against the evaluation ``index``."""
-    pmids = inputs.get("pmids")  # [] for a local text shard: it has no PMIDs
     return decontaminate_shard(
         EvaluationIndex.load(inputs["index"]),
         inputs["sentences"],
         outputs["sentences"],
         outputs["matches"],
-        pmids if isinstance(pmids, str) and pmids else None,
+        optional_file(inputs.get("pmids")),  # a local text shard has no PMIDs
     )
 
 

@@ -8,6 +8,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from biocompact.files.rule_files import optional_file
 from biocompact.finetuning import baseline
 from biocompact.finetuning.saved_models import Publication, publish_chosen
 from biocompact.records.contamination import ContaminationRecord
@@ -42,10 +43,10 @@ def publish_finetuned(
     whether the base model's corpus was decontaminated (``inputs["contamination"]``, the
     corpus's contamination.json where the base model was trained on a decontaminated one)."""
     records = [MetricsRecord.read(path) for path in inputs["metrics"]]
-    contamination = inputs.get("contamination")  # a file, or [] where not decontaminated
+    contamination = optional_file(inputs.get("contamination"))  # None: not decontaminated
     statement = base_model_statement(
         publication.task.name,
-        ContaminationRecord.read(contamination) if isinstance(contamination, str) else None,
+        ContaminationRecord.read(contamination) if contamination else None,
         publication.external_checkpoints,
         built_here=publication.base_model_built_here,
     )

@@ -11,6 +11,7 @@ import pandas as pd
 
 from biocompact.compression.summary import read_summary as read_compression_summary
 from biocompact.files.atomic import atomic_open
+from biocompact.files.rule_files import optional_file
 from biocompact.records.contamination import ContaminationRecord
 from biocompact.records.corpus_statistics import CorpusStatistics
 from biocompact.records.dataset_counts import PreparedFileCounts
@@ -147,12 +148,6 @@ def _compression_context(summary: str | Path | None) -> dict[str, Any]:
     return {"compression": tables.compression_table(frame), "compression_setting": setting}
 
 
-def _section_file(file: str | Path | Sequence[str] | None) -> str | Path | None:
-    """An optional section's file: its path, or None where there is none (None, or ``[]``:
-    rule report's named input where the configuration has no such file)."""
-    return file if isinstance(file, (str, Path)) and file else None
-
-
 def build_report(
     output: str | Path,
     template: str | Path,
@@ -196,8 +191,8 @@ def build_report(
     schema-validated config, shown whole and read through ``ReportFacts`` (none: no
     pretraining vocabularies, registered datasets or fine-tuned models to show).
     """
-    corpus, task_distillation, compression, contamination = map(
-        _section_file, (corpus, task_distillation, compression, contamination)
+    corpus_file, distillation_file, compression_file, contamination_file = map(
+        optional_file, (corpus, task_distillation, compression, contamination)
     )
     facts = ReportFacts.from_config(config) if config is not None else ReportFacts()
     averages_frame = pd.read_csv(averages)
@@ -215,7 +210,7 @@ def build_report(
             floors,
         ),
         **_models_context(train_logs, evals, facts.vocabularies, averages_frame),
-        "corpus": tables.corpus_tables(CorpusStatistics.read(corpus)) if corpus else None,
+        "corpus": tables.corpus_tables(CorpusStatistics.read(corpus_file)) if corpus_file else None,
         "vocab": (
             tables.vocab_table([VocabularyStatistics.read(path) for path in vocab])
             if vocab
@@ -227,8 +222,8 @@ def build_report(
             else None
         ),
         "task_distillation": (
-            tables.task_distillation_tables(read_distillation_summary(task_distillation))
-            if task_distillation
+            tables.task_distillation_tables(read_distillation_summary(distillation_file))
+            if distillation_file
             else []
         ),
         "retention": (
@@ -243,9 +238,9 @@ def build_report(
             else None
         ),
         "retention_formula": RETENTION_FORMULA,
-        **_compression_context(compression),
+        **_compression_context(compression_file),
         **contamination_context(
-            ContaminationRecord.read(contamination) if contamination else None,
+            ContaminationRecord.read(contamination_file) if contamination_file else None,
             [TransferSetRecord.read(path) for path in transfer_records],
             facts.finetuned_models,
         ),

@@ -9,6 +9,7 @@ from dataclasses import dataclass, fields
 from typing import Any, TypedDict, TypeVar
 
 from biocompact.entries import parse_entry
+from biocompact.files.rule_files import optional_file
 from biocompact.locations import external_checkpoints
 from biocompact.release.cards import write_language_model_card
 from biocompact.release.settings import CardSettings
@@ -114,12 +115,11 @@ def train_language_model(
         **job_fields,
     )
     launch(run, spec, gpus=gpus, nodes=nodes)
-    contamination = inputs.get("contamination")  # [] when not decontaminated
     write_language_model_card(
         spec.outputs,
         job.settings,
         job.model_cards,
         inputs["corpus"],
-        contamination=contamination if isinstance(contamination, str) and contamination else None,
+        contamination=optional_file(inputs.get("contamination")),  # None: not decontaminated
         external=job.external_checkpoints,
     )
