@@ -41,8 +41,8 @@ from biocompact.taskfiles.readers import (
     read_ner_biobert_tsv,
     read_nli_jsonl,
     read_re_blue_tsv,
-    read_similarity_jsonl,
 )
+from biocompact.taskfiles.similarity import read_similarity_jsonl
 
 
 def _tar(path: Path, members: dict[str, bytes]) -> Path:

@@ -21,8 +21,9 @@ from typing import Any
 
 from biocompact.taskfiles.bioasq import read_bioasq_snippet_documents
 from biocompact.taskfiles.folds import fold_tasks
-from biocompact.taskfiles.formats import FORMATS, TaskFormat
+from biocompact.taskfiles.formats import FORMATS
 from biocompact.taskfiles.settings import FinetuningTask
+from biocompact.taskfiles.task_format import TaskFormat
 
 EVALUATION_SPLITS = ("dev", "test")
 _PMID = re.compile(r"(\d+)(?:\.\d+)?")  # a PMID, with or without its version (123.2)

@@ -12,7 +12,7 @@ from biocompact.finetuning.family import Encoded, TaskFamily, dataset_of
 from biocompact.finetuning.metrics import Metric, similarity_metrics
 from biocompact.finetuning.predictions import score_rows
 from biocompact.finetuning.unit_statistics import ComparedRuns, UnitStatistic, moment_statistic
-from biocompact.taskfiles.readers import ScoredPair
+from biocompact.taskfiles.similarity import ScoredPair
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase

@@ -1,5 +1,6 @@
 """Registry of task families by the config's ``family`` key (and file ``format`` where a
-family has several implementations, e.g. single- and multi-label document classification).
+family has several implementations, e.g. single- and multi-label document classification):
+every family a format declares (``taskfiles/formats.py``), with its implementations.
 Light to import (no torch, transformers or ``datasets``): the report reads predictions
 through it."""
 
@@ -12,15 +13,24 @@ from biocompact.finetuning.sentence_similarity import SentenceSimilarity
 from biocompact.finetuning.sequence_classification import SequenceClassification
 from biocompact.finetuning.token_classification import TokenClassification
 from biocompact.finetuning.yesno import YesNoQuestions
+from biocompact.taskfiles.formats import TASK_FORMATS
 
-FAMILIES: dict[str, tuple[TaskFamily, ...]] = {
+# the implementations of the families that are not single-label classification with the
+# default metric; a name's second implementation is chosen by format (dc: multi-label for
+# MultiLabelText, single-label for LabelledText)
+IMPLEMENTATIONS: dict[str, tuple[TaskFamily, ...]] = {
     "ner": (TokenClassification(),),
-    "re": (SequenceClassification("re"),),
     "dc": (MultiLabelClassification(), SequenceClassification("dc")),
     "nli": (SequenceClassification("nli", "accuracy", binary_default=False),),
     "qa_factoid": (ExtractiveQuestionAnswering(),),
     "qa_yesno": (YesNoQuestions(),),
     "similarity": (SentenceSimilarity(),),
+}
+# every family the formats declare, in the order of its first format (the schema's enum);
+# one without implementations above classifies a text (or pair) into one label (re)
+FAMILIES: dict[str, tuple[TaskFamily, ...]] = {
+    name: IMPLEMENTATIONS.get(name, (SequenceClassification(name),))
+    for name in dict.fromkeys(name for fmt in TASK_FORMATS for name in fmt.families)
 }
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from biocompact.taskfiles.readers import DatasetFormatError, LabelledText, non_empty
+from biocompact.taskfiles.task_format import TaskFormat
 
 QUESTION_ID_LENGTH = 24
 YESNO_LABELS = ("no", "yes")
@@ -225,3 +226,58 @@ def read_bioasq_snippet_documents(path: str | Path) -> dict[str, tuple[str, ...]
         urls = (snippet.get("document") for snippet in question.get("snippets") or [])
         documents[str(question.get("id"))] = tuple(dict.fromkeys(filter(None, urls)))
     return documents
+
+
+def _context(example: Snippet) -> tuple[str, ...]:
+    return (example.context,)
+
+
+def _question_id(example: Snippet) -> str:
+    return example.question_id
+
+
+def _snippet(example: LabelledText) -> tuple[str, ...]:
+    return (example.text_pair or "",)
+
+
+def _group(example: LabelledText) -> str | None:
+    return example.group
+
+
+def _pmid(example: LabelledText) -> tuple[str, ...]:
+    return (example.id,)
+
+
+# the formats of these readers, in the order of the schema's enum; a BioASQ question's
+# snippets' documents come from the task's golden file, by question id
+FORMATS = (
+    TaskFormat(
+        "squad_json",
+        ("qa_factoid",),
+        read_squad_json,
+        Snippet,
+        ".json",
+        _context,
+        question=_question_id,
+    ),
+    TaskFormat(
+        "bioasq_yesno_json",
+        ("qa_yesno",),
+        read_yesno_json,
+        LabelledText,
+        ".json",
+        _snippet,
+        question=_group,
+        transfer=True,
+    ),
+    TaskFormat(
+        "pubmedqa_json",
+        ("qa_yesno",),
+        read_pubmedqa_json,
+        LabelledText,
+        ".json",
+        _snippet,
+        pmids=_pmid,
+        transfer=True,
+    ),
+)

@@ -11,9 +11,9 @@ test files with an ``index<TAB>sentence<TAB>label`` header) and BLUE TSV
 
 Multi-label document classification: BLUE HoC TSV (``labels<TAB>sentence<TAB>index``,
 labels ``0_0,1_1,...``, index ``PMID_sN``). Sentence pairs: MedNLI JSONL
-(``sentence1``, ``sentence2``, ``gold_label``, ``pairID``), and with a numeric
-``gold_label`` for sentence similarity. Question answering readers are
-in ``bioasq.py``; each format is declared in ``formats.py``.
+(``sentence1``, ``sentence2``, ``gold_label``, ``pairID``). Question answering readers are
+in ``bioasq.py``, sentence similarity's in ``similarity.py``. Each format is declared beside
+its reader, in ``FORMATS`` (``task_format.TaskFormat``).
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from biocompact.taskfiles.task_format import TaskFormat
 
 UNTYPED_ENTITY = "ENT"
 _TAG = re.compile(r"^(O|([BI])(-(\S+))?)$")
@@ -92,7 +94,7 @@ def _lines(path: str | Path) -> Iterator[tuple[int, str]]:
             yield number, line.rstrip("\r\n")
 
 
-def _json_lines(path: str | Path) -> Iterator[tuple[int, dict]]:
+def json_lines(path: str | Path) -> Iterator[tuple[int, dict]]:
     for number, line in _lines(path):
         if not line.strip():
             continue
@@ -322,7 +324,7 @@ def read_nli_jsonl(path: str | Path) -> list[LabelledText]:
     """Read MedNLI-style JSONL: one object a line with ``sentence1`` (premise),
     ``sentence2`` (hypothesis), ``gold_label`` and optionally ``pairID``."""
     examples: list[LabelledText] = []
-    for number, record in _json_lines(path):
+    for number, record in json_lines(path):
         missing = [
             key for key in NLI_FIELDS if not (isinstance(record.get(key), str) and record[key])
         ]
@@ -341,41 +343,74 @@ def read_nli_jsonl(path: str | Path) -> list[LabelledText]:
     return non_empty(path, examples)
 
 
-@dataclass(frozen=True)
-class ScoredPair:
-    """A sentence pair with its gold similarity score."""
-
-    id: str
-    text: str
-    text_pair: str
-    score: float
-    source: str
-    line: int
-
-    def label_positions(self) -> Iterator[tuple[int, str]]:
-        """No class labels: a regression target is never checked against a label set."""
-        return iter(())
+def _tokens(example: TaggedSentence) -> tuple[str, ...]:
+    return (" ".join(example.tokens),)
 
 
-def read_similarity_jsonl(path: str | Path) -> list[ScoredPair]:
-    """Read JSON lines with ``sentence1``, ``sentence2``, a numeric ``gold_label`` and
-    optionally ``pairID``."""
-    pairs: list[ScoredPair] = []
-    for number, record in _json_lines(path):
-        text, text_pair = record.get("sentence1"), record.get("sentence2")
-        score = record.get("gold_label")
-        if not (isinstance(text, str) and text and isinstance(text_pair, str) and text_pair):
-            raise DatasetFormatError(path, number, "missing or empty sentence1/sentence2")
-        if not isinstance(score, (int, float)) or isinstance(score, bool):
-            raise DatasetFormatError(path, number, f"gold_label {score!r} is not a number")
-        pairs.append(
-            ScoredPair(
-                str(record.get("pairID", len(pairs))),
-                text,
-                text_pair,
-                float(score),
-                str(path),
-                number,
-            )
-        )
-    return non_empty(path, pairs)
+def _sentence(example: LabelledText | MultiLabelText) -> tuple[str, ...]:
+    return (example.text,)
+
+
+def _pair(example: LabelledText) -> tuple[str, ...]:
+    return (example.text, example.text_pair or "")
+
+
+def _document(example: MultiLabelText) -> tuple[str, ...]:
+    return (example.document,)
+
+
+# the formats of these readers, in the order of the schema's enum
+FORMATS = (
+    TaskFormat(
+        "biobert_tsv",
+        ("ner",),
+        read_ner_biobert_tsv,
+        TaggedSentence,
+        ".tsv",
+        _tokens,
+        checked_labels=True,
+    ),
+    TaskFormat(
+        "conll", ("ner",), read_ner_conll, TaggedSentence, ".tsv", _tokens, checked_labels=True
+    ),
+    TaskFormat(
+        "biobert_tsv",
+        ("re", "dc"),
+        read_re_biobert_tsv,
+        LabelledText,
+        ".tsv",
+        _sentence,
+        checked_labels=True,
+        transfer=True,
+    ),
+    TaskFormat(
+        "blue_tsv",
+        ("re", "dc"),
+        read_re_blue_tsv,
+        LabelledText,
+        ".tsv",
+        _sentence,
+        checked_labels=True,
+        transfer=True,
+    ),
+    TaskFormat(
+        "hoc_tsv",
+        ("dc",),
+        read_hoc_tsv,
+        MultiLabelText,
+        ".tsv",
+        _sentence,
+        pmids=_document,
+        checked_labels=True,
+    ),
+    TaskFormat(
+        "mednli_jsonl",
+        ("nli",),
+        read_nli_jsonl,
+        LabelledText,
+        ".jsonl",
+        _pair,
+        checked_labels=True,
+        transfer=True,
+    ),
+)
