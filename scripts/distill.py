@@ -2,11 +2,14 @@
 
 from biocompact.distillation.rules import distill
 from biocompact.training.language_model_job import DistillationJob
+from biocompact.workflow.config_sections import parse_config
 from biocompact.workflow.runlog import job_logging, named_files
 
 with job_logging(snakemake):
     distill(
-        DistillationJob.from_params(snakemake.params, snakemake.wildcards.model, snakemake.config),
+        DistillationJob.from_params(
+            snakemake.params, snakemake.wildcards.model, parse_config(snakemake.config)
+        ),
         inputs=named_files(snakemake.input),
         outputs=named_files(snakemake.output),
         threads=snakemake.threads,

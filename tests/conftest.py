@@ -6,7 +6,7 @@ import ast
 import importlib.util
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -209,3 +209,18 @@ def pretrained(tmp_path_factory, repo_root) -> Path:
     )
     write_language_model_card(outputs, entry, CARD_SETTINGS, folder / "corpus")
     return folder
+
+
+@pytest.fixture(scope="session")
+def validated_config(repo_root: Path) -> Callable[[dict], dict]:
+    """A function that returns a test's config as the workflow reads it: checked by the
+    schema, with its defaults filled in."""
+    from biocompact.workflow.config_schema import read_config_file, validate_config
+
+    schema = read_config_file(repo_root / "workflow/schemas/config.schema.yaml")
+
+    def validated(config: dict) -> dict:
+        validate_config(config, schema, [("test config", config)])
+        return config
+
+    return validated

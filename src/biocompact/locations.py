@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 PACKAGE_SCHEME = "python-package:"
 # huggingface_hub's repo id rule: [namespace/]name of letters, digits, '-', '_', '.'.
@@ -83,26 +81,3 @@ def portable_location(location: str) -> str:
     if path.is_relative_to(Path.cwd()):
         return str(path.relative_to(Path.cwd()))
     return location
-
-
-def external_checkpoints(name: str, config: Mapping[str, Any]) -> list[str]:
-    """The checkpoints not built by this workflow whose pretraining text model ``name``
-    carries (its own location, a pretraining ``init``, a teacher's or an initial student's
-    lineage): text that no one here has checked for evaluation text."""
-    if name in config["external_models"]:
-        return [config["external_models"][name]]
-    if name in config["pretraining"]:
-        init = config["pretraining"][name]["init"]
-        return [] if init == "scratch" else [init]
-    entry = config["distillation"][name]
-    sources = external_checkpoints(entry["teacher"], config)
-    student_init = entry["student_init"]
-    if (
-        student_init in config["external_models"]
-        or student_init in config["pretraining"]
-        or (student_init in config["distillation"])
-    ):
-        sources += external_checkpoints(student_init, config)
-    elif student_init not in ("teacher_layers", "random"):
-        sources.append(student_init)
-    return list(dict.fromkeys(sources))

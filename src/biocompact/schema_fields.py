@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 # A list's items given once each (the schema's uniqueItems): ``Annotated[tuple[str, ...],
 # UNIQUE_ITEMS]``
@@ -38,3 +38,18 @@ def no_schema_default(schema: dict[str, Any]) -> None:
     """A field's ``json_schema_extra`` for a default the schema does not fill in (the rule's
     params hold the entry as written)."""
     del schema["default"]
+
+
+def _with_names(entries: Any) -> Any:
+    """Config entries by name, each with its ``name`` field set to its key."""
+    if not isinstance(entries, dict):
+        return entries
+    return {
+        name: {**entry, "name": name} if isinstance(entry, dict) else entry
+        for name, entry in entries.items()
+    }
+
+
+# Entries keyed by their names (``Annotated[dict[str, X], NAMED_ENTRIES]``), whose class X
+# has a ``name`` field that the config does not write: a parse sets it to the entry's key.
+NAMED_ENTRIES = BeforeValidator(_with_names)

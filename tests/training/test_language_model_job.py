@@ -22,6 +22,7 @@ from biocompact.training import language_model_job
 from biocompact.training.language_model_job import DistillationJob, PretrainingJob
 from biocompact.training.launch import JobSpec
 from biocompact.training.settings import MaskingSettings, Probe
+from biocompact.workflow.config_sections import parse_config
 
 TRAINING = {"steps": 3, "batch_size": 8, "learning_rate": 1e-3}
 PARAMS = {
@@ -32,13 +33,13 @@ PARAMS = {
     "teacher": "results/pretraining/t/model",
 }
 STUDENT_PARAMS = {**PARAMS, "settings": {"teacher": "m", "student_layers": [0], **TRAINING}}
-CONFIG = {
+CONFIG_ENTRIES = {
     "tracking": {"backends": ["tensorboard"], "project": "p", "mlflow_uri": "m.db"},
     "model_cards": {"license": "mit"},
-    "pretraining": {"m": {"init": "scratch"}},
-    "distillation": {"s": {"teacher": "m", "student_init": "teacher_layers"}},
-    "external_models": {},
+    "pretraining": {"m": {"vocabulary": "v", **TRAINING}},
+    "distillation": {"s": {"teacher": "m", **TRAINING}},
 }
+CONFIG = parse_config(CONFIG_ENTRIES)
 FILES = {"model": "m/model", "log": "m/train_log.jsonl", "eval": "m/eval.json"}
 PROBES = (Probe("[MASK] binds DNA.", "p53"),)  # PARAMS's, parsed
 
@@ -62,12 +63,17 @@ def test_job_settings_come_from_params_name_and_config() -> None:
     job = PretrainingJob.from_params(PARAMS, "m", CONFIG)
     assert job.name == "m" and job.settings == PARAMS["settings"] and job.probes == PROBES
     assert job.masking == MaskingSettings(probability=0.2)
-    assert job.tracking == parse_entry(TrackingSettings, CONFIG["tracking"])
+    assert job.tracking == parse_entry(TrackingSettings, CONFIG_ENTRIES["tracking"])
     assert job.model_cards == CardSettings(license="mit")
     assert DistillationJob.from_params(PARAMS, "s", CONFIG).teacher == PARAMS["teacher"]
     # text from a checkpoint not built here: its card says that text is unknown
     assert job.external_checkpoints == ()
-    continued = {**CONFIG, "pretraining": {"m": {"init": "dmis-lab/biobert-v1.1"}}}
+    continued = parse_config(
+        {
+            **CONFIG_ENTRIES,
+            "pretraining": {"m": {"vocabulary": "v", "init": "dmis-lab/biobert-v1.1", **TRAINING}},
+        }
+    )
     assert DistillationJob.from_params(PARAMS, "s", continued).external_checkpoints == (
         "dmis-lab/biobert-v1.1",
     )

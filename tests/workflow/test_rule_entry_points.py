@@ -43,7 +43,7 @@ from biocompact.records.transfer_set import TransferSetRecord
 from biocompact.release.settings import ModelRelease, ReleaseUpload
 from biocompact.report import aggregation
 from biocompact.report import rules as report_rules
-from biocompact.report.settings import ReportPage, ScoreAggregation
+from biocompact.report.settings import ReportFacts, ReportPage, ScoreAggregation
 from biocompact.task_distillation.settings import EvaluationRuns
 
 
@@ -81,12 +81,16 @@ def test_report_gets_every_named_input_and_param(monkeypatch: pytest.MonkeyPatch
     calls: list = []
     monkeypatch.setattr(report_rules, "build_report", _recorder(calls))
     page = {"title": "T", "config": {"report": {}}, "benchmarks": "b", "source_dir": "src"}
+    facts = ReportFacts(task_datasets={"t": "ncbi-disease"})
     report_rules.report(
         ReportPage(**page),
+        facts,
         inputs={"template": "t.j2", "summary": "s.csv"},
         outputs={"html": "r.html"},
     )
-    assert calls == [(("r.html",), {"template": "t.j2", "summary": "s.csv", **page})]
+    assert calls == [
+        (("r.html",), {"template": "t.j2", "summary": "s.csv", **page, "facts": facts})
+    ]
 
 
 def test_aggregation_writes_the_tables_then_the_retention(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,7 +13,7 @@ from biocompact.finetuning.sentence_similarity import SentenceSimilarity
 from biocompact.finetuning.sequence_classification import SequenceClassification
 from biocompact.finetuning.token_classification import TokenClassification
 from biocompact.finetuning.yesno import YesNoQuestions
-from biocompact.taskfiles.formats import TASK_FORMATS
+from biocompact.taskfiles.formats import FAMILY_NAMES
 
 # the implementations of the families that are not single-label classification with the
 # default metric; a name's second implementation is chosen by format (dc: multi-label for
@@ -26,11 +26,10 @@ IMPLEMENTATIONS: dict[str, tuple[TaskFamily, ...]] = {
     "qa_yesno": (YesNoQuestions(),),
     "similarity": (SentenceSimilarity(),),
 }
-# every family the formats declare, in the order of its first format (the schema's enum);
+# every family the formats declare (FAMILY_NAMES, the schema's enum), in their order;
 # one without implementations above classifies a text (or pair) into one label (re)
 FAMILIES: dict[str, tuple[TaskFamily, ...]] = {
-    name: IMPLEMENTATIONS.get(name, (SequenceClassification(name),))
-    for name in dict.fromkeys(name for fmt in TASK_FORMATS for name in fmt.families)
+    name: IMPLEMENTATIONS.get(name, (SequenceClassification(name),)) for name in FAMILY_NAMES
 }
 
 

@@ -148,6 +148,10 @@ def _compression_context(summary: str | Path | None) -> dict[str, Any]:
     return {"compression": tables.compression_table(frame), "compression_setting": setting}
 
 
+# a report of no config: no pretraining vocabularies, registered datasets or fine-tuned models
+NO_FACTS = ReportFacts()
+
+
 def build_report(
     output: str | Path,
     template: str | Path,
@@ -170,6 +174,7 @@ def build_report(
     transfer_records: Sequence[str | Path] = (),
     benchmarks: str | Path = "results/benchmarks",
     config: Mapping[str, Any] | None = None,
+    facts: ReportFacts = NO_FACTS,
     title: str = "biocompact report",
     source_dir: str | Path = ".",
     published: str | Path | None = None,
@@ -188,13 +193,13 @@ def build_report(
     sets' records (``biocompact.report.contamination``); ``published`` the CSV of
     the papers' results shown beside ours; ``datasets`` the checked-counts JSON files of the
     prepared splits of registered datasets (none: no such table); ``config`` the
-    schema-validated config, shown whole and read through ``ReportFacts`` (none: no
-    pretraining vocabularies, registered datasets or fine-tuned models to show).
+    schema-validated config, shown whole, and ``facts`` what the report shows of it
+    (``Config.report_facts``; by default no pretraining vocabularies, registered datasets or
+    fine-tuned models to show).
     """
     corpus_file, distillation_file, compression_file, contamination_file = map(
         optional_file, (corpus, task_distillation, compression, contamination)
     )
-    facts = ReportFacts.from_config(config) if config is not None else ReportFacts()
     averages_frame = pd.read_csv(averages)
     interval_tables = Intervals.read(comparisons, intervals) if comparisons and intervals else None
     summary_frame = load.read_summary(summary)

@@ -14,7 +14,7 @@ from biocompact.report import aggregation
 from biocompact.report.comparisons import run_comparisons
 from biocompact.report.render import build_report
 from biocompact.report.retention import write_retention
-from biocompact.report.settings import ComparisonStudy, ReportPage, ScoreAggregation
+from biocompact.report.settings import ComparisonStudy, ReportFacts, ReportPage, ScoreAggregation
 
 
 def aggregate(aggregated: ScoreAggregation, *, outputs: Mapping[str, str | Path]) -> pd.DataFrame:
@@ -69,17 +69,19 @@ class ReportInputs(TypedDict):
 
 def report(
     page: ReportPage,
+    facts: ReportFacts,
     *,
     inputs: ReportInputs,
     outputs: Mapping[str, str | Path],
 ) -> None:
     """``build_report`` of the rule's named inputs (template, published and the result
-    files) and ``page`` into ``outputs["html"]``."""
+    files), ``page`` and the config's ``facts`` into ``outputs["html"]``."""
     build_report(
         outputs["html"],
         **inputs,
         benchmarks=page.benchmarks,
         config=page.config,
+        facts=facts,
         title=page.title,
         source_dir=page.source_dir,
     )

@@ -1,10 +1,8 @@
-"""The config's ``report`` section; what the report reads of the rest of the config, parsed
-once from the schema-validated config: each pretrained model's vocabulary, each task's
-registered dataset and each fine-tuned model's training text; and the settings of the
-report's rules, parsed from their params.
-Light: no torch and no tokenizers (the report's environment has neither), so the
-vocabulary and pretraining entries are read here, not through their stages' settings
-classes."""
+"""The config's ``report`` section; what the report shows of the rest of the config (each
+pretrained model's vocabulary, each task's registered dataset and each fine-tuned model's
+training text: ``ReportFacts``, which the workflow's parsed config gives); and the settings
+of the report's rules, parsed from their params.
+Light: no torch and no tokenizers (the report's environment has neither)."""
 
 from __future__ import annotations
 
@@ -15,7 +13,6 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from biocompact.entries import ENTRY
-from biocompact.locations import external_checkpoints
 from biocompact.taskfiles.settings import FinetuningTask
 
 
@@ -60,37 +57,12 @@ class FinetunedModel:
 
 @dataclass(frozen=True)
 class ReportFacts:
-    """The config's facts the report shows; empty where the report has no config."""
+    """The config's facts the report shows (``Config.report_facts``, of the workflow's
+    parsed config); empty where the report has no config."""
 
     vocabularies: Mapping[str, PretrainedVocabulary] = field(default_factory=dict)
     task_datasets: Mapping[str, str] = field(default_factory=dict)  # for tasks that name one
     finetuned_models: tuple[FinetunedModel, ...] = ()
-
-    @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> ReportFacts:
-        """The facts of ``config``, validated by the schema (its sections and defaults
-        filled in) and by the config checks (a pretraining vocabulary is configured)."""
-        return cls(
-            vocabularies={
-                model: PretrainedVocabulary(
-                    entry["vocabulary"], config["vocabularies"][entry["vocabulary"]]["type"]
-                )
-                for model, entry in config["pretraining"].items()
-            },
-            task_datasets={
-                task: entry["dataset"]
-                for task, entry in config["finetuning"]["tasks"].items()
-                if entry["dataset"]
-            },
-            finetuned_models=tuple(
-                FinetunedModel(
-                    model,
-                    built_here=model not in config["external_models"],
-                    external_checkpoints=tuple(external_checkpoints(model, config)),
-                )
-                for model in config["finetuning"]["models"]
-            ),
-        )
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,12 @@ from biocompact.taskfiles.task_format import TaskFormat
 # every format, in the order of the schema's enum, which its messages quote
 TASK_FORMATS: tuple[TaskFormat, ...] = readers.FORMATS + bioasq.FORMATS + similarity.FORMATS
 
+# every task family a format declares, in the order of its first format (the schema's enum)
+FAMILY_NAMES: tuple[str, ...] = tuple(
+    dict.fromkeys(family for fmt in TASK_FORMATS for family in fmt.families)
+)
+# every format's name, in their order (the schema's enum)
+FORMAT_NAMES: tuple[str, ...] = tuple(dict.fromkeys(fmt.name for fmt in TASK_FORMATS))
 # each (family, format) of the harness
 FORMATS: dict[tuple[str, str], TaskFormat] = {
     (family, fmt.name): fmt for fmt in TASK_FORMATS for family in fmt.families

@@ -15,6 +15,7 @@ trigger compares plain values only), and jobs parse them with
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Annotated, Any, Literal, get_args
 
@@ -23,7 +24,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from biocompact.entries import ENTRY
 from biocompact.schema_fields import left_out_or_given
-from biocompact.taskfiles.formats import TASK_FORMATS
+from biocompact.taskfiles.formats import FAMILY_NAMES, FORMAT_NAMES
 
 # The settings a preset's ``grid`` may vary, in the order a grid point is named.
 GRID_KEYS = ("learning_rate", "batch_size", "epochs")
@@ -131,12 +132,29 @@ class Hyperparameters:
         return record
 
 
-@dataclass(frozen=True, kw_only=True)
-class FinetuningTask:
-    """One task of ``finetuning.tasks``: its data, scoring and (for training) hyperparameters.
+# a field a registered dataset sets when the task leaves it out: required of a task without
+# a dataset (TaskEntry's anyOf), never null
+FROM_DATASET = Field(json_schema_extra=left_out_or_given)
 
-    ``hyperparameters`` is None for a task read for its data alone (the majority baseline,
-    whose result does not depend on them)."""
+
+def _declared(names: tuple[str, ...]) -> Callable[[dict[str, Any]], None]:
+    """``json_schema_extra`` of a task's ``family`` or ``format``: one of the declared
+    ``names`` (``taskfiles/formats.py``), else as ``FROM_DATASET``."""
+
+    def declared(schema: dict[str, Any]) -> None:
+        left_out_or_given(schema)
+        schema["enum"] = list(names)
+
+    return declared
+
+
+@dataclass(frozen=True, kw_only=True)
+class TaskEntry:
+    """One task of ``finetuning.tasks``, as the config writes it: its data, scoring and (for
+    training) hyperparameters; a registered ``dataset`` fills in the family, format and
+    splits it leaves out."""
+
+    # finetuning.settings.task_entry resolves it into a FinetuningTask
 
     __pydantic_config__ = ConfigDict(
         **ENTRY,
@@ -154,17 +172,13 @@ class FinetuningTask:
     """a registered public dataset (docs/finetuning-and-metrics.md): downloaded, verified and
     converted under results/data/; it sets family, format, the split paths, folds, metric and
     label settings the task leaves unset"""
-    # its enum: the declared families (finetuning.settings.FinetuningSettings, above this
-    # package)
-    family: str
+    family: Annotated[str | None, Field(json_schema_extra=_declared(FAMILY_NAMES))] = None
     """ner (biobert_tsv, conll), re (biobert_tsv, blue_tsv), dc (hoc_tsv multi-label;
     biobert_tsv, blue_tsv single-label), nli (mednli_jsonl), qa_factoid (squad_json), qa_yesno
     (bioasq_yesno_json, pubmedqa_json), similarity (similarity_jsonl: sentence pairs with a
     numeric score, BIOSSES)"""
-    format: Annotated[
-        str,
-        Field(json_schema_extra={"enum": list(dict.fromkeys(fmt.name for fmt in TASK_FORMATS))}),
-    ]  # the files' format (readers.py)
+    format: Annotated[str | None, Field(json_schema_extra=_declared(FORMAT_NAMES))] = None
+    """the files' format"""
     folds: (
         Annotated[
             tuple[Annotated[str | int, WithJsonSchema({"type": ["string", "integer"]})], ...],
@@ -178,7 +192,7 @@ class FinetuningTask:
     """BioASQ golden JSON giving the test answers (qa_factoid, qa_yesno)"""
     intermediate: str | None = None
     """a file in the task's format to fine-tune on first (e.g. SQuAD for qa_factoid)"""
-    train: str
+    train: Annotated[str | None, FROM_DATASET] = None
     max_train_examples: Count | None = None
     """use only the first N training examples (quick checks, learning curves); HoC counts its
     unit's examples: abstracts (unit: abstract) or sentences"""
@@ -189,7 +203,7 @@ class FinetuningTask:
     """score on a fixed random sample of about N test examples, the same for every model and
     seed; quick studies only"""
     dev: str | None = None  # None: carved from train
-    test: str
+    test: Annotated[str | None, FROM_DATASET] = None
     metric: str | None = None
     """primary metric; default per family: ner f1 (conlleval entity F1), re binary_f1 (0/1
     labels) or micro_f1, dc abstract_micro_f1 (multi-label) or micro_f1, nli accuracy,
@@ -222,6 +236,21 @@ class FinetuningTask:
     """names of the task files' labels in a saved model's id2label, e.g. {"1": GAD-positive,
     "0": GAD-negative} or NER tags {B-ENT: B-Disease, I-ENT: I-Disease}; labels left out keep
     their own"""
+
+
+@dataclass(frozen=True, kw_only=True)
+class FinetuningTask(TaskEntry):
+    """A task of ``finetuning.tasks`` resolved (``finetuning.settings.task_entry``): its
+    registered dataset's settings, and its preset's hyperparameters with the overrides, filled
+    in; every stage that reads a task's files takes it. ``hyperparameters`` is None for a task
+    read for its data alone (the majority baseline, whose result does not depend on them)."""
+
+    __pydantic_config__ = ENTRY
+
+    family: str
+    format: str
+    train: str
+    test: str
 
     def __post_init__(self) -> None:
         where = f"config: finetuning.tasks.{self.name}"

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, TypedDict, TypeVar
+from typing import Any, Protocol, TypedDict, TypeVar
 
 from biocompact.entries import parse_entry
 from biocompact.files.rule_files import optional_file
-from biocompact.locations import external_checkpoints
 from biocompact.release.cards import write_language_model_card
 from biocompact.release.settings import CardSettings
 from biocompact.tracking.trackers import TrackingSettings
@@ -35,6 +34,19 @@ class LanguageModelSpec(JobSpec):
     tracking: TrackingSettings | None = None  # where the curves go besides TensorBoard
 
 
+class JobConfig(Protocol):
+    """What a language-model job reads of the workflow's parsed config
+    (``workflow.config_sections.Config``, above this package)."""
+
+    @property
+    def tracking(self) -> TrackingSettings: ...
+
+    @property
+    def model_cards(self) -> CardSettings: ...
+
+    def external_checkpoints(self, model: str) -> tuple[str, ...]: ...
+
+
 @dataclass(frozen=True)
 class LanguageModelJob:
     """What every language-model rule gives its job besides files: the model's name, its
@@ -52,18 +64,19 @@ class LanguageModelJob:
     external_checkpoints: tuple[str, ...]
 
     @classmethod
-    def from_params(cls: type[Job], params: Any, name: str, config: Mapping[str, Any]) -> Job:
+    def from_params(cls: type[Job], params: Any, name: str, config: JobConfig) -> Job:
         """The job of model ``name`` from its rule's named ``params`` (``snakemake.params``),
-        the tracking and model-card settings from the workflow's ``config``."""
+        the tracking and model-card settings and its lineage from the workflow's parsed
+        ``config``."""
         named = dict(params.items())
         values = {
             **named,
             "name": name,
             "masking": parse_entry(MaskingSettings, named["masking"]),
             "probes": tuple(parse_entry(Probe, probe) for probe in named["probes"]),
-            "tracking": parse_entry(TrackingSettings, config["tracking"]),
-            "model_cards": parse_entry(CardSettings, config["model_cards"]),
-            "external_checkpoints": tuple(external_checkpoints(name, config)),
+            "tracking": config.tracking,
+            "model_cards": config.model_cards,
+            "external_checkpoints": config.external_checkpoints(name),
         }
         return cls(**{field.name: values[field.name] for field in fields(cls)})
 

@@ -16,6 +16,7 @@ from biocompact.distillation.teacher_head import check_teacher_head, has_mlm_hea
 from biocompact.finetuning.settings import resolve_task
 from biocompact.locations import resolve_location
 from biocompact.pretraining.objective_families import objective_for
+from biocompact.workflow.config_sections import parse_config
 from biocompact.workflow.configured_inputs import (
     local_path,
     local_source_files,
@@ -24,10 +25,12 @@ from biocompact.workflow.configured_inputs import (
 )
 from biocompact.workflow.model_shapes import checkpoint_architectures, model_depth
 
-Config = Mapping[str, Any]  # the config, validated against the schema (defaults filled in)
+ValidatedConfig = Mapping[str, Any]  # the config, validated against the schema (defaults filled in)
 
 
-def check_config(config: Config, pubmed_baseline: list[str], pubmed_updates: list[str]) -> None:
+def check_config(
+    config: ValidatedConfig, pubmed_baseline: list[str], pubmed_updates: list[str]
+) -> None:
     """Every cross-check of the config; the first problem raises ``ValueError``.
     ``pubmed_baseline`` and ``pubmed_updates`` are the PubMed file stems the corpus names
     (ranges and listings resolved)."""
@@ -38,6 +41,7 @@ def check_config(config: Config, pubmed_baseline: list[str], pubmed_updates: lis
     _check_layers(config)
     _check_pretraining(config)
     _check_single_gpu_jobs(config)
+    parse_config(config)  # as the jobs that read the whole config parse it
 
 
 def datasets_used(finetuning: Mapping[str, Any]) -> list[str]:
@@ -58,11 +62,13 @@ def dataset_sources(datasets: Iterable[str]) -> list[str]:
     return sorted(source for source in sources if source is not None)  # checked: all
 
 
-def _all_models(config: Config) -> list[str]:
+def _all_models(config: ValidatedConfig) -> list[str]:
     return [*config["pretraining"], *config["distillation"], *config["external_models"]]
 
 
-def _check_names(config: Config, pubmed_baseline: list[str], pubmed_updates: list[str]) -> None:
+def _check_names(
+    config: ValidatedConfig, pubmed_baseline: list[str], pubmed_updates: list[str]
+) -> None:
     """Model names are unique; every name a section refers to exists; a corpus for the
     vocabularies."""
     pubmed_stems = pubmed_baseline + pubmed_updates
@@ -113,7 +119,7 @@ def _check_names(config: Config, pubmed_baseline: list[str], pubmed_updates: lis
             )
 
 
-def _check_locations(config: Config) -> None:
+def _check_locations(config: ValidatedConfig) -> None:
     """Every model location of the config names a folder, a hub name or a package's folder:
     a wrong one stops the run here, naming its key, before any job trains."""
     locations = {
@@ -134,7 +140,7 @@ def _check_locations(config: Config) -> None:
 
 
 def _check_input_files(
-    config: Config, pubmed_baseline: list[str], pubmed_updates: list[str]
+    config: ValidatedConfig, pubmed_baseline: list[str], pubmed_updates: list[str]
 ) -> None:
     """Every input file the config names exists (task data, PubMed and PMC files and dataset
     mirrors that are local), whatever results/ holds from an earlier run: else the run
@@ -163,7 +169,7 @@ def _check_input_files(
     require_files(files)
 
 
-def _check_layers(config: Config) -> None:
+def _check_layers(config: ValidatedConfig) -> None:
     """Each student's layer indices (student_layers, layer_map, minilmv2.teacher_layer) name
     layers its teacher has, where the config or a checkpoint's config.json tells its depth."""
     for name, entry in config["distillation"].items():
@@ -188,7 +194,7 @@ def _check_layers(config: Config) -> None:
             )
 
 
-def _check_pretraining(config: Config) -> None:
+def _check_pretraining(config: ValidatedConfig) -> None:
     """Each model's objective trains its family; continued pretraining reads its corpus in
     the checkpoint's own vocabulary (a vocabulary of type pretrained of the same checkpoint)."""
     for name, entry in config["pretraining"].items():
@@ -222,7 +228,7 @@ SINGLE_GPU_SECTIONS = {
 }
 
 
-def _check_single_gpu_jobs(config: Config) -> None:
+def _check_single_gpu_jobs(config: ValidatedConfig) -> None:
     """A job asks for no more GPUs or nodes than it uses: more would be paid for and left
     idle. Several such jobs share a node instead."""
     for section, (keys, job) in SINGLE_GPU_SECTIONS.items():
@@ -246,7 +252,7 @@ def own_vocabulary(vocabularies: Mapping[str, Any], location: str) -> str | None
     return None
 
 
-def _check_external_teachers(config: Config) -> None:
+def _check_external_teachers(config: ValidatedConfig) -> None:
     """A student of an external teacher trains on the corpus tokenised by the teacher's own
     vocabulary, and a method that reads the teacher's logits needs a checkpoint with an MLM
     head (told by its config.json's architectures where the checkpoint is a folder)."""

@@ -8,10 +8,11 @@ the stages' settings modules lie below this package and cannot import it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, GetPydanticSchema, WithJsonSchema
+from pydantic import Field, WithJsonSchema
 
 from biocompact.compression.settings import CompressionSettings
 from biocompact.corpus.decontamination import DecontaminationSettings
@@ -19,18 +20,22 @@ from biocompact.corpus.settings import CorpusSettings
 from biocompact.datasets.settings import DatasetsSettings
 from biocompact.distillation.settings import DistillationSettings, StudentSettings
 from biocompact.efficiency.settings import EfficiencySettings
-from biocompact.entries import ENTRY
-from biocompact.finetuning.tasks import FAMILIES
+from biocompact.entries import ENTRY, parse_entry
 from biocompact.pretraining.settings import PretrainingSettings
 from biocompact.release.settings import CardSettings, ReleaseSettings
-from biocompact.report.settings import ReportSettings
-from biocompact.schema_fields import UNIQUE_ITEMS
+from biocompact.report.settings import (
+    FinetunedModel,
+    PretrainedVocabulary,
+    ReportFacts,
+    ReportSettings,
+)
+from biocompact.schema_fields import NAMED_ENTRIES, UNIQUE_ITEMS
 from biocompact.task_distillation.settings import (
     NAME_PATTERN,
     ExperimentSettings,
     TransferSetSettings,
 )
-from biocompact.taskfiles.settings import FinetuningTask, Hyperparameters
+from biocompact.taskfiles.settings import Hyperparameters, TaskEntry
 from biocompact.tracking.trackers import TrackingSettings
 from biocompact.training.settings import DEFAULT_PROBES, MaskingSettings, Probe
 from biocompact.vocab.settings import PretrainingData, VocabularySettings
@@ -38,14 +43,6 @@ from biocompact.workflow.slurm_resources import DataJobs, GpuJob
 
 Seeds = Annotated[tuple[int, ...], Field(min_length=1), UNIQUE_ITEMS]  # distinct, at least one
 NAMED = Field(json_schema_extra={"propertyNames": {"pattern": NAME_PATTERN}})
-
-
-def _declared_families(schema: Any, handler: Any) -> Any:
-    """The schema of a task entry with its ``family`` one of the declared ``FAMILIES``
-    (``FinetuningTask`` lies below the finetuning package)."""
-    reference = handler(schema)
-    handler.resolve_ref_schema(reference)["properties"]["family"]["enum"] = list(FAMILIES)
-    return reference
 
 
 @dataclass(frozen=True)
@@ -73,10 +70,7 @@ class FinetuningSettings:
         field(default_factory=dict)
     )
     """per-model hyperparameter overrides: {model: {learning_rate: ..}}"""
-    tasks: dict[
-        str,
-        Annotated[FinetuningTask, GetPydanticSchema(get_pydantic_json_schema=_declared_families)],
-    ] = field(default_factory=dict)
+    tasks: Annotated[dict[str, TaskEntry], NAMED_ENTRIES] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -98,8 +92,12 @@ class TaskDistillationSettings:
     training (one more at the end of each); a job killed and started again (a Slurm retry)
     resumes from the newest, to the weights of an uninterrupted run. Changing it re-runs
     nothing"""
-    transfer_sets: Annotated[dict[str, TransferSetSettings], NAMED] = field(default_factory=dict)
-    experiments: Annotated[dict[str, ExperimentSettings], NAMED] = field(default_factory=dict)
+    transfer_sets: Annotated[dict[str, TransferSetSettings], NAMED, NAMED_ENTRIES] = field(
+        default_factory=dict
+    )
+    experiments: Annotated[dict[str, ExperimentSettings], NAMED, NAMED_ENTRIES] = field(
+        default_factory=dict
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -155,3 +153,50 @@ class Config:
     compression: CompressionSettings = CompressionSettings()
     efficiency: EfficiencySettings = EfficiencySettings()
     report: ReportSettings = ReportSettings()
+
+    def external_checkpoints(self, model: str) -> tuple[str, ...]:
+        """The checkpoints not built by this workflow whose pretraining text ``model``
+        carries (its own location, a pretraining ``init``, a teacher's or an initial
+        student's lineage): text that no one here has checked for evaluation text."""
+        if model in self.external_models:
+            return (self.external_models[model],)
+        if model in self.pretraining:
+            init = self.pretraining[model].init
+            return () if init == "scratch" else (init,)
+        entry = self.distillation[model]
+        sources = [*self.external_checkpoints(entry.teacher)]
+        built = (self.external_models, self.pretraining, self.distillation)
+        if any(entry.student_init in models for models in built):
+            sources += self.external_checkpoints(entry.student_init)
+        elif entry.student_init not in ("teacher_layers", "random"):
+            sources.append(entry.student_init)
+        return tuple(dict.fromkeys(sources))
+
+    def report_facts(self) -> ReportFacts:
+        """What the report shows of the config beside the result files: each pretrained
+        model's vocabulary, each task's registered dataset, each fine-tuned model's lineage."""
+        return ReportFacts(
+            vocabularies={
+                model: PretrainedVocabulary(
+                    entry.vocabulary, self.vocabularies[entry.vocabulary].type
+                )
+                for model, entry in self.pretraining.items()
+            },
+            task_datasets={
+                name: task.dataset for name, task in self.finetuning.tasks.items() if task.dataset
+            },
+            finetuned_models=tuple(
+                FinetunedModel(
+                    model,
+                    built_here=model not in self.external_models,
+                    external_checkpoints=self.external_checkpoints(model),
+                )
+                for model in self.finetuning.models
+            ),
+        )
+
+
+def parse_config(config: Mapping[str, Any]) -> Config:
+    """The workflow's ``config``, validated by the schema (its defaults filled in), as a
+    ``Config``: each entry of a named section holds its name."""
+    return parse_entry(Config, config, "config")
