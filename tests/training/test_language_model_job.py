@@ -30,9 +30,13 @@ PARAMS = {
     "settings": {"vocabulary": "v", **TRAINING},
     "masking": {"probability": 0.2},
     "probes": [{"text": "[MASK] binds DNA.", "answer": "p53"}],
-    "teacher": "results/pretraining/t/model",
 }
-STUDENT_PARAMS = {**PARAMS, "settings": {"teacher": "m", "student_layers": [0], **TRAINING}}
+TEACHER = "results/pretraining/t/model"
+STUDENT_PARAMS = {
+    **PARAMS,
+    "settings": {"teacher": "m", "student_layers": [0], **TRAINING},
+    "teacher": TEACHER,
+}
 CONFIG_ENTRIES = {
     "tracking": {"backends": ["tensorboard"], "project": "p", "mlflow_uri": "m.db"},
     "model_cards": {"license": "mit"},
@@ -65,7 +69,7 @@ def test_job_settings_come_from_params_name_and_config() -> None:
     assert job.masking == MaskingSettings(probability=0.2)
     assert job.tracking == parse_entry(TrackingSettings, CONFIG_ENTRIES["tracking"])
     assert job.model_cards == CardSettings(license="mit")
-    assert DistillationJob.from_params(PARAMS, "s", CONFIG).teacher == PARAMS["teacher"]
+    assert DistillationJob.from_params(STUDENT_PARAMS, "s", CONFIG).teacher == TEACHER
     # text from a checkpoint not built here: its card says that text is unknown
     assert job.external_checkpoints == ()
     continued = parse_config(
@@ -74,14 +78,14 @@ def test_job_settings_come_from_params_name_and_config() -> None:
             "pretraining": {"m": {"vocabulary": "v", "init": "dmis-lab/biobert-v1.1", **TRAINING}},
         }
     )
-    assert DistillationJob.from_params(PARAMS, "s", continued).external_checkpoints == (
+    assert DistillationJob.from_params(STUDENT_PARAMS, "s", continued).external_checkpoints == (
         "dmis-lab/biobert-v1.1",
     )
-    # a param the stage needs and its rule lacks stops the job, naming it
-    with pytest.raises(KeyError, match="teacher"):
-        DistillationJob.from_params(
-            {key: value for key, value in PARAMS.items() if key != "teacher"}, "s", CONFIG
-        )
+    # a param the stage needs and its rule lacks, or one it does not read, stops the job
+    with pytest.raises(ValueError, match=r"^rule distill: teacher is missing"):
+        DistillationJob.from_params(PARAMS, "s", CONFIG)
+    with pytest.raises(ValueError, match=r"^rule pretrain: unknown setting 'teacher'"):
+        PretrainingJob.from_params(STUDENT_PARAMS, "m", CONFIG)
 
 
 def test_each_stage_launches_its_job_with_the_shared_spec(launched: list, tmp_path) -> None:
@@ -130,7 +134,7 @@ def test_each_stage_launches_its_job_with_the_shared_spec(launched: list, tmp_pa
     assert student_spec == DistillationSpec(
         name="s",
         settings=parse_entry(DistillationSettings, STUDENT_PARAMS["settings"]),
-        teacher_dir=PARAMS["teacher"],
+        teacher_dir=TEACHER,
         threads=4,
         **shared,
     )

@@ -5,8 +5,8 @@ every such job module reads, launched on the rule's GPUs and nodes, then the mod
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
-from typing import Any, Protocol, TypedDict, TypeVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, TypedDict, TypeVar
 
 from biocompact.entries import parse_entry
 from biocompact.files.rule_files import optional_file
@@ -63,33 +63,38 @@ class LanguageModelJob:
     # checkpoints not built here whose pretraining text the model carries (its card says so)
     external_checkpoints: tuple[str, ...]
 
+    RULE: ClassVar[str]  # the rule whose params the job reads
+
     @classmethod
     def from_params(cls: type[Job], params: Any, name: str, config: JobConfig) -> Job:
         """The job of model ``name`` from its rule's named ``params`` (``snakemake.params``),
         the tracking and model-card settings and its lineage from the workflow's parsed
         ``config``."""
-        named = dict(params.items())
-        values = {
-            **named,
-            "name": name,
-            "masking": parse_entry(MaskingSettings, named["masking"]),
-            "probes": tuple(parse_entry(Probe, probe) for probe in named["probes"]),
-            "tracking": config.tracking,
-            "model_cards": config.model_cards,
-            "external_checkpoints": config.external_checkpoints(name),
-        }
-        return cls(**{field.name: values[field.name] for field in fields(cls)})
+        return parse_entry(
+            cls,
+            {
+                **dict(params.items()),
+                "name": name,
+                "tracking": config.tracking,
+                "model_cards": config.model_cards,
+                "external_checkpoints": config.external_checkpoints(name),
+            },
+            f"rule {cls.RULE}",
+        )
 
 
 @dataclass(frozen=True)
 class PretrainingJob(LanguageModelJob):
     """A pretraining job."""
 
+    RULE = "pretrain"
+
 
 @dataclass(frozen=True)
 class DistillationJob(LanguageModelJob):
     """A distillation job: also the teacher's folder (or hub name)."""
 
+    RULE = "distill"
     teacher: str
 
 
