@@ -231,8 +231,9 @@ def test_the_same_weights_saved_two_ways_measure_alike(tmp_path: Path):
     only the embedding rows it reads) and its weights saved as a PyTorch .bin (read into
     memory): the same weights, 22,713,216 fp32 parameters (embeddings 11,918,592, six layers of
     1,774,464, pooler 147,840) and two int64 buffers of 512 positions, and the same peaks of
-    each pass within 1 MB (before the weights were made resident: 50.6 MB against 86.9 MB at
-    batch 1 x 128). A pass of 8 tokens adds under 2 MB (the imports alone hold hundreds, the
+    each pass within 2 MB (before the weights were made resident: 50.6 MB against 86.9 MB at
+    batch 1 x 128; since, the two differ by up to 1.2 MB from run to run, the allocator's
+    pages: 4.38 against 3.19 MB at 1 x 128 in a full run). A pass of 8 tokens adds under 2 MB (the imports alone hold hundreds, the
     model's code's first load and pass about 20 more, the weights 86.7); the peak grows with
     the batch and the length."""
     if not can_measure_cpu_peak():
@@ -248,7 +249,7 @@ def test_the_same_weights_saved_two_ways_measure_alike(tmp_path: Path):
     mapped = peak_activations_mb(MINILM, [1, 8], [8, 128], cpu, threads=1)
     copied = peak_activations_mb(tmp_path / "bin", [1, 8], [8, 128], cpu, threads=1)
     for shape, peak in mapped.items():
-        assert peak == pytest.approx(copied[shape], abs=1.0), shape
+        assert peak == pytest.approx(copied[shape], abs=2.0), shape
     assert 0 <= mapped[(1, 8)] < 2 < mapped[(1, 128)] < 10 < mapped[(8, 128)]
 
 
