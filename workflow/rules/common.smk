@@ -18,6 +18,7 @@ from biocompact.locations import resolve_location
 from biocompact.tracking.trackers import check_backends
 from biocompact.workflow import slurm_resources
 from biocompact.workflow.config_checks import check_config
+from biocompact.workflow.config_sections import parse_config
 from biocompact.workflow.interrupts import pass_interrupts_to_jobs
 from biocompact.workflow.priorities import (
     PRIORITY_CHAIN,
@@ -168,3 +169,8 @@ include: "task_distillation_common.smk"
 include: "compression_common.smk"
 include: "report_common.smk"
 include: "release_common.smk"
+
+
+# The whole config as the jobs that read more than their params parse it: last, after every
+# section's own checks, whose messages come first.
+parse_config(config)

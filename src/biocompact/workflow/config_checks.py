@@ -16,7 +16,6 @@ from biocompact.distillation.teacher_head import check_teacher_head, has_mlm_hea
 from biocompact.finetuning.settings import resolve_task
 from biocompact.locations import resolve_location
 from biocompact.pretraining.objective_families import objective_for
-from biocompact.workflow.config_sections import parse_config
 from biocompact.workflow.configured_inputs import (
     local_path,
     local_source_files,
@@ -41,7 +40,6 @@ def check_config(
     _check_layers(config)
     _check_pretraining(config)
     _check_single_gpu_jobs(config)
-    parse_config(config)  # as the jobs that read the whole config parse it
 
 
 def datasets_used(finetuning: Mapping[str, Any]) -> list[str]:
