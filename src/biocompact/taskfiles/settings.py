@@ -1,7 +1,8 @@
-"""A task of the config's ``finetuning.tasks``, as every stage that reads a task's files
-takes it (fine-tuning, dataset preparation, the corpus's decontamination, task
-distillation, compression, the report): its data (``FinetuningTask``) and its training
-(``Hyperparameters``, also a preset of ``finetuning.presets``).
+"""A task of the config's ``finetuning.tasks``: as the config writes it (``TaskEntry``), and
+resolved, as every stage that reads a task's files takes it (fine-tuning, dataset
+preparation, the corpus's decontamination, task distillation, compression, the report): its
+data (``FinetuningTask``) and its training (``Hyperparameters``, also a preset of
+``finetuning.presets``).
 
 Light (no torch): the workflow resolves every task when it builds the DAG
 (``finetuning/settings.py``: ``task_entry``), so a bad entry stops it before any job runs.
